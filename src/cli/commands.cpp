@@ -1,0 +1,21 @@
+#include <array>
+
+#include "cli/command.h"
+
+namespace gw::cli {
+
+// Every subcommand, in the order `gpuwarden --help` lists them. Add new ones here.
+std::span<const CommandSpec> command_table() {
+  static constexpr std::array kCommands = {
+      CommandSpec{"doctor", "Say why this server (or a captured dump) is slow or broken",
+                  &configure_doctor},
+      CommandSpec{"status", "One screen of every GPU's numbers that matter", &configure_status},
+      CommandSpec{"capture", "Record this machine's NVML readings as a replayable scenario",
+                  &configure_capture},
+      CommandSpec{"simulate", "Replay cluster traces through the scheduling policies",
+                  &configure_simulate},
+  };
+  return kCommands;
+}
+
+}  // namespace gw::cli

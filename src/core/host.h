@@ -1,0 +1,74 @@
+// HostFacts and Topology: what the machine around the GPUs says (read under a root path so
+// tests can point at a fixture tree), and how GPUs connect (nvidia-smi topo -m).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gw {
+
+struct PciDeviceFacts {
+  std::string pci_bus_id;  // normalised
+  std::optional<std::string> device_id;  // "0x2330"
+  std::optional<double> link_speed_gt_s;  // current_link_speed
+  std::optional<double> max_link_speed_gt_s;
+  std::optional<unsigned> link_width;
+  std::optional<unsigned> max_link_width;
+  std::optional<int> numa_node;
+  std::optional<std::string> driver;  // "nvidia", "nouveau", "vfio-pci"
+};
+
+struct ProcessCpuFacts {
+  uint32_t pid = 0;
+  std::string name;
+  std::optional<double> cpu_pct;  // 100 = one full core
+  std::optional<unsigned> threads;
+};
+
+struct CudaInstall {
+  std::string path;     // "/usr/local/cuda-12.4"
+  std::string version;  // "12.4"
+};
+
+struct FrameworkRuntime {
+  std::string name;          // "torch"
+  std::string version;       // "2.3.1"
+  std::optional<std::string> cuda;  // "12.1": the CUDA runtime it was built with
+  std::string path;
+};
+
+struct HostFacts {
+  std::optional<std::string> kernel_module_version;  // /proc/driver/nvidia/version
+  std::optional<bool> nvidia_module_loaded;
+  std::optional<bool> nouveau_loaded;
+  std::optional<unsigned> dev_nvidia_nodes;  // /dev/nvidia[0-9]+
+  std::optional<bool> dev_nvidiactl;
+  std::optional<bool> in_container;
+  std::vector<PciDeviceFacts> nvidia_pci_devices;  // vendor 0x10de, display/3D class
+
+  std::optional<unsigned> cpu_count;
+  std::optional<double> load1;
+  std::optional<double> iowait_pct;
+  std::optional<double> psi_cpu_some_avg10;
+  std::optional<double> psi_io_some_avg10;
+  std::optional<double> psi_mem_some_avg10;
+  std::vector<ProcessCpuFacts> gpu_processes;
+
+  std::vector<CudaInstall> cuda_toolkits;
+  std::vector<FrameworkRuntime> frameworks;
+  std::map<std::string, std::string> env;  // CUDA_VISIBLE_DEVICES, LD_LIBRARY_PATH, ...
+};
+
+// nvidia-smi topo -m: the link between every pair of GPUs and each GPU's CPU/NUMA affinity.
+struct Topology {
+  std::vector<std::string> gpu_names;  // "GPU0", ...
+  // links[i][j]: "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS"
+  std::vector<std::vector<std::string>> links;
+  std::vector<std::optional<std::string>> cpu_affinity;  // "0-47,96-143"
+  std::vector<std::optional<int>> numa_affinity;
+};
+
+}  // namespace gw

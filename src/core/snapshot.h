@@ -1,0 +1,149 @@
+// Snapshot: one moment of one machine, whatever produced it (live NVML, the fake NVML, a
+// captured nvidia-smi dump, one row set of a CSV log). Every metric is optional: unknown
+// and unsupported are std::nullopt, never 0. Units are in the names.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/device.h"
+
+namespace gw {
+
+// Clock event ("throttle") reason bits, as NVML defines them.
+namespace clock_reason {
+inline constexpr uint64_t kGpuIdle = 0x1;
+inline constexpr uint64_t kApplicationsClocksSetting = 0x2;
+inline constexpr uint64_t kSwPowerCap = 0x4;
+inline constexpr uint64_t kHwSlowdown = 0x8;
+inline constexpr uint64_t kSyncBoost = 0x10;
+inline constexpr uint64_t kSwThermalSlowdown = 0x20;
+inline constexpr uint64_t kHwThermalSlowdown = 0x40;
+inline constexpr uint64_t kHwPowerBrakeSlowdown = 0x80;
+inline constexpr uint64_t kDisplayClockSetting = 0x100;
+}  // namespace clock_reason
+
+enum class ComputeMode { kDefault = 0, kExclusiveThread = 1, kProhibited = 2, kExclusiveProcess = 3 };
+
+struct ProcessInfo {
+  uint32_t pid = 0;
+  std::optional<uint64_t> used_mem_bytes;
+  std::optional<std::string> name;
+  bool graphics = false;  // false: compute process
+};
+
+struct NvLinkInfo {
+  unsigned link = 0;
+  bool active = false;
+  std::optional<unsigned> version;
+  std::optional<uint64_t> replay_errors;
+  std::optional<uint64_t> recovery_errors;
+  std::optional<uint64_t> crc_flit_errors;
+  std::optional<uint64_t> crc_data_errors;
+};
+
+// Cumulative time spent held back by each limiter, nanoseconds since driver load.
+// Diff two samples to get the share of a window spent throttled.
+struct ViolationCounters {
+  std::optional<uint64_t> power_ns;
+  std::optional<uint64_t> thermal_ns;
+  std::optional<uint64_t> sw_thermal_ns;
+  std::optional<uint64_t> hw_thermal_ns;
+  std::optional<uint64_t> hw_power_brake_ns;
+  std::optional<uint64_t> board_limit_ns;
+  std::optional<uint64_t> reliability_ns;
+  std::optional<uint64_t> sync_boost_ns;
+};
+
+// The moment-to-moment readings of one GPU.
+struct GpuSample {
+  std::optional<int> temp_c;
+  std::optional<int> mem_temp_c;
+  std::optional<unsigned> fan_pct;
+
+  std::optional<uint32_t> power_mw;
+  std::optional<uint32_t> power_limit_mw;  // enforced limit right now
+  std::optional<uint64_t> energy_mj;       // since driver load
+
+  std::optional<unsigned> sm_clock_mhz;
+  std::optional<unsigned> graphics_clock_mhz;
+  std::optional<unsigned> mem_clock_mhz;
+  std::optional<unsigned> app_graphics_clock_mhz;
+  std::optional<unsigned> app_mem_clock_mhz;
+  std::optional<uint64_t> clock_reasons;  // clock_reason bits
+  ViolationCounters violations;
+
+  std::optional<unsigned> util_gpu_pct;
+  std::optional<unsigned> util_mem_pct;  // memory controller busy share, not VRAM usage
+  std::optional<unsigned> util_enc_pct;
+  std::optional<unsigned> util_dec_pct;
+
+  std::optional<uint64_t> mem_total_bytes;
+  std::optional<uint64_t> mem_used_bytes;
+  std::optional<uint64_t> mem_free_bytes;
+  std::optional<uint64_t> mem_reserved_bytes;
+
+  std::optional<unsigned> pcie_gen;
+  std::optional<unsigned> pcie_width;
+  std::optional<uint64_t> pcie_tx_kb_s;
+  std::optional<uint64_t> pcie_rx_kb_s;
+  std::optional<uint64_t> pcie_replays;
+
+  std::optional<bool> ecc_enabled;
+  std::optional<bool> ecc_pending_enabled;
+  std::optional<uint64_t> ecc_sbe_volatile;
+  std::optional<uint64_t> ecc_dbe_volatile;
+  std::optional<uint64_t> ecc_sbe_aggregate;
+  std::optional<uint64_t> ecc_dbe_aggregate;
+  std::optional<unsigned> retired_pages_sbe;
+  std::optional<unsigned> retired_pages_dbe;
+  std::optional<bool> retired_pages_pending;
+  std::optional<unsigned> remapped_rows_correctable;
+  std::optional<unsigned> remapped_rows_uncorrectable;
+  std::optional<bool> remapped_rows_pending;
+  std::optional<bool> remapped_rows_failure;
+
+  std::optional<unsigned> pstate;  // 0 = max performance ... 15
+  std::optional<bool> persistence_mode;
+  std::optional<ComputeMode> compute_mode;
+  std::optional<bool> mig_enabled;
+  std::optional<bool> mig_pending;
+
+  std::optional<std::vector<ProcessInfo>> processes;  // nullopt: could not be listed
+  std::vector<NvLinkInfo> nvlinks;
+};
+
+// How reachable a GPU was while sampling.
+enum class GpuAccess {
+  kOk,
+  kLost,           // GPU_IS_LOST: fallen off the bus
+  kResetRequired,  // RESET_REQUIRED
+  kHung,           // a call did not return within its deadline
+  kNoPermission,
+  kError,          // some other failure, see errors
+};
+
+struct GpuState {
+  DeviceInfo info;
+  GpuSample sample;
+  GpuAccess access = GpuAccess::kOk;
+  std::vector<std::string> errors;  // per-call failures worth showing ("nvmlDeviceGetX: timed out")
+};
+
+struct Snapshot {
+  int64_t time_ms = 0;  // Unix epoch ms; 0 when the input carries no time
+  std::string source;   // "nvml", "fake:scenarios/demo.json", "smi-xml:dump.xml", ...
+  std::optional<std::string> hostname;
+  std::optional<std::string> driver_version;  // "580.65.06"
+  std::optional<std::string> nvml_version;
+  std::optional<int> cuda_driver_version;  // 12040 = CUDA 12.4, the newest the driver supports
+  std::vector<GpuState> gpus;
+};
+
+std::string_view gpu_access_name(GpuAccess a);
+// Formats NVML's CUDA integer (12040) as "12.4".
+std::string cuda_version_string(int v);
+
+}  // namespace gw

@@ -1,0 +1,35 @@
+// GpuSource: anything that yields Snapshots of this machine's GPUs. The live NVML source and
+// the fake NVML (demo fleet, scenarios) both come through the same NVML loader.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/result.h"
+#include "core/snapshot.h"
+
+namespace gw {
+
+class GpuSource {
+ public:
+  virtual ~GpuSource() = default;
+  // One full sample of every GPU. Per-GPU failures (lost, hung call) stay inside the
+  // Snapshot; only a failure of the whole source is an Error.
+  virtual Result<Snapshot> sample() = 0;
+  // "NVML 12.580.65.06 via /usr/lib/.../libnvidia-ml.so.1", "demo fleet (fake NVML)", ...
+  virtual std::string describe() const = 0;
+};
+
+struct GpuSourceOptions {
+  bool demo = false;                         // the bundled demo fleet through the fake NVML
+  std::optional<std::string> scenario;       // a scenario file played by the fake NVML
+  std::optional<std::string> nvml_library;   // path overriding libnvidia-ml.so.1
+  std::chrono::milliseconds call_deadline{2000};  // every NVML call runs under it
+};
+
+// Opens the requested source. With neither demo nor scenario it loads the real NVML.
+Result<std::unique_ptr<GpuSource>> open_gpu_source(const GpuSourceOptions& options);
+
+}  // namespace gw
