@@ -1,0 +1,16 @@
+// Renders a SimReport: terminal table, JSON, CSV, and a self-contained HTML page with SVG
+// plots (JCT CDF per policy, utilization and queue length over time).
+#pragma once
+
+#include <string>
+
+#include "sim/report.h"
+
+namespace gw::sim {
+
+std::string render_table(const SimReport& report, bool color);
+std::string render_json(const SimReport& report);
+std::string render_csv(const SimReport& report);
+std::string render_html(const SimReport& report);
+
+}  // namespace gw::sim
