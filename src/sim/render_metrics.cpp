@@ -90,19 +90,21 @@ std::string format_value(Unit unit, std::optional<double> v) {
 
 int best_index(const Metric& m, const SimReport& r) {
   if (m.better == Better::kNeither) return -1;
-  int best = -1, known = 0;
-  double bv = 0;
+  int best = -1;
+  double bv = 0, worst = 0;
   for (size_t i = 0; i < r.policies.size(); ++i) {
     const auto v = m.get(r.policies[i]);
     if (!v || !std::isfinite(*v)) continue;
-    ++known;
     const bool better = m.better == Better::kLower ? *v < bv : *v > bv;
+    const bool worse = m.better == Better::kLower ? *v > worst : *v < worst;
+    if (best < 0 || worse) worst = *v;
     if (best < 0 || better) {
       best = static_cast<int>(i);
       bv = *v;
     }
   }
-  return known >= 2 ? best : -1;
+  // No highlight when every known value is the same (or only one is known).
+  return bv != worst ? best : -1;
 }
 
 }  // namespace gw::sim::render_detail

@@ -65,7 +65,7 @@ void data_range(const std::vector<Series>& series, Frame& f) {
   if (x1 <= x0) x1 = f.log_x ? x0 * 10 : x0 + 1;
   f.x0 = x0;
   f.x1 = x1;
-  f.y1 = y1 > 0 ? y1 : 1;
+  f.y1 = y1 > 0 ? y1 * 1.05 : 1;  // headroom so the highest line does not touch the frame
 }
 
 void axes(const PlotSpec& spec, const Frame& f, std::string& o) {
