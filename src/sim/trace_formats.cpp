@@ -14,6 +14,11 @@ namespace {
 
 constexpr size_t kMaxFields = 16;
 constexpr int64_t kMaxGpus = 1 << 20;  // anything wider is a broken row, not a job
+constexpr double kMaxSeconds = 1e11;   // ~3,000 years: larger times are broken rows
+
+int64_t seconds_to_ms(double s) {
+  return std::llround(s * 1000.0);
+}
 
 // One data row, its fields in the order the caller asked for them by column name.
 struct Row {
@@ -32,9 +37,12 @@ struct Row {
     if (auto v = csv::parse_int(f[i])) return *v;
     return bad(i, "an integer");
   }
-  Result<double> number(size_t i) const {
-    if (auto v = csv::parse_double(f[i])) return *v;
-    return bad(i, "a number");
+  // A time or duration in seconds, as milliseconds; bounded so that ms arithmetic (sums,
+  // differences) can never overflow int64.
+  Result<int64_t> seconds_ms(size_t i) const {
+    auto v = csv::parse_double(f[i]);
+    if (!v || std::fabs(*v) > kMaxSeconds) return bad(i, "seconds (|t| <= 1e11)");
+    return seconds_to_ms(*v);
   }
   Result<unsigned> gpus(size_t i) const {
     auto v = csv::parse_int(f[i]);
@@ -42,10 +50,6 @@ struct Row {
     return static_cast<unsigned>(*v);
   }
 };
-
-int64_t seconds_to_ms(double s) {
-  return std::llround(s * 1000.0);
-}
 
 // Finds each wanted column in the header; idx[i] = position of names[i].
 Status map_header(std::string_view header, char delim, std::span<const std::string_view> names,
@@ -118,14 +122,14 @@ Status parse_philly_sia(std::string_view text, std::string_view file, ParsedJobs
   return for_each_row(text, file, ',', false, kCols, [&](const Row& r) -> Status {
     auto ts = csv::parse_datetime_s(r.f[0]);
     if (!ts) return r.bad(0, "a time 'YYYY-MM-DD HH:MM:SS'");
-    auto dur = r.number(1);
+    auto dur = r.seconds_ms(1);
     if (!dur) return dur.error();
     auto gpus = r.gpus(2);
     if (!gpus) return gpus.error();
     if (r.f[3].empty()) return r.bad(3, "a virtual-cluster id");
     sched::JobSpec j;
     j.submit_ms = *ts * 1000;
-    j.actual_runtime_ms = seconds_to_ms(*dur);
+    j.actual_runtime_ms = *dur;
     j.gpus = *gpus;
     j.account = std::string(r.f[3]);
     out.jobs.push_back(std::move(j));
@@ -139,16 +143,16 @@ Status parse_itp(std::string_view text, std::string_view file, std::string_view 
                                                             "num_gpu"};
   std::unordered_set<std::string_view> seen;
   return for_each_row(text, file, ',', false, kCols, [&](const Row& r) -> Status {
-    auto submit = r.number(1);
+    auto submit = r.seconds_ms(1);
     if (!submit) return submit.error();
-    auto dur = r.number(2);
+    auto dur = r.seconds_ms(2);
     if (!dur) return dur.error();
     auto gpus = r.gpus(3);
     if (!gpus) return gpus.error();
     count_duplicate(seen, r.f[0], out);
     sched::JobSpec j;
-    j.submit_ms = seconds_to_ms(*submit);
-    j.actual_runtime_ms = seconds_to_ms(*dur);
+    j.submit_ms = *submit;
+    j.actual_runtime_ms = *dur;
     j.gpus = *gpus;
     j.account = std::string(account);
     out.jobs.push_back(std::move(j));
@@ -165,12 +169,12 @@ Status parse_gavel(std::string_view text, std::string_view file, std::string_vie
     if (r.f[0].empty()) return r.bad(0, "a job type");
     auto steps = r.integer(4);
     if (!steps || *steps <= 0) return r.bad(4, "a positive step count");
-    auto arrival = r.number(5);
+    auto arrival = r.seconds_ms(5);
     if (!arrival) return arrival.error();
     auto gpus = r.gpus(6);
     if (!gpus) return gpus.error();
     sched::JobSpec j;
-    j.submit_ms = seconds_to_ms(*arrival);
+    j.submit_ms = *arrival;
     j.gpus = *gpus;
     j.account = std::string(account);
     out.jobs.push_back(std::move(j));
@@ -189,16 +193,16 @@ Status parse_alibaba_pods(std::string_view text, std::string_view file, ParsedJo
     if (!gpus) return gpus.error();
     auto milli = r.integer(2);
     if (!milli || *milli < 0 || *milli > 1000) return r.bad(2, "a GPU share 0..1000");
-    auto created = r.integer(5);
+    auto created = r.seconds_ms(5);
     if (!created) return created.error();
-    auto deleted = r.integer(6);
+    auto deleted = r.seconds_ms(6);
     if (!deleted) return deleted.error();
     // Pending pods never ran (no scheduled_time): documented in the README, dropped.
     if (r.f[7].empty() && r.f[4] == "Pending") {
       ++pending;
       return {};
     }
-    auto sched_at = r.integer(7);
+    auto sched_at = r.seconds_ms(7);
     if (!sched_at) return sched_at.error();
     if (*gpus == 0) {
       ++cpu_only;
@@ -208,8 +212,8 @@ Status parse_alibaba_pods(std::string_view text, std::string_view file, ParsedJo
     if (*gpus == 1 && *milli < 1000) ++fractional;
     if (r.f[4] == "Running") ++running;
     sched::JobSpec j;
-    j.submit_ms = *created * 1000;
-    j.actual_runtime_ms = (*deleted - *sched_at) * 1000;
+    j.submit_ms = *created;
+    j.actual_runtime_ms = *deleted - *sched_at;
     j.gpus = *gpus;
     j.account = "openb";
     j.qos = std::string(r.f[3]);
@@ -244,14 +248,14 @@ Status parse_tiresias(std::string_view text, std::string_view file, ParsedJobs& 
     if (r.f[0].empty()) return r.bad(0, "a job id");
     auto gpus = r.gpus(1);
     if (!gpus) return gpus.error();
-    auto submit = r.number(2);
+    auto submit = r.seconds_ms(2);
     if (!submit) return submit.error();
-    auto dur = r.number(3);
+    auto dur = r.seconds_ms(3);
     if (!dur) return dur.error();
     count_duplicate(seen, r.f[0], out);
     sched::JobSpec j;
-    j.submit_ms = seconds_to_ms(*submit);
-    j.actual_runtime_ms = seconds_to_ms(*dur);
+    j.submit_ms = *submit;
+    j.actual_runtime_ms = *dur;
     j.gpus = *gpus;
     j.account = "default";
     out.jobs.push_back(std::move(j));
@@ -265,13 +269,13 @@ Status parse_pollux(std::string_view text, std::string_view file, ParsedJobs& ou
   std::unordered_set<std::string_view> seen;
   return for_each_row(text, file, ',', false, kCols, [&](const Row& r) -> Status {
     if (r.f[0].empty()) return r.bad(0, "a job name");
-    auto t = r.number(1);
+    auto t = r.seconds_ms(1);
     if (!t) return t.error();
     auto gpus = r.gpus(3);
     if (!gpus) return gpus.error();
     count_duplicate(seen, r.f[0], out);
     sched::JobSpec j;
-    j.submit_ms = seconds_to_ms(*t);
+    j.submit_ms = *t;
     j.gpus = *gpus;
     j.account = "default";
     out.jobs.push_back(std::move(j));

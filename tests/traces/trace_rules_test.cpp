@@ -173,6 +173,16 @@ TEST(TraceRules, GavelRowNeedsSevenTabFields) {
   EXPECT_NE(r.error().message.find("expected 7 tab-separated fields, got 6"), std::string::npos);
 }
 
+TEST(TraceRules, AbsurdTimesAreMalformedNotOverflowed) {
+  auto r = parse_trace_text(
+      "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n"
+      "1,1,0,1,m,10,1\n2,1,1e300,1,m,10,1\n",
+      "t.csv", "t", {});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().where, "t.csv:3");
+  EXPECT_NE(r.error().message.find("'submit_time'"), std::string::npos);
+}
+
 TEST(TraceRules, ClusterFromDemand) {
   std::vector<sched::JobSpec> jobs(2);
   jobs[0].gpus = 4;
