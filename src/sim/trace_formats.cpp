@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -77,7 +78,14 @@ Status map_header(std::string_view header, char delim, std::span<const std::stri
 // by name; without one (headerless = true) every row must have exactly names.size() fields.
 template <class F>
 Status for_each_row(std::string_view text, std::string_view file, char delim, bool headerless,
-                    std::span<const std::string_view> names, F&& on_row) {
+                    std::span<const std::string_view> names, F&& on_row,
+                    std::vector<sched::JobSpec>* reserve_in = nullptr) {
+  // One line is at most one job: reserving avoids moving every JobSpec on each regrowth.
+  auto reserve_rows = [&](std::string_view t) {
+    if (reserve_in)
+      reserve_in->reserve(reserve_in->size() +
+                          static_cast<size_t>(std::count(t.begin(), t.end(), '\n')) + 1);
+  };
   std::array<size_t, kMaxFields> idx{};
   size_t ncols = names.size();
   for (size_t i = 0; i < names.size(); ++i) idx[i] = i;
@@ -85,6 +93,7 @@ Status for_each_row(std::string_view text, std::string_view file, char delim, bo
   csv::LineCursor cur(text);
   std::string_view line;
   std::array<std::string_view, kMaxFields> all{};
+  reserve_rows(text);
   Row row{file, 0, names, {}};
   while (cur.next(line)) {
     if (csv::trim(line).empty()) continue;
@@ -119,22 +128,25 @@ void count_duplicate(std::unordered_set<std::string_view>& seen, std::string_vie
 Status parse_philly_sia(std::string_view text, std::string_view file, ParsedJobs& out) {
   static constexpr std::array<std::string_view, 4> kCols = {"timestamp", "duration", "num_gpus",
                                                             "cluster"};
-  return for_each_row(text, file, ',', false, kCols, [&](const Row& r) -> Status {
-    auto ts = csv::parse_datetime_s(r.f[0]);
-    if (!ts) return r.bad(0, "a time 'YYYY-MM-DD HH:MM:SS'");
-    auto dur = r.seconds_ms(1);
-    if (!dur) return dur.error();
-    auto gpus = r.gpus(2);
-    if (!gpus) return gpus.error();
-    if (r.f[3].empty()) return r.bad(3, "a virtual-cluster id");
-    sched::JobSpec j;
-    j.submit_ms = *ts * 1000;
-    j.actual_runtime_ms = *dur;
-    j.gpus = *gpus;
-    j.account = std::string(r.f[3]);
-    out.jobs.push_back(std::move(j));
-    return {};
-  });
+  return for_each_row(
+      text, file, ',', false, kCols,
+      [&](const Row& r) -> Status {
+        auto ts = csv::parse_datetime_s(r.f[0]);
+        if (!ts) return r.bad(0, "a time 'YYYY-MM-DD HH:MM:SS'");
+        auto dur = r.seconds_ms(1);
+        if (!dur) return dur.error();
+        auto gpus = r.gpus(2);
+        if (!gpus) return gpus.error();
+        if (r.f[3].empty()) return r.bad(3, "a virtual-cluster id");
+        sched::JobSpec j;
+        j.submit_ms = *ts * 1000;
+        j.actual_runtime_ms = *dur;
+        j.gpus = *gpus;
+        j.account = std::string(r.f[3]);
+        out.jobs.push_back(std::move(j));
+        return {};
+      },
+      &out.jobs);
 }
 
 Status parse_itp(std::string_view text, std::string_view file, std::string_view account,
@@ -142,22 +154,25 @@ Status parse_itp(std::string_view text, std::string_view file, std::string_view 
   static constexpr std::array<std::string_view, 4> kCols = {"job_id", "submission_time", "duration",
                                                             "num_gpu"};
   std::unordered_set<std::string_view> seen;
-  return for_each_row(text, file, ',', false, kCols, [&](const Row& r) -> Status {
-    auto submit = r.seconds_ms(1);
-    if (!submit) return submit.error();
-    auto dur = r.seconds_ms(2);
-    if (!dur) return dur.error();
-    auto gpus = r.gpus(3);
-    if (!gpus) return gpus.error();
-    count_duplicate(seen, r.f[0], out);
-    sched::JobSpec j;
-    j.submit_ms = *submit;
-    j.actual_runtime_ms = *dur;
-    j.gpus = *gpus;
-    j.account = std::string(account);
-    out.jobs.push_back(std::move(j));
-    return {};
-  });
+  return for_each_row(
+      text, file, ',', false, kCols,
+      [&](const Row& r) -> Status {
+        auto submit = r.seconds_ms(1);
+        if (!submit) return submit.error();
+        auto dur = r.seconds_ms(2);
+        if (!dur) return dur.error();
+        auto gpus = r.gpus(3);
+        if (!gpus) return gpus.error();
+        count_duplicate(seen, r.f[0], out);
+        sched::JobSpec j;
+        j.submit_ms = *submit;
+        j.actual_runtime_ms = *dur;
+        j.gpus = *gpus;
+        j.account = std::string(account);
+        out.jobs.push_back(std::move(j));
+        return {};
+      },
+      &out.jobs);
 }
 
 Status parse_gavel(std::string_view text, std::string_view file, std::string_view account,
@@ -165,21 +180,24 @@ Status parse_gavel(std::string_view text, std::string_view file, std::string_vie
   static constexpr std::array<std::string_view, 7> kCols = {
       "job_type",    "command",        "num_steps_arg", "needs_data_dir",
       "total_steps", "arrival_time_s", "scale_factor"};
-  return for_each_row(text, file, '\t', true, kCols, [&](const Row& r) -> Status {
-    if (r.f[0].empty()) return r.bad(0, "a job type");
-    auto steps = r.integer(4);
-    if (!steps || *steps <= 0) return r.bad(4, "a positive step count");
-    auto arrival = r.seconds_ms(5);
-    if (!arrival) return arrival.error();
-    auto gpus = r.gpus(6);
-    if (!gpus) return gpus.error();
-    sched::JobSpec j;
-    j.submit_ms = *arrival;
-    j.gpus = *gpus;
-    j.account = std::string(account);
-    out.jobs.push_back(std::move(j));
-    return {};
-  });
+  return for_each_row(
+      text, file, '\t', true, kCols,
+      [&](const Row& r) -> Status {
+        if (r.f[0].empty()) return r.bad(0, "a job type");
+        auto steps = r.integer(4);
+        if (!steps || *steps <= 0) return r.bad(4, "a positive step count");
+        auto arrival = r.seconds_ms(5);
+        if (!arrival) return arrival.error();
+        auto gpus = r.gpus(6);
+        if (!gpus) return gpus.error();
+        sched::JobSpec j;
+        j.submit_ms = *arrival;
+        j.gpus = *gpus;
+        j.account = std::string(account);
+        out.jobs.push_back(std::move(j));
+        return {};
+      },
+      &out.jobs);
 }
 
 Status parse_alibaba_pods(std::string_view text, std::string_view file, ParsedJobs& out) {
@@ -188,38 +206,41 @@ Status parse_alibaba_pods(std::string_view text, std::string_view file, ParsedJo
       "pod_phase", "creation_time", "deletion_time", "scheduled_time"};
   size_t pending = 0, cpu_only = 0, fractional = 0, running = 0;
   std::unordered_set<std::string_view> seen;
-  auto st = for_each_row(text, file, ',', false, kCols, [&](const Row& r) -> Status {
-    auto gpus = r.gpus(1);
-    if (!gpus) return gpus.error();
-    auto milli = r.integer(2);
-    if (!milli || *milli < 0 || *milli > 1000) return r.bad(2, "a GPU share 0..1000");
-    auto created = r.seconds_ms(5);
-    if (!created) return created.error();
-    auto deleted = r.seconds_ms(6);
-    if (!deleted) return deleted.error();
-    // Pending pods never ran (no scheduled_time): documented in the README, dropped.
-    if (r.f[7].empty() && r.f[4] == "Pending") {
-      ++pending;
-      return {};
-    }
-    auto sched_at = r.seconds_ms(7);
-    if (!sched_at) return sched_at.error();
-    if (*gpus == 0) {
-      ++cpu_only;
-      return {};
-    }
-    count_duplicate(seen, r.f[0], out);
-    if (*gpus == 1 && *milli < 1000) ++fractional;
-    if (r.f[4] == "Running") ++running;
-    sched::JobSpec j;
-    j.submit_ms = *created;
-    j.actual_runtime_ms = *deleted - *sched_at;
-    j.gpus = *gpus;
-    j.account = "openb";
-    j.qos = std::string(r.f[3]);
-    out.jobs.push_back(std::move(j));
-    return {};
-  });
+  auto st = for_each_row(
+      text, file, ',', false, kCols,
+      [&](const Row& r) -> Status {
+        auto gpus = r.gpus(1);
+        if (!gpus) return gpus.error();
+        auto milli = r.integer(2);
+        if (!milli || *milli < 0 || *milli > 1000) return r.bad(2, "a GPU share 0..1000");
+        auto created = r.seconds_ms(5);
+        if (!created) return created.error();
+        auto deleted = r.seconds_ms(6);
+        if (!deleted) return deleted.error();
+        // Pending pods never ran (no scheduled_time): documented in the README, dropped.
+        if (r.f[7].empty() && r.f[4] == "Pending") {
+          ++pending;
+          return {};
+        }
+        auto sched_at = r.seconds_ms(7);
+        if (!sched_at) return sched_at.error();
+        if (*gpus == 0) {
+          ++cpu_only;
+          return {};
+        }
+        count_duplicate(seen, r.f[0], out);
+        if (*gpus == 1 && *milli < 1000) ++fractional;
+        if (r.f[4] == "Running") ++running;
+        sched::JobSpec j;
+        j.submit_ms = *created;
+        j.actual_runtime_ms = *deleted - *sched_at;
+        j.gpus = *gpus;
+        j.account = "openb";
+        j.qos = std::string(r.f[3]);
+        out.jobs.push_back(std::move(j));
+        return {};
+      },
+      &out.jobs);
   if (!st) return st;
   if (pending)
     out.notes.push_back(
@@ -244,43 +265,49 @@ Status parse_tiresias(std::string_view text, std::string_view file, ParsedJobs& 
   static constexpr std::array<std::string_view, 4> kCols = {"job_id", "num_gpu", "submit_time",
                                                             "duration"};
   std::unordered_set<std::string_view> seen;
-  return for_each_row(text, file, ',', false, kCols, [&](const Row& r) -> Status {
-    if (r.f[0].empty()) return r.bad(0, "a job id");
-    auto gpus = r.gpus(1);
-    if (!gpus) return gpus.error();
-    auto submit = r.seconds_ms(2);
-    if (!submit) return submit.error();
-    auto dur = r.seconds_ms(3);
-    if (!dur) return dur.error();
-    count_duplicate(seen, r.f[0], out);
-    sched::JobSpec j;
-    j.submit_ms = *submit;
-    j.actual_runtime_ms = *dur;
-    j.gpus = *gpus;
-    j.account = "default";
-    out.jobs.push_back(std::move(j));
-    return {};
-  });
+  return for_each_row(
+      text, file, ',', false, kCols,
+      [&](const Row& r) -> Status {
+        if (r.f[0].empty()) return r.bad(0, "a job id");
+        auto gpus = r.gpus(1);
+        if (!gpus) return gpus.error();
+        auto submit = r.seconds_ms(2);
+        if (!submit) return submit.error();
+        auto dur = r.seconds_ms(3);
+        if (!dur) return dur.error();
+        count_duplicate(seen, r.f[0], out);
+        sched::JobSpec j;
+        j.submit_ms = *submit;
+        j.actual_runtime_ms = *dur;
+        j.gpus = *gpus;
+        j.account = "default";
+        out.jobs.push_back(std::move(j));
+        return {};
+      },
+      &out.jobs);
 }
 
 Status parse_pollux(std::string_view text, std::string_view file, ParsedJobs& out) {
   static constexpr std::array<std::string_view, 4> kCols = {"name", "time", "application",
                                                             "num_replicas"};
   std::unordered_set<std::string_view> seen;
-  return for_each_row(text, file, ',', false, kCols, [&](const Row& r) -> Status {
-    if (r.f[0].empty()) return r.bad(0, "a job name");
-    auto t = r.seconds_ms(1);
-    if (!t) return t.error();
-    auto gpus = r.gpus(3);
-    if (!gpus) return gpus.error();
-    count_duplicate(seen, r.f[0], out);
-    sched::JobSpec j;
-    j.submit_ms = *t;
-    j.gpus = *gpus;
-    j.account = "default";
-    out.jobs.push_back(std::move(j));
-    return {};
-  });
+  return for_each_row(
+      text, file, ',', false, kCols,
+      [&](const Row& r) -> Status {
+        if (r.f[0].empty()) return r.bad(0, "a job name");
+        auto t = r.seconds_ms(1);
+        if (!t) return t.error();
+        auto gpus = r.gpus(3);
+        if (!gpus) return gpus.error();
+        count_duplicate(seen, r.f[0], out);
+        sched::JobSpec j;
+        j.submit_ms = *t;
+        j.gpus = *gpus;
+        j.account = "default";
+        out.jobs.push_back(std::move(j));
+        return {};
+      },
+      &out.jobs);
 }
 
 Result<ClusterSpec> parse_tiresias_cluster(std::string_view text, std::string_view file) {
