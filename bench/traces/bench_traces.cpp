@@ -23,6 +23,24 @@ void BM_ReadPhilly(benchmark::State& state) {
 }
 BENCHMARK(BM_ReadPhilly)->Unit(benchmark::kMillisecond);
 
+// Every other family, end to end (folder = all files merged).
+void BM_ReadFamily(benchmark::State& state, const char* rel) {
+  const std::string path = std::string(GW_SHARED_DIR) + "/traces/" + rel;
+  size_t jobs = 0;
+  for (auto _ : state) {
+    auto t = gw::sim::read_trace(path, {});
+    if (!t) state.SkipWithError(t.error().to_string().c_str());
+    jobs = t ? t->jobs.size() : 0;
+    benchmark::DoNotOptimize(t);
+  }
+  state.counters["jobs"] = static_cast<double>(jobs);
+}
+BENCHMARK_CAPTURE(BM_ReadFamily, itp_raw_folder, "itp-elasticflow/raw")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ReadFamily, gavel_folder, "gavel-philly-vc")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ReadFamily, alibaba_openb, "alibaba-openb-2023")
+    ->Unit(benchmark::kMillisecond);
+
 // The same without the file read: the pure parser plus post-processing.
 void BM_ParsePhillyText(benchmark::State& state) {
   std::ifstream in(kPhilly);
