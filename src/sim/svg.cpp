@@ -130,6 +130,16 @@ std::string path_of(const Series& s, const Frame& f, bool step) {
   return d;
 }
 
+// Legend names longer than the right margin holds are cut (at a UTF-8 character boundary)
+// and end in an ellipsis; the full name stays in a <title> tooltip.
+std::string short_name(const std::string& s) {
+  constexpr size_t kMax = 22;
+  if (s.size() <= kMax) return s;
+  size_t cut = kMax - 1;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return s.substr(0, cut) + "\u2026";
+}
+
 void legend(const std::vector<Series>& series, const Frame& f, std::string& o) {
   const double x = f.left + f.w + 16;
   for (size_t i = 0; i < series.size(); ++i) {
@@ -137,8 +147,8 @@ void legend(const std::vector<Series>& series, const Frame& f, std::string& o) {
     o += fmt::format(
         R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="3"/>)",
         x, y, x + 22, y, color(i));
-    o += fmt::format(R"(<text class="legend" x="{:.1f}" y="{:.1f}">{}</text>)", x + 28, y + 4,
-                     escape(series[i].name));
+    o += fmt::format(R"(<text class="legend" x="{:.1f}" y="{:.1f}"><title>{}</title>{}</text>)",
+                     x + 28, y + 4, escape(series[i].name), escape(short_name(series[i].name)));
   }
 }
 

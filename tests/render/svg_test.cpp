@@ -52,3 +52,16 @@ TEST(Svg, PlotHasAxesLegendAndOnePathPerSeries) {
 
 }  // namespace
 }  // namespace gw::sim::svg
+
+namespace gw::sim::svg {
+namespace {
+
+TEST(Svg, LongLegendNamesAreCutButKeptInATooltip) {
+  const std::string name = "fairshare+backfill(checkpoint=30min)";
+  const std::string s = line_plot(PlotSpec{}, {{name, {{0, 1}, {10, 2}}}});
+  EXPECT_NE(s.find("<title>" + name + "</title>"), std::string::npos);
+  EXPECT_NE(s.find("fairshare+backfill(ch\u2026"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace gw::sim::svg
