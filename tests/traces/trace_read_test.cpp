@@ -82,6 +82,12 @@ TEST(ReadTrace, ItpElasticflowDerivedUsesHeaderNames) {
   EXPECT_EQ(t.jobs.front().actual_runtime_ms, 1075000);
 }
 
+TEST(ReadTrace, ItpDerivedFolderSkipsThe195JobTestbedFile) {
+  const Trace t = read_ok("itp-elasticflow/elasticflow-derived");
+  EXPECT_EQ(t.jobs.size(), 69351U);  // cluster01..10 only, not 195job.csv
+  EXPECT_TRUE(has_note(t, "10 files merged"));
+}
+
 TEST(ReadTrace, GavelVcFileAndFolder) {
   const Trace one = read_ok("gavel-philly-vc/103959.trace");
   EXPECT_EQ(one.jobs.size(), 986U);
