@@ -28,6 +28,9 @@ struct TraceOptions {
   // [limit_factor_min, limit_factor_max] (users over-estimate; see docs/simulate.md).
   double limit_factor_min = 1.0;
   double limit_factor_max = 3.0;
+  // Synthesised users when a trace has none: each job gets one of this many users of its
+  // account, "<account>/u<k>", k drawn from the seed (see docs/traces.md).
+  unsigned synthetic_users_per_account = 8;
 };
 
 struct Trace {
