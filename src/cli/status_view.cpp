@@ -182,6 +182,22 @@ Cell procs_cell(const GpuSample& s) {
   return Cell{"procs " + (s.processes ? std::to_string(s.processes->size()) : std::string(kNa))};
 }
 
+// Settings worth a glance, shown only when known: performance state, fan, and the modes that
+// surprise people (persistence off: the driver re-initialises for every new process; MIG on:
+// the GPU is split).
+std::vector<Cell> mode_cells(const GpuSample& s) {
+  std::vector<Cell> out;
+  if (s.pstate) out.push_back({fmt::format("P{}", *s.pstate)});
+  if (s.fan_pct) out.push_back({fmt::format("fan {} %", *s.fan_pct)});
+  if (s.persistence_mode && !*s.persistence_mode) out.push_back({"persistence off", Tone::kWarn});
+  if (s.mig_enabled && *s.mig_enabled) out.push_back({"MIG on"});
+  if (s.mig_enabled && s.mig_pending && *s.mig_pending != *s.mig_enabled) {
+    out.push_back({*s.mig_pending ? "MIG turns on at next reset" : "MIG turns off at next reset",
+                   Tone::kWarn});
+  }
+  return out;
+}
+
 // Memory-health facts worth a line, empty when all is well or unknown.
 std::vector<Cell> ecc_cells(const GpuSample& s) {
   std::vector<Cell> out;
@@ -304,6 +320,7 @@ std::string render_gpu(const GpuState& g, const StatusViewOptions& o, const Pain
     out += join_cells({{temp_cell(g, o), 40}, {power_cell(g), 24}, {clock_cell(g), 0}}, paint);
     out += join_cells({{util_cell(s), 40}, {vram_cell(g), 24}, {pcie_cell(g, o), 0}}, paint);
     std::vector<std::pair<Cell, size_t>> third{{procs_cell(s), 0}};
+    for (auto& c : mode_cells(s)) third.emplace_back(std::move(c), 0);
     for (auto& c : ecc_cells(s)) third.emplace_back(std::move(c), 0);
     out += join_cells(third, paint);
     if (s.clock_reasons) {

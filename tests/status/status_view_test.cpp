@@ -51,7 +51,7 @@ TEST(StatusView, BusyGpuShowsTheNumbersThatMatter) {
   EXPECT_THAT(b, Not(HasSubstr("enc")));  // zero encoder use is noise
   EXPECT_THAT(b, HasSubstr("VRAM 60.0 / 80.0 GiB (75 %)"));
   EXPECT_THAT(b, HasSubstr("PCIe Gen5 x16 / Gen5 x16"));
-  EXPECT_THAT(b, HasSubstr("procs 2"));
+  EXPECT_THAT(b, HasSubstr("procs 2  P0\n"));  // no fan on SXM: nothing, not "fan 0 %"
   EXPECT_THAT(b, HasSubstr("throttled: SW power cap"));
 }
 
@@ -161,6 +161,17 @@ TEST(StatusView, EccAndRemapStateWhenRelevant) {
   EXPECT_THAT(out, HasSubstr("ECC uncorrected: 2 since driver load, 5 lifetime"));
   EXPECT_THAT(out, HasSubstr("row remap pending: reset the GPU"));
   EXPECT_THAT(out, HasSubstr("row remapping FAILED: replace the GPU"));
+}
+
+TEST(StatusView, ModesThatSurprisePeople) {
+  auto g = test::busy_h100(0);
+  g.sample.fan_pct = 45;
+  g.sample.persistence_mode = false;
+  g.sample.mig_enabled = true;
+  g.sample.mig_pending = false;
+  EXPECT_THAT(plain(one(g)),
+              HasSubstr("procs 2  P0  fan 45 %  persistence off  MIG on  MIG turns off at next "
+                        "reset"));
 }
 
 TEST(StatusView, HungGpuKeepsWhatItCouldRead) {
