@@ -17,15 +17,18 @@ using nlohmann::json;
 struct Reading {
   std::optional<Snapshot> snapshot;
   std::optional<Error> error;
+  std::string description;  // GpuSource::describe(): which library, which scenario
 };
 
 Reading read_once(const GpuSourceOptions& options, const SourceOpener& open) {
   auto source = open(options);
-  if (!source.ok()) return {std::nullopt, source.error()};
-  if (!*source) return {std::nullopt, make_error("status.no_source", "the GPU source is empty")};
+  if (!source.ok()) return {std::nullopt, source.error(), {}};
+  if (!*source) {
+    return {std::nullopt, make_error("status.no_source", "the GPU source is empty"), {}};
+  }
   auto snap = (*source)->sample();
-  if (!snap.ok()) return {std::nullopt, snap.error()};
-  return {std::move(*snap), std::nullopt};
+  if (!snap.ok()) return {std::nullopt, snap.error(), (*source)->describe()};
+  return {std::move(*snap), std::nullopt, (*source)->describe()};
 }
 
 bool explicit_source(const GpuSourceOptions& o) {
@@ -97,6 +100,7 @@ int run_status(const StatusCommandOptions& options, const Io& io, const SourceOp
     }
     io.out << json{{"schema", std::string(kStatusSchema)},
                    {"fallback", fb},
+                   {"source_description", r.description},
                    {"snapshot", snapshot_to_json(*r.snapshot)},
                    {"error", nullptr}}
                   .dump(2)

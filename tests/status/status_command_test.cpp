@@ -124,6 +124,7 @@ TEST(StatusCommand, JsonCarriesSnapshotAndFallback) {
   EXPECT_EQ(j["schema"], "gpuwarden.status/1");
   EXPECT_EQ(j["fallback"]["code"], "nvml.library_not_found");
   EXPECT_EQ(j["fallback"]["showing"], "demo");
+  EXPECT_EQ(j["source_description"], "fixed");
   EXPECT_TRUE(j["error"].is_null());
   const auto snap = snapshot_from_json(j["snapshot"]);
   ASSERT_TRUE(snap.ok()) << snap.error().to_string();
