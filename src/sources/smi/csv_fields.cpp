@@ -1,0 +1,393 @@
+#include "sources/smi/csv_fields.h"
+
+#include <array>
+#include <string>
+#include <utility>
+
+#include "core/event.h"
+#include "sources/smi/model_util.h"
+#include "sources/smi/text_util.h"
+
+namespace gw::smi {
+
+namespace {
+
+using F = CsvField;
+using text::parse_u64;
+using text::to_unsigned;
+
+// Field names as nvidia-smi --help-query-gpu spells them, with their older aliases.
+constexpr std::pair<std::string_view, CsvField> kFields[] = {
+    {"timestamp", F::kTimestamp},
+    {"index", F::kIndex},
+    {"name", F::kName},
+    {"gpu_name", F::kName},
+    {"pci.bus_id", F::kBusId},
+    {"gpu_bus_id", F::kBusId},
+    {"uuid", F::kUuid},
+    {"gpu_uuid", F::kUuid},
+    {"serial", F::kSerial},
+    {"gpu_serial", F::kSerial},
+    {"driver_version", F::kDriver},
+    {"vbios_version", F::kVbios},
+    {"temperature.gpu", F::kTemp},
+    {"temperature.memory", F::kMemTemp},
+    {"power.draw", F::kPowerDraw},
+    {"power.draw.average", F::kPowerDrawAverage},
+    {"power.draw.instant", F::kPowerDrawInstant},
+    {"power.limit", F::kPowerLimit},
+    {"enforced.power.limit", F::kEnforcedLimit},
+    {"power.default_limit", F::kDefaultLimit},
+    {"power.min_limit", F::kMinLimit},
+    {"power.max_limit", F::kMaxLimit},
+    {"utilization.gpu", F::kUtilGpu},
+    {"utilization.memory", F::kUtilMem},
+    {"utilization.encoder", F::kUtilEnc},
+    {"utilization.decoder", F::kUtilDec},
+    {"memory.total", F::kMemTotal},
+    {"memory.used", F::kMemUsed},
+    {"memory.free", F::kMemFree},
+    {"memory.reserved", F::kMemReserved},
+    {"clocks.gr", F::kClkGr},
+    {"clocks.current.graphics", F::kClkGr},
+    {"clocks.sm", F::kClkSm},
+    {"clocks.current.sm", F::kClkSm},
+    {"clocks.mem", F::kClkMem},
+    {"clocks.current.memory", F::kClkMem},
+    {"clocks.applications.graphics", F::kClkAppGr},
+    {"clocks.applications.gr", F::kClkAppGr},
+    {"clocks.applications.memory", F::kClkAppMem},
+    {"clocks.applications.mem", F::kClkAppMem},
+    {"clocks.max.graphics", F::kClkMaxGr},
+    {"clocks.max.gr", F::kClkMaxGr},
+    {"clocks.max.sm", F::kClkMaxSm},
+    {"clocks.max.memory", F::kClkMaxMem},
+    {"clocks.max.mem", F::kClkMaxMem},
+    {"clocks.default_applications.graphics", F::kClkDefAppGr},
+    {"clocks.default_applications.memory", F::kClkDefAppMem},
+    {"pcie.link.gen.current", F::kPcieGen},
+    {"pcie.link.gen.max", F::kPcieGenMax},
+    {"pcie.link.gen.gpumax", F::kPcieGenGpuMax},
+    {"pcie.link.gen.hostmax", F::kPcieGenHostMax},
+    {"pcie.link.width.current", F::kPcieWidth},
+    {"pcie.link.width.max", F::kPcieWidthMax},
+    {"pstate", F::kPstate},
+    {"fan.speed", F::kFan},
+    {"persistence_mode", F::kPersistence},
+    {"compute_mode", F::kComputeMode},
+    {"mig.mode.current", F::kMigCurrent},
+    {"mig.mode.pending", F::kMigPending},
+    {"ecc.mode.current", F::kEccCurrent},
+    {"ecc.mode.pending", F::kEccPending},
+    {"ecc.errors.corrected.volatile.device_memory", F::kEccSbeVol},
+    {"ecc.errors.corrected.volatile.dram", F::kEccSbeVol},
+    {"ecc.errors.uncorrected.volatile.device_memory", F::kEccDbeVol},
+    {"ecc.errors.uncorrected.volatile.dram", F::kEccDbeVol},
+    {"ecc.errors.corrected.aggregate.device_memory", F::kEccSbeAgg},
+    {"ecc.errors.corrected.aggregate.dram", F::kEccSbeAgg},
+    {"ecc.errors.uncorrected.aggregate.device_memory", F::kEccDbeAgg},
+    {"ecc.errors.uncorrected.aggregate.dram", F::kEccDbeAgg},
+    {"retired_pages.single_bit_ecc.count", F::kRetiredSbe},
+    {"retired_pages.sbe", F::kRetiredSbe},
+    {"retired_pages.double_bit.count", F::kRetiredDbe},
+    {"retired_pages.dbe", F::kRetiredDbe},
+    {"retired_pages.pending", F::kRetiredPending},
+    {"remapped_rows.correctable", F::kRemapCorr},
+    {"remapped_rows.uncorrectable", F::kRemapUnc},
+    {"remapped_rows.pending", F::kRemapPending},
+    {"remapped_rows.failure", F::kRemapFailure},
+    {"hostname", F::kHostname},
+};
+
+// Fills an optional only if it is still empty (e.g. ".dram" after ".device_memory").
+template <class T, class V>
+void fill(std::optional<T>& slot, std::optional<V> v) {
+  if (!slot && v) slot = static_cast<T>(*v);
+}
+
+void apply_power_temp(F f, std::string_view v, GpuState& g) {
+  GpuSample& s = g.sample;
+  DeviceInfo& d = g.info;
+  switch (f) {
+    case F::kTemp:
+      s.temp_c = text::to_int(text::parse_i64(v));
+      break;
+    case F::kMemTemp:
+      s.mem_temp_c = text::to_int(text::parse_i64(v));
+      break;
+    case F::kPowerDraw:
+      s.power_mw = text::parse_watts_mw(v);
+      break;
+    case F::kPowerDrawAverage:
+      fill(s.power_mw, text::parse_watts_mw(v));
+      break;
+    case F::kPowerDrawInstant:
+      fill(s.power_mw, text::parse_watts_mw(v));
+      break;
+    case F::kEnforcedLimit:
+      if (auto mw = text::parse_watts_mw(v)) s.power_limit_mw = mw;
+      break;
+    case F::kPowerLimit:
+      fill(s.power_limit_mw, text::parse_watts_mw(v));
+      break;
+    case F::kDefaultLimit:
+      d.power_default_limit_mw = text::parse_watts_mw(v);
+      break;
+    case F::kMinLimit:
+      d.power_min_limit_mw = text::parse_watts_mw(v);
+      break;
+    case F::kMaxLimit:
+      d.power_max_limit_mw = text::parse_watts_mw(v);
+      break;
+    default:
+      break;
+  }
+}
+
+void apply_clocks_util(F f, std::string_view v, GpuState& g) {
+  GpuSample& s = g.sample;
+  DeviceInfo& d = g.info;
+  const auto u = to_unsigned(parse_u64(v));
+  switch (f) {
+    case F::kUtilGpu:
+      s.util_gpu_pct = u;
+      break;
+    case F::kUtilMem:
+      s.util_mem_pct = u;
+      break;
+    case F::kUtilEnc:
+      s.util_enc_pct = u;
+      break;
+    case F::kUtilDec:
+      s.util_dec_pct = u;
+      break;
+    case F::kClkGr:
+      s.graphics_clock_mhz = u;
+      break;
+    case F::kClkSm:
+      s.sm_clock_mhz = u;
+      break;
+    case F::kClkMem:
+      s.mem_clock_mhz = u;
+      break;
+    case F::kClkAppGr:
+      s.app_graphics_clock_mhz = u;
+      break;
+    case F::kClkAppMem:
+      s.app_mem_clock_mhz = u;
+      break;
+    case F::kClkMaxGr:
+      d.max_graphics_clock_mhz = u;
+      break;
+    case F::kClkMaxSm:
+      d.max_sm_clock_mhz = u;
+      break;
+    case F::kClkMaxMem:
+      d.max_mem_clock_mhz = u;
+      break;
+    case F::kClkDefAppGr:
+      d.default_app_graphics_clock_mhz = u;
+      break;
+    case F::kClkDefAppMem:
+      d.default_app_mem_clock_mhz = u;
+      break;
+    case F::kPcieGen:
+      s.pcie_gen = u;
+      break;
+    case F::kPcieGenMax:
+      if (u && (!d.pcie_max_gen || *u < *d.pcie_max_gen)) d.pcie_max_gen = u;
+      break;
+    case F::kPcieGenHostMax:  // the host slot caps the link: system max = min(max, hostmax)
+      if (u && (!d.pcie_max_gen || *u < *d.pcie_max_gen)) d.pcie_max_gen = u;
+      break;
+    case F::kPcieGenGpuMax:
+      d.pcie_gpu_max_gen = u;
+      break;
+    case F::kPcieWidth:
+      s.pcie_width = u;
+      break;
+    case F::kPcieWidthMax:
+      d.pcie_max_width = u;
+      break;
+    case F::kFan:
+      s.fan_pct = u;
+      break;
+    default:
+      break;
+  }
+}
+
+void apply_memory_ecc(F f, std::string_view v, GpuState& g) {
+  GpuSample& s = g.sample;
+  switch (f) {
+    case F::kMemTotal:
+      s.mem_total_bytes = text::parse_mem_bytes(v);
+      g.info.mem_total_bytes = s.mem_total_bytes;
+      break;
+    case F::kMemUsed:
+      s.mem_used_bytes = text::parse_mem_bytes(v);
+      break;
+    case F::kMemFree:
+      s.mem_free_bytes = text::parse_mem_bytes(v);
+      break;
+    case F::kMemReserved:
+      s.mem_reserved_bytes = text::parse_mem_bytes(v);
+      break;
+    case F::kEccCurrent:
+      s.ecc_enabled = text::parse_bool(v);
+      break;
+    case F::kEccPending:
+      s.ecc_pending_enabled = text::parse_bool(v);
+      break;
+    case F::kEccSbeVol:
+      fill(s.ecc_sbe_volatile, parse_u64(v));
+      break;
+    case F::kEccDbeVol:
+      fill(s.ecc_dbe_volatile, parse_u64(v));
+      break;
+    case F::kEccSbeAgg:
+      fill(s.ecc_sbe_aggregate, parse_u64(v));
+      break;
+    case F::kEccDbeAgg:
+      fill(s.ecc_dbe_aggregate, parse_u64(v));
+      break;
+    case F::kRetiredSbe:
+      s.retired_pages_sbe = to_unsigned(parse_u64(v));
+      break;
+    case F::kRetiredDbe:
+      s.retired_pages_dbe = to_unsigned(parse_u64(v));
+      break;
+    case F::kRetiredPending:
+      s.retired_pages_pending = text::parse_bool(v);
+      break;
+    case F::kRemapCorr:
+      s.remapped_rows_correctable = to_unsigned(parse_u64(v));
+      break;
+    case F::kRemapUnc:
+      s.remapped_rows_uncorrectable = to_unsigned(parse_u64(v));
+      break;
+    case F::kRemapPending:
+      s.remapped_rows_pending = text::parse_bool(v);
+      break;
+    case F::kRemapFailure:
+      s.remapped_rows_failure = text::parse_bool(v);
+      break;
+    default:
+      break;
+  }
+}
+
+void apply_mode(F f, std::string_view v, GpuState& g) {
+  GpuSample& s = g.sample;
+  switch (f) {
+    case F::kPstate:
+      s.pstate = text::parse_pstate(v);
+      break;
+    case F::kPersistence:
+      s.persistence_mode = text::parse_bool(v);
+      break;
+    case F::kMigCurrent:
+      s.mig_enabled = text::parse_bool(v);
+      break;
+    case F::kMigPending:
+      s.mig_pending = text::parse_bool(v);
+      break;
+    case F::kComputeMode:
+      if (v == "Default")
+        s.compute_mode = ComputeMode::kDefault;
+      else if (v == "Exclusive_Process")
+        s.compute_mode = ComputeMode::kExclusiveProcess;
+      else if (v == "Exclusive_Thread")
+        s.compute_mode = ComputeMode::kExclusiveThread;
+      else if (v == "Prohibited")
+        s.compute_mode = ComputeMode::kProhibited;
+      break;
+    default:
+      break;
+  }
+}
+
+void apply_identity(F f, std::string_view v, Snapshot& snap, GpuState& g) {
+  DeviceInfo& d = g.info;
+  switch (f) {
+    case F::kIndex:
+      d.index = to_unsigned(parse_u64(v)).value_or(d.index);
+      break;
+    case F::kName:
+      d.name.assign(v);
+      break;
+    case F::kUuid:
+      d.uuid.assign(v);
+      break;
+    case F::kBusId:
+      if (auto id = normalize_pci_bus_id(v)) d.pci_bus_id = std::move(*id);
+      break;
+    case F::kSerial:
+      if (!text::is_na(v)) d.serial = std::string(v);
+      break;
+    case F::kVbios:
+      if (!text::is_na(v)) d.vbios_version = std::string(v);
+      break;
+    case F::kDriver:
+      if (!text::is_na(v) && (!snap.driver_version || *snap.driver_version != v))
+        snap.driver_version = std::string(v);
+      break;
+    case F::kHostname:
+      if (!text::is_na(v) && (!snap.hostname || *snap.hostname != v))
+        snap.hostname = std::string(v);
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+CsvColumn csv_column_for(std::string_view header_field) {
+  std::string_view n = text::trim(header_field);
+  if (auto br = n.find(" ["); br != std::string_view::npos) n = text::trim(n.substr(0, br));
+  CsvColumn col{F::kIgnore, n};
+  for (const auto& [name, field] : kFields)
+    if (text::iequals(n, name)) return {field, n};
+  for (std::string_view prefix : {"clocks_event_reasons.", "clocks_throttle_reasons."}) {
+    if (!text::starts_with(n, prefix)) continue;
+    const auto rest = n.substr(prefix.size());
+    if (rest == "active")
+      col.field = F::kReasonsActive;
+    else if (rest != "supported")
+      col.field = F::kReasonBit;
+  }
+  for (std::string_view prefix :
+       {"clocks_event_reasons_counters.", "clocks_throttle_reasons_counters."})
+    if (text::starts_with(n, prefix)) col.field = F::kReasonCounter;
+  return col;
+}
+
+void apply_csv_value(const CsvColumn& col, std::string_view value, Snapshot& snap, GpuState& g) {
+  const std::string_view v = text::trim(value);
+  switch (col.field) {
+    case F::kIgnore:
+    case F::kTimestamp:
+      return;
+    case F::kReasonsActive:
+      if (auto m = text::parse_hex(v))
+        g.sample.clock_reasons = g.sample.clock_reasons.value_or(0) | *m;
+      return;
+    case F::kReasonBit:
+      if (auto on = text::parse_bool(v)) apply_clock_reason(col.name, *on, g.sample);
+      return;
+    case F::kReasonCounter:
+      if (auto* slot = violation_slot(col.name, g.sample.violations))
+        *slot = text::parse_duration_ns(v);
+      return;
+    default:
+      break;
+  }
+  apply_identity(col.field, v, snap, g);
+  apply_power_temp(col.field, v, g);
+  apply_clocks_util(col.field, v, g);
+  apply_memory_ecc(col.field, v, g);
+  apply_mode(col.field, v, g);
+}
+
+}  // namespace gw::smi
