@@ -147,70 +147,71 @@ void apply_power_temp(F f, std::string_view v, GpuState& g) {
 void apply_clocks_util(F f, std::string_view v, GpuState& g) {
   GpuSample& s = g.sample;
   DeviceInfo& d = g.info;
-  const auto u = to_unsigned(parse_u64(v));
+  // Parsed inside the cases: most columns of a wide CSV do not reach this switch.
+  auto num = [&] { return to_unsigned(parse_u64(v)); };
   switch (f) {
     case F::kUtilGpu:
-      s.util_gpu_pct = u;
+      s.util_gpu_pct = num();
       break;
     case F::kUtilMem:
-      s.util_mem_pct = u;
+      s.util_mem_pct = num();
       break;
     case F::kUtilEnc:
-      s.util_enc_pct = u;
+      s.util_enc_pct = num();
       break;
     case F::kUtilDec:
-      s.util_dec_pct = u;
+      s.util_dec_pct = num();
       break;
     case F::kClkGr:
-      s.graphics_clock_mhz = u;
+      s.graphics_clock_mhz = num();
       break;
     case F::kClkSm:
-      s.sm_clock_mhz = u;
+      s.sm_clock_mhz = num();
       break;
     case F::kClkMem:
-      s.mem_clock_mhz = u;
+      s.mem_clock_mhz = num();
       break;
     case F::kClkAppGr:
-      s.app_graphics_clock_mhz = u;
+      s.app_graphics_clock_mhz = num();
       break;
     case F::kClkAppMem:
-      s.app_mem_clock_mhz = u;
+      s.app_mem_clock_mhz = num();
       break;
     case F::kClkMaxGr:
-      d.max_graphics_clock_mhz = u;
+      d.max_graphics_clock_mhz = num();
       break;
     case F::kClkMaxSm:
-      d.max_sm_clock_mhz = u;
+      d.max_sm_clock_mhz = num();
       break;
     case F::kClkMaxMem:
-      d.max_mem_clock_mhz = u;
+      d.max_mem_clock_mhz = num();
       break;
     case F::kClkDefAppGr:
-      d.default_app_graphics_clock_mhz = u;
+      d.default_app_graphics_clock_mhz = num();
       break;
     case F::kClkDefAppMem:
-      d.default_app_mem_clock_mhz = u;
+      d.default_app_mem_clock_mhz = num();
       break;
     case F::kPcieGen:
-      s.pcie_gen = u;
+      s.pcie_gen = num();
       break;
     case F::kPcieGenMax:
-      if (u && (!d.pcie_max_gen || *u < *d.pcie_max_gen)) d.pcie_max_gen = u;
+      if (auto m = num(); m && (!d.pcie_max_gen || *m < *d.pcie_max_gen)) d.pcie_max_gen = m;
       break;
     case F::kPcieGenHostMax:  // the host slot caps the link: system max = min(max, hostmax)
-      if (u && (!d.pcie_max_gen || *u < *d.pcie_max_gen)) d.pcie_max_gen = u;
+      if (auto m = num(); m && (!d.pcie_max_gen || *m < *d.pcie_max_gen)) d.pcie_max_gen = m;
       break;
     case F::kPcieGenGpuMax:
-      d.pcie_gpu_max_gen = u;
+      d.pcie_gpu_max_gen = num();
       break;
     case F::kPcieWidth:
-      s.pcie_width = u;
+      s.pcie_width = num();
       break;
     case F::kPcieWidthMax:
-      d.pcie_max_width = u;
+      d.pcie_max_width = num();
       break;
     case F::kFan:
-      s.fan_pct = u;
+      s.fan_pct = num();
       break;
     default:
       break;
@@ -313,14 +314,21 @@ void apply_identity(F f, std::string_view v, Snapshot& snap, GpuState& g) {
     case F::kIndex:
       d.index = to_unsigned(parse_u64(v)).value_or(d.index);
       break;
+    // Reused GpuStates keep their identity strings; rows of a -l log repeat them, so
+    // compare before assigning (no allocation, no re-normalising per row).
     case F::kName:
-      d.name.assign(v);
+      if (d.name != v) d.name.assign(v);
       break;
     case F::kUuid:
-      d.uuid.assign(v);
+      if (d.uuid != v) d.uuid.assign(v);
       break;
     case F::kBusId:
-      if (auto id = normalize_pci_bus_id(v)) d.pci_bus_id = std::move(*id);
+      if (d.pci_bus_id != v && !text::iequals(d.pci_bus_id, v)) {
+        if (auto id = normalize_pci_bus_id(v))
+          d.pci_bus_id = std::move(*id);
+        else
+          d.pci_bus_id.clear();
+      }
       break;
     case F::kSerial:
       if (!text::is_na(v)) d.serial = std::string(v);

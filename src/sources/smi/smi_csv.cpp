@@ -56,7 +56,8 @@ void split_row(std::string_view row, std::vector<std::string_view>& out) {
   }
 }
 
-// Clears a reused GpuState without giving back string capacity.
+// Clears a reused GpuState but keeps its identity strings: the identity columns overwrite
+// them only when they differ (see apply_identity), saving an allocation per row.
 void reset_gpu(GpuState& g) {
   std::string name = std::move(g.info.name), uuid = std::move(g.info.uuid),
               bus = std::move(g.info.pci_bus_id);
@@ -65,9 +66,6 @@ void reset_gpu(GpuState& g) {
   g.info.name = std::move(name);
   g.info.uuid = std::move(uuid);
   g.info.pci_bus_id = std::move(bus);
-  g.info.name.clear();
-  g.info.uuid.clear();
-  g.info.pci_bus_id.clear();
 }
 
 class CsvParser {

@@ -68,7 +68,7 @@ bool is_na(std::string_view v) {
 
 // The numeric parsers rely on from_chars rejecting "N/A", "[N/A]", "-": no is_na() scan on
 // the hot path of big CSV logs.
-std::optional<uint64_t> parse_u64(std::string_view v) {
+std::optional<uint64_t> parse_u64_slow(std::string_view v) {
   v = trim(v);
   if (v.empty()) return std::nullopt;
   if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) return parse_hex(v);
@@ -135,10 +135,30 @@ std::optional<int> to_int(std::optional<int64_t> v) {
 }
 
 namespace {
+// Fast path for "612.34 W" / "70123 MiB": digits and an optional fraction of up to 6 digits.
+std::optional<std::pair<double, std::string_view>> simple_number(std::string_view v) {
+  size_t used = 0;
+  const uint64_t whole = leading_digits(v, used);
+  if (used == 0 || used >= 16) return std::nullopt;
+  double num = static_cast<double>(whole);
+  size_t i = used;
+  if (i < v.size() && v[i] == '.') {
+    size_t fused = 0;
+    const uint64_t frac = leading_digits(v.substr(i + 1), fused);
+    static constexpr double kScale[] = {1, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6};
+    if (fused > 6) return std::nullopt;
+    num += static_cast<double>(frac) * kScale[fused];
+    i += 1 + fused;
+  }
+  if (i < v.size() && (v[i] == 'e' || v[i] == 'E')) return std::nullopt;
+  return std::make_pair(num, trim(v.substr(i)));
+}
+
 // Splits "23028 MiB" into number and unit.
 std::optional<std::pair<double, std::string_view>> number_and_unit(std::string_view v) {
   v = trim(v);
   if (v.empty()) return std::nullopt;
+  if (auto fast = simple_number(v)) return fast;
   double num = 0;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), num);
   if (ec != std::errc() || p == v.data()) return std::nullopt;

@@ -58,8 +58,32 @@ class LineReader {
 // "Requested functionality has been deprecated", "Not available in WDDM driver model", "-".
 bool is_na(std::string_view v);
 
+// Plain decimal digits at the start of s (hot path of big CSV logs; no locale, no library
+// call). Sets `used` to the digits consumed; 0 when s does not start with a digit.
+inline uint64_t leading_digits(std::string_view s, size_t& used) {
+  uint64_t out = 0;
+  size_t i = 0;
+  for (; i < s.size() && i < 19; ++i) {
+    const unsigned d = static_cast<unsigned>(s[i]) - static_cast<unsigned>('0');
+    if (d > 9) break;
+    out = out * 10 + d;
+  }
+  used = i;
+  return out;
+}
+
+std::optional<uint64_t> parse_u64_slow(std::string_view v);
+
 // Leading number of a value like "43.89 W", "16x", "0x1F", "P8". nullopt when absent/N/A.
-std::optional<uint64_t> parse_u64(std::string_view v);
+inline std::optional<uint64_t> parse_u64(std::string_view v) {
+  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+  size_t used = 0;
+  const uint64_t n = leading_digits(v, used);
+  // "0x..." and 19+ digit numbers take the careful path.
+  if (used > 0 && used < 19 && !(used == 1 && v.size() > 1 && (v[1] == 'x' || v[1] == 'X')))
+    return n;
+  return parse_u64_slow(v);
+}
 std::optional<int64_t> parse_i64(std::string_view v);
 std::optional<double> parse_double(std::string_view v);
 std::optional<uint64_t> parse_hex(std::string_view v);     // "0x00000000000001FF"
