@@ -182,6 +182,18 @@ TEST(KernelLog, FallenOffBusWithoutXidAndMalformedLines) {
   EXPECT_NE(errors[0].message.find("expected"), std::string::npos);
 }
 
+TEST(KernelLog, MultiLineFallenOffBusTakesTheAnnouncedGpu) {
+  const std::string text =
+      "[ 10.0] NVRM: The NVIDIA GPU 0000:18:00.0\n"
+      "[ 10.0] NVRM: (PCI ID: 10de:2330) installed in this system has\n"
+      "[ 10.0] NVRM: fallen off the bus and is not responding to commands.\n";
+  auto ev = parse_kernel_log(text, "k.log", nullptr);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, EventKind::kFallenOffBus);
+  EXPECT_EQ(ev[0].pci_bus_id, "00000000:18:00.0");
+  EXPECT_EQ(ev[0].origin, "k.log:3");
+}
+
 TEST(Kmsg, RecordsBecomeDmesgLinesFilteredBySince) {
   const std::string raw =
       "6,1,1000000,-;early line\n"

@@ -248,6 +248,10 @@ KernelLogStats parse_kernel_log_stream(std::string_view text, std::string_view o
   const char* base = text.data();
   const size_t n = text.size();
   size_t pos = 0, counted = 0, line_no = 1;
+  // Multi-line variant: "NVRM: The NVIDIA GPU 0000:18:00.0 ..." then, two lines later,
+  // "NVRM: fallen off the bus and is not responding to commands." names no GPU itself.
+  std::optional<std::string> announced_gpu;
+  size_t announced_line = 0;
   // Next position of the rare byte of each anchor ('V' of "NVRM", 'X' of "SXid"); each is
   // searched again only once the scan has passed it, so the text is read about once.
   auto next_of = [&](char c, size_t from) {
@@ -276,7 +280,14 @@ KernelLogStats parse_kernel_log_stream(std::string_view text, std::string_view o
     std::string_view line = text.substr(ls, le - ls);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     Error err;
+    if (line.find("The NVIDIA GPU ") != std::string_view::npos) {
+      announced_gpu = gpu_address_in(line);
+      announced_line = line_no;
+    }
     if (auto ev = parse_kernel_log_line(line, origin, line_no, &err)) {
+      if (ev->kind == EventKind::kFallenOffBus && !ev->pci_bus_id && announced_gpu &&
+          line_no - announced_line <= 4)
+        ev->pci_bus_id = announced_gpu;
       ++st.events;
       sink(std::move(*ev));
     } else if (!err.message.empty()) {

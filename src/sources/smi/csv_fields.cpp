@@ -349,14 +349,87 @@ void apply_identity(F f, std::string_view v, Snapshot& snap, GpuState& g) {
   }
 }
 
+CsvGroup group_of(F f) {
+  switch (f) {
+    case F::kIndex:
+    case F::kName:
+    case F::kBusId:
+    case F::kUuid:
+    case F::kSerial:
+    case F::kDriver:
+    case F::kVbios:
+    case F::kHostname:
+      return CsvGroup::kIdentity;
+    case F::kTemp:
+    case F::kMemTemp:
+    case F::kPowerDraw:
+    case F::kPowerDrawAverage:
+    case F::kPowerDrawInstant:
+    case F::kPowerLimit:
+    case F::kEnforcedLimit:
+    case F::kDefaultLimit:
+    case F::kMinLimit:
+    case F::kMaxLimit:
+      return CsvGroup::kPowerTemp;
+    case F::kUtilGpu:
+    case F::kUtilMem:
+    case F::kUtilEnc:
+    case F::kUtilDec:
+    case F::kClkGr:
+    case F::kClkSm:
+    case F::kClkMem:
+    case F::kClkAppGr:
+    case F::kClkAppMem:
+    case F::kClkMaxGr:
+    case F::kClkMaxSm:
+    case F::kClkMaxMem:
+    case F::kClkDefAppGr:
+    case F::kClkDefAppMem:
+    case F::kPcieGen:
+    case F::kPcieGenMax:
+    case F::kPcieGenGpuMax:
+    case F::kPcieGenHostMax:
+    case F::kPcieWidth:
+    case F::kPcieWidthMax:
+    case F::kFan:
+      return CsvGroup::kClocksUtil;
+    case F::kMemTotal:
+    case F::kMemUsed:
+    case F::kMemFree:
+    case F::kMemReserved:
+    case F::kEccCurrent:
+    case F::kEccPending:
+    case F::kEccSbeVol:
+    case F::kEccDbeVol:
+    case F::kEccSbeAgg:
+    case F::kEccDbeAgg:
+    case F::kRetiredSbe:
+    case F::kRetiredDbe:
+    case F::kRetiredPending:
+    case F::kRemapCorr:
+    case F::kRemapUnc:
+    case F::kRemapPending:
+    case F::kRemapFailure:
+      return CsvGroup::kMemoryEcc;
+    case F::kPstate:
+    case F::kPersistence:
+    case F::kComputeMode:
+    case F::kMigCurrent:
+    case F::kMigPending:
+      return CsvGroup::kMode;
+    default:
+      return CsvGroup::kNone;
+  }
+}
+
 }  // namespace
 
 CsvColumn csv_column_for(std::string_view header_field) {
   std::string_view n = text::trim(header_field);
   if (auto br = n.find(" ["); br != std::string_view::npos) n = text::trim(n.substr(0, br));
-  CsvColumn col{F::kIgnore, n};
+  CsvColumn col{F::kIgnore, CsvGroup::kNone, n};
   for (const auto& [name, field] : kFields)
-    if (text::iequals(n, name)) return {field, n};
+    if (text::iequals(n, name)) return {field, group_of(field), n};
   for (std::string_view prefix : {"clocks_event_reasons.", "clocks_throttle_reasons."}) {
     if (!text::starts_with(n, prefix)) continue;
     const auto rest = n.substr(prefix.size());
@@ -391,11 +464,20 @@ void apply_csv_value(const CsvColumn& col, std::string_view value, Snapshot& sna
     default:
       break;
   }
-  apply_identity(col.field, v, snap, g);
-  apply_power_temp(col.field, v, g);
-  apply_clocks_util(col.field, v, g);
-  apply_memory_ecc(col.field, v, g);
-  apply_mode(col.field, v, g);
+  switch (col.group) {
+    case CsvGroup::kIdentity:
+      return apply_identity(col.field, v, snap, g);
+    case CsvGroup::kPowerTemp:
+      return apply_power_temp(col.field, v, g);
+    case CsvGroup::kClocksUtil:
+      return apply_clocks_util(col.field, v, g);
+    case CsvGroup::kMemoryEcc:
+      return apply_memory_ecc(col.field, v, g);
+    case CsvGroup::kMode:
+      return apply_mode(col.field, v, g);
+    case CsvGroup::kNone:
+      return;
+  }
 }
 
 }  // namespace gw::smi

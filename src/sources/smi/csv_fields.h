@@ -80,8 +80,12 @@ enum class CsvField : uint8_t {
   kHostname,
 };
 
+// Which handler a field goes to, decided once per column at header time.
+enum class CsvGroup : uint8_t { kNone, kIdentity, kPowerTemp, kClocksUtil, kMemoryEcc, kMode };
+
 struct CsvColumn {
   CsvField field = CsvField::kIgnore;
+  CsvGroup group = CsvGroup::kNone;
   std::string_view name;  // header name without unit (for reason bits / counters)
 };
 
