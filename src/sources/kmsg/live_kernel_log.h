@@ -10,9 +10,9 @@
 namespace gw {
 
 struct KernelLogOptions {
-  std::filesystem::path root = "/";          // /dev/kmsg and /var/log are read below it
-  std::chrono::hours since{24};              // how far back
-  bool allow_journalctl = true;              // tests turn the subprocess off
+  std::filesystem::path root = "/";  // /dev/kmsg and /var/log are read below it
+  std::chrono::hours since{24};      // how far back
+  bool allow_journalctl = true;      // tests turn the subprocess off
 };
 
 // Returns the text (dmesg-like lines) and where it came from; an Error only when no source

@@ -1,0 +1,17 @@
+// libFuzzer target: arbitrary bytes into parse_smi_csv. Must never crash, hang or leak.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "sources/smi/smi_parsers.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  std::vector<gw::Error> errors;
+  size_t gpus = 0;
+  auto r = gw::parse_smi_csv(
+      text, "fuzz", [&](const gw::Snapshot& s) { gpus += s.gpus.size(); }, &errors);
+  (void)r.ok();
+  return 0;
+}

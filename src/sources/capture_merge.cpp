@@ -1,0 +1,144 @@
+#include "sources/capture_merge.h"
+
+#include <algorithm>
+#include <string>
+
+namespace gw {
+
+namespace {
+
+// Reasons that mean "held back": idle, application clocks and display clocks are benign.
+constexpr uint64_t kLimiting = clock_reason::kSwPowerCap | clock_reason::kHwSlowdown |
+                               clock_reason::kSwThermalSlowdown | clock_reason::kHwThermalSlowdown |
+                               clock_reason::kHwPowerBrakeSlowdown;
+
+template <class T>
+bool raise(std::optional<T>& peak, const std::optional<T>& v) {
+  if (!v) return false;
+  if (!peak) {
+    peak = v;
+    return false;  // the first value is not a peak worth pinning on its own
+  }
+  if (*v <= *peak) return false;
+  peak = v;
+  return true;
+}
+
+std::string key_name(EventKind kind, const std::optional<std::string>& pci,
+                     const std::optional<unsigned>& code) {
+  std::string s(event_kind_name(kind));
+  if (code) s += " " + std::to_string(*code);
+  s += " on " + pci.value_or("unknown GPU");
+  return s;
+}
+
+}  // namespace
+
+bool SampleReducer::is_pinned(const Snapshot& s) {
+  bool pin = false;
+  for (const auto& g : s.gpus) {
+    const GpuSample& x = g.sample;
+    if (x.clock_reasons && (*x.clock_reasons & kLimiting)) pin = true;
+    // Every raise() must run (to track the peaks), hence no short-circuit.
+    pin = raise(max_temp_, x.temp_c) || pin;
+    pin = raise(max_power_, x.power_mw) || pin;
+    pin = raise(max_mem_, x.mem_used_bytes) || pin;
+    std::optional<uint64_t> ecc;
+    if (x.ecc_dbe_volatile || x.ecc_sbe_volatile)
+      ecc = x.ecc_dbe_volatile.value_or(0) + x.ecc_sbe_volatile.value_or(0);
+    pin = raise(max_ecc_, ecc) || pin;
+  }
+  return pin;
+}
+
+void SampleReducer::add(const Snapshot& s) {
+  const size_t seq = seen_++;
+  const bool pin = is_pinned(s);
+  if (!pin && seq % stride_ != 0) return;
+  kept_.push_back({seq, pin, s});
+  if (kept_.size() > cap_) compact();
+}
+
+void SampleReducer::compact() {
+  // Double the stride until the regular samples fit; if peaks/throttled samples alone
+  // overflow half the cap, thin them with the same stride too.
+  while (kept_.size() > cap_) {
+    stride_ *= 2;
+    const bool thin_pinned = pinned() > cap_ / 2;
+    std::erase_if(
+        kept_, [&](const Kept& k) { return k.seq % stride_ != 0 && (!k.pinned || thin_pinned); });
+  }
+}
+
+size_t SampleReducer::pinned() const {
+  return static_cast<size_t>(
+      std::count_if(kept_.begin(), kept_.end(), [](const Kept& k) { return k.pinned; }));
+}
+
+std::vector<Snapshot> SampleReducer::take() {
+  std::vector<Snapshot> out;
+  out.reserve(kept_.size());
+  for (auto& k : kept_) out.push_back(std::move(k.snap));
+  kept_.clear();
+  return out;
+}
+
+void merge_samples(SampleReducer& r, std::string_view origin, Observation& obs) {
+  const size_t seen = r.seen(), stride = r.stride(), pinned = r.pinned();
+  auto kept = r.take();
+  if (kept.size() < seen) {
+    obs.notes.push_back(std::string(origin) + ": kept " + std::to_string(kept.size()) + " of " +
+                        std::to_string(seen) + " snapshots (every " + std::to_string(stride) +
+                        "th, plus " + std::to_string(pinned) +
+                        " with a limiting clock reason or a new peak)");
+  }
+  for (auto& s : kept) obs.samples.push_back(std::move(s));
+}
+
+EventReducer::EventReducer(Observation& obs, size_t per_key) : obs_(obs), per_key_(per_key) {
+  for (size_t i = 0; i < obs_.event_counts.size(); ++i) {
+    const auto& c = obs_.event_counts[i];
+    index_[{static_cast<int>(c.kind), c.pci_bus_id.value_or(""),
+            c.code ? static_cast<int64_t>(*c.code) : -1}] = i;
+  }
+}
+
+void EventReducer::add(Event&& e) {
+  const Key key{static_cast<int>(e.kind), e.pci_bus_id.value_or(""),
+                e.code ? static_cast<int64_t>(*e.code) : -1};
+  auto it = index_.find(key);
+  if (it == index_.end()) {
+    EventCount c;
+    c.kind = e.kind;
+    c.pci_bus_id = e.pci_bus_id;
+    c.code = e.code;
+    obs_.event_counts.push_back(std::move(c));
+    it = index_.emplace(key, obs_.event_counts.size() - 1).first;
+  }
+  EventCount& c = obs_.event_counts[it->second];
+  ++c.count;
+  if (e.time_ms) {
+    if (!c.first_time_ms) c.first_time_ms = e.time_ms;
+    c.last_time_ms = e.time_ms;
+  }
+  if (e.uptime_s) {
+    if (!c.first_uptime_s) c.first_uptime_s = e.uptime_s;
+    c.last_uptime_s = e.uptime_s;
+  }
+  if (c.count <= per_key_)
+    obs_.events.push_back(std::move(e));
+  else
+    ++dropped_[key];
+}
+
+void EventReducer::finish(std::string_view origin) {
+  for (const auto& [key, n] : dropped_) {
+    const auto& c = obs_.event_counts[index_[key]];
+    obs_.notes.push_back(std::string(origin) + ": " + std::to_string(c.count) + " " +
+                         key_name(c.kind, c.pci_bus_id, c.code) + " events; kept the first " +
+                         std::to_string(per_key_) + ", exact counts in event_counts");
+  }
+  dropped_.clear();
+}
+
+}  // namespace gw

@@ -1,0 +1,69 @@
+// Keeps what a doctor run over a huge capture needs in bounded memory:
+// - SampleReducer: all snapshots up to a cap; beyond it an evenly strided subset (the stride
+//   doubles each time the cap is hit) that always keeps snapshots with an active throttle
+//   reason or a new peak (temperature, power, memory used, ECC count).
+// - EventReducer: every event up to a cap per (kind, GPU, code), with exact counts for all.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/observation.h"
+
+namespace gw {
+
+inline constexpr size_t kDefaultSampleCap = 4096;
+inline constexpr size_t kDefaultEventsPerKey = 1000;
+
+class SampleReducer {
+ public:
+  explicit SampleReducer(size_t cap = kDefaultSampleCap) : cap_(cap < 2 ? 2 : cap) {}
+  void add(const Snapshot& s);
+  size_t seen() const { return seen_; }
+  size_t stride() const { return stride_; }
+  size_t pinned() const;
+  // Moves the kept snapshots (oldest first) out.
+  std::vector<Snapshot> take();
+
+ private:
+  struct Kept {
+    size_t seq;
+    bool pinned;
+    Snapshot snap;
+  };
+  bool is_pinned(const Snapshot& s);
+  void compact();
+
+  size_t cap_;
+  size_t stride_ = 1;
+  size_t seen_ = 0;
+  std::vector<Kept> kept_;
+  std::optional<int> max_temp_;
+  std::optional<uint32_t> max_power_;
+  std::optional<uint64_t> max_mem_;
+  std::optional<uint64_t> max_ecc_;
+};
+
+class EventReducer {
+ public:
+  explicit EventReducer(Observation& obs, size_t per_key = kDefaultEventsPerKey);
+  void add(Event&& e);
+  // Writes counts into obs.event_counts and notes about dropped events.
+  void finish(std::string_view origin);
+
+ private:
+  using Key = std::tuple<int, std::string, int64_t>;
+  Observation& obs_;
+  size_t per_key_;
+  std::map<Key, size_t> index_;  // -> position in obs_.event_counts
+  std::map<Key, uint64_t> dropped_;
+};
+
+// Appends the snapshots of a reducer to obs with a note when some were left out.
+void merge_samples(SampleReducer& r, std::string_view origin, Observation& obs);
+
+}  // namespace gw

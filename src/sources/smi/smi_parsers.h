@@ -1,0 +1,46 @@
+// Parsers for captured nvidia-smi outputs. Pure functions: text in, model out. `origin` names
+// the input in errors ("dump.xml:12: expected ..."). Streaming forms call `sink` once per
+// Snapshot (the Snapshot is reused between calls: copy what you keep).
+#pragma once
+
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "core/host.h"
+#include "core/result.h"
+#include "core/snapshot.h"
+
+namespace gw {
+
+using SnapshotSink = std::function<void(const Snapshot&)>;
+
+// nvidia-smi -q (text), any driver generation, Linux or Windows.
+Result<Snapshot> parse_smi_query_text(std::string_view text, std::string_view origin);
+
+// nvidia-smi -q -x (XML), driver 418 through 590 schemas.
+Result<Snapshot> parse_smi_query_xml(std::string_view text, std::string_view origin);
+
+// nvidia-smi --query-gpu=... --format=csv[,nounits] (one-shot or -l series). Rows with the
+// wrong number of fields add to `errors` and are skipped. Returns an Error only when the
+// header itself is unusable. Returns the number of snapshots produced.
+Result<size_t> parse_smi_csv(std::string_view text, std::string_view origin,
+                             const SnapshotSink& sink, std::vector<Error>* errors);
+
+// nvidia-smi dmon (any column subset, "-" = N/A). One Snapshot per cycle of GPU indices.
+Result<size_t> parse_smi_dmon(std::string_view text, std::string_view origin,
+                              const SnapshotSink& sink, std::vector<Error>* errors);
+
+// nvidia-smi topo -m (ANSI escapes tolerated).
+Result<Topology> parse_smi_topo(std::string_view text, std::string_view origin);
+
+// Plain nvidia-smi (the table).
+Result<Snapshot> parse_smi_table(std::string_view text, std::string_view origin);
+
+// Convenience: collect every snapshot of a CSV/dmon text (small inputs, tests).
+std::vector<Snapshot> collect_smi_csv(std::string_view text, std::string_view origin,
+                                      std::vector<Error>* errors);
+std::vector<Snapshot> collect_smi_dmon(std::string_view text, std::string_view origin,
+                                       std::vector<Error>* errors);
+
+}  // namespace gw

@@ -1,0 +1,264 @@
+#include "sources/smi/text_util.h"
+
+#include <array>
+#include <cstring>
+
+namespace gw::text {
+
+namespace {
+char lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+}  // namespace
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (lower(a[i]) != lower(b[i])) return false;
+  return true;
+}
+
+std::string strip_ansi(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\x1b') {
+      out.push_back(s[i]);
+      continue;
+    }
+    // ESC [ params final-byte; a lone ESC is dropped.
+    if (i + 1 < s.size() && s[i + 1] == '[') {
+      size_t j = i + 2;
+      while (j < s.size() && !((s[j] >= '@' && s[j] <= '~'))) ++j;
+      i = j;
+    }
+  }
+  return out;
+}
+
+bool LineReader::next(std::string_view& line) {
+  if (pos_ >= text_.size()) return false;
+  const char* base = text_.data() + pos_;
+  const size_t left = text_.size() - pos_;
+  const void* nl = std::memchr(base, '\n', left);
+  size_t len = nl ? static_cast<size_t>(static_cast<const char*>(nl) - base) : left;
+  pos_ += nl ? len + 1 : len;
+  if (len > 0 && base[len - 1] == '\r') --len;
+  line = std::string_view(base, len);
+  ++line_no_;
+  return true;
+}
+
+bool is_na(std::string_view v) {
+  v = trim(v);
+  if (v.empty() || v == "-") return true;
+  if (v.front() == '[' && v.back() == ']') v = v.substr(1, v.size() - 2);
+  static constexpr std::array<std::string_view, 7> kNa = {
+      "N/A",
+      "Not Supported",
+      "Unknown Error",
+      "Requested functionality has been deprecated",
+      "Not available in WDDM driver model",
+      "Insufficient Permissions",
+      "GPU requires reset"};
+  for (auto n : kNa)
+    if (starts_with(v, n)) return true;
+  return false;
+}
+
+// The numeric parsers rely on from_chars rejecting "N/A", "[N/A]", "-": no is_na() scan on
+// the hot path of big CSV logs.
+std::optional<uint64_t> parse_u64_slow(std::string_view v) {
+  v = trim(v);
+  if (v.empty()) return std::nullopt;
+  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) return parse_hex(v);
+  uint64_t out = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p == v.data()) return std::nullopt;
+  return out;
+}
+
+std::optional<int64_t> parse_i64(std::string_view v) {
+  v = trim(v);
+  if (v.empty()) return std::nullopt;
+  int64_t out = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p == v.data()) return std::nullopt;
+  return out;
+}
+
+std::optional<double> parse_double(std::string_view v) {
+  v = trim(v);
+  if (v.empty()) return std::nullopt;
+  double out = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p == v.data()) return std::nullopt;
+  return out;
+}
+
+std::optional<uint64_t> parse_hex(std::string_view v) {
+  v = trim(v);
+  if (starts_with(v, "0x") || starts_with(v, "0X")) v.remove_prefix(2);
+  if (v.empty()) return std::nullopt;
+  uint64_t out = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out, 16);
+  if (ec != std::errc() || p == v.data()) return std::nullopt;
+  return out;
+}
+
+std::optional<unsigned> parse_pstate(std::string_view v) {
+  v = trim(v);
+  if (v.size() < 2 || (v[0] != 'P' && v[0] != 'p')) return std::nullopt;
+  return to_unsigned(parse_u64(v.substr(1)));
+}
+
+std::optional<bool> parse_bool(std::string_view v) {
+  v = trim(v);
+  if (is_na(v)) return std::nullopt;
+  if (iequals(v, "yes") || iequals(v, "enabled") || iequals(v, "active") || iequals(v, "on") ||
+      iequals(v, "true"))
+    return true;
+  if (iequals(v, "no") || iequals(v, "disabled") || iequals(v, "not active") || iequals(v, "off") ||
+      iequals(v, "false"))
+    return false;
+  return std::nullopt;
+}
+
+std::optional<unsigned> to_unsigned(std::optional<uint64_t> v) {
+  if (!v || *v > 0xffffffffULL) return std::nullopt;
+  return static_cast<unsigned>(*v);
+}
+
+std::optional<int> to_int(std::optional<int64_t> v) {
+  if (!v || *v > 0x7fffffffLL || *v < -0x7fffffffLL) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+namespace {
+// Fast path for "612.34 W" / "70123 MiB": digits and an optional fraction of up to 6 digits.
+std::optional<std::pair<double, std::string_view>> simple_number(std::string_view v) {
+  size_t used = 0;
+  const uint64_t whole = leading_digits(v, used);
+  if (used == 0 || used >= 16) return std::nullopt;
+  double num = static_cast<double>(whole);
+  size_t i = used;
+  if (i < v.size() && v[i] == '.') {
+    size_t fused = 0;
+    const uint64_t frac = leading_digits(v.substr(i + 1), fused);
+    static constexpr double kScale[] = {1, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6};
+    if (fused > 6) return std::nullopt;
+    num += static_cast<double>(frac) * kScale[fused];
+    i += 1 + fused;
+  }
+  if (i < v.size() && (v[i] == 'e' || v[i] == 'E')) return std::nullopt;
+  return std::make_pair(num, trim(v.substr(i)));
+}
+
+// Splits "23028 MiB" into number and unit.
+std::optional<std::pair<double, std::string_view>> number_and_unit(std::string_view v) {
+  v = trim(v);
+  if (v.empty()) return std::nullopt;
+  if (auto fast = simple_number(v)) return fast;
+  double num = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), num);
+  if (ec != std::errc() || p == v.data()) return std::nullopt;
+  return std::make_pair(num,
+                        trim(std::string_view(p, static_cast<size_t>(v.data() + v.size() - p))));
+}
+}  // namespace
+
+std::optional<uint64_t> parse_mem_bytes(std::string_view v) {
+  auto nu = number_and_unit(v);
+  if (!nu || nu->first < 0) return std::nullopt;
+  const auto unit = nu->second;
+  double mult = 1024.0 * 1024.0;
+  if (unit == "GiB" || unit == "GB")
+    mult = 1024.0 * 1024.0 * 1024.0;
+  else if (unit == "KiB" || unit == "KB")
+    mult = 1024.0;
+  else if (unit == "B")
+    mult = 1.0;
+  return static_cast<uint64_t>(nu->first * mult + 0.5);
+}
+
+std::optional<uint32_t> parse_watts_mw(std::string_view v) {
+  auto nu = number_and_unit(v);
+  if (!nu || nu->first < 0 || nu->first > 4.0e6) return std::nullopt;
+  const double mult = nu->second == "mW" ? 1.0 : 1000.0;
+  return static_cast<uint32_t>(nu->first * mult + 0.5);
+}
+
+std::optional<uint64_t> parse_duration_ns(std::string_view v) {
+  auto nu = number_and_unit(v);
+  if (!nu || nu->first < 0) return std::nullopt;
+  const auto unit = nu->second;
+  double mult = 1000.0;  // us, nvidia-smi's unit for event-reason counters
+  if (unit == "ns")
+    mult = 1.0;
+  else if (unit == "ms")
+    mult = 1.0e6;
+  else if (unit == "s")
+    mult = 1.0e9;
+  return static_cast<uint64_t>(nu->first * mult + 0.5);
+}
+
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2 ? 1 : 0;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+unsigned month_from_abbrev(std::string_view s) {
+  static constexpr std::array<std::string_view, 12> kMonths = {
+      "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  for (unsigned i = 0; i < 12; ++i)
+    if (s == kMonths[i]) return i + 1;
+  return 0;
+}
+
+std::optional<int64_t> parse_ctime_ms(std::string_view s) {
+  // "Wed Sep 25 10:40:24 2024": weekday, month, day, hh:mm:ss, year.
+  s = trim(s);
+  if (s.size() < 24) return std::nullopt;
+  const unsigned mon = month_from_abbrev(s.substr(4, 3));
+  if (mon == 0) return std::nullopt;
+  std::string_view rest = trim(s.substr(7));
+  unsigned day = 0, hh = 0, mm = 0, ss = 0;
+  int64_t year = 0;
+  auto rd = [&](auto& out, std::string_view& r) {
+    r = trim(r);
+    auto [p, ec] = std::from_chars(r.data(), r.data() + r.size(), out);
+    if (ec != std::errc()) return false;
+    r.remove_prefix(static_cast<size_t>(p - r.data()));
+    if (!r.empty() && r.front() == ':') r.remove_prefix(1);
+    return true;
+  };
+  if (!rd(day, rest) || !rd(hh, rest) || !rd(mm, rest) || !rd(ss, rest) || !rd(year, rest))
+    return std::nullopt;
+  if (day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60) return std::nullopt;
+  const int64_t days = days_from_civil(year, mon, day);
+  return ((days * 24 + hh) * 60 + mm) * 60000 + static_cast<int64_t>(ss) * 1000;
+}
+
+size_t count_newlines(const char* p, size_t n) {
+  size_t count = 0;
+  size_t i = 0;
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr uint64_t kNl = kOnes * static_cast<uint64_t>('\n');
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    const uint64_t x = w ^ kNl;  // zero bytes where '\n' was
+    // Exact zero-byte mask (no false positives): high bit set for each zero byte.
+    const uint64_t t = ((x & 0x7f7f7f7f7f7f7f7fULL) + 0x7f7f7f7f7f7f7f7fULL) | x;
+    const uint64_t zero = ~(t | 0x7f7f7f7f7f7f7f7fULL);
+    count += static_cast<size_t>(__builtin_popcountll(zero));
+  }
+  for (; i < n; ++i) count += p[i] == '\n';
+  return count;
+}
+
+}  // namespace gw::text

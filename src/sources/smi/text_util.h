@@ -1,0 +1,114 @@
+// Small allocation-free helpers shared by the capture parsers: line iteration (LF or CRLF),
+// trimming, BOM/ANSI handling, and number parsing that treats "N/A"-style values as unknown.
+#pragma once
+
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gw::text {
+
+inline bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+inline bool starts_with(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
+inline bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+bool iequals(std::string_view a, std::string_view b);
+
+// Drops a UTF-8 byte-order mark.
+inline std::string_view strip_bom(std::string_view s) {
+  return starts_with(s, "\xEF\xBB\xBF") ? s.substr(3) : s;
+}
+
+// Removes ANSI escape sequences (ESC [ ... letter) from one line.
+std::string strip_ansi(std::string_view s);
+inline bool has_escape(std::string_view s) {
+  return s.find('\x1b') != std::string_view::npos;
+}
+
+// Iterates lines without copying; strips a trailing '\r'. line_no() is 1-based.
+class LineReader {
+ public:
+  explicit LineReader(std::string_view text) : text_(text) {}
+  bool next(std::string_view& line);
+  size_t line_no() const { return line_no_; }
+  size_t offset() const { return pos_; }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  size_t line_no_ = 0;
+};
+
+// True for the ways nvidia-smi says "no value": N/A, [N/A], [Not Supported], Unknown Error,
+// "Requested functionality has been deprecated", "Not available in WDDM driver model", "-".
+bool is_na(std::string_view v);
+
+// Plain decimal digits at the start of s (hot path of big CSV logs; no locale, no library
+// call). Sets `used` to the digits consumed; 0 when s does not start with a digit.
+inline uint64_t leading_digits(std::string_view s, size_t& used) {
+  uint64_t out = 0;
+  size_t i = 0;
+  for (; i < s.size() && i < 19; ++i) {
+    const unsigned d = static_cast<unsigned>(s[i]) - static_cast<unsigned>('0');
+    if (d > 9) break;
+    out = out * 10 + d;
+  }
+  used = i;
+  return out;
+}
+
+std::optional<uint64_t> parse_u64_slow(std::string_view v);
+
+// Leading number of a value like "43.89 W", "16x", "0x1F", "P8". nullopt when absent/N/A.
+inline std::optional<uint64_t> parse_u64(std::string_view v) {
+  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+  size_t used = 0;
+  const uint64_t n = leading_digits(v, used);
+  // "0x..." and 19+ digit numbers take the careful path.
+  if (used > 0 && used < 19 && !(used == 1 && v.size() > 1 && (v[1] == 'x' || v[1] == 'X')))
+    return n;
+  return parse_u64_slow(v);
+}
+std::optional<int64_t> parse_i64(std::string_view v);
+std::optional<double> parse_double(std::string_view v);
+std::optional<uint64_t> parse_hex(std::string_view v);     // "0x00000000000001FF"
+std::optional<unsigned> parse_pstate(std::string_view v);  // "P8" -> 8
+std::optional<bool> parse_bool(
+    std::string_view v);  // Yes/No, Enabled/Disabled, Active/Not Active, On/Off
+
+std::optional<unsigned> to_unsigned(std::optional<uint64_t> v);
+std::optional<int> to_int(std::optional<int64_t> v);
+
+// "23028 MiB" -> bytes; units MiB (default), GiB, KiB, MB, GB, B.
+std::optional<uint64_t> parse_mem_bytes(std::string_view v);
+// "43.89 W" -> 43890 mW.
+std::optional<uint32_t> parse_watts_mw(std::string_view v);
+// "834002687 us" -> ns; "12 ms", "3 s" also accepted.
+std::optional<uint64_t> parse_duration_ns(std::string_view v);
+
+// Days since 1970-01-01 of a proleptic Gregorian date.
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d);
+// "Jan".."Dec" -> 1..12, 0 when not a month.
+unsigned month_from_abbrev(std::string_view s);
+// "Wed Sep 25 10:40:24 2024" (ctime, as nvidia-smi and dmesg -T print) -> epoch ms (UTC).
+std::optional<int64_t> parse_ctime_ms(std::string_view s);
+
+// Counts '\n' in [p, p+n): 8 bytes at a time, used to keep line numbers while skipping.
+size_t count_newlines(const char* p, size_t n);
+
+}  // namespace gw::text

@@ -1,0 +1,216 @@
+// Format detection, add_capture/load_captures merging, errors, and bounded memory.
+#include "sources/captures.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fixture_util.h"
+#include "sources/capture_merge.h"
+
+namespace gw {
+namespace {
+
+using test::fixture_path;
+using test::read_fixture;
+
+struct Detect {
+  const char* id;
+  const char* file;
+  CaptureFormat want;
+};
+
+TEST(Detect, EveryFixtureByContent) {
+  const Detect all[] = {
+      {"001-a10-remapped-rows-pending", "input.txt", CaptureFormat::kSmiQueryText},
+      {"002-h100x8-hw-power-brake-idle", "input.txt", CaptureFormat::kSmiQueryText},
+      {"003-h100x8-one-gpu-mixed-event-reasons", "input.txt", CaptureFormat::kSmiQueryText},
+      {"004-rtx4090x8-sw-power-cap-under-load", "input.txt", CaptureFormat::kSmiQueryText},
+      {"005-rtx4090x8-vram-full-idle", "input.txt", CaptureFormat::kSmiQueryText},
+      {"006-titan-v-idle-healthy", "input.txt", CaptureFormat::kSmiQueryText},
+      {"007-dmesg-xid48-63-94-dbe-row-remap", "dmesg.log", CaptureFormat::kKernelLog},
+      {"008-dmesg-xid13-43-out-of-range-repeated", "dmesg.log", CaptureFormat::kKernelLog},
+      {"009-dmesg-xid119-gsp-rpc-timeout", "dmesg.log", CaptureFormat::kKernelLog},
+      {"010-dmesg-xid79-fallen-off-bus-nvswitch-sxid", "dmesg.log", CaptureFormat::kKernelLog},
+      {"011-dmesg-xid13-109-31-pytorch", "dmesg.log", CaptureFormat::kKernelLog},
+      {"012-dmesg-hgx-boot-no-xid-healthy", "dmesg.log", CaptureFormat::kKernelLog},
+      {"013-h100x8-nvidia-smi-table-healthy", "input.txt", CaptureFormat::kSmiTable},
+      {"014-tesla-t4-pcie-width-x8", "input.xml", CaptureFormat::kSmiQueryXml},
+      {"015-a10g-pcie-width-x8-idle", "input.xml", CaptureFormat::kSmiQueryXml},
+      {"016-dual-a5000-vram-held-idle", "input.xml", CaptureFormat::kSmiQueryXml},
+      {"017-rtx3080-vram-90pct-busy", "input.xml", CaptureFormat::kSmiQueryXml},
+      {"018-rtx3090-sw-power-cap-while-idle", "input.xml", CaptureFormat::kSmiQueryXml},
+      {"019-dual-rtx2070-pcie-x8-each", "input.xml", CaptureFormat::kSmiQueryXml},
+      {"020-a100-sxm4-80gb-mig-enabled-healthy", "input.xml", CaptureFormat::kSmiQueryXml},
+      {"021-gtx1660ti-driver418-old-schema-healthy", "input.xml", CaptureFormat::kSmiQueryXml},
+      {"022-rtx4090-host-limits-pcie-gen3", "input.xml", CaptureFormat::kSmiQueryXml},
+      {"023-tesla-p100-healthy-3-lifetime-sbe", "input.xml", CaptureFormat::kSmiQueryXml},
+      {"024-rtx2080-windows-wddm-pcie-x8", "input.xml", CaptureFormat::kSmiQueryXml},
+      {"025-h200-under-load-healthy", "input.txt", CaptureFormat::kSmiQueryText},
+      {"026-h100-under-load-csv-healthy", "input.csv", CaptureFormat::kSmiCsv},
+      {"027-l40s-nvenc-load-dmon", "dmon.log", CaptureFormat::kSmiDmon},
+      {"028-rtx4080super-nvenc-load-csv", "input.csv", CaptureFormat::kSmiCsv},
+      {"029-rtx2080super-windows-encoder-saturated", "input.txt", CaptureFormat::kSmiQueryText},
+      {"030-h200-mig-under-load-util-na", "input.txt", CaptureFormat::kSmiQueryText},
+      {"031-h100-topo-single-gpu-ansi", "topo.txt", CaptureFormat::kSmiTopo},
+      {"052-rtx2080super-windows-encoder-csv-counters", "input.csv", CaptureFormat::kSmiCsv},
+      {"053-h200-mig-csv-utilization-na", "input.csv", CaptureFormat::kSmiCsv},
+      {"054-h200-full-load-dmon-healthy", "dmon.log", CaptureFormat::kSmiDmon},
+  };
+  for (const auto& d : all) {
+    const std::string text = read_fixture(d.id, d.file);
+    EXPECT_EQ(detect_capture_format(text), d.want)
+        << d.id << " detected as " << capture_format_name(detect_capture_format(text));
+    // Same answer behind a BOM, CRLF line ends and leading blank lines.
+    std::string noisy = "\xEF\xBB\xBF\r\n\n";
+    for (char c : text) {
+      if (c == '\n') noisy += '\r';
+      noisy += c;
+    }
+    EXPECT_EQ(detect_capture_format(noisy), d.want) << d.id << " (BOM/CRLF)";
+  }
+}
+
+TEST(Detect, UnknownAndEmpty) {
+  EXPECT_EQ(detect_capture_format(""), CaptureFormat::kUnknown);
+  EXPECT_EQ(detect_capture_format("\n\n  \n"), CaptureFormat::kUnknown);
+  EXPECT_EQ(detect_capture_format("hello world\nthis is a letter\n"), CaptureFormat::kUnknown);
+  EXPECT_EQ(detect_capture_format("a,b,c\n1,2,3\n"), CaptureFormat::kUnknown);
+}
+
+TEST(AddCapture, MergesFormatsIntoOneObservation) {
+  Observation obs;
+  add_capture(read_fixture("001-a10-remapped-rows-pending", "input.txt"), "a.txt", obs);
+  add_capture(read_fixture("010-dmesg-xid79-fallen-off-bus-nvswitch-sxid", "dmesg.log"), "k.log",
+              obs);
+  add_capture(read_fixture("031-h100-topo-single-gpu-ansi", "topo.txt"), "topo.txt", obs);
+  add_capture(read_fixture("027-l40s-nvenc-load-dmon", "dmon.log"), "dmon.log", obs);
+  EXPECT_TRUE(obs.input_errors.empty());
+  EXPECT_EQ(obs.samples.size(), 6u);  // 1 from -q, 5 from dmon
+  EXPECT_EQ(obs.samples[0].source, "smi-text:a.txt");
+  ASSERT_TRUE(obs.topology.has_value());
+  EXPECT_EQ(obs.topology->cpu_affinity[0], "0-19");
+  EXPECT_EQ(obs.events.size(), 9u);  // 1 Xid 79 + 1 fallen off the bus + 7 SXid
+  uint64_t sxid = 0;
+  for (const auto& c : obs.event_counts)
+    if (c.kind == EventKind::kSXid) sxid += c.count;
+  EXPECT_EQ(sxid, 7u);
+  EXPECT_TRUE(obs.notes.empty());
+}
+
+TEST(AddCapture, UnparsableFileGetsErrorOthersStillDiagnosed) {
+  Observation obs;
+  std::string xml = read_fixture("014-tesla-t4-pcie-width-x8", "input.xml");
+  add_capture(xml.substr(0, 2000), "cut.xml", obs);
+  add_capture("just some notes\nnothing here\n", "notes.txt", obs);
+  add_capture(read_fixture("019-dual-rtx2070-pcie-x8-each", "input.xml"), "ok.xml", obs);
+  ASSERT_EQ(obs.input_errors.size(), 2u);
+  EXPECT_EQ(obs.input_errors[0].where.rfind("cut.xml:", 0), 0u);
+  EXPECT_NE(obs.input_errors[0].where, "cut.xml:1");
+  EXPECT_EQ(obs.input_errors[1].code, "capture.unknown_format");
+  EXPECT_EQ(obs.input_errors[1].where, "notes.txt:1");
+  EXPECT_NE(obs.input_errors[1].message.find("expected"), std::string::npos);
+  ASSERT_EQ(obs.samples.size(), 1u);
+  EXPECT_EQ(obs.samples[0].gpus.size(), 2u);
+}
+
+TEST(LoadCaptures, ReadsFilesAndReportsMissingOnes) {
+  const auto obs =
+      load_captures({fixture_path("008-dmesg-xid13-43-out-of-range-repeated", "dmesg.log"),
+                     "/nonexistent/dump.xml",
+                     fixture_path("020-a100-sxm4-80gb-mig-enabled-healthy", "input.xml")});
+  ASSERT_EQ(obs.input_errors.size(), 1u);
+  EXPECT_EQ(obs.input_errors[0].where, "/nonexistent/dump.xml");
+  EXPECT_EQ(obs.input_errors[0].code, "capture.unreadable");
+  ASSERT_EQ(obs.samples.size(), 1u);
+  EXPECT_EQ(obs.samples[0].gpus[0].sample.mig_enabled, true);
+  EXPECT_EQ(obs.events.size(), 636u);
+  bool found13 = false;
+  for (const auto& c : obs.event_counts)
+    if (c.kind == EventKind::kXid && c.code == 13u) {
+      found13 = true;
+      EXPECT_EQ(c.count, 629u);
+      EXPECT_EQ(c.pci_bus_id, "00000000:38:00.0");
+      EXPECT_LT(*c.first_time_ms, *c.last_time_ms);
+    }
+  EXPECT_TRUE(found13);
+}
+
+TEST(Reducer, EventsCappedPerKeyWithExactCounts) {
+  std::string log;
+  for (int i = 0; i < 2500; ++i)
+    log += "[ " + std::to_string(i) + ".0] NVRM: Xid (PCI:0000:38:00): 13, Graphics Exception\n";
+  log += "[ 9999.0] NVRM: Xid (PCI:0000:38:00): 43, pid=5, name=pt_main_thread, Ch 00000008\n";
+  Observation obs;
+  add_capture(log, "big.log", obs);
+  EXPECT_EQ(obs.events.size(), kDefaultEventsPerKey + 1);  // the rare Xid 43 is never dropped
+  EXPECT_EQ(obs.events.back().code, 43u);
+  ASSERT_EQ(obs.event_counts.size(), 2u);
+  EXPECT_EQ(obs.event_counts[0].count, 2500u);
+  EXPECT_NEAR(*obs.event_counts[0].last_uptime_s, 2499.0, 1e-9);
+  ASSERT_EQ(obs.notes.size(), 1u);
+  EXPECT_NE(obs.notes[0].find("2500"), std::string::npos);
+}
+
+Snapshot sample(int64_t t, int temp, uint64_t reasons) {
+  Snapshot s;
+  s.time_ms = t;
+  GpuState g;
+  g.sample.temp_c = temp;
+  g.sample.clock_reasons = reasons;
+  s.gpus.push_back(g);
+  return s;
+}
+
+TEST(Reducer, SamplesBoundedKeepThrottledAndPeaks) {
+  SampleReducer r(64);
+  for (int64_t i = 0; i < 100000; ++i) {
+    const bool throttled = i == 777 || i == 54321;
+    const int temp = i == 31337 ? 95 : 60;
+    r.add(sample(i, temp, throttled ? clock_reason::kHwSlowdown : clock_reason::kGpuIdle));
+  }
+  EXPECT_EQ(r.seen(), 100000u);
+  auto kept = r.take();
+  EXPECT_LE(kept.size(), 64u);
+  EXPECT_GE(kept.size(), 16u);
+  auto has = [&](int64_t t) {
+    for (const auto& s : kept)
+      if (s.time_ms == t) return true;
+    return false;
+  };
+  EXPECT_TRUE(has(0));
+  EXPECT_TRUE(has(777));
+  EXPECT_TRUE(has(54321));
+  EXPECT_TRUE(has(31337));  // the temperature peak
+  for (size_t i = 1; i < kept.size(); ++i) EXPECT_LT(kept[i - 1].time_ms, kept[i].time_ms);
+}
+
+TEST(Reducer, LongCsvSeriesIsReducedWithANote) {
+  std::string csv = "timestamp, index, temperature.gpu, clocks_event_reasons.active\n";
+  for (int s = 0; s < 6000; ++s)
+    for (int g = 0; g < 2; ++g) {
+      char row[128];
+      std::snprintf(row, sizeof row, "2025/01/01 %02d:%02d:%02d.000, %d, %d, 0x%s\n", s / 3600,
+                    (s / 60) % 60, s % 60, g, 50 + (s == 4242 ? 40 : 0), s == 5000 ? "80" : "1");
+      csv += row;
+    }
+  Observation obs;
+  add_capture(csv, "long.csv", obs);
+  EXPECT_TRUE(obs.input_errors.empty());
+  EXPECT_LE(obs.samples.size(), kDefaultSampleCap);
+  EXPECT_GT(obs.samples.size(), kDefaultSampleCap / 4);
+  ASSERT_EQ(obs.notes.size(), 1u);
+  EXPECT_NE(obs.notes[0].find("of 6000 snapshots"), std::string::npos);
+  bool brake = false, hot = false;
+  for (const auto& s : obs.samples) {
+    EXPECT_EQ(s.gpus.size(), 2u);
+    brake |= s.gpus[0].sample.clock_reasons == clock_reason::kHwPowerBrakeSlowdown;
+    hot |= s.gpus[0].sample.temp_c == 90;
+  }
+  EXPECT_TRUE(brake);
+  EXPECT_TRUE(hot);
+}
+
+}  // namespace
+}  // namespace gw

@@ -1,0 +1,180 @@
+// --query-gpu CSV and dmon parsers: real captures, -l series grouping, bad rows.
+#include <gtest/gtest.h>
+
+#include "fixture_util.h"
+#include "sources/smi/smi_parsers.h"
+
+namespace gw {
+namespace {
+
+using test::kMiB;
+using test::read_fixture;
+
+GpuState one_csv_gpu(const std::string& id) {
+  std::vector<Error> errors;
+  auto snaps = collect_smi_csv(read_fixture(id, "input.csv"), id, &errors);
+  EXPECT_TRUE(errors.empty()) << errors.front().to_string();
+  EXPECT_EQ(snaps.size(), 1u);
+  if (snaps.empty() || snaps[0].gpus.size() != 1) return {};
+  return snaps[0].gpus[0];
+}
+
+TEST(Csv, H100UnderLoad026) {
+  const GpuState g = one_csv_gpu("026-h100-under-load-csv-healthy");
+  EXPECT_EQ(g.info.name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(g.info.pci_bus_id, "00000000:00:09.0");
+  EXPECT_EQ(g.sample.util_gpu_pct, 100u);
+  EXPECT_EQ(g.sample.clock_reasons, 0u);
+  EXPECT_EQ(g.sample.power_mw, 631950u);
+  EXPECT_EQ(g.sample.power_limit_mw, 700000u);
+  EXPECT_EQ(g.sample.temp_c, 59);  // not temperature.gpu.tlimit (26)
+  EXPECT_EQ(g.sample.pcie_gen, 5u);
+  EXPECT_EQ(g.info.pcie_max_gen, 5u);
+  EXPECT_EQ(g.sample.pcie_width, 16u);
+  EXPECT_EQ(g.sample.mem_used_bytes, 19818 * kMiB);
+  EXPECT_EQ(g.sample.mem_total_bytes, 81559 * kMiB);
+  EXPECT_EQ(g.sample.ecc_dbe_volatile, 0u);
+  EXPECT_EQ(g.sample.remapped_rows_pending, false);
+  EXPECT_FALSE(g.sample.fan_pct.has_value());                 // [N/A]
+  EXPECT_FALSE(g.sample.app_graphics_clock_mhz.has_value());  // [...deprecated]
+  EXPECT_EQ(g.sample.sm_clock_mhz, 1980u);
+  EXPECT_EQ(g.sample.pstate, 0u);
+}
+
+TEST(Csv, EncoderLoadHostMaxGen5_028) {
+  const GpuState g = one_csv_gpu("028-rtx4080super-nvenc-load-csv");
+  EXPECT_EQ(g.sample.util_gpu_pct, 7u);
+  EXPECT_EQ(g.sample.util_enc_pct, 72u);
+  EXPECT_EQ(g.info.pcie_max_gen, 4u);  // hostmax 5 does not raise the link max
+  EXPECT_EQ(g.info.pcie_gpu_max_gen, 4u);
+  EXPECT_EQ(g.sample.pcie_gen, 4u);
+  EXPECT_EQ(g.sample.clock_reasons, 0u);
+}
+
+TEST(Csv, WindowsCounters052) {
+  const GpuState g = one_csv_gpu("052-rtx2080super-windows-encoder-csv-counters");
+  EXPECT_EQ(g.sample.util_enc_pct, 99u);
+  EXPECT_EQ(g.sample.util_gpu_pct, 7u);
+  EXPECT_EQ(g.sample.clock_reasons, 0u);
+  EXPECT_EQ(g.sample.violations.power_ns, 834002687000ull);
+  EXPECT_EQ(g.info.pcie_max_gen, 3u);
+}
+
+TEST(Csv, MigUtilizationNa053) {
+  const GpuState g = one_csv_gpu("053-h200-mig-csv-utilization-na");
+  EXPECT_EQ(g.sample.mig_enabled, true);
+  EXPECT_FALSE(g.sample.util_gpu_pct.has_value());
+  EXPECT_FALSE(g.sample.util_mem_pct.has_value());
+  EXPECT_EQ(g.sample.temp_c, 36);
+  EXPECT_EQ(g.sample.power_mw, 295010u);
+  EXPECT_FALSE(g.info.caps.has(Capability::kUtilization));
+}
+
+const char* kSeries =
+    "timestamp, index, pci.bus_id, utilization.gpu [%], power.draw [W], "
+    "clocks_event_reasons.active\n"
+    "2025/01/02 03:04:05.100, 0, 00000000:18:00.0, 90 %, 300.50 W, 0x0000000000000000\n"
+    "2025/01/02 03:04:05.103, 1, 00000000:2A:00.0, 80 %, 280.00 W, 0x0000000000000004\n"
+    "2025/01/02 03:04:06.100, 0, 00000000:18:00.0, 91 %, 301.00 W, 0x0000000000000000\n"
+    "2025/01/02 03:04:06.102, 1, 00000000:2A:00.0, [N/A], [N/A], 0x0000000000000000\n";
+
+TEST(Csv, SeriesGroupsRowsByCycle) {
+  std::vector<Error> errors;
+  auto snaps = collect_smi_csv(kSeries, "series.csv", &errors);
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(snaps.size(), 2u);
+  ASSERT_EQ(snaps[0].gpus.size(), 2u);
+  ASSERT_EQ(snaps[1].gpus.size(), 2u);
+  // 2025-01-02T03:04:05.100Z
+  EXPECT_EQ(snaps[0].time_ms, 1735787045100);
+  EXPECT_EQ(snaps[1].time_ms, 1735787046100);
+  EXPECT_EQ(snaps[0].gpus[1].info.index, 1u);
+  EXPECT_EQ(snaps[0].gpus[1].sample.clock_reasons, clock_reason::kSwPowerCap);
+  EXPECT_EQ(snaps[0].gpus[0].sample.power_mw, 300500u);
+  EXPECT_FALSE(snaps[1].gpus[1].sample.util_gpu_pct.has_value());
+  EXPECT_FALSE(snaps[1].gpus[1].sample.power_mw.has_value());
+  EXPECT_EQ(snaps[1].gpus[1].info.pci_bus_id, "00000000:2A:00.0");
+}
+
+TEST(Csv, NoTimestampSplitsOnRepeatedIndexAndNounits) {
+  const char* text =
+      "index, temperature.gpu, memory.used [MiB], power.draw [W]\n"
+      "0, 40, 100, 50.5\n1, 41, 200, 60\n0, 42, 300, 70\n1, 43, 400, 80\n0, 44, 500, 90\n";
+  std::vector<Error> errors;
+  auto snaps = collect_smi_csv(text, "nounits.csv", &errors);
+  ASSERT_EQ(snaps.size(), 3u);
+  EXPECT_EQ(snaps[2].gpus.size(), 1u);
+  EXPECT_EQ(snaps[1].gpus[1].sample.temp_c, 43);
+  EXPECT_EQ(snaps[1].gpus[1].sample.mem_used_bytes, 400 * kMiB);
+  EXPECT_EQ(snaps[0].gpus[0].sample.power_mw, 50500u);
+  EXPECT_EQ(snaps[0].time_ms, 0);
+}
+
+TEST(Csv, WrongColumnCountNamesLineAndKeepsOtherRows) {
+  std::string text = kSeries;
+  text.insert(text.find("2025/01/02 03:04:06.100"), "2025/01/02 03:04:05.200, 7, oops\n");
+  std::vector<Error> errors;
+  auto snaps = collect_smi_csv(text, "bad.csv", &errors);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].where, "bad.csv:4");
+  EXPECT_NE(errors[0].message.find("expected 6"), std::string::npos);
+  EXPECT_NE(errors[0].message.find("got 3"), std::string::npos);
+  ASSERT_EQ(snaps.size(), 2u);
+  EXPECT_EQ(snaps[0].gpus.size() + snaps[1].gpus.size(), 4u);
+}
+
+TEST(Csv, UnknownHeaderIsAnError) {
+  std::vector<Error> errors;
+  auto r = parse_smi_csv(
+      "foo, bar\n1, 2\n", "x.csv", [](const Snapshot&) {}, &errors);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().where, "x.csv:1");
+}
+
+TEST(Dmon, L40sEncoder027) {
+  std::vector<Error> errors;
+  auto snaps =
+      collect_smi_dmon(read_fixture("027-l40s-nvenc-load-dmon", "dmon.log"), "027", &errors);
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(snaps.size(), 5u);
+  for (const auto& s : snaps) {
+    ASSERT_EQ(s.gpus.size(), 1u);
+    const GpuSample& x = s.gpus[0].sample;
+    EXPECT_FALSE(x.mem_temp_c.has_value());  // "-"
+    ASSERT_TRUE(x.util_enc_pct.has_value());
+    EXPECT_GE(*x.util_enc_pct, 59u);
+    EXPECT_LE(*x.util_gpu_pct, 10u);
+    EXPECT_EQ(x.graphics_clock_mhz, 2520u);
+    EXPECT_EQ(x.mem_clock_mhz, 9001u);
+  }
+  EXPECT_EQ(snaps[0].gpus[0].sample.power_mw, 109000u);
+  EXPECT_EQ(snaps[0].gpus[0].sample.util_enc_pct, 67u);
+}
+
+TEST(Dmon, H200FullLoad054) {
+  auto snaps =
+      collect_smi_dmon(read_fixture("054-h200-full-load-dmon-healthy", "dmon.log"), "054", nullptr);
+  ASSERT_EQ(snaps.size(), 5u);
+  EXPECT_EQ(snaps[3].gpus[0].sample.power_mw, 632000u);
+  EXPECT_EQ(snaps[3].gpus[0].sample.temp_c, 54);
+  EXPECT_EQ(snaps[0].gpus[0].sample.mem_temp_c, 41);
+  EXPECT_EQ(snaps[0].gpus[0].sample.util_gpu_pct, 100u);
+  EXPECT_EQ(snaps[0].gpus[0].sample.sm_clock_mhz, 1980u);
+}
+
+TEST(Dmon, MultiGpuCyclesAndBadRow) {
+  const char* text =
+      "# gpu    pwr  gtemp     sm\n# Idx      W      C      %\n"
+      "    0    100     50     10\n    1    200     60     20\n"
+      "    0    110     51\n"
+      "    0    120     52     30\n    1    220     62     40\n";
+  std::vector<Error> errors;
+  auto snaps = collect_smi_dmon(text, "d.log", &errors);
+  ASSERT_EQ(snaps.size(), 2u);
+  EXPECT_EQ(snaps[1].gpus[1].sample.util_gpu_pct, 40u);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].where, "d.log:5");
+}
+
+}  // namespace
+}  // namespace gw

@@ -1,0 +1,263 @@
+// Kernel log parser (every prefix style), the real dmesg captures, and the live reader.
+#include "sources/kmsg/kernel_log.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "fixture_util.h"
+#include "sources/captures.h"
+#include "sources/kmsg/kmsg_format.h"
+#include "sources/kmsg/live_kernel_log.h"
+
+namespace gw {
+namespace {
+
+using test::read_fixture;
+
+std::vector<Event> events_of(const std::string& id, std::vector<Error>* errors = nullptr) {
+  return parse_kernel_log(read_fixture(id, "dmesg.log"), id, errors);
+}
+
+std::map<unsigned, int> xid_counts(const std::vector<Event>& ev, const std::string& bus) {
+  std::map<unsigned, int> out;
+  for (const auto& e : ev)
+    if (e.kind == EventKind::kXid && e.pci_bus_id == bus) ++out[e.code.value_or(0)];
+  return out;
+}
+
+TEST(KernelLog, DbeRowRemapContained007) {
+  std::vector<Error> errors;
+  const auto ev = events_of("007-dmesg-xid48-63-94-dbe-row-remap", &errors);
+  EXPECT_TRUE(errors.empty());
+  EXPECT_EQ(xid_counts(ev, "00000000:19:00.0"),
+            (std::map<unsigned, int>{{48, 1}, {63, 1}, {94, 9}}));
+  EXPECT_EQ(ev.size(), 11u);  // nvidia-peermem lines are not Xids
+  const Event& dbe = ev.front();
+  EXPECT_EQ(dbe.code, 48u);
+  EXPECT_FALSE(dbe.pid.has_value());           // pid='<unknown>'
+  EXPECT_FALSE(dbe.process_name.has_value());  // name=<unknown>
+  EXPECT_EQ(dbe.time_ms, 1731672123470);       // 2024-11-15T12:02:03,470068+00:00
+  EXPECT_EQ(dbe.message.rfind("An uncorrectable double bit error", 0), 0u);
+  bool python = false;
+  for (const auto& e : ev)
+    if (e.pid == 1248209u && e.process_name == "python3.10") python = true;
+  EXPECT_TRUE(python);
+  EXPECT_EQ(dbe.origin.rfind("007-dmesg-xid48-63-94-dbe-row-remap:", 0), 0u);
+}
+
+TEST(KernelLog, RepeatedXid13And43Decode008) {
+  const auto ev = events_of("008-dmesg-xid13-43-out-of-range-repeated");
+  EXPECT_EQ(xid_counts(ev, "00000000:38:00.0"), (std::map<unsigned, int>{{13, 629}, {43, 7}}));
+  int with_pt = 0;
+  for (const auto& e : ev) {
+    if (e.code == 43u) {
+      EXPECT_TRUE(e.pid.has_value());
+      with_pt += e.process_name == "pt_main_thread";
+    }
+  }
+  EXPECT_EQ(with_pt, 7);
+  for (const auto& e : ev) {
+    EXPECT_TRUE(e.time_ms.has_value()) << e.origin;  // "kern  :warn  : 2025-..." prefix
+  }
+}
+
+TEST(KernelLog, GspTimeoutCtime009) {
+  const auto ev = events_of("009-dmesg-xid119-gsp-rpc-timeout");
+  ASSERT_EQ(ev.size(), 5u);
+  EXPECT_EQ(xid_counts(ev, "00000000:9B:00.0")[119], 5);
+  EXPECT_EQ(ev[0].time_ms, 1740327858000);  // Sun Feb 23 16:24:18 2025
+  EXPECT_EQ(ev[0].process_name, "nvidia-smi");
+  EXPECT_EQ(ev[4].process_name, "gpud");
+  EXPECT_EQ(ev[4].pid, 1240590u);
+}
+
+TEST(KernelLog, FallenOffBusAndSxid010) {
+  const auto ev = events_of("010-dmesg-xid79-fallen-off-bus-nvswitch-sxid");
+  int xid79 = 0, fallen = 0, sxid = 0;
+  for (const auto& e : ev) {
+    if (e.kind == EventKind::kXid) {
+      EXPECT_EQ(e.code, 79u);
+      EXPECT_EQ(e.pci_bus_id, "00000000:91:00.0");
+      ++xid79;
+    } else if (e.kind == EventKind::kFallenOffBus) {
+      EXPECT_EQ(e.pci_bus_id, "00000000:91:00.0");
+      ++fallen;
+    } else if (e.kind == EventKind::kSXid) {
+      EXPECT_EQ(e.code, 20034u);
+      EXPECT_EQ(e.message.rfind("nvidia-nvswitch", 0), 0u);
+      ++sxid;
+    }
+  }
+  EXPECT_EQ(xid79, 1);
+  EXPECT_EQ(fallen, 1);
+  EXPECT_EQ(sxid, 7);
+  EXPECT_NEAR(ev[0].uptime_s.value_or(0), 6781741.548779, 1e-6);
+  for (const auto& e : ev) {
+    if (e.kind == EventKind::kXid) {
+      EXPECT_NE(e.code, 20034u) << "SXid read as Xid";
+    }
+  }
+}
+
+TEST(KernelLog, PytorchCtime011) {
+  const auto ev = events_of("011-dmesg-xid13-109-31-pytorch");
+  EXPECT_EQ(xid_counts(ev, "00000000:CB:00.0"),
+            (std::map<unsigned, int>{{13, 3}, {31, 1}, {109, 2}}));
+  for (const auto& e : ev) {
+    if (e.code == 109u) {
+      EXPECT_EQ(e.process_name, "pt_main_thread");
+    }
+  }
+}
+
+TEST(KernelLog, HealthyBootHasNoEvents012) {
+  std::vector<Error> errors;
+  EXPECT_TRUE(events_of("012-dmesg-hgx-boot-no-xid-healthy", &errors).empty());
+  EXPECT_TRUE(errors.empty());
+}
+
+TEST(KernelLog, EveryPrefixStyle) {
+  struct Case {
+    const char* line;
+    std::optional<int64_t> time_ms;
+    std::optional<double> uptime;
+  };
+  const Case cases[] = {
+      {"[ 1234.567890] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.",
+       {},
+       1234.56789},
+      {"[  130.456250] [ T1946] NVRM: Xid (0000:3b:00): 79, GPU has fallen off the bus.",
+       {},
+       130.45625},
+      {"[Sun Feb 23 16:24:18 2025] NVRM: Xid (PCI:0000:3b:00): 79, x", 1740327858000, {}},
+      {"2025-02-23T16:24:18,500000+00:00 NVRM: Xid (PCI:0000:3b:00): 79, x", 1740327858500, {}},
+      {"2025-02-23T17:24:18+0100 host kernel: NVRM: Xid (PCI:0000:3b:00): 79, x",
+       1740327858000,
+       {}},
+      {"kern  :err   : 2025-02-23T16:24:18,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 79, x",
+       1740327858000,
+       {}},
+      {"Mar  3 10:00:00 host kernel: [ 55.5] NVRM: Xid (PCI:0000:3b:00): 79, x", {}, 55.5},
+      {"Mar  3 10:00:00 host kernel: NVRM: Xid (PCI:0000:3b:00): 79, x", {}, {}},
+      {"6,1234,5678901,-;NVRM: Xid (PCI:0000:3b:00): 79, x", {}, 5.678901},
+      {"NVRM: Xid (PCI:0000:3b:00): 79, x", {}, {}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.line);
+    Error err;
+    auto ev = parse_kernel_log_line(c.line, "f", 1, &err);
+    ASSERT_TRUE(ev.has_value()) << err.to_string();
+    EXPECT_EQ(ev->code, 79u);
+    EXPECT_EQ(ev->pci_bus_id, "00000000:3B:00.0");
+    EXPECT_EQ(ev->time_ms, c.time_ms);
+    if (c.uptime) {
+      EXPECT_NEAR(ev->uptime_s.value_or(-1), *c.uptime, 1e-6);
+    } else {
+      EXPECT_FALSE(ev->uptime_s.has_value());
+    }
+  }
+}
+
+TEST(KernelLog, FallenOffBusWithoutXidAndMalformedLines) {
+  const std::string text =
+      "[ 1.0] usb 1-1: new device\n"
+      "[ 2.0] NVRM: GPU 0000:2b:00.0: GPU has fallen off the bus.\n"
+      "[ 3.0] NVRM: Xid (PCI:0000:2b:00): oops\n"
+      "[ 4.0] NVRM: Xid (PCI:0000:2b:00): 13, pid=77, name=train, Graphics Exception\r\n";
+  std::vector<Error> errors;
+  auto ev = parse_kernel_log(text, "k.log", &errors);
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].kind, EventKind::kFallenOffBus);
+  EXPECT_EQ(ev[0].pci_bus_id, "00000000:2B:00.0");
+  EXPECT_EQ(ev[0].origin, "k.log:2");
+  EXPECT_EQ(ev[1].pid, 77u);
+  EXPECT_EQ(ev[1].process_name, "train");
+  EXPECT_EQ(ev[1].message, "Graphics Exception");  // CR stripped
+  EXPECT_EQ(ev[1].origin, "k.log:4");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].where, "k.log:3");
+  EXPECT_NE(errors[0].message.find("expected"), std::string::npos);
+}
+
+TEST(KernelLog, MultiLineFallenOffBusTakesTheAnnouncedGpu) {
+  const std::string text =
+      "[ 10.0] NVRM: The NVIDIA GPU 0000:18:00.0\n"
+      "[ 10.0] NVRM: (PCI ID: 10de:2330) installed in this system has\n"
+      "[ 10.0] NVRM: fallen off the bus and is not responding to commands.\n";
+  auto ev = parse_kernel_log(text, "k.log", nullptr);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, EventKind::kFallenOffBus);
+  EXPECT_EQ(ev[0].pci_bus_id, "00000000:18:00.0");
+  EXPECT_EQ(ev[0].origin, "k.log:3");
+}
+
+TEST(Kmsg, RecordsBecomeDmesgLinesFilteredBySince) {
+  const std::string raw =
+      "6,1,1000000,-;early line\n"
+      " SUBSYSTEM=pci\n"
+      "4,2,90000000,-;NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\n";
+  EXPECT_EQ(kmsg_records_to_dmesg(raw, 50.0),
+            "[   90.000000] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\n");
+  auto all = kmsg_records_to_dmesg(raw, std::nullopt);
+  EXPECT_NE(all.find("[    1.000000] early line\n"), std::string::npos);
+  auto ev = parse_kernel_log(all, "kmsg", nullptr);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_NEAR(*ev[0].uptime_s, 90.0, 1e-9);
+}
+
+class LiveKernelLog : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::temp_directory_path() /
+            ("gw-kmsg-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(root_);
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  void write(const std::string& rel, const std::string& text) {
+    std::filesystem::create_directories((root_ / rel).parent_path());
+    std::ofstream(root_ / rel) << text;
+  }
+  std::filesystem::path root_;
+};
+
+TEST_F(LiveKernelLog, ReadsKmsgAndFiltersSince) {
+  write("proc/uptime", "7300.00 100.00\n");
+  write("dev/kmsg",
+        "6,1,100000000,-;old line\n"
+        "4,2,7200000000,-;NVRM: Xid (PCI:0000:3b:00): 48, DBE\n");
+  KernelLogOptions o{root_, std::chrono::hours(1), false};
+  auto r = read_live_kernel_log(o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->origin, "/dev/kmsg");
+  EXPECT_EQ(r->text.find("old line"), std::string::npos);
+  auto ev = parse_kernel_log(r->text, r->origin, nullptr);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].code, 48u);
+}
+
+TEST_F(LiveKernelLog, FallsBackToKernLogThenSyslog) {
+  write("var/log/syslog", "Mar  3 10:00:00 h kernel: NVRM: Xid (PCI:0000:3b:00): 31, x\n");
+  KernelLogOptions o{root_, std::chrono::hours(24), false};
+  auto r = read_live_kernel_log(o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->origin, "/var/log/syslog");
+  write("var/log/kern.log", "Mar  3 10:00:00 h kernel: NVRM: Xid (PCI:0000:3b:00): 43, x\n");
+  r = read_live_kernel_log(o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->origin, "/var/log/kern.log");
+  EXPECT_EQ(parse_kernel_log(r->text, r->origin, nullptr).at(0).code, 43u);
+}
+
+TEST_F(LiveKernelLog, NothingReadableIsAnError) {
+  KernelLogOptions o{root_, std::chrono::hours(24), false};
+  auto r = read_live_kernel_log(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "kmsg.unreadable");
+}
+
+}  // namespace
+}  // namespace gw
