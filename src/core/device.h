@@ -99,6 +99,8 @@ struct DeviceInfo {
   std::optional<unsigned> pcie_max_width;
 
   CapabilitySet caps;
+
+  bool operator==(const DeviceInfo&) const = default;
 };
 
 }  // namespace gw

@@ -32,6 +32,8 @@ struct ProcessInfo {
   std::optional<uint64_t> used_mem_bytes;
   std::optional<std::string> name;
   bool graphics = false;  // false: compute process
+
+  bool operator==(const ProcessInfo&) const = default;
 };
 
 struct NvLinkInfo {
@@ -42,6 +44,8 @@ struct NvLinkInfo {
   std::optional<uint64_t> recovery_errors;
   std::optional<uint64_t> crc_flit_errors;
   std::optional<uint64_t> crc_data_errors;
+
+  bool operator==(const NvLinkInfo&) const = default;
 };
 
 // Cumulative time spent held back by each limiter, nanoseconds since driver load.
@@ -55,6 +59,8 @@ struct ViolationCounters {
   std::optional<uint64_t> board_limit_ns;
   std::optional<uint64_t> reliability_ns;
   std::optional<uint64_t> sync_boost_ns;
+
+  bool operator==(const ViolationCounters&) const = default;
 };
 
 // The moment-to-moment readings of one GPU.
@@ -113,6 +119,8 @@ struct GpuSample {
 
   std::optional<std::vector<ProcessInfo>> processes;  // nullopt: could not be listed
   std::vector<NvLinkInfo> nvlinks;
+
+  bool operator==(const GpuSample&) const = default;
 };
 
 // How reachable a GPU was while sampling.
@@ -130,6 +138,8 @@ struct GpuState {
   GpuSample sample;
   GpuAccess access = GpuAccess::kOk;
   std::vector<std::string> errors;  // per-call failures worth showing ("nvmlDeviceGetX: timed out")
+
+  bool operator==(const GpuState&) const = default;
 };
 
 struct Snapshot {
@@ -140,6 +150,8 @@ struct Snapshot {
   std::optional<std::string> nvml_version;
   std::optional<int> cuda_driver_version;  // 12040 = CUDA 12.4, the newest the driver supports
   std::vector<GpuState> gpus;
+
+  bool operator==(const Snapshot&) const = default;
 };
 
 std::string_view gpu_access_name(GpuAccess a);
