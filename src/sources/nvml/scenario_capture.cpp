@@ -36,7 +36,7 @@ void diff_gpu(double t, unsigned i, const GpuState& prev, const GpuState& cur,
   const auto was = access_error(prev.access);
   const auto now = access_error(cur.access);
   if (cur.access == GpuAccess::kHung && prev.access != GpuAccess::kHung) {
-    ScenarioEvent ev{t, i, Json::object(), std::nullopt, std::string(), 3600000};
+    ScenarioEvent ev{t, i, Json::object(), std::nullopt, std::string(), 30000};
     out.push_back(ev);
     return;
   }
@@ -75,7 +75,7 @@ Scenario scenario_from_snapshots(const std::vector<Snapshot>& snaps, std::string
     if (auto e = access_error(st.access))
       s.timeline.push_back({0, i, Json::object(), e, std::nullopt, 30000});
     if (st.access == GpuAccess::kHung)
-      s.timeline.push_back({0, i, Json::object(), std::nullopt, std::string(), 3600000});
+      s.timeline.push_back({0, i, Json::object(), std::nullopt, std::string(), 30000});
   }
   for (size_t k = 1; k < snaps.size(); ++k) {
     const double t = static_cast<double>(snaps[k].time_ms - first.time_ms) / 1000.0;
