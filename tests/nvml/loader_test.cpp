@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <thread>
 
 #include "fake_support.h"
 #include "sources/nvml/nvml_library.h"
@@ -276,6 +278,33 @@ TEST(NvmlSource, DescribeNamesVersionAndLibrary) {
   auto src = open_fake(scenario("healthy-8x-h100.json"));
   ASSERT_TRUE(src.ok());
   EXPECT_EQ((*src)->describe(), "test 12.550.90.07 via " + fake_lib());
+}
+
+}  // namespace
+}  // namespace gw::nvml::test
+
+namespace gw::nvml::test {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST(FakeNvml, TimeScaleEnvironmentSpeedsUpTheTimeline) {
+  // Unscaled, GPU 5 of gpu-lost.json answers for its first 60 s.
+  auto plain = open_fake(scenario("gpu-lost.json"));
+  ASSERT_TRUE(plain.ok());
+  auto a = (*plain)->sample();
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->gpus[5].access, GpuAccess::kOk);
+  // At 1000x, 100 ms of real time are 100 s of scenario time: past the loss at 60 s.
+  ASSERT_EQ(setenv("GPUWARDEN_FAKE_TIME_SCALE", "1000", 1), 0);
+  auto fast = open_fake(scenario("gpu-lost.json"));
+  unsetenv("GPUWARDEN_FAKE_TIME_SCALE");
+  ASSERT_TRUE(fast.ok());
+  std::this_thread::sleep_for(milliseconds(100));
+  auto b = (*fast)->sample();
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->gpus[5].access, GpuAccess::kLost);
+  EXPECT_EQ(b->gpus[4].access, GpuAccess::kOk);
 }
 
 }  // namespace
