@@ -1,0 +1,163 @@
+#include "fake-nvml/fake_nvml.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace gwfake {
+
+using namespace gw::nvml;  // NOLINT: the NVML return codes
+
+FakeNvml& FakeNvml::instance() {
+  // Never destroyed: a deliberately hung call may still be waiting inside at process exit.
+  static FakeNvml* fake = new FakeNvml();
+  return *fake;
+}
+
+int FakeNvml::load(const char* path) {
+  std::lock_guard lk(m_);
+  std::ifstream in(path != nullptr ? path : "");
+  if (!in) {
+    last_error_ = std::string("cannot read scenario file ") + (path != nullptr ? path : "(null)");
+    return 1;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  auto s = parse_scenario(text.str(), path);
+  if (!s) {
+    last_error_ = s.error().to_string();
+    return 1;
+  }
+  scenario_ = std::move(*s);
+  gpus_.clear();
+  for (const ScenarioGpu& g : scenario_.gpus)
+    gpus_.push_back(GpuRuntime{g, 0, std::nullopt, 30000});
+  if (gpus_.size() > sizeof tags_) {
+    last_error_ = std::string(path) + ": the fake NVML plays at most 64 devices";
+    return 1;
+  }
+  hostname_ = scenario_.hostname.value_or("");
+  next_event_ = 0;
+  init_count_ = 0;
+  frozen_t_.reset();
+  const char* scale = std::getenv("GPUWARDEN_FAKE_TIME_SCALE");
+  scale_ = scale != nullptr ? std::strtod(scale, nullptr) : 1.0;
+  if (!(scale_ > 0)) scale_ = 1.0;
+  loaded_ = true;
+  last_error_.clear();
+  ++generation_;
+  hang_cv_.notify_all();
+  return 0;
+}
+
+void FakeNvml::set_time(double t_s) {
+  std::lock_guard lk(m_);
+  if (t_s < 0) {
+    // Resume from the pinned time.
+    const double t = frozen_t_.value_or(0);
+    frozen_t_.reset();
+    t0_ = std::chrono::steady_clock::now() -
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+              std::chrono::duration<double>(t / scale_));
+    return;
+  }
+  frozen_t_ = t_s;
+}
+
+nvmlReturn_t FakeNvml::init() {
+  bool loaded = false;
+  {
+    std::lock_guard lk(m_);
+    loaded = loaded_;
+  }
+  if (!loaded) {
+    // No scenario handed over by gwfake_load_scenario: the environment may name one.
+    const char* env = std::getenv("GPUWARDEN_FAKE_SCENARIO");
+    if (env == nullptr || *env == 0) return kDriverNotLoaded;
+    if (load(env) != 0) return kUnknown;
+  }
+  std::lock_guard lk(m_);
+  if (scenario_.init_error) return *scenario_.init_error;
+  if (init_count_++ == 0) t0_ = std::chrono::steady_clock::now();
+  return kSuccess;
+}
+
+nvmlReturn_t FakeNvml::shutdown() {
+  std::lock_guard lk(m_);
+  if (init_count_ > 0) --init_count_;
+  return kSuccess;
+}
+
+nvmlReturn_t FakeNvml::count(unsigned* n) {
+  std::lock_guard lk(m_);
+  if (init_count_ == 0) return kUninitialized;
+  if (n == nullptr) return kInvalidArgument;
+  *n = static_cast<unsigned>(gpus_.size());
+  return kSuccess;
+}
+
+nvmlReturn_t FakeNvml::handle(unsigned index, nvmlDevice_t* out, const char* call) {
+  std::unique_lock lk(m_);
+  if (init_count_ == 0) return kUninitialized;
+  if (index >= gpus_.size() || out == nullptr) return kInvalidArgument;
+  advance();
+  const GpuRuntime& g = gpus_[index];
+  if (g.gpu.handle_error) return *g.gpu.handle_error;
+  if (g.error != 0) return g.error;
+  if (hangs(g, call)) return hang(g, lk);
+  *out = reinterpret_cast<nvmlDevice_t>(&tags_[index]);
+  return kSuccess;
+}
+
+double FakeNvml::now_s() const {
+  if (frozen_t_) return *frozen_t_;
+  if (init_count_ == 0) return 0;
+  const std::chrono::duration<double> d = std::chrono::steady_clock::now() - t0_;
+  return d.count() * scale_;
+}
+
+void FakeNvml::advance() {
+  if (next_event_ >= scenario_.timeline.size()) return;
+  const double t = now_s();
+  while (next_event_ < scenario_.timeline.size() && scenario_.timeline[next_event_].t_s <= t) {
+    const ScenarioEvent& e = scenario_.timeline[next_event_++];
+    GpuRuntime& g = gpus_.at(e.gpu);
+    if (!e.set.empty()) (void)apply_device_fields(e.set, g.gpu, "timeline");  // validated at load
+    if (e.error) g.error = *e.error;
+    if (e.hang_call) {
+      g.hang_call = e.hang_call;
+      g.hang_ms = e.hang_ms;
+    }
+  }
+}
+
+nvmlReturn_t FakeNvml::enter(nvmlDevice_t d, const char* call, std::unique_lock<std::mutex>& lk,
+                             GpuRuntime*& g) {
+  if (init_count_ == 0) return kUninitialized;
+  const auto* tag = reinterpret_cast<const char*>(d);
+  if (tag < tags_ || tag >= tags_ + gpus_.size()) return kInvalidArgument;
+  advance();
+  g = &gpus_[static_cast<size_t>(tag - tags_)];
+  if (g->error != 0) return g->error;
+  if (hangs(*g, call)) return hang(*g, lk);
+  return kSuccess;
+}
+
+// A scripted hang names the export ("nvmlDeviceGetPowerUsage" also matches its _v2/_v3), or
+// is empty for "whatever is called next".
+bool FakeNvml::hangs(const GpuRuntime& g, std::string_view call) {
+  if (!g.hang_call) return false;
+  const std::string_view h = *g.hang_call;
+  return h.empty() || call == h ||
+         (call.starts_with(h) && call.size() > h.size() && call[h.size()] == '_');
+}
+
+// A wedged driver call: blocks for hang_ms (bounded so test processes can always exit), or
+// until another scenario is loaded.
+nvmlReturn_t FakeNvml::hang(const GpuRuntime& g, std::unique_lock<std::mutex>& lk) {
+  const uint64_t gen = generation_;
+  hang_cv_.wait_for(lk, std::chrono::milliseconds(g.hang_ms), [&] { return generation_ != gen; });
+  return kUnknown;
+}
+
+}  // namespace gwfake

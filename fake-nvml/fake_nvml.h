@@ -1,0 +1,96 @@
+// The fake NVML's one state object: the scenario being played, its clock and the per-GPU
+// runtime (scripted errors, hangs). It stands in for a driver, so it is process-wide; every
+// export goes through FakeNvml::instance().
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sources/nvml/nvml_types.h"
+#include "sources/nvml/scenario.h"
+
+namespace gwfake {
+
+using gw::Capability;
+using gw::nvml::ScenarioGpu;
+
+struct GpuRuntime {
+  ScenarioGpu gpu;
+  int error = 0;  // from the timeline: every call returns it (GPU_IS_LOST, RESET_REQUIRED)
+  std::optional<std::string> hang_call;  // "" = any call
+  int hang_ms = 30000;
+};
+
+class FakeNvml {
+ public:
+  static FakeNvml& instance();
+
+  // Loads (and restarts) a scenario: 0 on success, else last_error() says why.
+  int load(const char* path);
+  const char* last_error() const { return last_error_.c_str(); }
+  const char* hostname() const { return hostname_.c_str(); }
+  // Pins the scenario clock at `t_s` seconds (tests); a negative value lets it run again.
+  void set_time(double t_s);
+  uint64_t device_calls() const { return device_calls_.load(); }
+
+  nvmlReturn_t init();
+  nvmlReturn_t shutdown();
+  nvmlReturn_t count(unsigned* n);
+  nvmlReturn_t handle(unsigned index, nvmlDevice_t* out, const char* call);
+
+  // Runs `f(GpuRuntime&)` for a device call after the scripted checks (uninitialised, bad
+  // handle, GPU lost, hang). `call` is the export's name, as a scenario "hang" names it.
+  template <class F>
+  nvmlReturn_t device(nvmlDevice_t d, const char* call, F&& f) {
+    std::unique_lock lk(m_);
+    ++device_calls_;
+    GpuRuntime* g = nullptr;
+    if (const nvmlReturn_t r = enter(d, call, lk, g); r != 0) return r;
+    return f(*g);
+  }
+
+  // Runs `f(FakeNvml&)` for a system call (versions, process names).
+  template <class F>
+  nvmlReturn_t system(F&& f) {
+    std::lock_guard lk(m_);
+    if (init_count_ == 0) return gw::nvml::kUninitialized;
+    return f(*this);
+  }
+
+  const gw::nvml::Scenario& scenario() const { return scenario_; }
+  const std::vector<GpuRuntime>& gpus() const { return gpus_; }
+
+ private:
+  FakeNvml() = default;
+  nvmlReturn_t enter(nvmlDevice_t d, const char* call, std::unique_lock<std::mutex>& lk,
+                     GpuRuntime*& g);
+  nvmlReturn_t hang(const GpuRuntime& g, std::unique_lock<std::mutex>& lk);
+  static bool hangs(const GpuRuntime& g, std::string_view call);
+  double now_s() const;
+  void advance();
+
+  std::mutex m_;
+  std::condition_variable hang_cv_;
+  uint64_t generation_ = 0;  // bumped by load(): releases calls hung in the old scenario
+  bool loaded_ = false;
+  gw::nvml::Scenario scenario_;
+  std::vector<GpuRuntime> gpus_;
+  size_t next_event_ = 0;
+  int init_count_ = 0;
+  std::chrono::steady_clock::time_point t0_;
+  double scale_ = 1.0;
+  std::optional<double> frozen_t_;
+  std::string last_error_;
+  std::string hostname_;
+  std::atomic<uint64_t> device_calls_{0};
+  char tags_[64] = {};  // device handles point into here: stable, non-null, never deref'd
+};
+
+}  // namespace gwfake

@@ -1,0 +1,84 @@
+// open_gpu_source: the real NVML, or the fake NVML playing the demo fleet or a scenario.
+// Both go through the same loader, so the code that ships is the code under test.
+#include "sources/gpu_source.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+#include "sources/nvml/nvml_source.h"
+
+namespace gw {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::optional<fs::path> exe_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return std::nullopt;
+  return exe.parent_path();
+}
+
+// The first candidate that exists; `env` (when set) wins and is not second-guessed.
+Result<std::string> locate(const char* env, const std::vector<fs::path>& candidates,
+                           const char* what) {
+  if (const char* e = std::getenv(env); e != nullptr && *e != 0) return std::string(e);
+  std::string tried;
+  for (const fs::path& c : candidates) {
+    std::error_code ec;
+    if (fs::exists(c, ec)) return c.lexically_normal().string();
+    tried += (tried.empty() ? "" : ", ") + c.string();
+  }
+  return make_error("demo.not_found", std::string("cannot find the ") + what + " (tried " + tried +
+                                          "; set " + env + ")");
+}
+
+Result<std::string> fake_library() {
+  std::vector<fs::path> c;
+  if (auto d = exe_dir()) {
+    c.push_back(*d / "fake-nvml" / "libnvidia-ml.so.1");                 // build tree
+    c.push_back(*d / ".." / "lib" / "gpuwarden" / "libnvidia-ml.so.1");  // installed
+  }
+  c.push_back(fs::path(GW_BINARY_DIR) / "fake-nvml" / "libnvidia-ml.so.1");
+  return locate("GPUWARDEN_FAKE_NVML", c, "fake NVML library");
+}
+
+Result<std::string> scenario_dir() {
+  std::vector<fs::path> c;
+  if (auto d = exe_dir()) {
+    c.push_back(*d / ".." / "share" / "gpuwarden" / "scenarios");
+    c.push_back(*d / ".." / ".." / "scenarios");  // build/<preset>/gpuwarden
+  }
+  c.push_back(fs::path(GW_SOURCE_DIR) / "scenarios");
+  return locate("GPUWARDEN_SCENARIO_DIR", c, "scenario folder");
+}
+
+}  // namespace
+
+Result<std::unique_ptr<GpuSource>> open_gpu_source(const GpuSourceOptions& options) {
+  nvml::NvmlSourceOptions o;
+  o.call_deadline = options.call_deadline;
+  if (!options.demo && !options.scenario) {
+    if (options.nvml_library) o.library_path = *options.nvml_library;
+    return nvml::open_nvml_source(o);
+  }
+  auto lib = options.nvml_library ? Result<std::string>(*options.nvml_library) : fake_library();
+  if (!lib) return lib.error();
+  o.library_path = *lib;
+  if (options.demo) {
+    auto dir = scenario_dir();
+    if (!dir) return dir.error();
+    o.scenario_path = (fs::path(*dir) / "demo.json").string();
+    o.label = "demo fleet (fake NVML)";
+  } else {
+    o.scenario_path = *options.scenario;
+    o.label = "scenario " + fs::path(*options.scenario).filename().string() + " (fake NVML)";
+  }
+  return nvml::open_nvml_source(o);
+}
+
+}  // namespace gw

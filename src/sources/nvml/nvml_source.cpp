@@ -1,0 +1,322 @@
+#include "sources/nvml/nvml_source.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <vector>
+
+#include "sources/nvml/deadline_runner.h"
+#include "sources/nvml/gpu_reader.h"
+#include "sources/nvml/nvml_library.h"
+
+namespace gw::nvml {
+namespace {
+
+// What init and enumeration found; filled by the worker.
+struct InitResult {
+  nvmlReturn_t init = kUnknown;
+  nvmlReturn_t count_ret = kUnknown;
+  unsigned count = 0;
+  std::vector<nvmlDevice_t> handles;
+  std::vector<nvmlReturn_t> handle_rets;
+  std::optional<std::string> driver_version, nvml_version;
+  std::optional<int> cuda_version;
+};
+
+// One GPU as the source tracks it between samples.
+struct Slot {
+  std::shared_ptr<const GpuPlan> plan;
+  GpuAccess fixed_access = GpuAccess::kOk;  // kNoPermission/kError from enumeration, kHung
+  std::string fixed_error;
+};
+
+// A sample's work for the worker; owned jointly so an abandoned worker never dangles.
+struct Job {
+  std::shared_ptr<const NvmlLibrary> lib;
+  std::vector<std::shared_ptr<const GpuPlan>> plans;
+  std::vector<GpuState> states;
+  std::vector<std::shared_ptr<GpuPlan>> probed;  // new plans from probes
+  std::atomic<size_t> done{0};
+  std::atomic<bool> cancelled{false};
+  // Identity of a GPU being probed, published before the rest of its probe: a GPU that
+  // hangs mid-probe is still reported by name. One slot per GPU, so nothing is overwritten.
+  std::vector<DeviceInfo> identity;
+  std::unique_ptr<std::atomic<bool>[]> identity_ready;
+
+  explicit Job(size_t n)
+      : states(n), probed(n), identity(n), identity_ready(new std::atomic<bool>[n]) {
+    for (size_t k = 0; k < n; ++k) identity_ready[k].store(false);
+  }
+
+  void run(CallTracker& t) {
+    for (size_t k = done.load(); k < plans.size(); ++k) {
+      if (cancelled.load(std::memory_order_relaxed)) return;
+      if (!plans[k]->probed) {
+        auto p = std::make_shared<GpuPlan>(*plans[k]);
+        probe_gpu(*lib, t, *p, states[k], [this, k](const DeviceInfo& info) {
+          identity[k] = info;
+          identity_ready[k].store(true, std::memory_order_release);
+        });
+        probed[k] = std::move(p);
+      } else {
+        sample_gpu(*lib, t, *plans[k], states[k]);
+      }
+      done.store(k + 1, std::memory_order_release);
+    }
+  }
+};
+
+std::optional<std::string> read_string(const Sym<nvmlReturn_t (*)(char*, Uint)>& s,
+                                       CallTracker& t) {
+  if (!s) return std::nullopt;
+  std::array<char, kVersionBufferSize> buf{};
+  t.begin(s.name);
+  const nvmlReturn_t r = s.fn(buf.data(), kVersionBufferSize);
+  t.end();
+  buf.back() = 0;
+  return r == kSuccess ? std::optional<std::string>(buf.data()) : std::nullopt;
+}
+
+void run_init(const NvmlLibrary& lib, CallTracker& t, InitResult& r) {
+  const NvmlApi& a = lib.api();
+  t.begin(a.init.name);
+  r.init = a.init.fn();
+  t.end();
+  if (r.init != kSuccess) return;
+  r.driver_version = read_string(a.driver_version, t);
+  r.nvml_version = read_string(a.nvml_version, t);
+  if (a.cuda_driver_version) {
+    int v = 0;
+    t.begin(a.cuda_driver_version.name);
+    if (a.cuda_driver_version.fn(&v) == kSuccess) r.cuda_version = v;
+    t.end();
+  }
+  t.begin(a.device_count.name);
+  r.count_ret = a.device_count.fn(&r.count);
+  t.end();
+  if (r.count_ret != kSuccess) return;
+  r.handles.assign(r.count, nullptr);
+  r.handle_rets.assign(r.count, kUnknown);
+  for (unsigned i = 0; i < r.count; ++i) {
+    t.begin(a.handle_by_index.name);
+    r.handle_rets[i] = a.handle_by_index.fn(i, &r.handles[i]);
+    t.end();
+  }
+}
+
+class NvmlSource final : public GpuSource {
+ public:
+  NvmlSource(std::shared_ptr<const NvmlLibrary> lib, NvmlSourceOptions opts, const InitResult& init,
+             std::shared_ptr<DeadlineRunner> runner, std::optional<std::string> hostname)
+      : lib_(std::move(lib)), opts_(std::move(opts)), runner_(std::move(runner)) {
+    base_.source = opts_.label;
+    base_.hostname = std::move(hostname);
+    base_.driver_version = init.driver_version;
+    base_.nvml_version = init.nvml_version;
+    base_.cuda_driver_version = init.cuda_version;
+    for (unsigned i = 0; i < init.count; ++i) slots_.push_back(make_slot(i, init));
+  }
+
+  ~NvmlSource() override {
+    auto lib = lib_;
+    (void)runner_->run([lib](CallTracker& t) {
+      t.begin(lib->api().shutdown.name);
+      lib->api().shutdown.fn();
+      t.end();
+    });
+  }
+
+  Result<Snapshot> sample() override;
+
+  std::string describe() const override {
+    std::string d = opts_.label == "nvml" ? "NVML" : opts_.label;
+    if (base_.nvml_version) d += " " + *base_.nvml_version;
+    return d + " via " + lib_->path();
+  }
+
+ private:
+  Slot make_slot(unsigned i, const InitResult& init) const {
+    Slot s;
+    auto plan = std::make_shared<GpuPlan>();
+    plan->info.index = i;
+    plan->handle = init.handles[i];
+    const nvmlReturn_t r = init.handle_rets[i];
+    if (r != kSuccess) {
+      s.fixed_access = r == kNoPermission    ? GpuAccess::kNoPermission
+                       : r == kGpuIsLost     ? GpuAccess::kLost
+                       : r == kResetRequired ? GpuAccess::kResetRequired
+                                             : GpuAccess::kError;
+      s.fixed_error = std::string(lib_->api().handle_by_index.name) + ": " + lib_->describe(r);
+    }
+    s.plan = std::move(plan);
+    return s;
+  }
+
+  void collect(Job& job, const std::vector<size_t>& idx, size_t upto, Snapshot& snap) {
+    for (size_t k = 0; k < upto; ++k) {
+      if (job.probed[k]) slots_[idx[k]].plan = job.probed[k];
+      snap.gpus[idx[k]] = std::move(job.states[k]);
+    }
+  }
+
+  std::shared_ptr<const NvmlLibrary> lib_;
+  NvmlSourceOptions opts_;
+  std::shared_ptr<DeadlineRunner> runner_;
+  Snapshot base_;
+  std::vector<Slot> slots_;
+};
+
+Result<Snapshot> NvmlSource::sample() {
+  Snapshot snap = base_;
+  snap.time_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count();
+  snap.gpus.resize(slots_.size());
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    const Slot& s = slots_[i];
+    if (s.fixed_access == GpuAccess::kOk) {
+      todo.push_back(i);
+      continue;
+    }
+    GpuState& g = snap.gpus[i];  // hung or never opened: report, don't call
+    g.info = s.plan->info;
+    g.access = s.fixed_access;
+    g.errors.push_back(s.fixed_error);
+  }
+  while (!todo.empty()) {
+    auto job = std::make_shared<Job>(todo.size());
+    job->lib = lib_;
+    for (size_t i : todo) job->plans.push_back(slots_[i].plan);
+    const auto out = runner_->run([job](CallTracker& t) { job->run(t); });
+    if (out.finished) {
+      collect(*job, todo, todo.size(), snap);
+      break;
+    }
+    // One call overran: that GPU is hung from now on; the others go on with a fresh worker.
+    job->cancelled.store(true);
+    const size_t k = job->done.load(std::memory_order_acquire);
+    collect(*job, todo, k, snap);
+    Slot& hung = slots_[todo[k]];
+    if (job->identity_ready[k].load(std::memory_order_acquire)) {
+      auto known = std::make_shared<GpuPlan>(*hung.plan);
+      known->info = job->identity[k];
+      hung.plan = std::move(known);
+    }
+    hung.fixed_access = GpuAccess::kHung;
+    hung.fixed_error = out.hung_call + " did not return within " +
+                       std::to_string(runner_->deadline().count()) + " ms";
+    GpuState& g = snap.gpus[todo[k]];
+    g.info = hung.plan->info;
+    g.access = GpuAccess::kHung;
+    g.errors = {hung.fixed_error};
+    todo.erase(todo.begin(), todo.begin() + static_cast<std::ptrdiff_t>(k + 1));
+  }
+  return snap;
+}
+
+}  // namespace
+
+Error init_error(int code, const std::string& text, const std::string& library_path) {
+  switch (code) {
+    case kDriverNotLoaded:
+      return make_error("nvml.driver_not_loaded",
+                        "the NVIDIA kernel driver is not loaded (" + text +
+                            "); load it (modprobe nvidia) or reinstall the driver, and check "
+                            "dmesg for why it failed",
+                        library_path);
+    case kLibRmVersionMismatch:
+      return make_error("nvml.lib_rm_version_mismatch",
+                        "the NVML library and the loaded kernel driver are different versions (" +
+                            text +
+                            "): the driver was upgraded without a reboot; reboot, or unload and "
+                            "reload the nvidia kernel modules",
+                        library_path);
+    case kNoPermission:
+      return make_error("nvml.no_permission",
+                        "not allowed to open the NVIDIA devices (" + text +
+                            "); check permissions on /dev/nvidia* or run as a user in the right "
+                            "group",
+                        library_path);
+    default:
+      return make_error("nvml.init_failed", "nvmlInit failed: " + text, library_path);
+  }
+}
+
+namespace {
+
+// Loads the scenario into the fake NVML and returns its hostname, if it names one.
+Result<std::optional<std::string>> load_fake_scenario(const NvmlLibrary& lib,
+                                                      const std::string& scenario) {
+  using LoadFn = int (*)(const char*);
+  using TextFn = const char* (*)();
+  auto load = reinterpret_cast<LoadFn>(lib.extra_symbol("gwfake_load_scenario"));
+  auto last_error = reinterpret_cast<TextFn>(lib.extra_symbol("gwfake_last_error"));
+  auto hostname = reinterpret_cast<TextFn>(lib.extra_symbol("gwfake_hostname"));
+  if (load == nullptr || last_error == nullptr)
+    return make_error("nvml.not_fake",
+                      "this library is not the gpuwarden fake NVML, so it cannot play a scenario",
+                      lib.path());
+  if (load(scenario.c_str()) != 0) {
+    const char* why = last_error();
+    return make_error("scenario.invalid", why != nullptr ? why : "the fake NVML refused it",
+                      scenario);
+  }
+  const char* h = hostname != nullptr ? hostname() : nullptr;
+  return h != nullptr && *h != 0 ? std::optional<std::string>(h) : std::nullopt;
+}
+
+std::optional<std::string> local_hostname() {
+  std::array<char, 256> buf{};
+  if (gethostname(buf.data(), buf.size() - 1) != 0) return std::nullopt;
+  return std::string(buf.data());
+}
+
+}  // namespace
+
+Result<std::unique_ptr<GpuSource>> open_nvml_source(const NvmlSourceOptions& options) {
+  auto lib = NvmlLibrary::open(options.library_path);
+  if (!lib) return lib.error();
+  std::optional<std::string> hostname;
+  if (options.scenario_path) {
+    auto h = load_fake_scenario(**lib, *options.scenario_path);
+    if (!h) return h.error();
+    hostname = *h;
+  }
+  if (!hostname) hostname = local_hostname();
+  auto runner = std::make_shared<DeadlineRunner>(options.call_deadline);
+  auto init = std::make_shared<InitResult>();
+  std::shared_ptr<const NvmlLibrary> l = *lib;
+  const auto out = runner->run([l, init](CallTracker& t) { run_init(*l, t, *init); });
+  if (!out.finished)
+    return make_error("nvml.init_hung",
+                      out.hung_call + " did not return within " +
+                          std::to_string(options.call_deadline.count()) +
+                          " ms; the driver may be wedged (look for Xid errors in dmesg)",
+                      options.library_path);
+  if (init->init != kSuccess) return init_error(init->init, l->describe(init->init), l->path());
+  if (init->count_ret != kSuccess || init->count == 0) {
+    // Balance the successful init; NVML reference-counts it.
+    (void)runner->run([l](CallTracker& t) {
+      t.begin(l->api().shutdown.name);
+      l->api().shutdown.fn();
+      t.end();
+    });
+  }
+  if (init->count_ret != kSuccess)
+    return make_error(
+        "nvml.init_failed",
+        std::string(l->api().device_count.name) + " failed: " + l->describe(init->count_ret),
+        l->path());
+  if (init->count == 0)
+    return make_error("nvml.no_devices",
+                      "NVML is working but reports no GPUs: check that the GPUs are visible "
+                      "(lspci | grep -i nvidia) and not hidden from this container",
+                      l->path());
+  return std::unique_ptr<GpuSource>(
+      new NvmlSource(l, options, *init, std::move(runner), std::move(hostname)));
+}
+
+}  // namespace gw::nvml

@@ -1,0 +1,165 @@
+// NVML types, declared by hand from docs/../reference (no NVIDIA header at build time). The
+// fake NVML includes this same file, and the static_asserts pin the x86_64 layouts the real
+// driver uses, so a drift in either side fails the build.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" {
+
+typedef int nvmlReturn_t;  // a C enum: 4 bytes
+typedef struct nvmlDevice_st* nvmlDevice_t;
+
+struct nvmlPciInfo_t {
+  char busIdLegacy[16];
+  unsigned int domain;
+  unsigned int bus;
+  unsigned int device;
+  unsigned int pciDeviceId;
+  unsigned int pciSubSystemId;
+  char busId[32];
+};
+
+struct nvmlMemory_t {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+
+struct nvmlMemory_v2_t {
+  unsigned int version;
+  unsigned long long total;
+  unsigned long long reserved;
+  unsigned long long free;
+  unsigned long long used;
+};
+
+struct nvmlUtilization_t {
+  unsigned int gpu;
+  unsigned int memory;
+};
+
+struct nvmlProcessInfo_v1_t {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+};
+
+struct nvmlProcessInfo_t {  // = nvmlProcessInfo_v2_t, used by the _v2 and _v3 exports
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+};
+
+struct nvmlViolationTime_t {
+  unsigned long long referenceTime;  // µs
+  unsigned long long violationTime;  // ns
+};
+
+union nvmlValue_t {
+  double dVal;
+  int siVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  long long sllVal;
+  unsigned short usVal;
+};
+
+struct nvmlFieldValue_t {
+  unsigned int fieldId;
+  unsigned int scopeId;
+  long long timestamp;
+  long long latencyUsec;
+  int valueType;  // nvmlValueType_t
+  nvmlReturn_t nvmlReturn;
+  nvmlValue_t value;
+};
+
+}  // extern "C"
+
+static_assert(sizeof(nvmlPciInfo_t) == 68 && offsetof(nvmlPciInfo_t, busId) == 36);
+static_assert(sizeof(nvmlMemory_t) == 24);
+static_assert(sizeof(nvmlMemory_v2_t) == 40 && offsetof(nvmlMemory_v2_t, total) == 8 &&
+              offsetof(nvmlMemory_v2_t, used) == 32);
+static_assert(sizeof(nvmlProcessInfo_v1_t) == 16);
+static_assert(sizeof(nvmlProcessInfo_t) == 24 && offsetof(nvmlProcessInfo_t, gpuInstanceId) == 16);
+static_assert(sizeof(nvmlViolationTime_t) == 16);
+static_assert(sizeof(nvmlFieldValue_t) == 40 && offsetof(nvmlFieldValue_t, nvmlReturn) == 28 &&
+              offsetof(nvmlFieldValue_t, value) == 32);
+
+namespace gw::nvml {
+
+// nvmlReturn_t values we branch on (reference §2). Always branch on these, never on text.
+enum Ret : int {
+  kSuccess = 0,
+  kUninitialized = 1,
+  kInvalidArgument = 2,
+  kNotSupported = 3,
+  kNoPermission = 4,
+  kNotFound = 6,
+  kInsufficientSize = 7,
+  kInsufficientPower = 8,
+  kDriverNotLoaded = 9,
+  kTimeout = 10,
+  kLibraryNotFound = 12,
+  kFunctionNotFound = 13,
+  kGpuIsLost = 15,
+  kResetRequired = 16,
+  kLibRmVersionMismatch = 18,
+  kArgumentVersionMismatch = 25,
+  kGpuNotFound = 28,
+  kUnknown = 999,
+};
+
+inline constexpr unsigned kMemoryV2Version = 0x02000028;  // sizeof 40 | 2 << 24
+static_assert(kMemoryV2Version == (sizeof(nvmlMemory_v2_t) | (2u << 24)));
+
+inline constexpr unsigned kNameBufferSize = 96;
+inline constexpr unsigned kUuidBufferSize = 96;
+inline constexpr unsigned kSerialBufferSize = 30;
+inline constexpr unsigned kVersionBufferSize = 80;
+inline constexpr unsigned kVbiosBufferSize = 32;
+inline constexpr unsigned kProcessNameBufferSize = 256;
+inline constexpr unsigned kNvLinkMaxLinks = 18;  // NVML 12.x
+inline constexpr unsigned long long kValueNotAvailable = ~0ull;
+
+// Enum values used by the reads.
+enum ClockType : int { kClockGraphics = 0, kClockSm = 1, kClockMem = 2 };
+enum TempThreshold : int {
+  kThreshShutdown = 0,
+  kThreshSlowdown = 1,
+  kThreshMemMax = 2,
+  kThreshGpuMax = 3
+};
+enum PerfPolicy : int {
+  kPolicyPower = 0,
+  kPolicyThermal = 1,
+  kPolicySyncBoost = 2,
+  kPolicyBoardLimit = 3,
+  kPolicyReliability = 5
+};
+enum MemoryErrorType : int { kCorrected = 0, kUncorrected = 1 };
+enum EccCounterType : int { kVolatile = 0, kAggregate = 1 };
+enum RetirementCause : int { kMultipleSbe = 0, kDbe = 1 };
+enum PcieCounter : int { kPcieTx = 0, kPcieRx = 1 };
+enum NvLinkCounter : int { kDlReplay = 0, kDlRecovery = 1, kDlCrcFlit = 2, kDlCrcData = 3 };
+enum ValueType : int {
+  kValDouble = 0,
+  kValUint = 1,
+  kValUlong = 2,
+  kValUll = 3,
+  kValSll = 4,
+  kValSint = 5
+};
+
+// Field ids for nvmlDeviceGetFieldValues (reference §7).
+enum FieldId : unsigned {
+  kFiMemoryTemp = 82,
+  kFiSwThermalNs = 269,
+  kFiHwThermalNs = 270,
+  kFiHwPowerBrakeNs = 271,
+};
+
+}  // namespace gw::nvml

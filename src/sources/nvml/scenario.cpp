@@ -1,0 +1,195 @@
+#include "sources/nvml/scenario.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <set>
+
+namespace gw::nvml {
+namespace {
+
+struct RetName {
+  int code;
+  const char* name;
+};
+constexpr std::array<RetName, 24> kReturnNames = {{{0, "SUCCESS"},
+                                                   {1, "UNINITIALIZED"},
+                                                   {2, "INVALID_ARGUMENT"},
+                                                   {3, "NOT_SUPPORTED"},
+                                                   {4, "NO_PERMISSION"},
+                                                   {6, "NOT_FOUND"},
+                                                   {7, "INSUFFICIENT_SIZE"},
+                                                   {8, "INSUFFICIENT_POWER"},
+                                                   {9, "DRIVER_NOT_LOADED"},
+                                                   {10, "TIMEOUT"},
+                                                   {11, "IRQ_ISSUE"},
+                                                   {12, "LIBRARY_NOT_FOUND"},
+                                                   {13, "FUNCTION_NOT_FOUND"},
+                                                   {14, "CORRUPTED_INFOROM"},
+                                                   {15, "GPU_IS_LOST"},
+                                                   {16, "RESET_REQUIRED"},
+                                                   {17, "OPERATING_SYSTEM"},
+                                                   {18, "LIB_RM_VERSION_MISMATCH"},
+                                                   {19, "IN_USE"},
+                                                   {20, "MEMORY"},
+                                                   {21, "NO_DATA"},
+                                                   {27, "NOT_READY"},
+                                                   {28, "GPU_NOT_FOUND"},
+                                                   {999, "UNKNOWN"}}};
+
+Error bad(const std::string& where, const std::string& what) {
+  return make_error("scenario.bad_field", what, where);
+}
+
+Result<ScenarioEvent> parse_event(const Json& e, const Scenario& s, const std::string& where,
+                                  std::vector<ScenarioEvent>& extra) {
+  if (!e.is_object()) return bad(where, "expected an object");
+  ScenarioEvent ev;
+  std::set<std::string> used{"t", "gpu", "set", "error", "hang"};
+  if (!e.contains("t") || !e["t"].is_number() || e["t"].get<double>() < 0)
+    return bad(where + ".t", "expected seconds >= 0");
+  ev.t_s = e["t"].get<double>();
+  const Json gpu = e.value("gpu", Json());
+  const bool all = gpu.is_string() && gpu.get<std::string>() == "all";
+  if (!all && !(gpu.is_number_unsigned() && gpu.get<size_t>() < s.gpus.size()))
+    return bad(where + ".gpu",
+               "expected a device index below " + std::to_string(s.gpus.size()) + " or \"all\"");
+  ev.gpu = all ? 0 : gpu.get<unsigned>();
+  if (auto it = e.find("set"); it != e.end()) {
+    ScenarioGpu scratch = s.gpus.at(ev.gpu);  // validate now, not when the fake plays it
+    if (Status st = apply_device_fields(*it, scratch, where + ".set"); !st) return st.error();
+    ev.set = *it;
+  }
+  if (auto it = e.find("error"); it != e.end()) {
+    ev.error = nvml_return_from_name(it->is_string() ? it->get<std::string>() : it->dump());
+    if (!ev.error) return bad(where + ".error", "unknown NVML return code " + it->dump());
+  }
+  if (auto it = e.find("hang"); it != e.end()) {
+    if (!it->is_object()) return bad(where + ".hang", "expected {\"call\": NAME, \"ms\": N}");
+    ev.hang_call = it->value("call", std::string());
+    const Json ms = it->value("ms", Json(30000));
+    if (!ms.is_number_unsigned() || ms.get<uint64_t>() > 3600000)
+      return bad(where + ".hang.ms", "expected milliseconds between 0 and 3600000");
+    ev.hang_ms = ms.get<int>();
+  }
+  for (const auto& [k, v] : e.items())
+    if (!used.count(k)) return bad(where + "." + k, "unknown timeline key");
+  for (unsigned g = 1; all && g < s.gpus.size(); ++g) {
+    ScenarioEvent copy = ev;
+    copy.gpu = g;
+    extra.push_back(copy);
+  }
+  return ev;
+}
+
+Status parse_top(const Json& j, Scenario& s, const std::string& o) {
+  std::set<std::string> used{"name",           "description",  "hostname",
+                             "driver_version", "nvml_version", "cuda_driver_version",
+                             "init_error",     "defaults",     "devices",
+                             "timeline"};
+  for (const auto& [k, v] : j.items())
+    if (!used.count(k)) return bad(o + ": " + k, "unknown top-level key");
+  auto str = [&](const char* k, std::optional<std::string>& out) -> Status {
+    if (!j.contains(k)) return {};
+    if (!j[k].is_string()) return bad(o + ": " + k, "expected a string");
+    out = j[k].get<std::string>();
+    return {};
+  };
+  s.name = j.value("name", std::string());
+  s.description = j.value("description", std::string());
+  if (Status st = str("hostname", s.hostname); !st) return st;
+  if (Status st = str("driver_version", s.driver_version); !st) return st;
+  if (Status st = str("nvml_version", s.nvml_version); !st) return st;
+  if (j.contains("cuda_driver_version")) {
+    if (!j["cuda_driver_version"].is_number_integer())
+      return bad(o + ": cuda_driver_version", "expected an integer like 12040");
+    s.cuda_driver_version = j["cuda_driver_version"].get<int>();
+  }
+  if (j.contains("init_error")) {
+    const Json& e = j["init_error"];
+    s.init_error = nvml_return_from_name(e.is_string() ? e.get<std::string>() : e.dump());
+    if (!s.init_error) return bad(o + ": init_error", "unknown NVML return code " + e.dump());
+  }
+  return {};
+}
+
+}  // namespace
+
+std::optional<int> nvml_return_from_name(std::string_view name) {
+  if (name.starts_with("NVML_ERROR_")) name.remove_prefix(11);
+  for (const auto& r : kReturnNames)
+    if (name == r.name) return r.code;
+  int v = 0;
+  const auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), v);
+  if (ec == std::errc() && p == name.data() + name.size() && v >= 0) return v;
+  return std::nullopt;
+}
+
+std::string nvml_return_name(int code) {
+  for (const auto& r : kReturnNames)
+    if (r.code == code) return r.name;
+  return std::to_string(code);
+}
+
+Result<Scenario> parse_scenario(std::string_view text, std::string_view origin) {
+  const std::string o(origin);
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    return make_error("scenario.bad_json", e.what(), o);
+  }
+  if (!j.is_object()) return make_error("scenario.bad_json", "expected a JSON object", o);
+  Scenario s;
+  if (Status st = parse_top(j, s, o); !st) return st.error();
+  const Json defaults = j.value("defaults", Json::object());
+  const Json devices = j.value("devices", Json::array());
+  if (!devices.is_array()) return bad(o + ": devices", "expected a list");
+  for (size_t i = 0; i < devices.size(); ++i) {
+    ScenarioGpu g;
+    for (size_t c = 0; c < kCapabilityCount; ++c) g.state.info.caps.set(static_cast<Capability>(c));
+    g.state.info.index = static_cast<unsigned>(i);
+    const std::string w = o + ": devices[" + std::to_string(i) + "]";
+    if (Status st = apply_device_fields(defaults, g, o + ": defaults"); !st) return st.error();
+    if (Status st = apply_device_fields(devices[i], g, w); !st) return st.error();
+    s.gpus.push_back(std::move(g));
+  }
+  const Json timeline = j.value("timeline", Json::array());
+  if (!timeline.is_array()) return bad(o + ": timeline", "expected a list");
+  for (size_t i = 0; i < timeline.size(); ++i) {
+    std::vector<ScenarioEvent> extra;
+    auto ev = parse_event(timeline[i], s, o + ": timeline[" + std::to_string(i) + "]", extra);
+    if (!ev) return ev.error();
+    s.timeline.push_back(std::move(*ev));
+    for (auto& x : extra) s.timeline.push_back(std::move(x));
+  }
+  std::stable_sort(s.timeline.begin(), s.timeline.end(),
+                   [](const ScenarioEvent& a, const ScenarioEvent& b) { return a.t_s < b.t_s; });
+  return s;
+}
+
+std::string write_scenario(const Scenario& s) {
+  Json j = Json::object();
+  if (!s.name.empty()) j["name"] = s.name;
+  if (!s.description.empty()) j["description"] = s.description;
+  if (s.hostname) j["hostname"] = *s.hostname;
+  if (s.driver_version) j["driver_version"] = *s.driver_version;
+  if (s.nvml_version) j["nvml_version"] = *s.nvml_version;
+  if (s.cuda_driver_version) j["cuda_driver_version"] = *s.cuda_driver_version;
+  if (s.init_error) j["init_error"] = nvml_return_name(*s.init_error);
+  Json devices = Json::array();
+  for (const ScenarioGpu& g : s.gpus) devices.push_back(device_fields(g));
+  j["devices"] = devices;
+  Json timeline = Json::array();
+  for (const ScenarioEvent& e : s.timeline) {
+    Json ej = {{"t", e.t_s}, {"gpu", e.gpu}};
+    if (!e.set.empty()) ej["set"] = e.set;
+    if (e.error) ej["error"] = nvml_return_name(*e.error);
+    if (e.hang_call) ej["hang"] = {{"call", *e.hang_call}, {"ms", e.hang_ms}};
+    timeline.push_back(ej);
+  }
+  j["timeline"] = timeline;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace gw::nvml

@@ -1,0 +1,65 @@
+// Scenario files: what the fake NVML plays (devices and a timeline), and what
+// `gpuwarden capture` writes from real readings. Format: docs/scenario-format.md.
+// Device keys are exactly the DeviceInfo / GpuSample member names, so a scenario reads like
+// the Snapshot it produces.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "core/snapshot.h"
+
+namespace gw::nvml {
+
+using Json = nlohmann::ordered_json;
+
+struct ScenarioGpu {
+  GpuState state;                         // info (identity, limits, caps) + initial readings
+  std::optional<int> handle_error;        // what nvmlDeviceGetHandleByIndex returns instead
+  std::optional<unsigned> pci_device_id;  // 0x233010DE (device << 16 | vendor)
+};
+
+struct ScenarioEvent {
+  double t_s = 0;  // scenario seconds after nvmlInit
+  unsigned gpu = 0;
+  Json set = Json::object();             // device keys to change; null clears a reading
+  std::optional<int> error;              // from t every call on the GPU returns it; 0 clears
+  std::optional<std::string> hang_call;  // from t this call hangs ("" = the next call)
+  int hang_ms = 30000;                   // how long a hang lasts (real ms, not scaled)
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::optional<std::string> hostname;
+  std::optional<std::string> driver_version;
+  std::optional<std::string> nvml_version;
+  std::optional<int> cuda_driver_version;
+  std::optional<int> init_error;  // NVML code nvmlInit returns
+  std::vector<ScenarioGpu> gpus;
+  std::vector<ScenarioEvent> timeline;  // sorted by t_s (stable)
+};
+
+// Parses scenario JSON text; `origin` (the file name) prefixes every error, which names the
+// JSON path of the bad field ("scenarios/x.json: devices[2].temp_c: expected an integer").
+Result<Scenario> parse_scenario(std::string_view text, std::string_view origin);
+std::string write_scenario(const Scenario& s);
+
+// Applies device keys (as in a "devices" entry or a timeline "set") to a GPU.
+Status apply_device_fields(const Json& fields, ScenarioGpu& gpu, const std::string& where);
+// The device keys describing a GPU (identity, limits, unsupported list, readings).
+Json device_fields(const ScenarioGpu& gpu);
+
+// Builds a replayable scenario from consecutive snapshots of one machine: the first one
+// gives the devices, each later one a timeline entry per GPU with what changed.
+Scenario scenario_from_snapshots(const std::vector<Snapshot>& snaps, std::string name);
+
+// NVML return codes by name ("GPU_IS_LOST" <-> 15); numbers are accepted too.
+std::optional<int> nvml_return_from_name(std::string_view name);
+std::string nvml_return_name(int code);
+
+}  // namespace gw::nvml

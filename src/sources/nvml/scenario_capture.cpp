@@ -1,0 +1,95 @@
+// Snapshots -> scenario: what `gpuwarden capture` records so the fake can replay it.
+#include <string>
+
+#include "sources/nvml/scenario.h"
+
+namespace gw::nvml {
+namespace {
+
+// Keys the timeline never carries: they are set once in "devices".
+bool static_key(const std::string& k) {
+  return k == "unsupported" || k == "handle_error";
+}
+
+std::optional<int> access_error(GpuAccess a) {
+  switch (a) {
+    case GpuAccess::kLost:
+      return 15;  // GPU_IS_LOST
+    case GpuAccess::kResetRequired:
+      return 16;  // RESET_REQUIRED
+    default:
+      return std::nullopt;
+  }
+}
+
+ScenarioGpu to_gpu(const GpuState& st) {
+  ScenarioGpu g;
+  g.state = st;
+  g.state.errors.clear();
+  if (st.access == GpuAccess::kNoPermission) g.handle_error = 4;  // NO_PERMISSION
+  return g;
+}
+
+// The timeline entries that turn GPU `i` from `prev` into `cur` at `t`.
+void diff_gpu(double t, unsigned i, const GpuState& prev, const GpuState& cur,
+              std::vector<ScenarioEvent>& out) {
+  const auto was = access_error(prev.access);
+  const auto now = access_error(cur.access);
+  if (cur.access == GpuAccess::kHung && prev.access != GpuAccess::kHung) {
+    ScenarioEvent ev{t, i, Json::object(), std::nullopt, std::string(), 30000};
+    out.push_back(ev);
+    return;
+  }
+  if (now != was) {
+    ScenarioEvent ev{t, i, Json::object(), now.value_or(0), std::nullopt, 30000};
+    out.push_back(ev);
+  }
+  if (cur.access != GpuAccess::kOk) return;  // nothing was read: keep the last readings
+  const Json a = device_fields(to_gpu(prev));
+  const Json b = device_fields(to_gpu(cur));
+  Json set = Json::object();
+  for (const auto& [k, v] : b.items())
+    if (!static_key(k) && (!a.contains(k) || a[k] != v)) set[k] = v;
+  for (const auto& [k, v] : a.items())
+    if (!static_key(k) && !b.contains(k)) set[k] = nullptr;
+  if (!set.empty()) out.push_back(ScenarioEvent{t, i, set, std::nullopt, std::nullopt, 30000});
+}
+
+}  // namespace
+
+Scenario scenario_from_snapshots(const std::vector<Snapshot>& snaps, std::string name) {
+  Scenario s;
+  s.name = std::move(name);
+  if (snaps.empty()) return s;
+  const Snapshot& first = snaps.front();
+  s.description = "captured from " + first.source;
+  s.hostname = first.hostname;
+  s.driver_version = first.driver_version;
+  s.nvml_version = first.nvml_version;
+  s.cuda_driver_version = first.cuda_driver_version;
+  std::vector<GpuState> last;  // the last readings per GPU while it answered
+  for (const GpuState& st : first.gpus) {
+    s.gpus.push_back(to_gpu(st));
+    last.push_back(st);
+    const unsigned i = static_cast<unsigned>(s.gpus.size() - 1);
+    if (auto e = access_error(st.access))
+      s.timeline.push_back({0, i, Json::object(), e, std::nullopt, 30000});
+    if (st.access == GpuAccess::kHung)
+      s.timeline.push_back({0, i, Json::object(), std::nullopt, std::string(), 30000});
+  }
+  for (size_t k = 1; k < snaps.size(); ++k) {
+    const double t = static_cast<double>(snaps[k].time_ms - first.time_ms) / 1000.0;
+    for (size_t i = 0; i < snaps[k].gpus.size() && i < last.size(); ++i) {
+      const GpuState& cur = snaps[k].gpus[i];
+      diff_gpu(t, static_cast<unsigned>(i), last[i], cur, s.timeline);
+      // Keep the access change, and the readings only when there are new ones.
+      if (cur.access == GpuAccess::kOk)
+        last[i] = cur;
+      else
+        last[i].access = cur.access;
+    }
+  }
+  return s;
+}
+
+}  // namespace gw::nvml
