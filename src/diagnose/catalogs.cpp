@@ -144,6 +144,7 @@ std::optional<DriverVersion> parse_driver_version(std::string_view text) {
 }
 
 std::string driver_version_string(const DriverVersion& v) {
+  if (v[1] == 0 && v[2] == 0) return std::to_string(v[0]);  // a branch floor: "580"
   std::string s = std::to_string(v[0]) + "." + (v[1] < 10 ? "0" : "") + std::to_string(v[1]);
   if (v[2] != 0) s += "." + std::string(v[2] < 10 ? "0" : "") + std::to_string(v[2]);
   return s;

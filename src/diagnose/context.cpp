@@ -29,6 +29,13 @@ std::string series_key(const GpuState& st) {
   return "i:" + std::to_string(st.info.index);
 }
 
+// normalize_pci_bus_id plus the kernel log's "PCI:" tag ("PCI:0000:3b:00").
+std::optional<std::string> normalise_pci(std::string_view text) {
+  if (text.size() > 4 && (text.substr(0, 4) == "PCI:" || text.substr(0, 4) == "pci:"))
+    text.remove_prefix(4);
+  return normalize_pci_bus_id(text);
+}
+
 }  // namespace
 
 DiagnoseContext::DiagnoseContext(const Observation& o) : obs(o) {
@@ -55,7 +62,7 @@ DiagnoseContext::DiagnoseContext(const Observation& o) : obs(o) {
   std::sort(gpus.begin(), gpus.end(),
             [](const GpuSeries& a, const GpuSeries& b) { return a.index < b.index; });
   for (const GpuSeries& g : gpus) {
-    if (auto pci = normalize_pci_bus_id(g.info->pci_bus_id)) pci_to_gpu.emplace(*pci, g.index);
+    if (auto pci = normalise_pci(g.info->pci_bus_id)) pci_to_gpu.emplace(*pci, g.index);
   }
 
   // Group events by (kind, GPU or PCI address, code) in one pass.
@@ -63,7 +70,7 @@ DiagnoseContext::DiagnoseContext(const Observation& o) : obs(o) {
   for (const Event& e : obs.events) {
     std::optional<unsigned> gpu_idx = e.gpu_index;
     std::optional<std::string> pci;
-    if (e.pci_bus_id) pci = normalize_pci_bus_id(*e.pci_bus_id).value_or(*e.pci_bus_id);
+    if (e.pci_bus_id) pci = normalise_pci(*e.pci_bus_id).value_or(*e.pci_bus_id);
     if (!gpu_idx && pci) gpu_idx = gpu_by_pci(*pci);
     if (gpu_idx && !pci) {
       if (const GpuSeries* g = gpu(*gpu_idx); g && !g->pci().empty()) pci = g->pci();
@@ -91,7 +98,7 @@ const GpuSeries* DiagnoseContext::gpu(unsigned index) const {
 }
 
 std::optional<unsigned> DiagnoseContext::gpu_by_pci(const std::string& normalised) const {
-  const auto want = normalize_pci_bus_id(normalised);
+  const auto want = normalise_pci(normalised);
   if (!want) return std::nullopt;
   const auto it = pci_to_gpu.find(*want);
   if (it == pci_to_gpu.end()) return std::nullopt;

@@ -75,6 +75,13 @@ Cause no_gpu_cause(const DiagnoseContext& c) {
             "/etc/modprobe.d/blacklist-nouveau.conf), rebuild the initramfs (sudo update-initramfs "
             "-u or dracut -f), install the NVIDIA driver and reboot."};
   }
+  // Nothing NVIDIA on the bus and no module: the machine has no GPU (or the cloud gave none).
+  if (h && h->nvidia_pci_devices.empty() && !h->nvidia_module_loaded.value_or(false)) {
+    return {"No NVIDIA GPU is present on the PCI bus",
+            "If this machine should have GPUs: reseat the cards and their power cables, check the "
+            "BIOS (Above 4G decoding, PCIe slot enabled) and the cloud instance type.",
+            Severity::kWarning};
+  }
   if ((h && h->nvidia_module_loaded && !*h->nvidia_module_loaded) ||
       err == "nvml.driver_not_loaded") {
     return {"The NVIDIA kernel module is not loaded",
@@ -92,12 +99,6 @@ Cause no_gpu_cause(const DiagnoseContext& c) {
             "Install the driver's user-space libraries matching the kernel module version "
             "(e.g. libnvidia-compute-<branch> / nvidia-utils-<branch>); in a container, use the "
             "NVIDIA Container Toolkit so it mounts them."};
-  }
-  if (h && h->nvidia_pci_devices.empty()) {
-    return {"No NVIDIA GPU is present on the PCI bus",
-            "If this machine should have GPUs: reseat the cards and their power cables, check the "
-            "BIOS (Above 4G decoding, PCIe slot enabled) and the cloud instance type.",
-            Severity::kWarning};
   }
   std::string title = "No NVIDIA GPU is visible to NVML";
   if (c.obs.source_error) title += ": " + c.obs.source_error->message;
