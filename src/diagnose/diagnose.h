@@ -2,6 +2,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct RuleInfo {
 
 std::span<const RuleInfo> rule_registry();
 const RuleInfo* find_rule(std::string_view code);
+
+// docs/checks.md: every rule from the registry as Markdown tables, grouped by area.
+std::string checks_markdown();
 
 // Runs every rule over `obs`. Findings come back sorted: most severe first, then by GPU, then
 // by code. Linear in the number of samples and events.
