@@ -1,0 +1,176 @@
+#include "cli/doctor_report.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <ostream>
+
+#include "diagnose/diagnose.h"
+
+namespace gw::cli {
+namespace {
+
+struct Paint {
+  bool on;
+  std::string operator()(std::string_view code, std::string_view text) const {
+    return on ? fmt::format("\033[{}m{}\033[0m", code, text) : std::string(text);
+  }
+};
+
+std::string_view sev_color(Severity s) {
+  switch (s) {
+    case Severity::kCritical:
+      return "1;31";
+    case Severity::kWarning:
+      return "33";
+    case Severity::kInfo:
+      return "36";
+  }
+  return "0";
+}
+
+std::string upper(std::string_view s) {
+  std::string u(s);
+  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return u;
+}
+
+// Who a finding is about: "GPU 3", "PCI 00000000:19:00.0" or "host".
+std::string subject_of(const Finding& f) {
+  if (f.gpu) return fmt::format("GPU {}", *f.gpu);
+  if (f.pci_bus_id) return "PCI " + *f.pci_bus_id;
+  return "host";
+}
+
+struct Counts {
+  size_t critical = 0, warning = 0, info = 0;
+};
+
+Counts count(const std::vector<Finding>& fs) {
+  Counts c;
+  for (const Finding& f : fs) {
+    if (f.severity == Severity::kCritical)
+      ++c.critical;
+    else if (f.severity == Severity::kWarning)
+      ++c.warning;
+    else
+      ++c.info;
+  }
+  return c;
+}
+
+std::string headline(const DoctorRun& run, const Paint& paint) {
+  const Counts c = count(run.findings);
+  const int code = doctor_exit_code(run);
+  std::string verdict = code == kDoctorNoInput    ? paint("1;31", "NO DIAGNOSIS")
+                        : code == kDoctorCritical ? paint("1;31", "CRITICAL")
+                        : code == kDoctorWarning  ? paint("33", "WARNING")
+                                                  : paint("32", "HEALTHY");
+  return fmt::format("{}: {} critical, {} warning, {} info", verdict, c.critical, c.warning,
+                     c.info);
+}
+
+std::string source_line(const DoctorRun& run) {
+  size_t gpus = run.obs.samples.empty() ? 0 : run.obs.samples.back().gpus.size();
+  std::string s =
+      fmt::format("source: {} | {} GPU(s)", run.source.empty() ? "none" : run.source, gpus);
+  if (run.obs.samples.size() > 1)
+    s += fmt::format(" | {:.0f} s window, {} samples", run.window_s, run.obs.samples.size());
+  else if (run.obs.samples.size() == 1)
+    s += " | one snapshot";
+  if (!run.obs.events.empty()) s += fmt::format(" | {} kernel-log event(s)", run.obs.events.size());
+  return s;
+}
+
+void verdict_lines(std::ostream& out, const DoctorRun& run, const Paint& paint) {
+  // Worst finding per subject, in GPU order, then kernel-log-only GPUs, then the host.
+  std::map<std::string, const Finding*> worst;
+  std::map<std::string, size_t> n;
+  for (const Finding& f : run.findings) {
+    const std::string s = subject_of(f);
+    ++n[s];
+    if (!worst.count(s) || f.severity > worst[s]->severity) worst[s] = &f;
+  }
+  auto line = [&](const std::string& subj, const std::string& label) {
+    const auto it = worst.find(subj);
+    if (it == worst.end()) {
+      out << fmt::format("  {:<58} {}\n", label, paint("32", "ok"));
+      return;
+    }
+    const Finding& f = *it->second;
+    std::string more = n[subj] > 1 ? fmt::format(" (+{} more)", n[subj] - 1) : "";
+    out << fmt::format("  {:<58} {} {}{}\n", label,
+                       paint(sev_color(f.severity), upper(severity_name(f.severity))), f.title,
+                       more);
+    worst.erase(it);
+  };
+  if (!run.obs.samples.empty()) {
+    for (const GpuState& g : run.obs.samples.back().gpus) {
+      std::string label =
+          fmt::format("GPU {}  {}  {}", g.info.index, g.info.pci_bus_id, g.info.name);
+      if (label.size() > 58) label.resize(58);
+      line(fmt::format("GPU {}", g.info.index), label);
+    }
+  }
+  std::vector<std::string> rest;
+  for (const auto& [subj, f] : worst) rest.push_back(subj);
+  for (const auto& subj : rest) line(subj, subj);
+}
+
+void finding_block(std::ostream& out, const Finding& f, const Paint& paint) {
+  out << fmt::format("  {} {}\n", paint(sev_color(f.severity), "[" + f.code + "]"), f.title);
+  for (const std::string& e : f.evidence) out << "      - " << e << "\n";
+  out << "      fix: " << f.remedy << "\n";
+}
+
+void render_one(std::ostream& out, const DoctorRun& run, const Paint& paint) {
+  out << source_line(run) << "\n\n";
+  verdict_lines(out, run, paint);
+  for (Severity sev : {Severity::kCritical, Severity::kWarning, Severity::kInfo}) {
+    bool first = true;
+    for (const Finding& f : run.findings) {
+      if (f.severity != sev) continue;
+      if (first) out << "\n" << paint(sev_color(sev), upper(severity_name(sev))) << "\n";
+      first = false;
+      finding_block(out, f, paint);
+    }
+  }
+  if (run.obs.source_error && run.findings.empty())
+    out << "\nGPU source failed: " << run.obs.source_error->to_string() << "\n";
+  if (!run.obs.input_errors.empty()) {
+    out << "\nCould not read:\n";
+    for (const Error& e : run.obs.input_errors) out << "  " << e.to_string() << "\n";
+  }
+  for (const std::string& note : run.notes) out << "\nnote: " << note << "\n";
+}
+
+}  // namespace
+
+void render_doctor_text(std::ostream& out, const DoctorRun& run, const DoctorRun* demo,
+                        bool color) {
+  const Paint paint{color};
+  if (demo) {
+    out << paint("1",
+                 "No NVIDIA driver on this machine: showing its host checks, then the "
+                 "bundled demo fleet (gpuwarden doctor --demo).")
+        << "\n";
+  }
+  out << "gpuwarden doctor " << (demo ? "(this machine) " : "") << headline(run, paint) << "\n";
+  render_one(out, run, paint);
+  if (demo) {
+    out << "\n"
+        << paint("1", "Demo fleet")
+        << " (simulated GPUs, not this machine): " << headline(*demo, paint) << "\n";
+    render_one(out, *demo, paint);
+  }
+}
+
+std::string list_checks_text() {
+  std::string out = fmt::format("{:<28} {:<9} {}\n", "CODE", "SEVERITY", "WHAT IT MEANS");
+  for (const RuleInfo& r : rule_registry())
+    out += fmt::format("{:<28} {:<9} {}\n", r.code, severity_name(r.severity), r.title);
+  out += "\nDetails and remedies: docs/checks.md (gpuwarden doctor --list-checks --markdown)\n";
+  return out;
+}
+
+}  // namespace gw::cli
