@@ -146,6 +146,20 @@ void render_one(std::ostream& out, const DoctorRun& run, const Paint& paint) {
 
 }  // namespace
 
+int doctor_exit_code(const DoctorRun& run) {
+  // Nothing read and nothing concluded: no diagnosis was possible.
+  if (run.inputs_read == 0 && run.findings.empty()) return kDoctorNoInput;
+  switch (worst_severity(run.findings)) {
+    case Severity::kCritical:
+      return kDoctorCritical;
+    case Severity::kWarning:
+      return kDoctorWarning;
+    case Severity::kInfo:
+      break;
+  }
+  return kDoctorHealthy;
+}
+
 void render_doctor_text(std::ostream& out, const DoctorRun& run, const DoctorRun* demo,
                         bool color) {
   const Paint paint{color};

@@ -5,9 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <thread>
 
 #include "diagnose/diagnose.h"
@@ -110,31 +108,6 @@ void sample_window(GpuSource& source, size_t count, std::chrono::milliseconds in
   }
 }
 
-DoctorRun run_from_files(const std::vector<std::string>& paths) {
-  DoctorRun run;
-  run.mode = "from";
-  for (const std::string& p : paths) {
-    run.source += (run.source.empty() ? "" : ", ") + p;
-    std::ifstream in(p, std::ios::binary);
-    if (!in) {
-      run.obs.input_errors.push_back(make_error("input.unreadable", "cannot open file", p));
-      continue;
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const size_t errs = run.obs.input_errors.size();
-    const size_t before = run.obs.samples.size() + run.obs.events.size();
-    const bool had_topo = run.obs.topology.has_value();
-    add_capture(ss.str(), p, run.obs);
-    const bool gave = run.obs.samples.size() + run.obs.events.size() > before ||
-                      (!had_topo && run.obs.topology.has_value());
-    if (gave || run.obs.input_errors.size() == errs) ++run.inputs_read;
-  }
-  run.findings = diagnose(run.obs);
-  run.window_s = span_s(run.obs);
-  return run;
-}
-
 DoctorRun run_live(const DoctorOptions& opts, std::optional<DoctorRun>* fallback_demo) {
   const bool fake = opts.source.demo || opts.source.scenario;
   const std::string mode = opts.source.demo ? "demo" : opts.source.scenario ? "scenario" : "live";
@@ -166,20 +139,6 @@ DoctorRun run_live(const DoctorOptions& opts, std::optional<DoctorRun>* fallback
     }
   }
   return run;
-}
-
-int doctor_exit_code(const DoctorRun& run) {
-  // Nothing read and nothing concluded: no diagnosis was possible.
-  if (run.inputs_read == 0 && run.findings.empty()) return kDoctorNoInput;
-  switch (worst_severity(run.findings)) {
-    case Severity::kCritical:
-      return kDoctorCritical;
-    case Severity::kWarning:
-      return kDoctorWarning;
-    case Severity::kInfo:
-      break;
-  }
-  return kDoctorHealthy;
 }
 
 }  // namespace gw::cli

@@ -40,7 +40,7 @@ TEST(DriverMismatch, FiresOnTheNvmlError) {
 
 TEST(DriverMismatch, SilentOnOtherErrors) {
   EXPECT_FALSE(find(diagnose(no_gpu("nvml.driver_not_loaded", host_with_gpus(1))),
-                 "driver.version_mismatch"));
+                    "driver.version_mismatch"));
 }
 
 TEST(DriverNoGpu, ModuleNotLoadedNamesTheCause) {

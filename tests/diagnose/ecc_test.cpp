@@ -74,7 +74,8 @@ TEST(EccRowRemapPending, NeedsResetNotReplacement) {
   ASSERT_TRUE(x);
   EXPECT_EQ(x->severity, Severity::kWarning);
   EXPECT_NE(x->remedy.find("nvidia-smi -r"), std::string::npos);
-  EXPECT_NE(test::evidence(*x).find("4 row(s) remapped for uncorrectable errors"), std::string::npos);
+  EXPECT_NE(test::evidence(*x).find("4 row(s) remapped for uncorrectable errors"),
+            std::string::npos);
   EXPECT_FALSE(find(f, "ecc.row_remap_failure"));
 }
 

@@ -18,9 +18,9 @@ TEST(Engine, HealthyGpusGiveNoFindings) {
 
 TEST(Engine, FindingsAreSortedBySeverityThenGpu) {
   std::vector<GpuState> gpus{idle_gpu(0), idle_gpu(1), busy_gpu(2)};
-  gpus[0].sample.pcie_width = 8;                 // warning on GPU 0
-  gpus[1].sample.ecc_dbe_volatile = 1;           // critical on GPU 1
-  gpus[2].sample.persistence_mode = false;       // info on GPU 2
+  gpus[0].sample.pcie_width = 8;            // warning on GPU 0
+  gpus[1].sample.ecc_dbe_volatile = 1;      // critical on GPU 1
+  gpus[2].sample.persistence_mode = false;  // info on GPU 2
   const auto f = diagnose(snapshot(gpus));
   ASSERT_EQ(f.size(), 3u);
   EXPECT_EQ(f[0].code, "ecc.dbe_volatile");

@@ -70,7 +70,8 @@ TEST(UtilLow, SilentForAFullyBusyGpuAndForAnIdleOne) {
 
 TEST(UtilLow, SilentWithoutAComputeProcess) {
   Observation obs = starved_job();
-  for (auto& s : obs.samples) s.gpus[0].sample.processes = std::vector<ProcessInfo>{{7, {}, "Xorg", true}};
+  for (auto& s : obs.samples)
+    s.gpus[0].sample.processes = std::vector<ProcessInfo>{{7, {}, "Xorg", true}};
   EXPECT_FALSE(find(diagnose(obs), "util.low"));
 }
 

@@ -41,7 +41,8 @@ TEST(Xid, KernelLogAloneKeepsThePciAddress) {
 TEST(Xid, ApplicationXidsAreSeparateFromHardwareAndCountedInBursts) {
   Observation obs;
   // Two bursts of Xid 13 (3 lines, then 2 lines an hour later) and one Xid 43.
-  for (int i = 0; i < 3; ++i) obs.events.push_back(xid(13, "0000:38:00", "Out Of Range Address", kT0 + i));
+  for (int i = 0; i < 3; ++i)
+    obs.events.push_back(xid(13, "0000:38:00", "Out Of Range Address", kT0 + i));
   for (int i = 0; i < 2; ++i)
     obs.events.push_back(xid(13, "0000:38:00", "Multiple Warp Errors", kT0 + 3'600'000 + i));
   obs.events.push_back(xid(43, "0000:38:00", "Ch 00000010", kT0 + 3'600'100));
@@ -73,7 +74,8 @@ TEST(Xid, UnknownNumbersAreReportedNotDropped) {
 
 TEST(Xid, NvLink5SeverityComesFromTheLine) {
   Observation obs;
-  obs.events.push_back(xid(149, "0008:01:00", "NETIR_LINK_EVT Fatal XC0 i0 Link 08 (0x004505c6)", kT0));
+  obs.events.push_back(
+      xid(149, "0008:01:00", "NETIR_LINK_EVT Fatal XC0 i0 Link 08 (0x004505c6)", kT0));
   obs.events.push_back(xid(145, "0009:01:00", "RLW_SRC_TRACK Nonfatal XC1 i0 Link 03 (0x0)", kT0));
   const auto f = diagnose(obs);
   ASSERT_EQ(test::count(f, "xid.nvlink"), 2u);
