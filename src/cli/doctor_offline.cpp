@@ -28,6 +28,7 @@ DoctorRun run_from_files(const std::vector<std::string>& paths) {
                       (!had_topo && run.obs.topology.has_value());
     if (gave || run.obs.input_errors.size() == errs) ++run.inputs_read;
   }
+  run.notes = run.obs.notes;
   run.findings = diagnose(run.obs);
   if (run.obs.samples.size() > 1) {
     run.window_s =

@@ -61,8 +61,7 @@ void rule_gpu_fallen_off_bus(const DiagnoseContext& c, Findings& out) {
     const Event& first = *g.events.front();
     if (g.kind == EventKind::kXid && g.code == kXidFallenOffBus) {
       at(g.gpu, g.pci_bus_id)
-          .evidence.push_back(
-              fmt::format("Xid 79 logged {} time(s) ({})", g.events.size(), first.origin));
+          .evidence.push_back(fmt::format("Xid 79 logged {} time(s) ({})", g.total, first.origin));
     } else if (g.kind == EventKind::kFallenOffBus) {
       at(g.gpu, g.pci_bus_id).evidence.push_back("kernel: " + first.message.substr(0, 120));
     } else if (g.kind == EventKind::kGpuLost) {
@@ -124,6 +123,7 @@ void rule_nvswitch_sxid(const DiagnoseContext& c, Findings& out) {
   for (const EventGroup& g : c.groups) {
     if (g.kind != EventKind::kSXid) continue;
     Agg& a = by_code[g.code];
+    a.lines += g.total - g.events.size();  // lines the loader counted but did not keep
     for (const Event* e : g.events) {
       ++a.lines;
       if (e->pci_bus_id) a.switches.insert(*e->pci_bus_id);

@@ -36,9 +36,10 @@ std::string checks_markdown() {
   for (const RuleInfo& r : rule_registry()) {
     if (r.area != area) {
       area = r.area;
-      out += fmt::format("\n## {}\n\n| code | severity | what it means | fires when | what to do |\n"
-                         "|---|---|---|---|---|\n",
-                         area_heading(area));
+      out += fmt::format(
+          "\n## {}\n\n| code | severity | what it means | fires when | what to do |\n"
+          "|---|---|---|---|---|\n",
+          area_heading(area));
     }
     out += fmt::format("| `{}` | {} | {} | {} | {} |\n", r.code, severity_name(r.severity), r.title,
                        r.checks, r.remedy);

@@ -88,6 +88,25 @@ DiagnoseContext::DiagnoseContext(const Observation& o) : obs(o) {
     }
     groups[it->second].events.push_back(&e);
   }
+  attach_counts();
+}
+
+// Big kernel logs keep only the first lines per (kind, GPU, code); the loader's exact counts
+// and last times replace what the kept lines alone would say.
+void DiagnoseContext::attach_counts() {
+  std::map<std::tuple<int, std::string, unsigned>, const EventCount*> counts;
+  for (const EventCount& c : obs.event_counts) {
+    std::string pci = c.pci_bus_id ? normalise_pci(*c.pci_bus_id).value_or(*c.pci_bus_id) : "";
+    counts[{static_cast<int>(c.kind), pci, c.code.value_or(0)}] = &c;
+  }
+  for (EventGroup& g : groups) {
+    g.total = g.events.size();
+    const auto it = counts.find({static_cast<int>(g.kind), g.pci_bus_id.value_or(""), g.code});
+    if (it == counts.end() || it->second->count <= g.total) continue;
+    g.total = it->second->count;
+    g.last_time_ms = it->second->last_time_ms;
+    g.last_uptime_s = it->second->last_uptime_s;
+  }
 }
 
 const GpuSeries* DiagnoseContext::gpu(unsigned index) const {

@@ -36,7 +36,11 @@ struct EventGroup {
   unsigned code = 0;
   std::optional<unsigned> gpu;
   std::optional<std::string> pci_bus_id;
-  std::vector<const Event*> events;  // oldest first
+  std::vector<const Event*> events;  // oldest first (big logs keep only the first few)
+  // Exact count from Observation::event_counts when the loader kept fewer lines than it saw.
+  uint64_t total = 0;
+  std::optional<int64_t> last_time_ms;
+  std::optional<double> last_uptime_s;
 };
 
 struct DiagnoseContext {
@@ -49,6 +53,9 @@ struct DiagnoseContext {
   const GpuSeries* gpu(unsigned index) const;
   // The GPU a PCI address belongs to, when a snapshot lists it.
   std::optional<unsigned> gpu_by_pci(const std::string& normalised) const;
+
+ private:
+  void attach_counts();
 };
 
 // ---- helpers shared by the rule files -------------------------------------------------

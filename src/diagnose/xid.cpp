@@ -94,7 +94,7 @@ std::string remedy_for(const XidInfo* x, XidCause cause, const EventGroup& g) {
   if (cause == XidCause::kApplication) {
     r += " This is usually a bug in the program (bad address, illegal instruction): run it under "
          "compute-sanitizer or with CUDA_LAUNCH_BLOCKING=1 to find the kernel.";
-    if (g.events.size() > 1)
+    if (g.total > 1)
       r += " If it keeps recurring on this GPU with different programs, run DCGM diagnostics "
            "(dcgmi diag -r 3) or move the job to another GPU to rule out the hardware.";
   } else if (cause == XidCause::kMemory) {
@@ -140,9 +140,18 @@ Finding xid_finding(const DiagnoseContext& c, const EventGroup& g, const XidInfo
   const std::string name = x ? std::string(x->short_name) : "unknown Xid";
   std::vector<std::string> ev;
   const size_t bursts = count_bursts(g);
-  ev.push_back(fmt::format("{} line(s){}, first {}, last {}", g.events.size(),
-                           bursts > 0 ? fmt::format(" in {} burst(s)", bursts) : "",
-                           when(*g.events.front()), when(*g.events.back())));
+  const bool trimmed = g.total > g.events.size();
+  std::string burst_text;
+  if (bursts > 0 && !trimmed) burst_text = fmt::format(" in {} burst(s)", bursts);
+  if (bursts > 0 && trimmed)
+    burst_text = fmt::format(" ({} burst(s) in the first {} kept)", bursts, g.events.size());
+  Event last = *g.events.back();
+  if (trimmed && (g.last_time_ms || g.last_uptime_s)) {
+    last.time_ms = g.last_time_ms;
+    last.uptime_s = g.last_uptime_s;
+  }
+  ev.push_back(fmt::format("{} line(s){}, first {}, last {}", g.total, burst_text,
+                           when(*g.events.front()), when(last)));
   if (x) ev.push_back(fmt::format("meaning: {}", x->meaning));
   ev.push_back(fmt::format("likely cause: {}", xid_cause_name(cause)));
   if (auto p = processes(g); !p.empty()) ev.push_back("processes: " + p);

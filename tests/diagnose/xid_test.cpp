@@ -164,3 +164,30 @@ TEST(NvSwitchSxid, NonFatalIsAWarning) {
 
 }  // namespace
 }  // namespace gw
+
+namespace gw {
+namespace {
+
+TEST(Xid, ExactCountsReplaceTrimmedLines) {
+  // The loader kept 3 of 629 lines; the finding must report all of them.
+  Observation obs;
+  for (int i = 0; i < 3; ++i)
+    obs.events.push_back(test::xid(13, "0000:38:00", "Out Of Range", 1'737'426'093'000 + i));
+  EventCount c;
+  c.kind = EventKind::kXid;
+  c.pci_bus_id = "00000000:38:00.0";
+  c.code = 13;
+  c.count = 629;
+  c.first_time_ms = 1'737'426'093'000;
+  c.last_time_ms = 1'737'426'093'000 + 86'400'000;
+  obs.event_counts.push_back(c);
+  const auto x = test::find(diagnose(obs), "xid.application");
+  ASSERT_TRUE(x);
+  EXPECT_NE(test::evidence(*x).find("629 line(s) (1 burst(s) in the first 3 kept)"),
+            std::string::npos)
+      << test::evidence(*x);
+  EXPECT_NE(test::evidence(*x).find("last 2025-01-22 02:21:33 UTC"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gw
