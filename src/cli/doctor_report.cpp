@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <ostream>
 
@@ -42,6 +43,18 @@ std::string subject_of(const Finding& f) {
   return "host";
 }
 
+// The title without its leading "GPU 3 (00000000:81:00.0) " (the verdict line names the GPU).
+std::string short_title(const Finding& f) {
+  if (!f.gpu) return f.title;
+  std::string prefix = fmt::format("GPU {} ", *f.gpu);
+  if (f.pci_bus_id) {
+    const std::string with_pci = fmt::format("GPU {} ({}) ", *f.gpu, *f.pci_bus_id);
+    if (f.title.rfind(with_pci, 0) == 0) return f.title.substr(with_pci.size());
+  }
+  if (f.title.rfind(prefix, 0) == 0) return f.title.substr(prefix.size());
+  return f.title;
+}
+
 struct Counts {
   size_t critical = 0, warning = 0, info = 0;
 };
@@ -74,8 +87,10 @@ std::string source_line(const DoctorRun& run) {
   size_t gpus = run.obs.samples.empty() ? 0 : run.obs.samples.back().gpus.size();
   std::string s =
       fmt::format("source: {} | {} GPU(s)", run.source.empty() ? "none" : run.source, gpus);
-  if (run.obs.samples.size() > 1)
+  if (run.obs.samples.size() > 1 && run.window_s > 0)
     s += fmt::format(" | {:.0f} s window, {} samples", run.window_s, run.obs.samples.size());
+  else if (run.obs.samples.size() > 1)
+    s += fmt::format(" | {} samples", run.obs.samples.size());
   else if (run.obs.samples.size() == 1)
     s += " | one snapshot";
   if (!run.obs.events.empty()) s += fmt::format(" | {} kernel-log event(s)", run.obs.events.size());
@@ -100,8 +115,8 @@ void verdict_lines(std::ostream& out, const DoctorRun& run, const Paint& paint) 
     const Finding& f = *it->second;
     std::string more = n[subj] > 1 ? fmt::format(" (+{} more)", n[subj] - 1) : "";
     out << fmt::format("  {:<58} {} {}{}\n", label,
-                       paint(sev_color(f.severity), upper(severity_name(f.severity))), f.title,
-                       more);
+                       paint(sev_color(f.severity), upper(severity_name(f.severity))),
+                       short_title(f), more);
     worst.erase(it);
   };
   if (!run.obs.samples.empty()) {
@@ -117,23 +132,52 @@ void verdict_lines(std::ostream& out, const DoctorRun& run, const Paint& paint) 
   for (const auto& subj : rest) line(subj, subj);
 }
 
-void finding_block(std::ostream& out, const Finding& f, const Paint& paint) {
-  out << fmt::format("  {} {}\n", paint(sev_color(f.severity), "[" + f.code + "]"), f.title);
-  for (const std::string& e : f.evidence) out << "      - " << e << "\n";
-  out << "      fix: " << f.remedy << "\n";
+// One block per finding; the same finding on 3+ GPUs prints once with the GPU list, so an
+// 8-GPU node with one platform problem stays readable.
+void finding_blocks(std::ostream& out, const std::vector<const Finding*>& fs, const Paint& paint) {
+  std::vector<bool> done(fs.size(), false);
+  for (size_t i = 0; i < fs.size(); ++i) {
+    if (done[i]) continue;
+    const Finding& f = *fs[i];
+    std::vector<unsigned> same;
+    for (size_t j = i; j < fs.size(); ++j) {
+      const Finding& o = *fs[j];
+      if (o.gpu && f.gpu && o.code == f.code && short_title(o) == short_title(f) &&
+          o.remedy == f.remedy) {
+        same.push_back(*o.gpu);
+      }
+    }
+    const bool grouped = same.size() >= 3;
+    std::string title = f.title;
+    if (grouped) {
+      std::string list;
+      for (unsigned g : same) list += (list.empty() ? "" : ", ") + std::to_string(g);
+      title = fmt::format("GPUs {}: {}", list, short_title(f));
+      for (size_t j = i; j < fs.size(); ++j) {
+        if (fs[j]->gpu && std::count(same.begin(), same.end(), *fs[j]->gpu) &&
+            fs[j]->code == f.code && short_title(*fs[j]) == short_title(f))
+          done[j] = true;
+      }
+    }
+    out << fmt::format("  {} {}\n", paint(sev_color(f.severity), "[" + f.code + "]"), title);
+    if (grouped)
+      out << fmt::format("      (evidence from GPU {}; the others read alike)\n", *f.gpu);
+    for (const std::string& e : f.evidence) out << "      - " << e << "\n";
+    out << "      fix: " << f.remedy << "\n";
+  }
 }
 
 void render_one(std::ostream& out, const DoctorRun& run, const Paint& paint) {
   out << source_line(run) << "\n\n";
   verdict_lines(out, run, paint);
   for (Severity sev : {Severity::kCritical, Severity::kWarning, Severity::kInfo}) {
-    bool first = true;
+    std::vector<const Finding*> these;
     for (const Finding& f : run.findings) {
-      if (f.severity != sev) continue;
-      if (first) out << "\n" << paint(sev_color(sev), upper(severity_name(sev))) << "\n";
-      first = false;
-      finding_block(out, f, paint);
+      if (f.severity == sev) these.push_back(&f);
     }
+    if (these.empty()) continue;
+    out << "\n" << paint(sev_color(sev), upper(severity_name(sev))) << "\n";
+    finding_blocks(out, these, paint);
   }
   if (run.obs.source_error && run.findings.empty())
     out << "\nGPU source failed: " << run.obs.source_error->to_string() << "\n";

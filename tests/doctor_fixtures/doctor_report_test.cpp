@@ -59,7 +59,7 @@ TEST(DoctorText, VerdictPerGpuAndFindingsGroupedBySeverity) {
   EXPECT_EQ(t.rfind("gpuwarden doctor CRITICAL: 1 critical, 0 warning, 1 info", 0), 0u) << t;
   EXPECT_NE(t.find("GPU 0  00000000:19:00.0  NVIDIA H100 80GB HBM3"), std::string::npos) << t;
   EXPECT_NE(t.find("ok\n"), std::string::npos);
-  EXPECT_NE(t.find("CRITICAL GPU 1 has fallen off the bus"), std::string::npos) << t;
+  EXPECT_NE(t.find("CRITICAL has fallen off the bus"), std::string::npos) << t;
   EXPECT_NE(t.find("host"), std::string::npos);
   const auto crit = t.find("\nCRITICAL\n");
   const auto info = t.find("\nINFO\n");
@@ -70,6 +70,24 @@ TEST(DoctorText, VerdictPerGpuAndFindingsGroupedBySeverity) {
   EXPECT_NE(t.find("- 91 C, slowdown threshold 87 C"), std::string::npos);
   EXPECT_NE(t.find("fix: Improve cooling."), std::string::npos);
   EXPECT_EQ(t.find("\033["), std::string::npos) << "colour without a terminal";
+}
+
+TEST(DoctorText, SameFindingOnManyGpusPrintsOnce) {
+  DoctorRun run;
+  run.inputs_read = 1;
+  Snapshot s;
+  for (unsigned i = 0; i < 4; ++i) {
+    s.gpus.push_back(gpu(i, "00000000:1" + std::to_string(i) + ":00.0"));
+    run.findings.push_back(finding("power.hw_power_brake", Severity::kCritical, i,
+                                   "GPU " + std::to_string(i) + " is held by a power brake"));
+  }
+  run.obs.samples.push_back(s);
+  const std::string t = text(run, false);
+  EXPECT_NE(t.find("[power.hw_power_brake] GPUs 0, 1, 2, 3: is held by a power brake"),
+            std::string::npos)
+      << t;
+  EXPECT_EQ(t.find("[power.hw_power_brake] GPU 1"), std::string::npos) << t;
+  EXPECT_NE(t.find("  GPU 3  00000000:13:00.0"), std::string::npos) << t;  // verdict per GPU stays
 }
 
 TEST(DoctorText, ColourOnlyWhenAsked) {
