@@ -92,22 +92,6 @@ DoctorRun sample_source(const DoctorOptions& opts, GpuSource& src, std::string m
 
 }  // namespace
 
-void sample_window(GpuSource& source, size_t count, std::chrono::milliseconds interval,
-                   const std::function<void(std::chrono::milliseconds)>& sleep, Observation& obs) {
-  for (size_t i = 0; i < count; ++i) {
-    if (i > 0) sleep(interval);
-    auto snap = source.sample();
-    if (!snap) {
-      if (obs.samples.empty())
-        obs.source_error = snap.error();
-      else
-        obs.input_errors.push_back(snap.error());
-      return;
-    }
-    obs.samples.push_back(std::move(*snap));
-  }
-}
-
 DoctorRun run_live(const DoctorOptions& opts, std::optional<DoctorRun>* fallback_demo) {
   const bool fake = opts.source.demo || opts.source.scenario;
   const std::string mode = opts.source.demo ? "demo" : opts.source.scenario ? "scenario" : "live";

@@ -153,3 +153,60 @@ TEST(DoctorListChecks, ListsEveryRegisteredCode) {
 
 }  // namespace
 }  // namespace gw::cli
+
+namespace gw::cli {
+namespace {
+
+// A source that yields `good` snapshots, then fails.
+class FakeSource final : public GpuSource {
+ public:
+  explicit FakeSource(size_t good) : good_(good) {}
+  Result<Snapshot> sample() override {
+    if (calls_++ >= good_) return make_error("nvml.gpu_is_lost", "lost", "nvmlDeviceGetCount");
+    Snapshot s;
+    s.time_ms = 1000 * static_cast<int64_t>(calls_);
+    return s;
+  }
+  std::string describe() const override { return "fake"; }
+  size_t calls_ = 0;
+
+ private:
+  size_t good_;
+};
+
+TEST(SampleWindow, TakesCountSamplesSleepingBetween) {
+  FakeSource src(100);
+  Observation obs;
+  std::vector<std::chrono::milliseconds> sleeps;
+  sample_window(
+      src, 11, std::chrono::milliseconds(1000),
+      [&](std::chrono::milliseconds d) { sleeps.push_back(d); }, obs);
+  EXPECT_EQ(obs.samples.size(), 11u);
+  EXPECT_EQ(sleeps.size(), 10u);
+  EXPECT_EQ(sleeps.front(), std::chrono::milliseconds(1000));
+  EXPECT_FALSE(obs.source_error);
+}
+
+TEST(SampleWindow, AFailureKeepsWhatWasSampled) {
+  FakeSource src(3);
+  Observation obs;
+  sample_window(
+      src, 10, std::chrono::milliseconds(1), [](std::chrono::milliseconds) {}, obs);
+  EXPECT_EQ(obs.samples.size(), 3u);
+  EXPECT_FALSE(obs.source_error);  // the source worked; the failure is recorded, not fatal
+  ASSERT_EQ(obs.input_errors.size(), 1u);
+  EXPECT_EQ(obs.input_errors[0].code, "nvml.gpu_is_lost");
+}
+
+TEST(SampleWindow, FailingFromTheStartIsASourceError) {
+  FakeSource src(0);
+  Observation obs;
+  sample_window(
+      src, 5, std::chrono::milliseconds(1), [](std::chrono::milliseconds) {}, obs);
+  EXPECT_TRUE(obs.samples.empty());
+  ASSERT_TRUE(obs.source_error);
+  EXPECT_EQ(src.calls_, 1u);
+}
+
+}  // namespace
+}  // namespace gw::cli
