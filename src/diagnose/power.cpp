@@ -65,7 +65,7 @@ void emit_platform(const DiagnoseContext& c, Findings& out, const GpuSeries& g,
   std::string remedy = kPlatformPowerRemedy;
   if (c.gpus.size() > 1 && n_gpus == c.gpus.size()) {
     ev.push_back(fmt::format("all {} GPUs of this node show it", n_gpus));
-    remedy = "Check the whole node, not the GPUs: " + remedy;
+    remedy = "Check the whole node, not the GPUs. " + remedy;
   }
   Severity sev = Severity::kCritical;
   if (clocks_near_max(g)) {
