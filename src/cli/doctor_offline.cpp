@@ -1,0 +1,41 @@
+// Offline mode of gpuwarden doctor: captured files in, the same rules as live.
+#include <fstream>
+#include <sstream>
+
+#include "cli/doctor_run.h"
+#include "diagnose/diagnose.h"
+#include "sources/captures.h"
+
+namespace gw::cli {
+
+DoctorRun run_from_files(const std::vector<std::string>& paths) {
+  DoctorRun run;
+  run.mode = "from";
+  for (const std::string& p : paths) {
+    run.source += (run.source.empty() ? "" : ", ") + p;
+    std::ifstream in(p, std::ios::binary);
+    if (!in) {
+      run.obs.input_errors.push_back(make_error("input.unreadable", "cannot open file", p));
+      continue;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const size_t errs = run.obs.input_errors.size();
+    const size_t before = run.obs.samples.size() + run.obs.events.size();
+    const bool had_topo = run.obs.topology.has_value();
+    add_capture(ss.str(), p, run.obs);
+    const bool gave = run.obs.samples.size() + run.obs.events.size() > before ||
+                      (!had_topo && run.obs.topology.has_value());
+    if (gave || run.obs.input_errors.size() == errs) ++run.inputs_read;
+  }
+  run.notes = run.obs.notes;
+  run.findings = diagnose(run.obs);
+  if (run.obs.samples.size() > 1) {
+    run.window_s =
+        static_cast<double>(run.obs.samples.back().time_ms - run.obs.samples.front().time_ms) /
+        1000.0;
+  }
+  return run;
+}
+
+}  // namespace gw::cli

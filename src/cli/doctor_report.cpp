@@ -1,0 +1,234 @@
+#include "cli/doctor_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <ostream>
+
+#include "diagnose/diagnose.h"
+
+namespace gw::cli {
+namespace {
+
+struct Paint {
+  bool on;
+  std::string operator()(std::string_view code, std::string_view text) const {
+    return on ? fmt::format("\033[{}m{}\033[0m", code, text) : std::string(text);
+  }
+};
+
+std::string_view sev_color(Severity s) {
+  switch (s) {
+    case Severity::kCritical:
+      return "1;31";
+    case Severity::kWarning:
+      return "33";
+    case Severity::kInfo:
+      return "36";
+  }
+  return "0";
+}
+
+std::string upper(std::string_view s) {
+  std::string u(s);
+  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return u;
+}
+
+// Who a finding is about: "GPU 3", "PCI 00000000:19:00.0" or "host".
+std::string subject_of(const Finding& f) {
+  if (f.gpu) return fmt::format("GPU {}", *f.gpu);
+  if (f.pci_bus_id) return "PCI " + *f.pci_bus_id;
+  return "host";
+}
+
+// The title without its leading "GPU 3 (00000000:81:00.0) " (the verdict line names the GPU).
+std::string short_title(const Finding& f) {
+  if (!f.gpu) return f.title;
+  std::string prefix = fmt::format("GPU {} ", *f.gpu);
+  if (f.pci_bus_id) {
+    const std::string with_pci = fmt::format("GPU {} ({}) ", *f.gpu, *f.pci_bus_id);
+    if (f.title.rfind(with_pci, 0) == 0) return f.title.substr(with_pci.size());
+  }
+  if (f.title.rfind(prefix, 0) == 0) return f.title.substr(prefix.size());
+  return f.title;
+}
+
+struct Counts {
+  size_t critical = 0, warning = 0, info = 0;
+};
+
+Counts count(const std::vector<Finding>& fs) {
+  Counts c;
+  for (const Finding& f : fs) {
+    if (f.severity == Severity::kCritical)
+      ++c.critical;
+    else if (f.severity == Severity::kWarning)
+      ++c.warning;
+    else
+      ++c.info;
+  }
+  return c;
+}
+
+std::string headline(const DoctorRun& run, const Paint& paint) {
+  const Counts c = count(run.findings);
+  const int code = doctor_exit_code(run);
+  std::string verdict = code == kDoctorNoInput    ? paint("1;31", "NO DIAGNOSIS")
+                        : code == kDoctorCritical ? paint("1;31", "CRITICAL")
+                        : code == kDoctorWarning  ? paint("33", "WARNING")
+                                                  : paint("32", "HEALTHY");
+  return fmt::format("{}: {} critical, {} warning, {} info", verdict, c.critical, c.warning,
+                     c.info);
+}
+
+std::string source_line(const DoctorRun& run) {
+  size_t gpus = run.obs.samples.empty() ? 0 : run.obs.samples.back().gpus.size();
+  std::string s =
+      fmt::format("source: {} | {} GPU(s)", run.source.empty() ? "none" : run.source, gpus);
+  if (run.obs.samples.size() > 1 && run.window_s > 0)
+    s += fmt::format(" | {:.0f} s window, {} samples", run.window_s, run.obs.samples.size());
+  else if (run.obs.samples.size() > 1)
+    s += fmt::format(" | {} samples", run.obs.samples.size());
+  else if (run.obs.samples.size() == 1)
+    s += " | one snapshot";
+  if (!run.obs.events.empty()) s += fmt::format(" | {} kernel-log event(s)", run.obs.events.size());
+  return s;
+}
+
+void verdict_lines(std::ostream& out, const DoctorRun& run, const Paint& paint) {
+  // Worst finding per subject, in GPU order, then kernel-log-only GPUs, then the host.
+  std::map<std::string, const Finding*> worst;
+  std::map<std::string, size_t> n;
+  for (const Finding& f : run.findings) {
+    const std::string s = subject_of(f);
+    ++n[s];
+    if (!worst.count(s) || f.severity > worst[s]->severity) worst[s] = &f;
+  }
+  auto line = [&](const std::string& subj, const std::string& label) {
+    const auto it = worst.find(subj);
+    if (it == worst.end()) {
+      out << fmt::format("  {:<58} {}\n", label, paint("32", "ok"));
+      return;
+    }
+    const Finding& f = *it->second;
+    std::string more = n[subj] > 1 ? fmt::format(" (+{} more)", n[subj] - 1) : "";
+    out << fmt::format("  {:<58} {} {}{}\n", label,
+                       paint(sev_color(f.severity), upper(severity_name(f.severity))),
+                       short_title(f), more);
+    worst.erase(it);
+  };
+  if (!run.obs.samples.empty()) {
+    for (const GpuState& g : run.obs.samples.back().gpus) {
+      std::string label =
+          fmt::format("GPU {}  {}  {}", g.info.index, g.info.pci_bus_id, g.info.name);
+      if (label.size() > 58) label.resize(58);
+      line(fmt::format("GPU {}", g.info.index), label);
+    }
+  }
+  std::vector<std::string> rest;
+  for (const auto& [subj, f] : worst) rest.push_back(subj);
+  for (const auto& subj : rest) line(subj, subj);
+}
+
+// One block per finding; the same finding on 3+ GPUs prints once with the GPU list, so an
+// 8-GPU node with one platform problem stays readable.
+void finding_blocks(std::ostream& out, const std::vector<const Finding*>& fs, const Paint& paint) {
+  std::vector<bool> done(fs.size(), false);
+  for (size_t i = 0; i < fs.size(); ++i) {
+    if (done[i]) continue;
+    const Finding& f = *fs[i];
+    std::vector<unsigned> same;
+    for (size_t j = i; j < fs.size(); ++j) {
+      const Finding& o = *fs[j];
+      if (o.gpu && f.gpu && o.code == f.code && short_title(o) == short_title(f) &&
+          o.remedy == f.remedy) {
+        same.push_back(*o.gpu);
+      }
+    }
+    const bool grouped = same.size() >= 3;
+    std::string title = f.title;
+    if (grouped) {
+      std::string list;
+      for (unsigned g : same) list += (list.empty() ? "" : ", ") + std::to_string(g);
+      title = fmt::format("GPUs {}: {}", list, short_title(f));
+      for (size_t j = i; j < fs.size(); ++j) {
+        if (fs[j]->gpu && std::count(same.begin(), same.end(), *fs[j]->gpu) &&
+            fs[j]->code == f.code && short_title(*fs[j]) == short_title(f))
+          done[j] = true;
+      }
+    }
+    out << fmt::format("  {} {}\n", paint(sev_color(f.severity), "[" + f.code + "]"), title);
+    if (grouped)
+      out << fmt::format("      (evidence from GPU {}; the others read alike)\n", *f.gpu);
+    for (const std::string& e : f.evidence) out << "      - " << e << "\n";
+    out << "      fix: " << f.remedy << "\n";
+  }
+}
+
+void render_one(std::ostream& out, const DoctorRun& run, const Paint& paint) {
+  out << source_line(run) << "\n\n";
+  verdict_lines(out, run, paint);
+  for (Severity sev : {Severity::kCritical, Severity::kWarning, Severity::kInfo}) {
+    std::vector<const Finding*> these;
+    for (const Finding& f : run.findings) {
+      if (f.severity == sev) these.push_back(&f);
+    }
+    if (these.empty()) continue;
+    out << "\n" << paint(sev_color(sev), upper(severity_name(sev))) << "\n";
+    finding_blocks(out, these, paint);
+  }
+  if (run.obs.source_error && run.findings.empty())
+    out << "\nGPU source failed: " << run.obs.source_error->to_string() << "\n";
+  if (!run.obs.input_errors.empty()) {
+    out << "\nCould not read:\n";
+    for (const Error& e : run.obs.input_errors) out << "  " << e.to_string() << "\n";
+  }
+  for (const std::string& note : run.notes) out << "\nnote: " << note << "\n";
+}
+
+}  // namespace
+
+int doctor_exit_code(const DoctorRun& run) {
+  // Nothing read and nothing concluded: no diagnosis was possible.
+  if (run.inputs_read == 0 && run.findings.empty()) return kDoctorNoInput;
+  switch (worst_severity(run.findings)) {
+    case Severity::kCritical:
+      return kDoctorCritical;
+    case Severity::kWarning:
+      return kDoctorWarning;
+    case Severity::kInfo:
+      break;
+  }
+  return kDoctorHealthy;
+}
+
+void render_doctor_text(std::ostream& out, const DoctorRun& run, const DoctorRun* demo,
+                        bool color) {
+  const Paint paint{color};
+  if (demo) {
+    out << paint("1",
+                 "No NVIDIA driver on this machine: showing its host checks, then the "
+                 "bundled demo fleet (gpuwarden doctor --demo).")
+        << "\n";
+  }
+  out << "gpuwarden doctor " << (demo ? "(this machine) " : "") << headline(run, paint) << "\n";
+  render_one(out, run, paint);
+  if (demo) {
+    out << "\n"
+        << paint("1", "Demo fleet")
+        << " (simulated GPUs, not this machine): " << headline(*demo, paint) << "\n";
+    render_one(out, *demo, paint);
+  }
+}
+
+std::string list_checks_text() {
+  std::string out = fmt::format("{:<28} {:<9} {}\n", "CODE", "SEVERITY", "WHAT IT MEANS");
+  for (const RuleInfo& r : rule_registry())
+    out += fmt::format("{:<28} {:<9} {}\n", r.code, severity_name(r.severity), r.title);
+  out += "\nDetails and remedies: docs/checks.md (gpuwarden doctor --list-checks --markdown)\n";
+  return out;
+}
+
+}  // namespace gw::cli

@@ -1,0 +1,65 @@
+// gpuwarden doctor, the parts below the command line: gather an Observation (live NVML over a
+// window, or captured files), diagnose it, and decide the exit status.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/finding.h"
+#include "core/observation.h"
+#include "sources/gpu_source.h"
+
+namespace gw::cli {
+
+// Exit statuses of `gpuwarden doctor` (documented in docs/doctor.md).
+inline constexpr int kDoctorHealthy = 0;   // no warning or critical finding
+inline constexpr int kDoctorWarning = 1;   // worst finding is a warning
+inline constexpr int kDoctorCritical = 2;  // at least one critical finding
+inline constexpr int kDoctorNoInput = 3;   // nothing could be read: no diagnosis possible
+inline constexpr int kDoctorUsage = 4;     // invalid combination of options
+
+struct DoctorOptions {
+  GpuSourceOptions source;
+  bool quick = false;               // one snapshot instead of a window
+  double window_s = 10.0;           // live window length
+  double interval_s = 1.0;          // one sample per interval
+  std::vector<std::string> from;    // offline: captured files
+  std::optional<std::string> root;  // read /proc, /sys, /dev, logs below this path
+  bool json = false;
+  bool list_checks = false;
+  bool markdown = false;
+  bool no_kernel_log = false;
+  bool no_host = false;
+};
+
+// One diagnosed input: what was read and what the rules concluded.
+struct DoctorRun {
+  std::string mode;    // "live", "from", "demo", "scenario"
+  std::string source;  // what produced the samples, for the report header
+  Observation obs;
+  std::vector<Finding> findings;
+  double window_s = 0;             // seconds the samples span
+  size_t inputs_read = 0;          // sources that yielded something (or parsed cleanly)
+  std::vector<std::string> notes;  // things the reader should know (kernel log unreadable, ...)
+};
+
+// Takes `count` samples, `interval` apart (sleep is injected so tests do not wait). A failing
+// sample ends the window early; the samples taken so far are kept and the error recorded.
+void sample_window(GpuSource& source, size_t count, std::chrono::milliseconds interval,
+                   const std::function<void(std::chrono::milliseconds)>& sleep, Observation& obs);
+
+// Offline mode: parses each file into one Observation (add_capture), counting the files that
+// gave something.
+DoctorRun run_from_files(const std::vector<std::string>& paths);
+
+// Live mode (also --demo / --scenario). `fallback_demo` is set when no NVIDIA driver was found
+// and the demo fleet was diagnosed in addition to this machine's host checks.
+DoctorRun run_live(const DoctorOptions& opts, std::optional<DoctorRun>* fallback_demo);
+
+// 0/1/2 from the findings, 3 when nothing could be read at all.
+int doctor_exit_code(const DoctorRun& run);
+
+}  // namespace gw::cli

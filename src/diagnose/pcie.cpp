@@ -1,0 +1,136 @@
+// PCIe rules: link generation or width below what the GPU and slot support, host-limited slots,
+// rising replay counters, and GPU pairs that talk across CPU sockets.
+#include <fmt/format.h>
+
+#include "diagnose/context.h"
+#include "diagnose/rules.h"
+
+namespace gw {
+namespace {
+
+// Replays per minute beyond which the link is retrying too often (DCGM's health watch uses the
+// same order of magnitude); at least kReplayMinDelta so a short window's single retry is noise.
+constexpr double kReplaysPerMinute = 8.0;
+constexpr uint64_t kReplayMinDelta = 5;
+
+std::string bandwidth_loss(unsigned gen_now, unsigned width_now, unsigned gen_full,
+                           unsigned width_full) {
+  const double now = pcie_lane_gb_s(gen_now) * width_now;
+  const double full = pcie_lane_gb_s(gen_full) * width_full;
+  if (now <= 0 || full <= 0) return {};
+  return fmt::format(
+      "Gen{} x{} carries about {:.1f} GB/s per direction instead of {:.1f} GB/s "
+      "at Gen{} x{} ({:.0f}% of the bandwidth lost)",
+      gen_now, width_now, now, full, gen_full, width_full, 100.0 * (1.0 - now / full));
+}
+
+}  // namespace
+
+void rule_pcie_gen_below_max(const DiagnoseContext& c, Findings& out) {
+  for (const GpuSeries& g : c.gpus) {
+    const auto max_gen = g.info->pcie_max_gen;
+    if (!max_gen) continue;
+    const size_t loaded = count_if(g, is_loaded);
+    // Idle GPUs drop to Gen1 to save power (fixtures 004, 006, 015): judge loaded samples only.
+    const size_t slow = count_if(g, [&](const GpuSample& s) {
+      return is_loaded(s) && s.pcie_gen && *s.pcie_gen < *max_gen;
+    });
+    if (slow == 0 || 2 * slow < loaded) continue;
+    const GpuSample& s = *g.last();
+    const unsigned gen = s.pcie_gen.value_or(*max_gen);
+    const unsigned width = s.pcie_width.value_or(g.info->pcie_max_width.value_or(16));
+    std::vector<std::string> ev{fmt::format("Gen{} while busy, max Gen{} ({} of {} loaded samples)",
+                                            gen, *max_gen, slow, loaded)};
+    if (auto loss = bandwidth_loss(gen, width, *max_gen, width); !loss.empty())
+      ev.push_back(std::move(loss));
+    out.push_back(make_finding("pcie.gen_below_max", Severity::kWarning, &g,
+                               fmt::format("{} PCIe link runs at Gen{} under load (max Gen{})",
+                                           gpu_label(g), gen, *max_gen),
+                               std::move(ev)));
+  }
+}
+
+void rule_pcie_width_below_max(const DiagnoseContext& c, Findings& out) {
+  for (const GpuSeries& g : c.gpus) {
+    const auto max_w = g.info->pcie_max_width;
+    if (!max_w) continue;
+    // Width does not power-save the way the generation does: x8 on an x16 card is wiring,
+    // a riser, bifurcation or a bad contact, idle or not (fixtures 014, 015, 019, 024).
+    const GpuSample* narrow = nullptr;
+    const size_t hits = count_if(g, [&](const GpuSample& s) {
+      if (!s.pcie_width || *s.pcie_width >= *max_w || *s.pcie_width == 0) return false;
+      narrow = &s;
+      return true;
+    });
+    if (hits == 0) continue;
+    const unsigned w = *narrow->pcie_width;
+    std::vector<std::string> ev{
+        fmt::format("x{} of x{} lanes {}", w, *max_w, share_text(hits, g.samples.size()))};
+    if (const auto gen = g.info->pcie_max_gen) {
+      if (auto loss = bandwidth_loss(*gen, w, *gen, *max_w); !loss.empty())
+        ev.push_back(std::move(loss));
+    }
+    out.push_back(make_finding(
+        "pcie.width_below_max", Severity::kWarning, &g,
+        fmt::format("{} PCIe link is x{} instead of x{}", gpu_label(g), w, *max_w), std::move(ev)));
+  }
+}
+
+void rule_pcie_host_limited(const DiagnoseContext& c, Findings& out) {
+  for (const GpuSeries& g : c.gpus) {
+    const auto gpu_gen = g.info->pcie_gpu_max_gen;
+    const auto link_gen = g.info->pcie_max_gen;
+    // Only the host being *lower* than the GPU costs anything (fixture 028: host Gen5, GPU Gen4).
+    if (!gpu_gen || !link_gen || *gpu_gen <= *link_gen) continue;
+    const unsigned width = g.info->pcie_max_width.value_or(16);
+    std::vector<std::string> ev{fmt::format(
+        "the GPU supports Gen{} but the slot/host allows only Gen{}", *gpu_gen, *link_gen)};
+    if (auto loss = bandwidth_loss(*link_gen, width, *gpu_gen, width); !loss.empty())
+      ev.push_back(std::move(loss));
+    out.push_back(make_finding(
+        "pcie.host_limited", Severity::kWarning, &g,
+        fmt::format("{} is limited to PCIe Gen{} by its slot or host", gpu_label(g), *link_gen),
+        std::move(ev)));
+  }
+}
+
+void rule_pcie_replays_rising(const DiagnoseContext& c, Findings& out) {
+  for (const GpuSeries& g : c.gpus) {
+    const double win = window_s(g);
+    if (win <= 0) continue;  // one snapshot: the counter is lifetime history (fixture 002)
+    const auto& first = g.samples.front()->pcie_replays;
+    const auto& last = g.samples.back()->pcie_replays;
+    if (!first || !last || *last < *first) continue;
+    const uint64_t delta = *last - *first;
+    const double per_min = static_cast<double>(delta) * 60.0 / win;
+    if (delta < kReplayMinDelta || per_min < kReplaysPerMinute) continue;
+    out.push_back(make_finding(
+        "pcie.replays_rising", Severity::kWarning, &g,
+        fmt::format("{} PCIe link keeps retrying transfers", gpu_label(g)),
+        {fmt::format("replay counter rose by {} in {:.0f} s ({:.1f}/min, threshold {:.0f}/min)",
+                     delta, win, per_min, kReplaysPerMinute)}));
+  }
+}
+
+void rule_pcie_cross_socket(const DiagnoseContext& c, Findings& out) {
+  if (!c.obs.topology) return;
+  const Topology& t = *c.obs.topology;
+  std::vector<std::string> pairs;
+  size_t n = 0;
+  for (size_t i = 0; i < t.links.size(); ++i) {
+    for (size_t j = i + 1; j < t.links[i].size() && j < t.gpu_names.size(); ++j) {
+      if (t.links[i][j] != "SYS") continue;
+      ++n;
+      if (pairs.size() < 6) pairs.push_back(t.gpu_names[i] + "-" + t.gpu_names[j]);
+    }
+  }
+  if (n == 0) return;
+  std::string list;
+  for (const auto& p : pairs) list += (list.empty() ? "" : ", ") + p;
+  if (n > pairs.size()) list += fmt::format(" and {} more", n - pairs.size());
+  out.push_back(make_finding("pcie.cross_socket", Severity::kInfo, nullptr,
+                             fmt::format("{} GPU pairs talk across CPU sockets (SYS)", n),
+                             {"pairs linked only through the inter-socket bus: " + list}));
+}
+
+}  // namespace gw

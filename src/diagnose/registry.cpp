@@ -1,0 +1,324 @@
+// The one table of every rule: code, area, highest severity, title, what it checks, remedy and
+// the function that runs it. Order here is the order docs/checks.md lists them.
+#include <algorithm>
+#include <array>
+
+#include "diagnose/context.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/rules.h"
+
+namespace gw {
+namespace {
+
+using S = Severity;
+
+constexpr std::array kRules = {
+    // ---- thermal ----
+    RuleInfo{"thermal.near_slowdown", "thermal", S::kWarning,
+             "GPU temperature at or near its slowdown threshold",
+             "Highest GPU temperature in the window is within 5 C of the slowdown threshold (or "
+             "max operating temperature when no slowdown threshold is known).",
+             "Improve cooling: fans, intakes, dust, room at 16-25 C, spacing between cards, "
+             "thermal paste.",
+             rule_thermal_near_slowdown},
+    RuleInfo{"thermal.sw_slowdown", "thermal", S::kWarning,
+             "Driver slows the GPU to cool it (SW thermal slowdown)",
+             "Clock reason SW thermal slowdown (0x20) in any sample, with the share of the window; "
+             "info only when the GPU and memory read far below their limits (inconsistent flag).",
+             "Improve cooling: fans, intakes, dust, room at 16-25 C, spacing between cards, "
+             "thermal paste.",
+             rule_thermal_sw_slowdown},
+    RuleInfo{
+        "thermal.hw_slowdown", "thermal", S::kCritical,
+        "Hardware thermal slowdown: clocks cut by half or more",
+        "Clock reason HW thermal slowdown (0x40) in any sample.",
+        "Improve cooling now; check fans and airflow, then thermal paste; the GPU is overheating.",
+        rule_thermal_hw_slowdown},
+    RuleInfo{"thermal.hotter_than_peers", "thermal", S::kWarning,
+             "One GPU much hotter than its peers under the same load",
+             "Mean temperature at least 15 C above the median of the other GPUs in the same load "
+             "group (loaded vs idle); needs 2+ GPUs in the group.",
+             "Check that card's airflow, fan, spacing and thermal paste; swap slots to tell slot "
+             "from card.",
+             rule_thermal_hotter_than_peers},
+    RuleInfo{"thermal.fan_max_hot", "thermal", S::kWarning,
+             "Fans at full speed and the GPU still hot",
+             "Fan at 95% or more while the GPU is within 5 C of max operating temperature (80 C "
+             "when unknown).",
+             "Cooling has no headroom left: lower the room/inlet temperature, clean dust, improve "
+             "chassis airflow.",
+             rule_thermal_fan_max_hot},
+    RuleInfo{"clocks.low_under_load", "thermal", S::kWarning, "Clocks far below maximum under load",
+             "In most loaded samples the SM clock is below 60% of its maximum; lists the clock "
+             "limiters the GPU reported.",
+             "Follow the limiter named in the evidence (thermal, power, application clocks); with "
+             "none named, check power limit and cooling.",
+             rule_clocks_low_under_load},
+    // ---- power ----
+    RuleInfo{"power.hw_power_brake", "power", S::kCritical,
+             "External power brake asserted (PSU / BMC / baseboard)",
+             "Clock reason HW power brake (0x80) in any sample; warning instead of critical when "
+             "clocks are still near max; says 'check the whole node' when every GPU shows it.",
+             "Check PSUs, power cables, BMC/IPMI power capping and power-brake policies; when "
+             "every GPU shows it, check the whole node.",
+             rule_power_hw_brake},
+    RuleInfo{"power.hw_slowdown", "power", S::kCritical,
+             "Hardware slowdown without a thermal or power-brake sub-reason",
+             "Clock reason HW slowdown (0x8) with neither 0x40 nor 0x80 in the same sample.",
+             "Check PSUs, power cables and connectors, and BMC power capping; check the whole node "
+             "when every GPU shows it.",
+             rule_power_hw_slowdown},
+    RuleInfo{
+        "power.sw_cap", "power", S::kWarning, "GPU power-capped while busy",
+        "Clock reason SW power cap (0x4) in loaded samples; info when the limit is the default "
+        "(expected at full load), warning when the limit was lowered.",
+        "Expected at full load; if the limit was lowered, restore the default with nvidia-smi -pl.",
+        rule_power_sw_cap},
+    RuleInfo{"power.sw_cap_idle", "power", S::kInfo, "SW power cap flagged while idle (no impact)",
+             "Clock reason SW power cap only in idle samples: the flag costs nothing without load.",
+             "Nothing to do: this is not power starvation; do not raise the power limit or change "
+             "the PSU for it.",
+             rule_power_sw_cap_idle},
+    RuleInfo{"power.limit_below_default", "power", S::kWarning, "Power limit set below the default",
+             "Enforced power limit below 98% of the default limit.",
+             "Restore the default with sudo nvidia-smi -i <gpu> -pl <default watts> unless it was "
+             "lowered on purpose.",
+             rule_power_limit_below_default},
+    RuleInfo{
+        "power.cap_history", "power", S::kInfo, "SW power capping in the past, not active now",
+        "Lifetime SW power cap counter of 60 s or more while the reason is not active in any "
+        "sample (history, not a current fault).",
+        "Nothing to do now; if jobs were slow at those times, check the power limit and cooling.",
+        rule_power_cap_history},
+    // ---- memory (VRAM) ----
+    RuleInfo{"memory.near_full", "memory", S::kWarning,
+             "GPU memory nearly full (out-of-memory risk)",
+             "Peak used/total VRAM in the window at 90% or more.",
+             "Reduce memory per step: a smaller batch with gradient accumulation, mixed precision "
+             "(BF16/FP16), gradient checkpointing; free cached memory you do not need.",
+             rule_memory_near_full},
+    RuleInfo{
+        "memory.held_by_idle", "memory", S::kWarning,
+        "GPU memory held by processes that do no work",
+        "Utilization below 5% in every sample (video engines quiet) while 50% or more of VRAM is "
+        "in use.",
+        "Find the holders (nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv) and "
+        "stop stale jobs or notebook kernels; a finished job that keeps its memory is stuck.",
+        rule_memory_held_by_idle},
+    // ---- PCIe ----
+    RuleInfo{"pcie.gen_below_max", "pcie", S::kWarning, "PCIe generation below max while busy",
+             "Current link generation below the link maximum in most loaded samples (idle GPUs "
+             "drop to Gen1 to save power: ignored).",
+             "Reseat the card, check the riser/cable and the slot's BIOS setting (PCIe speed "
+             "Auto/GenN), and compare with another slot.",
+             rule_pcie_gen_below_max},
+    RuleInfo{"pcie.width_below_max", "pcie", S::kWarning,
+             "PCIe link narrower than the GPU supports",
+             "Current link width below the maximum width in any sample, idle or not (width does "
+             "not power-save).",
+             "Move the card to a full x16 slot, check bifurcation settings, risers and cables, and "
+             "reseat it; on cloud instances x8 may be by design.",
+             rule_pcie_width_below_max},
+    RuleInfo{"pcie.host_limited", "pcie", S::kWarning,
+             "Slot or host limits the GPU's PCIe generation",
+             "The GPU supports a higher generation than the link maximum (host/slot lower); a host "
+             "higher than the GPU is fine.",
+             "Use a slot wired to the CPU at the GPU's generation, update the BIOS, check the "
+             "riser's rating.",
+             rule_pcie_host_limited},
+    RuleInfo{"pcie.replays_rising", "pcie", S::kWarning, "PCIe replay counter rising",
+             "Replay counter rose by 5 or more and at 8 or more per minute across the window (a "
+             "single snapshot's lifetime count is history).",
+             "Reseat the card and riser/cables, check for bent pins or a loose slot; run dcgmi "
+             "diag -r 3 if it continues.",
+             rule_pcie_replays_rising},
+    RuleInfo{"pcie.cross_socket", "pcie", S::kInfo, "GPU pairs that talk across CPU sockets",
+             "Topology (nvidia-smi topo -m) shows SYS links between GPUs.",
+             "Place multi-GPU jobs on GPUs of one socket (see nvidia-smi topo -m) or enable "
+             "NVLink/P2P paths.",
+             rule_pcie_cross_socket},
+    // ---- driver / CUDA / configuration ----
+    RuleInfo{"driver.version_mismatch", "driver", S::kCritical, "Driver/library version mismatch",
+             "The GPU source failed with nvml.lib_rm_version_mismatch (driver updated without "
+             "reboot or module reload).",
+             "Reboot, or stop every GPU process and reload the modules: sudo rmmod nvidia_uvm "
+             "nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia.",
+             rule_driver_version_mismatch},
+    RuleInfo{"driver.no_gpu_visible", "driver", S::kCritical, "No NVIDIA GPU visible, and why",
+             "The GPU source failed or listed no GPUs; host facts name the cause: container "
+             "without GPU access, nouveau, kernel module not loaded, /dev/nvidia* missing, "
+             "user-space library missing, or no NVIDIA device on the PCI bus.",
+             "Follow the cause in the finding: load the module, blacklist nouveau, pass GPUs into "
+             "the container, or install the user-space driver.",
+             rule_driver_no_gpu},
+    RuleInfo{"driver.gpus_missing", "driver", S::kCritical,
+             "GPUs on the PCI bus that the driver does not show",
+             "More NVIDIA GPUs in sysfs than the GPU source lists.",
+             "Check dmesg for NVRM errors on the missing addresses, their driver binding "
+             "(vfio-pci?), power cables and seating; reboot to re-probe.",
+             rule_driver_gpus_missing},
+    RuleInfo{
+        "cuda.driver_too_old", "cuda", S::kCritical,
+        "Driver too old for an installed CUDA toolkit or framework runtime",
+        "Running driver below the minimum for a CUDA toolkit or a framework's CUDA runtime "
+        "(minor-version compatibility floor, CUDA -> driver table); a newer driver with an older "
+        "runtime is fine.",
+        "Install a driver at least the version named, or use a framework build for an older CUDA.",
+        rule_cuda_driver_too_old},
+    RuleInfo{"cuda.minor_compat", "cuda", S::kInfo, "CUDA runs through minor-version compatibility",
+             "Driver at or above the minor-version compatibility floor but below the toolkit's own "
+             "driver minimum.",
+             "Fine for most work; PTX JIT of newer PTX fails. Update the driver for the full "
+             "feature set.",
+             rule_cuda_minor_compat},
+    RuleInfo{
+        "config.persistence_off", "config", S::kInfo, "Persistence mode off",
+        "Persistence mode reads Disabled (Linux).",
+        "Enable it: sudo systemctl enable --now nvidia-persistenced (or sudo nvidia-smi -pm 1).",
+        rule_config_persistence_off},
+    RuleInfo{"config.app_clocks_lowered", "config", S::kWarning,
+             "Application clocks set below default",
+             "Application graphics clock below the default application clock.",
+             "Reset them: sudo nvidia-smi -i <gpu> -rac.", rule_config_app_clocks_lowered},
+    RuleInfo{"config.mig_enabled", "config", S::kInfo,
+             "MIG enabled: device utilization N/A is not 0%", "MIG mode enabled.",
+             "Nothing to fix; read per-instance metrics with DCGM (dcgmi dmon) instead of device "
+             "utilization.",
+             rule_config_mig_enabled},
+    RuleInfo{"config.compute_mode", "config", S::kWarning, "Compute mode exclusive or prohibited",
+             "Compute mode other than Default: info when exclusive, warning when prohibited.",
+             "If unintended: sudo nvidia-smi -i <gpu> -c DEFAULT.", rule_config_compute_mode},
+    // ---- memory health (ECC) ----
+    RuleInfo{"ecc.dbe_volatile", "ecc", S::kCritical,
+             "Uncorrectable (double-bit) ECC errors since driver load",
+             "Volatile DBE counter above 0.",
+             "Restart affected jobs, drain the node and reset the GPU; if errors return, replace "
+             "the GPU.",
+             rule_ecc_dbe_volatile},
+    RuleInfo{"ecc.retired_pages_limit", "ecc", S::kCritical,
+             "Retired memory pages at the replacement threshold",
+             "Retired pages 63 or more in total, or more than 15 double-bit retirements (critical "
+             "when the window shows more than one a week).",
+             "Plan a replacement (RMA) of the GPU; drain it when critical.",
+             rule_ecc_retired_pages_limit},
+    RuleInfo{"ecc.retirement_pending", "ecc", S::kWarning, "Page retirement pending",
+             "Pending page retirement (blacklist) reads Yes.",
+             "Reset the GPU or reboot when it is free so the page is retired.",
+             rule_ecc_retirement_pending},
+    RuleInfo{"ecc.row_remap_pending", "ecc", S::kWarning, "Row remap pending: GPU reset needed",
+             "Remapped rows pending reads Yes (lifetime corrected errors alone are not a fault).",
+             "Reset the GPU once no job uses it (sudo nvidia-smi -r -i <gpu>) or reboot the node "
+             "so the remap takes effect; not a replacement case unless remapping fails.",
+             rule_ecc_row_remap_pending},
+    RuleInfo{"ecc.row_remap_failure", "ecc", S::kCritical, "Row remapping failed: replace the GPU",
+             "Remapping failure occurred reads Yes.",
+             "Drain the node and open a replacement (RMA) case for this GPU.",
+             rule_ecc_row_remap_failure},
+    // ---- kernel log (Xid) and GPU reachability ----
+    RuleInfo{"xid.application", "xid", S::kWarning, "Application-caused Xid (13, 31, 43, 45, ...)",
+             "Xid lines whose catalog cause is the application, per GPU and Xid, with counts and "
+             "bursts.",
+             "Restart the job; debug the program (compute-sanitizer); run DCGM diagnostics if it "
+             "recurs on one GPU only.",
+             rule_xid_application},
+    RuleInfo{"xid.driver", "xid", S::kCritical, "Driver/firmware Xid (109, 119, 120, ...)",
+             "Xid lines whose catalog cause is the driver or GPU firmware (GSP).",
+             "Follow the catalog action (usually reset the GPU); update the driver if it repeats.",
+             rule_xid_driver},
+    RuleInfo{"xid.hardware", "xid", S::kCritical, "Hardware Xid",
+             "Xid lines whose catalog cause is hardware (except 79, see gpu.fallen_off_bus).",
+             "Follow the catalog action (reset or drain); run dcgmi diag -r 3; RMA if it recurs.",
+             rule_xid_hardware},
+    RuleInfo{"xid.memory", "xid", S::kCritical, "Memory Xid (48, 63, 64, 92, 94, 95, ...)",
+             "Xid lines whose catalog cause is GPU memory (ECC, row remapping, containment).",
+             "Restart affected jobs, reset the GPU to activate remaps, check ECC/row-remap status; "
+             "replace on remap failure.",
+             rule_xid_memory},
+    RuleInfo{"xid.nvlink", "xid", S::kCritical, "NVLink Xid (74, 144-150, ...)",
+             "Xid lines whose catalog cause is NVLink/C2C; NVLink5 lines judged by their "
+             "Fatal/Nonfatal token.",
+             "Drain and reset the GPU; check NVLink/NVSwitch health (nvidia-smi nvlink -s); "
+             "contact the vendor if it recurs.",
+             rule_xid_nvlink},
+    RuleInfo{"xid.thermal_power", "xid", S::kCritical, "Power Xid (54, 162-165)",
+             "Xid lines whose catalog cause is thermal/power (auxiliary power, power smoothing).",
+             "Check the GPU's power cables and PSU.", rule_xid_thermal_power},
+    RuleInfo{"xid.other", "xid", S::kWarning, "Other or unknown Xid",
+             "Xid numbers the catalog marks unused/informational, or does not know (reported, "
+             "never dropped).",
+             "Look the number up in NVIDIA's Xid catalog; contact support if it repeats.",
+             rule_xid_other},
+    RuleInfo{"nvswitch.sxid", "xid", S::kCritical, "NVSwitch SXid errors",
+             "SXid lines from nvidia-nvswitch, per SXid code, with links; notes when a GPU fell "
+             "off the bus in the same log (switch links go down with it).",
+             "If a GPU was lost, fix that first; otherwise check NVSwitch/fabric manager health "
+             "and contact the vendor for fatal SXids.",
+             rule_nvswitch_sxid},
+    RuleInfo{"gpu.fallen_off_bus", "gpu", S::kCritical, "GPU fallen off the bus (lost)",
+             "Xid 79, a 'GPU has fallen off the bus' kernel line, an NVML GPU_IS_LOST event, or "
+             "the live source marking the GPU lost.",
+             "Drain the node and reboot (power-cycle) it. If it recurs: check power cables and "
+             "PSU, reseat the GPU and riser, check temperatures, then RMA.",
+             rule_gpu_fallen_off_bus},
+    RuleInfo{"gpu.hung", "gpu", S::kCritical, "GPU not answering (NVML calls hang)",
+             "The live source marked the GPU hung: a call did not return within its deadline.",
+             "Drain the node; reset the GPU (sudo nvidia-smi -r -i <gpu>) or reboot; check dmesg "
+             "for Xid 119/79.",
+             rule_gpu_hung},
+    RuleInfo{"gpu.reset_required", "gpu", S::kCritical, "GPU needs a reset",
+             "The live source reported RESET_REQUIRED for the GPU.",
+             "Stop jobs on it and reset it (sudo nvidia-smi -r -i <gpu>) or reboot the node.",
+             rule_gpu_reset_required},
+    RuleInfo{"gpu.access_error", "gpu", S::kWarning, "GPU could not be read",
+             "The live source could not read the GPU (no permission or another error).",
+             "Run as root or a user with access to /dev/nvidia*; see the listed errors.",
+             rule_gpu_access_error},
+    // ---- utilization / input pipeline ----
+    RuleInfo{"util.input_cpu_bound", "utilization", S::kWarning,
+             "GPU waits on single-threaded data loading",
+             "Utilization averages 5-50% while a compute process holds the GPU and that process "
+             "uses 85-150% CPU (one core at its limit).",
+             "Load data in parallel: DataLoader(num_workers=N, pin_memory=True, "
+             "persistent_workers=True, prefetch_factor=2+); move decoding/augmentation off the "
+             "main thread or onto the GPU (DALI).",
+             rule_util_input_cpu_bound},
+    RuleInfo{"util.storage_bound", "utilization", S::kWarning, "GPU waits on storage",
+             "Utilization averages 5-50% with a compute process while CPU iowait or I/O pressure "
+             "(PSI) is 20% or more.",
+             "Stage the dataset on local NVMe or in RAM, use a streaming/sharded format "
+             "(WebDataset, TFRecord), and prefetch with more DataLoader workers.",
+             rule_util_storage_bound},
+    RuleInfo{"util.transfer_bound", "utilization", S::kWarning,
+             "GPU waits on host-to-device copies",
+             "Utilization averages 5-50% with a compute process while PCIe traffic is at 50% or "
+             "more of the link's bandwidth.",
+             "Use pinned memory (pin_memory=True) and non_blocking copies, keep data on the GPU "
+             "between steps, send smaller dtypes, overlap copies with compute (CUDA streams).",
+             rule_util_transfer_bound},
+    RuleInfo{"util.low", "utilization", S::kInfo, "GPU mostly waiting while a job holds it",
+             "Utilization averages 5-50% with a compute process and no visible CPU, storage or "
+             "PCIe cause.",
+             "Profile a few steps to see what the GPU waits on (data loading, host sync, "
+             "communication); raise DataLoader workers and batch size if memory allows.",
+             rule_util_low},
+    RuleInfo{"util.video_engine_busy", "utilization", S::kInfo,
+             "Video encoder/decoder load (not idle)",
+             "Encoder or decoder utilization averages 50% or more: low SM utilization is then "
+             "expected, the GPU is not idle.",
+             "Nothing to fix unless the engine is saturated: then spread streams over more GPUs.",
+             rule_util_video_engine},
+};
+
+}  // namespace
+
+std::span<const RuleInfo> rule_registry() {
+  return kRules;
+}
+
+const RuleInfo* find_rule(std::string_view code) {
+  const auto it = std::find_if(kRules.begin(), kRules.end(),
+                               [code](const RuleInfo& r) { return r.code == code; });
+  return it == kRules.end() ? nullptr : &*it;
+}
+
+}  // namespace gw

@@ -1,0 +1,73 @@
+// The rule functions, one file per area. Each appends zero or more Findings with its code;
+// registry.cpp lists them all in one table.
+#pragma once
+
+#include <vector>
+
+#include "core/finding.h"
+
+namespace gw {
+
+struct DiagnoseContext;
+using Findings = std::vector<Finding>;
+
+// thermal.cpp
+void rule_thermal_near_slowdown(const DiagnoseContext& c, Findings& out);
+void rule_thermal_sw_slowdown(const DiagnoseContext& c, Findings& out);
+void rule_thermal_hw_slowdown(const DiagnoseContext& c, Findings& out);
+void rule_thermal_hotter_than_peers(const DiagnoseContext& c, Findings& out);
+void rule_thermal_fan_max_hot(const DiagnoseContext& c, Findings& out);
+void rule_clocks_low_under_load(const DiagnoseContext& c, Findings& out);
+// power.cpp
+void rule_power_hw_brake(const DiagnoseContext& c, Findings& out);
+void rule_power_hw_slowdown(const DiagnoseContext& c, Findings& out);
+void rule_power_sw_cap(const DiagnoseContext& c, Findings& out);
+void rule_power_sw_cap_idle(const DiagnoseContext& c, Findings& out);
+void rule_power_limit_below_default(const DiagnoseContext& c, Findings& out);
+void rule_power_cap_history(const DiagnoseContext& c, Findings& out);
+// memory.cpp
+void rule_memory_near_full(const DiagnoseContext& c, Findings& out);
+void rule_memory_held_by_idle(const DiagnoseContext& c, Findings& out);
+// pcie.cpp
+void rule_pcie_gen_below_max(const DiagnoseContext& c, Findings& out);
+void rule_pcie_width_below_max(const DiagnoseContext& c, Findings& out);
+void rule_pcie_host_limited(const DiagnoseContext& c, Findings& out);
+void rule_pcie_replays_rising(const DiagnoseContext& c, Findings& out);
+void rule_pcie_cross_socket(const DiagnoseContext& c, Findings& out);
+// driver.cpp (driver, CUDA, configuration)
+void rule_driver_version_mismatch(const DiagnoseContext& c, Findings& out);
+void rule_driver_no_gpu(const DiagnoseContext& c, Findings& out);
+void rule_driver_gpus_missing(const DiagnoseContext& c, Findings& out);
+void rule_cuda_driver_too_old(const DiagnoseContext& c, Findings& out);
+void rule_cuda_minor_compat(const DiagnoseContext& c, Findings& out);
+void rule_config_persistence_off(const DiagnoseContext& c, Findings& out);
+void rule_config_app_clocks_lowered(const DiagnoseContext& c, Findings& out);
+void rule_config_mig_enabled(const DiagnoseContext& c, Findings& out);
+void rule_config_compute_mode(const DiagnoseContext& c, Findings& out);
+// ecc.cpp
+void rule_ecc_dbe_volatile(const DiagnoseContext& c, Findings& out);
+void rule_ecc_retired_pages_limit(const DiagnoseContext& c, Findings& out);
+void rule_ecc_retirement_pending(const DiagnoseContext& c, Findings& out);
+void rule_ecc_row_remap_pending(const DiagnoseContext& c, Findings& out);
+void rule_ecc_row_remap_failure(const DiagnoseContext& c, Findings& out);
+// xid.cpp (kernel log and GPU access)
+void rule_xid_application(const DiagnoseContext& c, Findings& out);
+void rule_xid_driver(const DiagnoseContext& c, Findings& out);
+void rule_xid_hardware(const DiagnoseContext& c, Findings& out);
+void rule_xid_memory(const DiagnoseContext& c, Findings& out);
+void rule_xid_nvlink(const DiagnoseContext& c, Findings& out);
+void rule_xid_thermal_power(const DiagnoseContext& c, Findings& out);
+void rule_xid_other(const DiagnoseContext& c, Findings& out);
+void rule_nvswitch_sxid(const DiagnoseContext& c, Findings& out);
+void rule_gpu_fallen_off_bus(const DiagnoseContext& c, Findings& out);
+void rule_gpu_hung(const DiagnoseContext& c, Findings& out);
+void rule_gpu_reset_required(const DiagnoseContext& c, Findings& out);
+void rule_gpu_access_error(const DiagnoseContext& c, Findings& out);
+// utilization.cpp
+void rule_util_input_cpu_bound(const DiagnoseContext& c, Findings& out);
+void rule_util_storage_bound(const DiagnoseContext& c, Findings& out);
+void rule_util_transfer_bound(const DiagnoseContext& c, Findings& out);
+void rule_util_low(const DiagnoseContext& c, Findings& out);
+void rule_util_video_engine(const DiagnoseContext& c, Findings& out);
+
+}  // namespace gw
