@@ -72,6 +72,7 @@ Status Scheduler::submit(JobSpec spec) {
 }
 
 void Scheduler::enqueue(size_t i) {
+  ledger_.advance(clock_.now_ms());  // ranks see the usage up to now
   const Job& j = jobs_[i];
   keys_[i] = PendingKey{policy_->rank(j, context()), j.spec.submit_ms, j.spec.id};
   pending_.insert(PendingEntry{keys_[i], j.spec.gpus, limit_ms(j)});
