@@ -235,6 +235,7 @@ SimOutcome Engine::finish(int64_t t_end) {
     out_[slot].state = j.state;
     out_[slot].first_start_ms = j.first_start_ms;
     out_[slot].end_ms = j.end_ms;
+    for (const sched::Transition& tr : j.history) out_[slot].final_transitions += is_final(tr.to);
     if (j.state == JobState::kRunning)
       allocated_ += static_cast<double>(sim_[slot].allocated) * static_cast<double>(t_end - sim_[slot].attempt_start_ms);
   }

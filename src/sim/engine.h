@@ -41,6 +41,7 @@ struct JobOutcome {
   sched::JobState state = sched::JobState::kPending;
   uint32_t interruptions = 0;
   uint32_t preemptions = 0;
+  uint32_t final_transitions = 0;  // how often it reached a final state (must be 1)
 };
 
 struct SimOutcome {
