@@ -27,6 +27,8 @@ class FairShareLedger {
   void job_started(const std::string& account, unsigned gpus);
   void job_stopped(const std::string& account, unsigned gpus);
   void charge(const std::string& account, double gpu_ms);  // direct usage, e.g. history
+  // Makes an account known, so its shares count in everyone's normalised shares.
+  void add_account(const std::string& name) { (void)account(name); }
 
   double usage_gpu_ms(const std::string& account) const;
   double normalized_usage(const std::string& account) const;

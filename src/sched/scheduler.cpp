@@ -55,7 +55,7 @@ Status Scheduler::submit(JobSpec spec) {
   index_[spec.id] = i;
   for (JobId d : spec.depends_on)
     if (find(d)->state != JobState::kDone) dependents_[d].push_back(i);
-  ledger_.job_stopped(spec.account, 0);  // registers the account's shares
+  ledger_.add_account(spec.account);
   jobs_.push_back(Job{std::move(spec), JobState::kPending, {}, {}, {}, {}, 0, 0, 0});
   keys_.emplace_back();
   unmet_deps_.push_back(unmet);
