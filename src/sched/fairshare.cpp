@@ -6,7 +6,11 @@ namespace gw::sched {
 
 FairShareLedger::FairShareLedger(FairShareOptions options) : options_(std::move(options)) {
   for (const auto& [name, s] : options_.shares) {
-    accounts_[name].shares = s;
+    if (accounts_.count(name)) continue;
+    Account& a = accounts_[name];
+    a.shares = s;
+    a.index = static_cast<uint32_t>(by_index_.size());
+    by_index_.push_back(&a);
     total_shares_ += s;
   }
 }
@@ -16,6 +20,8 @@ FairShareLedger::Account& FairShareLedger::account(const std::string& name) {
   if (it != accounts_.end()) return it->second;
   Account& a = accounts_[name];
   a.shares = options_.default_shares;
+  a.index = static_cast<uint32_t>(by_index_.size());
+  by_index_.push_back(&a);
   total_shares_ += a.shares;
   return a;
 }
@@ -72,6 +78,13 @@ double FairShareLedger::normalized_shares(const std::string& acct) const {
 
 double FairShareLedger::factor(const std::string& acct) const {
   return classic_factor(normalized_usage(acct), normalized_shares(acct));
+}
+
+double FairShareLedger::factor_at(uint32_t index) const {
+  if (index >= by_index_.size()) return 1.0;
+  const Account& a = *by_index_[index];
+  const double u = total_usage_ > 0 ? a.usage / total_usage_ : 0.0;
+  return classic_factor(u, total_shares_ > 0 ? a.shares / total_shares_ : 0.0);
 }
 
 double FairShareLedger::classic_factor(double norm_usage, double norm_shares) {

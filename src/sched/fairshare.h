@@ -27,8 +27,10 @@ class FairShareLedger {
   void job_started(const std::string& account, unsigned gpus);
   void job_stopped(const std::string& account, unsigned gpus);
   void charge(const std::string& account, double gpu_ms);  // direct usage, e.g. history
-  // Makes an account known, so its shares count in everyone's normalised shares.
-  void add_account(const std::string& name) { (void)account(name); }
+  // Makes an account known (its shares count in everyone's normalised shares) and returns a
+  // stable index for the fast factor_at().
+  uint32_t add_account(const std::string& name) { return account(name).index; }
+  double factor_at(uint32_t index) const;
 
   double usage_gpu_ms(const std::string& account) const;
   double normalized_usage(const std::string& account) const;
@@ -43,11 +45,13 @@ class FairShareLedger {
     double shares = 1;
     double usage = 0;  // decayed GPU-ms
     unsigned running_gpus = 0;
+    uint32_t index = 0;
   };
   Account& account(const std::string& name);
 
   FairShareOptions options_;
-  std::unordered_map<std::string, Account> accounts_;
+  std::unordered_map<std::string, Account> accounts_;  // node-based: pointers stay valid
+  std::vector<const Account*> by_index_;
   double total_usage_ = 0;
   double total_shares_ = 0;
   int64_t last_ms_ = 0;

@@ -64,6 +64,7 @@ struct Job {
   int64_t last_start_ms = 0;
   double attained_gpu_ms = 0;        // GPU-milliseconds of service over finished attempts
   uint32_t attempts = 0;             // how many times it started
+  uint32_t account_index = UINT32_MAX;  // the scheduler's fair-share ledger slot (fast lookups)
 
   // Applies a transition if the state machine allows it; otherwise an error naming both states.
   Status transition(JobState to, int64_t at_ms, std::string_view reason);

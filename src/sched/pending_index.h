@@ -34,6 +34,7 @@ struct PendingEntry {
   PendingKey key;
   unsigned gpus = 1;
   int64_t limit_ms = 0;  // the estimate backfill plans with
+  uint32_t slot = 0;     // the owner's index of the job (saves a lookup by id)
 };
 
 class PendingIndex {

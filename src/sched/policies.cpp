@@ -7,11 +7,17 @@
 
 namespace gw::sched {
 
+double fair_share_factor(const Job& job, const PolicyContext& ctx) {
+  if (!ctx.fairshare) return 1.0;
+  if (job.account_index != UINT32_MAX) return ctx.fairshare->factor_at(job.account_index);
+  return ctx.fairshare->factor(job.spec.account);
+}
+
 double multifactor_priority(const Job& job, const PolicyContext& ctx, const PriorityWeights& w) {
   const double age_ms = static_cast<double>(std::max<int64_t>(0, ctx.now_ms - job.spec.submit_ms));
   const double max_age = static_cast<double>(std::max<int64_t>(1, w.max_age_ms));
   const double age = std::min(age_ms, max_age) / max_age;
-  const double fs = ctx.fairshare ? ctx.fairshare->factor(job.spec.account) : 1.0;
+  const double fs = fair_share_factor(job, ctx);
   const double total = ctx.cluster ? static_cast<double>(ctx.cluster->gpu_count()) : 1.0;
   double size = std::min(1.0, static_cast<double>(job.spec.gpus) / std::max(1.0, total));
   if (w.favor_small) size = 1.0 - size;
@@ -67,7 +73,7 @@ class FairShare final : public Policy {
   explicit FairShare(const PolicyOptions& o) : period_(o.rerank_period_ms) {}
   std::string name() const override { return "fairshare"; }
   double rank(const Job& job, const PolicyContext& ctx) const override {
-    return ctx.fairshare ? -ctx.fairshare->factor(job.spec.account) : 0.0;
+    return -fair_share_factor(job, ctx);
   }
   int64_t rerank_period_ms() const override { return period_; }
 

@@ -60,6 +60,8 @@ struct PolicyOptions {
   std::vector<double> tiresias_thresholds_gpu_s = {3600.0, 10 * 3600.0};
 };
 
+// The job's account's fair-share factor F (1 without a ledger).
+double fair_share_factor(const Job& job, const PolicyContext& ctx);
 // The multifactor priority of a waiting job (exposed for tests and `queue` output).
 double multifactor_priority(const Job& job, const PolicyContext& ctx, const PriorityWeights& w);
 // 2D attained service of a job (GPUs x time), counting its current run.

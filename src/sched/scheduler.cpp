@@ -55,8 +55,8 @@ Status Scheduler::submit(JobSpec spec) {
   index_[spec.id] = i;
   for (JobId d : spec.depends_on)
     if (find(d)->state != JobState::kDone) dependents_[d].push_back(i);
-  ledger_.add_account(spec.account);
-  jobs_.push_back(Job{std::move(spec), JobState::kPending, {}, {}, {}, {}, 0, 0, 0});
+  const uint32_t account = ledger_.add_account(spec.account);
+  jobs_.push_back(Job{std::move(spec), JobState::kPending, {}, {}, {}, {}, 0, 0, 0, account});
   keys_.emplace_back();
   unmet_deps_.push_back(unmet);
   if (dep_failed) {
@@ -75,7 +75,7 @@ void Scheduler::enqueue(size_t i) {
   ledger_.advance(clock_.now_ms());  // ranks see the usage up to now
   const Job& j = jobs_[i];
   keys_[i] = PendingKey{policy_->rank(j, context()), j.spec.submit_ms, j.spec.id};
-  pending_.insert(PendingEntry{keys_[i], j.spec.gpus, limit_ms(j)});
+  pending_.insert(PendingEntry{keys_[i], j.spec.gpus, limit_ms(j), static_cast<uint32_t>(i)});
 }
 
 void Scheduler::rerank() {
@@ -83,9 +83,9 @@ void Scheduler::rerank() {
   std::vector<PendingEntry> entries;
   entries.reserve(pending_.size());
   pending_.for_each([&](const PendingEntry& e) {
-    const size_t i = index_.at(e.key.id);
+    const size_t i = e.slot;
     keys_[i].rank = policy_->rank(jobs_[i], ctx);
-    entries.push_back(PendingEntry{keys_[i], e.gpus, e.limit_ms});
+    entries.push_back(PendingEntry{keys_[i], e.gpus, e.limit_ms, e.slot});
   });
   pending_.rebuild(std::move(entries));
   last_rerank_ms_ = ctx.now_ms;
@@ -129,7 +129,7 @@ PassResult Scheduler::schedule() {
   if (policy_->preemptive() && rerank_due) preempt_pass(out);
   reservation_.reset();
   while (auto head = pending_.first()) {
-    const size_t i = index_.at(head->key.id);
+    const size_t i = head->slot;
     if (!try_start(i, nullptr)) {
       if (policy_->backfill()) backfill_pass(i, out);
       break;
@@ -213,7 +213,7 @@ void Scheduler::backfill_pass(size_t head, PassResult& out) {
     const auto cand = pending_.next_candidate(cursor, fit_now, window, cluster_.max_fit(&caps));
     if (!cand) break;
     cursor = cand->key;
-    const size_t i = index_.at(cand->key.id);
+    const size_t i = cand->slot;
     const bool ends_in_time = cand->limit_ms <= window;
     if (!try_start(i, ends_in_time ? nullptr : &caps)) continue;
     out.started.push_back(cand->key.id);

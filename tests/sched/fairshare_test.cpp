@@ -26,6 +26,12 @@ TEST(FairShare, SharesAndUsageNormalise) {
   // b used 0.75 of the cluster against a 0.25 share: 2^-3.
   EXPECT_DOUBLE_EQ(l.factor("b"), 0.125);
   EXPECT_NEAR(l.factor("a"), std::exp2(-0.25 / 0.75), 1e-12);
+  // The indexed fast path agrees with the by-name one, new accounts included.
+  const uint32_t c = l.add_account("c");
+  EXPECT_EQ(l.add_account("a"), 0u);
+  EXPECT_DOUBLE_EQ(l.factor_at(l.add_account("b")), l.factor("b"));
+  EXPECT_DOUBLE_EQ(l.factor_at(c), 1.0);  // used nothing
+  EXPECT_DOUBLE_EQ(l.normalized_shares("c"), 0.2);
 }
 
 TEST(FairShare, UsageDecaysWithTheHalfLife) {
