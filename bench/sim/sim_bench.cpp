@@ -35,9 +35,15 @@ std::vector<JobSpec> synthetic_philly(size_t n, uint64_t seed) {
     JobSpec s;
     s.id = i + 1;
     const double u = rng.uniform();
-    s.gpus = u < 0.9317 ? 1 : u < 0.9538 ? 2 : u < 0.9765 ? 4 : u < 0.9965 ? 8 : u < 0.9989 ? 16 : 32;
+    s.gpus = u < 0.9317   ? 1
+             : u < 0.9538 ? 2
+             : u < 0.9765 ? 4
+             : u < 0.9965 ? 8
+             : u < 0.9989 ? 16
+                          : 32;
     // Box-Muller normal for the log-normal run time, capped at 50 days like the real trace.
-    const double z = std::sqrt(-2.0 * std::log1p(-rng.uniform())) * std::cos(2 * M_PI * rng.uniform());
+    const double z =
+        std::sqrt(-2.0 * std::log1p(-rng.uniform())) * std::cos(2 * M_PI * rng.uniform());
     const double run_s = std::clamp(std::exp(mu + sigma * z), 1.0, 4.6e6);
     s.submit_ms = static_cast<int64_t>(t * 1000);
     s.actual_runtime_ms = static_cast<int64_t>(run_s * 1000);
@@ -63,8 +69,8 @@ struct Args {
   std::string trace;
   unsigned nodes = 552, gpus_per_node = 8;
   std::vector<size_t> sizes = {10000, 82247, 1000000};
-  std::vector<std::string> policies = {"fcfs",      "fcfs+backfill", "priority+backfill",
-                                       "fairshare+backfill", "sjf", "las"};
+  std::vector<std::string> policies = {
+      "fcfs", "fcfs+backfill", "priority+backfill", "fairshare+backfill", "sjf", "las"};
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -79,15 +85,22 @@ Args parse(int& argc, char** argv) {
   int out = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
-    const auto val = [&](const char* k) { return s.rfind(k, 0) == 0 ? s.substr(std::strlen(k)) : std::string(); };
-    if (!val("--trace=").empty()) a.trace = val("--trace=");
-    else if (!val("--nodes=").empty()) a.nodes = static_cast<unsigned>(std::stoul(val("--nodes=")));
-    else if (!val("--gpus-per-node=").empty()) a.gpus_per_node = static_cast<unsigned>(std::stoul(val("--gpus-per-node=")));
-    else if (!val("--policies=").empty()) a.policies = split(val("--policies="));
+    const auto val = [&](const char* k) {
+      return s.rfind(k, 0) == 0 ? s.substr(std::strlen(k)) : std::string();
+    };
+    if (!val("--trace=").empty())
+      a.trace = val("--trace=");
+    else if (!val("--nodes=").empty())
+      a.nodes = static_cast<unsigned>(std::stoul(val("--nodes=")));
+    else if (!val("--gpus-per-node=").empty())
+      a.gpus_per_node = static_cast<unsigned>(std::stoul(val("--gpus-per-node=")));
+    else if (!val("--policies=").empty())
+      a.policies = split(val("--policies="));
     else if (!val("--sizes=").empty()) {
       a.sizes.clear();
       for (const auto& x : split(val("--sizes="))) a.sizes.push_back(std::stoul(x));
-    } else argv[out++] = argv[i];
+    } else
+      argv[out++] = argv[i];
   }
   argc = out;
   return a;
@@ -108,7 +121,8 @@ std::vector<JobSpec> jobs_for(const Args& a, size_t n) {
   }
 #else
   if (!a.trace.empty()) {
-    std::cerr << "sim_bench: built without the trace reader; --trace ignored, using synthetic jobs\n";
+    std::cerr
+        << "sim_bench: built without the trace reader; --trace ignored, using synthetic jobs\n";
   }
 #endif
   return synthetic_philly(n, 1);
@@ -123,22 +137,28 @@ int main(int argc, char** argv) {
   for (size_t n : args.sizes) {
     auto jobs = std::make_shared<std::vector<JobSpec>>(jobs_for(args, n));
     for (const std::string& p : args.policies) {
-      const std::string name = "replay/" + p + "/jobs:" + std::to_string(n) + "/gpus:" +
-                               std::to_string(cluster.gpu_count());
-      benchmark::RegisterBenchmark(name.c_str(), [jobs, p, &cluster](benchmark::State& st) {
-        gw::sim::SimOptions o;
-        o.seed = 1;
-        double util = 0, queue = 0;
-        for (auto _ : st) {
-          auto out = gw::sim::run_simulation(*jobs, cluster, p, o);
-          if (!out) st.SkipWithError(out.error().message.c_str());
-          else util = out->result.gpu_utilization, queue = out->result.queue_mean_s;
-        }
-        st.counters["jobs_per_s"] = benchmark::Counter(static_cast<double>(jobs->size()),
-                                                       benchmark::Counter::kIsIterationInvariantRate);
-        st.counters["util"] = util;
-        st.counters["queue_mean_s"] = queue;
-      })->Unit(benchmark::kMillisecond)->Iterations(1);
+      const std::string name = "replay/" + p + "/jobs:" + std::to_string(n) +
+                               "/gpus:" + std::to_string(cluster.gpu_count());
+      benchmark::RegisterBenchmark(
+          name.c_str(),
+          [jobs, p, &cluster](benchmark::State& st) {
+            gw::sim::SimOptions o;
+            o.seed = 1;
+            double util = 0, queue = 0;
+            for (auto _ : st) {
+              auto out = gw::sim::run_simulation(*jobs, cluster, p, o);
+              if (!out)
+                st.SkipWithError(out.error().message.c_str());
+              else
+                util = out->result.gpu_utilization, queue = out->result.queue_mean_s;
+            }
+            st.counters["jobs_per_s"] = benchmark::Counter(
+                static_cast<double>(jobs->size()), benchmark::Counter::kIsIterationInvariantRate);
+            st.counters["util"] = util;
+            st.counters["queue_mean_s"] = queue;
+          })
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(1);
     }
   }
   benchmark::RunSpecifiedBenchmarks();

@@ -40,21 +40,27 @@ std::vector<std::string> split_commas(const std::string& s) {
 
 void add_options(CLI::App& sub, SimulateArgs& a) {
   sub.add_option("--trace", a.trace, "Trace file or folder (see docs/simulate.md)")->required();
-  sub.add_option("--policies", a.policies, "Comma-separated policies to compare")->capture_default_str();
+  sub.add_option("--policies", a.policies, "Comma-separated policies to compare")
+      ->capture_default_str();
   sub.add_option("--nodes", a.nodes, "Nodes in the simulated cluster (default: the trace's)");
   sub.add_option("--gpus-per-node", a.gpus_per_node, "GPUs per node (default: the trace's)");
-  sub.add_option("--seed", a.seed, "Seed for synthesised fields and failures")->capture_default_str();
+  sub.add_option("--seed", a.seed, "Seed for synthesised fields and failures")
+      ->capture_default_str();
   sub.add_option("--limit", a.limit, "Replay at most this many jobs");
-  sub.add_option("--failure-rate-per-gpu-hour", a.failure_rate, "GPU failures per GPU-hour (e.g. 2.19e-5)")
+  sub.add_option("--failure-rate-per-gpu-hour", a.failure_rate,
+                 "GPU failures per GPU-hour (e.g. 2.19e-5)")
       ->check(CLI::NonNegativeNumber);
-  sub.add_option("--node-failure-rate-per-node-hour", a.node_failure_rate, "Whole-node failures per node-hour")
+  sub.add_option("--node-failure-rate-per-node-hour", a.node_failure_rate,
+                 "Whole-node failures per node-hour")
       ->check(CLI::NonNegativeNumber);
   sub.add_option("--repair-minutes", a.repair_minutes, "Time to repair a failed GPU or node")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   sub.add_option("--checkpoint-minutes", a.checkpoint_minutes, "Checkpoint interval (0: none)")
       ->check(CLI::NonNegativeNumber);
   sub.add_option("--checkpoint-cost-seconds", a.checkpoint_cost_s, "Wall time one checkpoint takes")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   sub.add_option("--restart-seconds", a.restart_s, "Wall time to reload a checkpoint")
       ->check(CLI::NonNegativeNumber);
   sub.add_flag("--requeue", a.requeue, "Requeue jobs whose GPU failed (else they fail)");
@@ -64,7 +70,8 @@ void add_options(CLI::App& sub, SimulateArgs& a) {
   sub.add_flag("--checkpoint-sweep", a.sweep,
                "Goodput for a range of checkpoint intervals (first policy), vs Young/Daly");
   sub.add_option("--format", a.format, "table, json, csv or html")
-      ->check(CLI::IsMember({"table", "json", "csv", "html"}))->capture_default_str();
+      ->check(CLI::IsMember({"table", "json", "csv", "html"}))
+      ->capture_default_str();
   sub.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
 }
 

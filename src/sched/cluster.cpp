@@ -76,7 +76,8 @@ unsigned Cluster::max_fit(const NodeCaps* caps) const {
   for (size_t f = by_free_.size(); f-- > 1 && single < f;) {
     for (uint32_t n : by_free_[f]) {
       const auto c = caps ? caps->cap(n) : std::nullopt;
-      const unsigned eff = c ? std::min<unsigned>(*c, static_cast<unsigned>(f)) : static_cast<unsigned>(f);
+      const unsigned eff =
+          c ? std::min<unsigned>(*c, static_cast<unsigned>(f)) : static_cast<unsigned>(f);
       single = std::max(single, eff);
       if (eff == f) break;
     }
@@ -145,8 +146,7 @@ std::vector<uint32_t> Cluster::pick_in_node(uint32_t n, unsigned count) const {
       if (v.size() >= count && (!best || v.size() < best->size())) best = &v;
     return best;
   };
-  if (const auto* sw = smallest_fit(by_switch))
-    return {sw->begin(), sw->begin() + count};
+  if (const auto* sw = smallest_fit(by_switch)) return {sw->begin(), sw->begin() + count};
   // Fill from whole switch groups, largest first, restricted to one socket when one fits.
   const auto fill = [&](const std::vector<uint32_t>& allowed) {
     std::vector<std::vector<uint32_t>> groups;
@@ -167,7 +167,8 @@ std::vector<uint32_t> Cluster::pick_in_node(uint32_t n, unsigned count) const {
   if (const auto* so = smallest_fit(by_socket)) return fill(*so);
   std::vector<std::pair<size_t, uint16_t>> sockets;
   for (const auto& [id, v] : by_socket) sockets.emplace_back(v.size(), id);
-  std::stable_sort(sockets.begin(), sockets.end(), [](auto a, auto b) { return a.first > b.first; });
+  std::stable_sort(sockets.begin(), sockets.end(),
+                   [](auto a, auto b) { return a.first > b.first; });
   std::vector<uint32_t> allowed;
   for (const auto& [size, id] : sockets) {
     allowed.insert(allowed.end(), by_socket[id].begin(), by_socket[id].end());

@@ -21,7 +21,7 @@ struct GpuSlot {
   uint16_t socket = 0;       // CPU socket (NUMA node) the GPU hangs off
   uint16_t pcie_switch = 0;  // PCIe switch / NVLink island id, unique within the node
   GpuHealth health = GpuHealth::kOk;
-  JobId job = 0;             // 0 = idle
+  JobId job = 0;  // 0 = idle
 };
 
 struct NodeSpec {
@@ -84,7 +84,7 @@ class Cluster {
   struct Node {
     std::string name;
     std::vector<uint32_t> gpus;
-    unsigned free = 0;     // healthy and idle
+    unsigned free = 0;  // healthy and idle
     unsigned healthy = 0;
     size_t bucket_pos = 0;
   };

@@ -12,9 +12,9 @@
 namespace gw::sched {
 
 struct FairShareOptions {
-  int64_t half_life_ms = 7LL * 24 * 3600 * 1000;  // Slurm's PriorityDecayHalfLife default
+  int64_t half_life_ms = 7LL * 24 * 3600 * 1000;       // Slurm's PriorityDecayHalfLife default
   std::vector<std::pair<std::string, double>> shares;  // empty = every account equal
-  double default_shares = 1.0;  // for accounts not listed
+  double default_shares = 1.0;                         // for accounts not listed
 };
 
 class FairShareLedger {

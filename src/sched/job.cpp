@@ -6,13 +6,20 @@ namespace gw::sched {
 
 std::string_view to_string(JobState state) {
   switch (state) {
-    case JobState::kPending: return "pending";
-    case JobState::kRunning: return "running";
-    case JobState::kPreempted: return "preempted";
-    case JobState::kRequeued: return "requeued";
-    case JobState::kDone: return "done";
-    case JobState::kFailed: return "failed";
-    case JobState::kCancelled: return "cancelled";
+    case JobState::kPending:
+      return "pending";
+    case JobState::kRunning:
+      return "running";
+    case JobState::kPreempted:
+      return "preempted";
+    case JobState::kRequeued:
+      return "requeued";
+    case JobState::kDone:
+      return "done";
+    case JobState::kFailed:
+      return "failed";
+    case JobState::kCancelled:
+      return "cancelled";
   }
   return "unknown";
 }
@@ -31,10 +38,10 @@ bool allowed(JobState from, JobState to) {
 
 Status Job::transition(JobState to, int64_t at_ms, std::string_view reason) {
   if (!allowed(state, to)) {
-    return make_error("sched.bad_transition",
-                      "job cannot go from " + std::string(to_string(state)) + " to " +
-                          std::string(to_string(to)),
-                      "job " + std::to_string(spec.id));
+    return make_error(
+        "sched.bad_transition",
+        "job cannot go from " + std::string(to_string(state)) + " to " + std::string(to_string(to)),
+        "job " + std::to_string(spec.id));
   }
   history.push_back(Transition{state, to, at_ms, reason});
   if (to == JobState::kRunning) {
@@ -42,7 +49,8 @@ Status Job::transition(JobState to, int64_t at_ms, std::string_view reason) {
     last_start_ms = at_ms;
     ++attempts;
   } else if (state == JobState::kRunning) {
-    attained_gpu_ms += static_cast<double>(gpus.size()) * static_cast<double>(at_ms - last_start_ms);
+    attained_gpu_ms +=
+        static_cast<double>(gpus.size()) * static_cast<double>(at_ms - last_start_ms);
   }
   if (is_final(to)) end_ms = at_ms;
   state = to;

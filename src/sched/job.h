@@ -15,10 +15,10 @@ using JobId = uint64_t;
 
 struct JobSpec {
   JobId id = 0;
-  std::string user;      // may be synthesised when a trace lacks it (say so in the report)
-  std::string account;   // tenant / virtual cluster; fair share is computed per account
-  int priority = 0;      // user/admin priority, higher first
-  unsigned gpus = 1;     // GPUs requested
+  std::string user;     // may be synthesised when a trace lacks it (say so in the report)
+  std::string account;  // tenant / virtual cluster; fair share is computed per account
+  int priority = 0;     // user/admin priority, higher first
+  unsigned gpus = 1;    // GPUs requested
   std::optional<uint64_t> gpu_mem_bytes;  // per GPU, when the job states it
   int64_t submit_ms = 0;                  // on the scheduler's clock
   std::optional<int64_t> time_limit_ms;   // the user's estimate; backfill relies on it
@@ -30,12 +30,19 @@ struct JobSpec {
   bool limit_synthesised = false;  // time_limit_ms was made up by a documented rule
 };
 
-
 // --- Runtime job: what the scheduler tracks for a JobSpec (added by the sched issue). ---
 
 // Waiting states are kPending (never ran), kPreempted (stopped by a preemptive policy) and
 // kRequeued (its GPU failed and it was put back); kDone, kFailed and kCancelled are final.
-enum class JobState : uint8_t { kPending, kRunning, kPreempted, kRequeued, kDone, kFailed, kCancelled };
+enum class JobState : uint8_t {
+  kPending,
+  kRunning,
+  kPreempted,
+  kRequeued,
+  kDone,
+  kFailed,
+  kCancelled
+};
 
 std::string_view to_string(JobState state);
 inline bool is_waiting(JobState s) {
@@ -57,13 +64,13 @@ struct Transition {
 struct Job {
   JobSpec spec;
   JobState state = JobState::kPending;
-  std::vector<Transition> history;   // every transition, oldest first
-  std::vector<uint32_t> gpus;        // cluster GPU indices while running
+  std::vector<Transition> history;  // every transition, oldest first
+  std::vector<uint32_t> gpus;       // cluster GPU indices while running
   std::optional<int64_t> first_start_ms;
-  std::optional<int64_t> end_ms;     // when it reached a final state
+  std::optional<int64_t> end_ms;  // when it reached a final state
   int64_t last_start_ms = 0;
-  double attained_gpu_ms = 0;        // GPU-milliseconds of service over finished attempts
-  uint32_t attempts = 0;             // how many times it started
+  double attained_gpu_ms = 0;           // GPU-milliseconds of service over finished attempts
+  uint32_t attempts = 0;                // how many times it started
   uint32_t account_index = UINT32_MAX;  // the scheduler's fair-share ledger slot (fast lookups)
 
   // Applies a transition if the state machine allows it; otherwise an error naming both states.

@@ -24,9 +24,9 @@ void PendingIndex::summarize(Block& b) {
 
 // The block whose range holds `key`: the first block whose last key is not below it.
 size_t PendingIndex::block_for(const PendingKey& key) const {
-  auto it = std::lower_bound(blocks_.begin(), blocks_.end(), key, [](const Block& b, const PendingKey& k) {
-    return b.entries.back().key < k;
-  });
+  auto it = std::lower_bound(
+      blocks_.begin(), blocks_.end(), key,
+      [](const Block& b, const PendingKey& k) { return b.entries.back().key < k; });
   if (it == blocks_.end()) return blocks_.empty() ? 0 : blocks_.size() - 1;
   return static_cast<size_t>(it - blocks_.begin());
 }
@@ -121,7 +121,8 @@ std::optional<PendingEntry> PendingIndex::next_candidate(const std::optional<Pen
   return std::nullopt;
 }
 
-std::optional<unsigned> PendingIndex::min_gpus_except(const PendingKey&, unsigned except_gpus) const {
+std::optional<unsigned> PendingIndex::min_gpus_except(const PendingKey&,
+                                                      unsigned except_gpus) const {
   for (const auto& [gpus, count] : gpu_counts_) {
     if (gpus == except_gpus && count == 1) continue;
     return gpus;

@@ -93,8 +93,8 @@ class Las final : public Policy {
   double rank(const Job& job, const PolicyContext& ctx) const override {
     const double a = attained_gpu_ms(job, ctx.now_ms);
     if (!discretise_) return a;
-    return static_cast<double>(
-        std::upper_bound(thresholds_ms_.begin(), thresholds_ms_.end(), a) - thresholds_ms_.begin());
+    return static_cast<double>(std::upper_bound(thresholds_ms_.begin(), thresholds_ms_.end(), a) -
+                               thresholds_ms_.begin());
   }
   int64_t rerank_period_ms() const override { return quantum_; }
   bool preemptive() const override { return true; }
@@ -137,26 +137,28 @@ std::unique_ptr<Policy> with_backfill(const PolicyOptions& o) {
 
 // The one table of policies.
 constexpr std::array kPolicies = {
-    Entry{"fcfs", [](const PolicyOptions&) -> std::unique_ptr<Policy> {
-            return std::make_unique<Fcfs>();
-          }},
+    Entry{"fcfs",
+          [](const PolicyOptions&) -> std::unique_ptr<Policy> { return std::make_unique<Fcfs>(); }},
     Entry{"fcfs+backfill", &with_backfill<Fcfs>},
-    Entry{"priority", [](const PolicyOptions& o) -> std::unique_ptr<Policy> {
+    Entry{"priority",
+          [](const PolicyOptions& o) -> std::unique_ptr<Policy> {
             return std::make_unique<Priority>(o);
           }},
     Entry{"priority+backfill", &with_backfill<Priority>},
-    Entry{"fairshare", [](const PolicyOptions& o) -> std::unique_ptr<Policy> {
+    Entry{"fairshare",
+          [](const PolicyOptions& o) -> std::unique_ptr<Policy> {
             return std::make_unique<FairShare>(o);
           }},
     Entry{"fairshare+backfill", &with_backfill<FairShare>},
-    Entry{"sjf", [](const PolicyOptions&) -> std::unique_ptr<Policy> {
-            return std::make_unique<Sjf>();
-          }},
+    Entry{"sjf",
+          [](const PolicyOptions&) -> std::unique_ptr<Policy> { return std::make_unique<Sjf>(); }},
     Entry{"sjf+backfill", &with_backfill<Sjf>},
-    Entry{"las", [](const PolicyOptions& o) -> std::unique_ptr<Policy> {
+    Entry{"las",
+          [](const PolicyOptions& o) -> std::unique_ptr<Policy> {
             return std::make_unique<Las>(o, false);
           }},
-    Entry{"tiresias", [](const PolicyOptions& o) -> std::unique_ptr<Policy> {
+    Entry{"tiresias",
+          [](const PolicyOptions& o) -> std::unique_ptr<Policy> {
             return std::make_unique<Las>(o, true);
           }},
 };

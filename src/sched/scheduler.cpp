@@ -32,8 +32,10 @@ const Job* Scheduler::find(JobId id) const {
 
 Status Scheduler::submit(JobSpec spec) {
   const std::string where = "job " + std::to_string(spec.id);
-  if (index_.count(spec.id)) return make_error("sched.duplicate_job", "job id already queued", where);
-  if (spec.gpus == 0) return make_error("sched.zero_gpus", "a job must ask for at least 1 GPU", where);
+  if (index_.count(spec.id))
+    return make_error("sched.duplicate_job", "job id already queued", where);
+  if (spec.gpus == 0)
+    return make_error("sched.zero_gpus", "a job must ask for at least 1 GPU", where);
   const unsigned nodes = cluster_.nodes_needed(spec.gpus);
   if (spec.gpus > cluster_.gpu_count() || nodes > cluster_.node_count()) {
     return make_error("sched.too_wide",
@@ -46,7 +48,8 @@ Status Scheduler::submit(JobSpec spec) {
   for (JobId d : spec.depends_on) {
     const Job* dep = find(d);
     if (!dep)
-      return make_error("sched.unknown_dependency", "depends on unknown job " + std::to_string(d), where);
+      return make_error("sched.unknown_dependency", "depends on unknown job " + std::to_string(d),
+                        where);
     if (dep->state == JobState::kDone) continue;
     if (is_final(dep->state)) dep_failed = true;
     ++unmet;
@@ -124,7 +127,8 @@ PassResult Scheduler::schedule() {
   const int64_t now = clock_.now_ms();
   ledger_.advance(now);
   const int64_t period = policy_->rerank_period_ms();
-  const bool rerank_due = period > 0 && (last_rerank_ms_ == INT64_MIN || now - last_rerank_ms_ >= period);
+  const bool rerank_due =
+      period > 0 && (last_rerank_ms_ == INT64_MIN || now - last_rerank_ms_ >= period);
   if (rerank_due) rerank();
   if (policy_->preemptive() && rerank_due) preempt_pass(out);
   reservation_.reset();
@@ -170,8 +174,10 @@ std::optional<Reservation> Scheduler::plan_reservation(const Job& head, NodeCaps
     for (uint32_t g : r.gpus) {
       const GpuSlot& s = cluster_.gpu(g);
       if (s.health != GpuHealth::kOk) continue;
-      if (freed[s.node]++ == 0) touched.push_back(s.node);
-      else if (std::find(touched.begin(), touched.end(), s.node) == touched.end()) touched.push_back(s.node);
+      if (freed[s.node]++ == 0)
+        touched.push_back(s.node);
+      else if (std::find(touched.begin(), touched.end(), s.node) == touched.end())
+        touched.push_back(s.node);
     }
     for (uint32_t n : touched) {
       const unsigned future = cluster_.node_free(n) + freed[n];
@@ -230,7 +236,8 @@ void Scheduler::preempt_pass(PassResult& out) {
   const PolicyContext ctx = context();
   std::vector<std::pair<PendingKey, size_t>> run;
   for (const auto& [end, i] : running_)
-    run.emplace_back(PendingKey{policy_->rank(jobs_[i], ctx), jobs_[i].spec.submit_ms, jobs_[i].spec.id}, i);
+    run.emplace_back(
+        PendingKey{policy_->rank(jobs_[i], ctx), jobs_[i].spec.submit_ms, jobs_[i].spec.id}, i);
   std::sort(run.begin(), run.end());
   long left = static_cast<long>(cluster_.healthy_gpus());
   std::vector<bool> keep(run.size(), false);
@@ -258,7 +265,8 @@ void Scheduler::preempt_pass(PassResult& out) {
     if (keep[k]) continue;
     const size_t i = run[k].second;
     stop_running(i);
-    (void)at(i).transition(JobState::kPreempted, ctx.now_ms, "preempted: less attained service waiting");
+    (void)at(i).transition(JobState::kPreempted, ctx.now_ms,
+                           "preempted: less attained service waiting");
     at(i).gpus.clear();
     enqueue(i);
     out.preempted.push_back(at(i).spec.id);
@@ -267,7 +275,8 @@ void Scheduler::preempt_pass(PassResult& out) {
 
 Status Scheduler::finish(JobId id, JobState final_state, std::string_view reason) {
   auto it = index_.find(id);
-  if (it == index_.end()) return make_error("sched.unknown_job", "no such job", "job " + std::to_string(id));
+  if (it == index_.end())
+    return make_error("sched.unknown_job", "no such job", "job " + std::to_string(id));
   const size_t i = it->second;
   if (at(i).state != JobState::kRunning || !is_final(final_state))
     return make_error("sched.bad_transition", "finish needs a running job and a final state",
@@ -281,11 +290,13 @@ Status Scheduler::finish(JobId id, JobState final_state, std::string_view reason
 
 Status Scheduler::cancel(JobId id, std::string_view reason) {
   auto it = index_.find(id);
-  if (it == index_.end()) return make_error("sched.unknown_job", "no such job", "job " + std::to_string(id));
+  if (it == index_.end())
+    return make_error("sched.unknown_job", "no such job", "job " + std::to_string(id));
   const size_t i = it->second;
   Job& j = at(i);
   if (j.state == JobState::kRunning) return finish(id, JobState::kCancelled, reason);
-  if (!is_waiting(j.state)) return make_error("sched.bad_transition", "job already ended", "job " + std::to_string(id));
+  if (!is_waiting(j.state))
+    return make_error("sched.bad_transition", "job already ended", "job " + std::to_string(id));
   if (unmet_deps_[i] > 0) {
     --held_count_;
     unmet_deps_[i] = 0;
@@ -330,7 +341,11 @@ std::optional<JobId> Scheduler::fail_gpu(uint32_t gpu, bool requeue) {
   return id;
 }
 
-void Scheduler::repair_gpu(uint32_t gpu) { cluster_.set_health(gpu, GpuHealth::kOk); }
-void Scheduler::drain_gpu(uint32_t gpu) { cluster_.set_health(gpu, GpuHealth::kDrained); }
+void Scheduler::repair_gpu(uint32_t gpu) {
+  cluster_.set_health(gpu, GpuHealth::kOk);
+}
+void Scheduler::drain_gpu(uint32_t gpu) {
+  cluster_.set_health(gpu, GpuHealth::kDrained);
+}
 
 }  // namespace gw::sched

@@ -37,7 +37,10 @@ class Engine {
  public:
   Engine(const std::vector<sched::JobSpec>& jobs, const sched::Cluster& cluster,
          std::unique_ptr<sched::Policy> policy, const SimOptions& o)
-      : specs_(jobs), o_(o), rng_(o.seed), sched_(cluster, std::move(policy), clock_, o.scheduler) {}
+      : specs_(jobs),
+        o_(o),
+        rng_(o.seed),
+        sched_(cluster, std::move(policy), clock_, o.scheduler) {}
   SimOutcome run();
 
  private:
@@ -109,12 +112,24 @@ SimOutcome Engine::run() {
 
 void Engine::handle(const Event& e) {
   switch (e.kind) {
-    case Kind::kSubmit: on_submit(e.a); break;
-    case Kind::kEnd: on_end(e.a, e.gen); break;
-    case Kind::kGpuFail: on_gpu_fail(e.a, false); break;
-    case Kind::kNodeFail: on_gpu_fail(e.a, true); break;
-    case Kind::kRepair: sched_.repair_gpu(static_cast<uint32_t>(e.a)); break;
-    case Kind::kWake: wake_at_ = INT64_MAX; break;
+    case Kind::kSubmit:
+      on_submit(e.a);
+      break;
+    case Kind::kEnd:
+      on_end(e.a, e.gen);
+      break;
+    case Kind::kGpuFail:
+      on_gpu_fail(e.a, false);
+      break;
+    case Kind::kNodeFail:
+      on_gpu_fail(e.a, true);
+      break;
+    case Kind::kRepair:
+      sched_.repair_gpu(static_cast<uint32_t>(e.a));
+      break;
+    case Kind::kWake:
+      wake_at_ = INT64_MAX;
+      break;
   }
 }
 
@@ -160,15 +175,19 @@ void Engine::interrupt(size_t slot, bool preempted) {
   sj.remaining_ms -= preempted ? work_done(elapsed, sj.overhead_ms, sj.remaining_ms, f)
                                : work_saved(elapsed, sj.overhead_ms, sj.remaining_ms, f);
   ++sj.gen;
-  if (preempted) ++out_[slot].preemptions;
-  else ++out_[slot].interruptions;
+  if (preempted)
+    ++out_[slot].preemptions;
+  else
+    ++out_[slot].interruptions;
 }
 
 void Engine::on_gpu_fail(size_t which, bool node_event) {
   const sched::Cluster& c = sched_.cluster();
   std::vector<uint32_t> gpus;
-  if (node_event) gpus = c.node_gpus(static_cast<uint32_t>(which));
-  else gpus.push_back(static_cast<uint32_t>(which));
+  if (node_event)
+    gpus = c.node_gpus(static_cast<uint32_t>(which));
+  else
+    gpus.push_back(static_cast<uint32_t>(which));
   const int64_t now = clock_.now_ms();
   for (uint32_t g : gpus) {
     if (c.gpu(g).health == sched::GpuHealth::kFailed) continue;  // already down
@@ -206,7 +225,8 @@ void Engine::after_pass(const sched::PassResult& pass) {
     sj.overhead_ms = j.attempts > 1 ? o_.failure.restart_overhead_ms : 0;
     sj.allocated = static_cast<unsigned>(j.gpus.size());
     out_[slot].allocated = sj.allocated;
-    push(now + sj.overhead_ms + wall_for_work(sj.remaining_ms, o_.failure), Kind::kEnd, slot, sj.gen);
+    push(now + sj.overhead_ms + wall_for_work(sj.remaining_ms, o_.failure), Kind::kEnd, slot,
+         sj.gen);
   }
   if (const auto& r = sched_.reservation(); r && !reserved_[r->job]) {
     reserved_[r->job] = true;
@@ -221,10 +241,12 @@ void Engine::after_pass(const sched::PassResult& pass) {
 
 void Engine::record(int64_t t) {
   const sched::Cluster& c = sched_.cluster();
-  const double util = c.gpu_count() ? static_cast<double>(c.busy_gpus()) / static_cast<double>(c.gpu_count()) : 0.0;
+  const double util =
+      c.gpu_count() ? static_cast<double>(c.busy_gpus()) / static_cast<double>(c.gpu_count()) : 0.0;
   const auto waiting = static_cast<double>(sched_.waiting_count());
   if (util_steps_.empty() || util_steps_.back().second != util) util_steps_.emplace_back(t, util);
-  if (queue_steps_.empty() || queue_steps_.back().second != waiting) queue_steps_.emplace_back(t, waiting);
+  if (queue_steps_.empty() || queue_steps_.back().second != waiting)
+    queue_steps_.emplace_back(t, waiting);
 }
 
 SimOutcome Engine::finish(int64_t t_end) {
@@ -237,14 +259,16 @@ SimOutcome Engine::finish(int64_t t_end) {
     out_[slot].end_ms = j.end_ms;
     for (const sched::Transition& tr : j.history) out_[slot].final_transitions += is_final(tr.to);
     if (j.state == JobState::kRunning)
-      allocated_ += static_cast<double>(sim_[slot].allocated) * static_cast<double>(t_end - sim_[slot].attempt_start_ms);
+      allocated_ += static_cast<double>(sim_[slot].allocated) *
+                    static_cast<double>(t_end - sim_[slot].attempt_start_ms);
   }
   PolicyResult& r = o.result;
   r.policy = sched_.policy().name();
   const unsigned total = static_cast<unsigned>(sched_.cluster().gpu_count());
   fill_job_metrics(r, out_, total, o_.scheduler.fairshare.shares);
   r.makespan_s = static_cast<double>(t_end - t0_) / 1000.0;
-  r.gpu_utilization = r.makespan_s > 0 ? allocated_ / (static_cast<double>(total) * r.makespan_s * 1000.0) : 0.0;
+  r.gpu_utilization =
+      r.makespan_s > 0 ? allocated_ / (static_cast<double>(total) * r.makespan_s * 1000.0) : 0.0;
   r.hol_blocking_s = hol_ms_ / 1000.0;
   r.goodput = allocated_ > 0 ? useful_ / allocated_ : 1.0;
   r.utilization = downsample(util_steps_, t0_, t_end, o_.series_points);

@@ -42,10 +42,16 @@ uint64_t Rng::next() {
   return z ^ (z >> 31);
 }
 
-double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+double Rng::uniform() {
+  return static_cast<double>(next() >> 11) * 0x1.0p-53;
+}
 
-double Rng::exponential(double rate) { return -std::log1p(-uniform()) / rate; }
+double Rng::exponential(double rate) {
+  return -std::log1p(-uniform()) / rate;
+}
 
-uint64_t Rng::below(uint64_t n) { return n == 0 ? 0 : next() % n; }
+uint64_t Rng::below(uint64_t n) {
+  return n == 0 ? 0 : next() % n;
+}
 
 }  // namespace gw::sim

@@ -20,9 +20,11 @@ struct FailureOptions {
 // Wall time to do `work_ms` of useful work with periodic checkpoints (none after the last piece).
 int64_t wall_for_work(int64_t work_ms, const FailureOptions& f);
 // Useful work done after `elapsed_ms` of checkpointed running (`overhead_ms` restart first).
-int64_t work_done(int64_t elapsed_ms, int64_t overhead_ms, int64_t work_ms, const FailureOptions& f);
+int64_t work_done(int64_t elapsed_ms, int64_t overhead_ms, int64_t work_ms,
+                  const FailureOptions& f);
 // Useful work that survives a failure at `elapsed_ms`: what the last checkpoint holds.
-int64_t work_saved(int64_t elapsed_ms, int64_t overhead_ms, int64_t work_ms, const FailureOptions& f);
+int64_t work_saved(int64_t elapsed_ms, int64_t overhead_ms, int64_t work_ms,
+                   const FailureOptions& f);
 // Young/Daly first-order optimum checkpoint interval: sqrt(2 x cost x MTBF).
 double young_daly_interval_ms(double checkpoint_cost_ms, double mtbf_ms);
 
@@ -32,9 +34,9 @@ class Rng {
  public:
   explicit Rng(uint64_t seed) : state_(seed) {}
   uint64_t next();
-  double uniform();                      // [0, 1)
-  double exponential(double rate);       // mean 1/rate
-  uint64_t below(uint64_t n);            // [0, n)
+  double uniform();                 // [0, 1)
+  double exponential(double rate);  // mean 1/rate
+  uint64_t below(uint64_t n);       // [0, n)
 
  private:
   uint64_t state_;

@@ -74,7 +74,8 @@ void fill_fairness(PolicyResult& r, const std::vector<JobOutcome>& jobs, unsigne
     Acc& a = tenants[j.account];
     a.speed += std::min(1.0, run / std::max(jct, 1.0));
     const double share_gpus = static_cast<double>(total_gpus) * share_of[j.account] / total_shares;
-    const double alone = run * std::max(1.0, static_cast<double>(j.gpus) / std::max(share_gpus, 1e-9));
+    const double alone =
+        run * std::max(1.0, static_cast<double>(j.gpus) / std::max(share_gpus, 1e-9));
     a.ftf += std::max(jct, 1.0) / alone;
     ++a.n;
   }
@@ -97,7 +98,8 @@ void fill_job_metrics(PolicyResult& r, const std::vector<JobOutcome>& jobs, unsi
   r.jct_s.clear();
   std::vector<double> queue;
   for (const JobOutcome& j : jobs) {
-    if (j.first_start_ms) queue.push_back(static_cast<double>(*j.first_start_ms - j.submit_ms) / 1000.0);
+    if (j.first_start_ms)
+      queue.push_back(static_cast<double>(*j.first_start_ms - j.submit_ms) / 1000.0);
     if (j.state == sched::JobState::kDone && j.end_ms)
       r.jct_s.push_back(static_cast<double>(*j.end_ms - j.submit_ms) / 1000.0);
     r.interruptions += j.interruptions;

@@ -1,8 +1,9 @@
 #include "sim/simulate.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace gw::sim {
@@ -51,11 +52,12 @@ Result<SimReport> simulate_policies(const Trace& trace, const SimConfig& config)
   }
   const FailureOptions& f = config.options.failure;
   if (f.gpu_failures_per_gpu_hour > 0 || f.node_failures_per_node_hour > 0) {
-    report.notes.push_back(fmt::format(
-        "failures: {:.3g}/GPU-h, {:.3g}/node-h, repair {} min, checkpoint every {} min costing {} s, {}",
-        f.gpu_failures_per_gpu_hour, f.node_failures_per_node_hour, f.repair_ms / 60000,
-        f.checkpoint_interval_ms / 60000, f.checkpoint_cost_ms / 1000,
-        f.requeue ? "failed jobs requeued" : "failed jobs not requeued"));
+    report.notes.push_back(
+        fmt::format("failures: {:.3g}/GPU-h, {:.3g}/node-h, repair {} min, checkpoint every {} min "
+                    "costing {} s, {}",
+                    f.gpu_failures_per_gpu_hour, f.node_failures_per_node_hour, f.repair_ms / 60000,
+                    f.checkpoint_interval_ms / 60000, f.checkpoint_cost_ms / 1000,
+                    f.requeue ? "failed jobs requeued" : "failed jobs not requeued"));
   }
   return report;
 }
@@ -92,7 +94,8 @@ Result<CheckpointSweep> checkpoint_sweep(const Trace& trace, const SimConfig& co
   sweep.young_daly_interval_s = young_daly_interval_ms(sweep.checkpoint_cost_s, mtbf_s);
   if (intervals_s.empty()) {
     const double yd = std::max(60.0, sweep.young_daly_interval_s);
-    for (double k : {0.125, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, 8.0}) intervals_s.push_back(yd * k);
+    for (double k : {0.125, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, 8.0})
+      intervals_s.push_back(yd * k);
   }
   const sched::Cluster cluster = build_cluster(config.cluster);
   SimOptions options = with_shares(config);
@@ -101,9 +104,9 @@ Result<CheckpointSweep> checkpoint_sweep(const Trace& trace, const SimConfig& co
     options.failure.checkpoint_interval_ms = std::max<int64_t>(1000, std::llround(iv * 1000.0));
     auto out = run_simulation(trace.jobs, cluster, policy, options);
     if (!out) return out.error();
-    sweep.points.push_back(SweepPoint{static_cast<double>(options.failure.checkpoint_interval_ms) / 1000.0,
-                                      out->result.goodput, out->result.makespan_s,
-                                      out->result.interruptions});
+    sweep.points.push_back(
+        SweepPoint{static_cast<double>(options.failure.checkpoint_interval_ms) / 1000.0,
+                   out->result.goodput, out->result.makespan_s, out->result.interruptions});
     if (out->result.goodput > sweep.best_goodput) {
       sweep.best_goodput = out->result.goodput;
       sweep.best_interval_s = sweep.points.back().interval_s;
@@ -122,18 +125,22 @@ std::string render_sweep(const CheckpointSweep& s, std::string_view format) {
                      {"best_interval_s", s.best_interval_s},
                      {"best_goodput", s.best_goodput}};
     for (const SweepPoint& p : s.points)
-      j["points"].push_back({{"interval_s", p.interval_s}, {"goodput", p.goodput},
-                             {"makespan_s", p.makespan_s}, {"interruptions", p.interruptions}});
+      j["points"].push_back({{"interval_s", p.interval_s},
+                             {"goodput", p.goodput},
+                             {"makespan_s", p.makespan_s},
+                             {"interruptions", p.interruptions}});
     return j.dump(2) + "\n";
   }
   if (format == "csv") {
     std::string out = "interval_s,goodput,makespan_s,interruptions\n";
     for (const SweepPoint& p : s.points)
-      out += fmt::format("{:.0f},{:.6f},{:.0f},{}\n", p.interval_s, p.goodput, p.makespan_s, p.interruptions);
+      out += fmt::format("{:.0f},{:.6f},{:.0f},{}\n", p.interval_s, p.goodput, p.makespan_s,
+                         p.interruptions);
     return out;
   }
   std::string out = fmt::format(
-      "Checkpoint sweep ({}; checkpoint cost {:.0f} s; MTBF {:.3g} GPU-hours; reference job {} GPUs)\n"
+      "Checkpoint sweep ({}; checkpoint cost {:.0f} s; MTBF {:.3g} GPU-hours; reference job {} "
+      "GPUs)\n"
       "{:>12}  {:>8}  {:>12}  {:>13}\n",
       s.policy, s.checkpoint_cost_s, s.mtbf_per_gpu_h, s.reference_gpus, "interval_min", "goodput",
       "makespan_h", "interruptions");
@@ -141,8 +148,9 @@ std::string render_sweep(const CheckpointSweep& s, std::string_view format) {
     out += fmt::format("{:>12.1f}  {:>8.4f}  {:>12.1f}  {:>13}{}\n", p.interval_s / 60.0, p.goodput,
                        p.makespan_s / 3600.0, p.interruptions,
                        p.interval_s == s.best_interval_s ? "  <- best" : "");
-  out += fmt::format("Best interval {:.1f} min (goodput {:.4f}); Young/Daly sqrt(2 x C x MTBF) = {:.1f} min\n",
-                     s.best_interval_s / 60.0, s.best_goodput, s.young_daly_interval_s / 60.0);
+  out += fmt::format(
+      "Best interval {:.1f} min (goodput {:.4f}); Young/Daly sqrt(2 x C x MTBF) = {:.1f} min\n",
+      s.best_interval_s / 60.0, s.best_goodput, s.young_daly_interval_s / 60.0);
   return out;
 }
 

@@ -17,8 +17,8 @@ namespace gw::sim {
 
 struct SimConfig {
   ClusterSpec cluster;
-  std::vector<std::string> policies = {"fcfs", "fcfs+backfill", "priority+backfill",
-                                       "fairshare+backfill", "sjf", "las"};
+  std::vector<std::string> policies = {
+      "fcfs", "fcfs+backfill", "priority+backfill", "fairshare+backfill", "sjf", "las"};
   SimOptions options;
 };
 
@@ -39,9 +39,9 @@ struct SweepPoint {
 struct CheckpointSweep {
   std::string policy;
   double checkpoint_cost_s = 0;
-  double mtbf_per_gpu_h = 0;        // 1 / rate
-  double young_daly_interval_s = 0; // for a job of `reference_gpus` GPUs
-  unsigned reference_gpus = 0;      // GPU-weighted mean job width
+  double mtbf_per_gpu_h = 0;         // 1 / rate
+  double young_daly_interval_s = 0;  // for a job of `reference_gpus` GPUs
+  unsigned reference_gpus = 0;       // GPU-weighted mean job width
   std::vector<SweepPoint> points;
   double best_interval_s = 0;
   double best_goodput = 0;

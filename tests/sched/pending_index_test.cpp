@@ -17,7 +17,8 @@ TEST(PendingIndex, NextCandidateMatchesABruteForceScan) {
   const unsigned sizes[] = {1, 1, 1, 2, 3, 4, 8, 16, 64};
   for (JobId id = 1; id <= 3000; ++id) {
     PendingEntry e{{static_cast<double>(rng() % 50), static_cast<int64_t>(rng() % 1000), id},
-                   sizes[rng() % 9], static_cast<int64_t>(rng() % 100000)};
+                   sizes[rng() % 9],
+                   static_cast<int64_t>(rng() % 100000)};
     idx.insert(e);
     all.push_back(e);
     if (id % 7 == 0) {

@@ -32,8 +32,8 @@ CliRun simulate(std::vector<std::string> args) {
 const std::string kTrace = std::string(GW_SHARED_DIR) + "/traces/tiresias-60job/60_job.csv";
 
 TEST(SimulateCli, ComparesPoliciesSideBySide) {
-  const CliRun r = simulate({"--trace", kTrace, "--nodes", "4", "--gpus-per-node", "4", "--policies",
-                          "fcfs,fcfs+backfill,las", "--format", "json"});
+  const CliRun r = simulate({"--trace", kTrace, "--nodes", "4", "--gpus-per-node", "4",
+                             "--policies", "fcfs,fcfs+backfill,las", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["policies"].size(), 3u);
@@ -44,11 +44,13 @@ TEST(SimulateCli, ComparesPoliciesSideBySide) {
     EXPECT_EQ(p["jobs_finished"], 60);
   }
   // Backfill never makes the mean queueing delay worse than strict FCFS on this trace.
-  EXPECT_LE(j["policies"][1]["queue_mean_s"].get<double>(), j["policies"][0]["queue_mean_s"].get<double>());
+  EXPECT_LE(j["policies"][1]["queue_mean_s"].get<double>(),
+            j["policies"][0]["queue_mean_s"].get<double>());
 }
 
 TEST(SimulateCli, BadInputIsAClearError) {
-  CliRun r = simulate({"--trace", kTrace, "--nodes", "4", "--gpus-per-node", "4", "--policies", "lottery"});
+  CliRun r = simulate(
+      {"--trace", kTrace, "--nodes", "4", "--gpus-per-node", "4", "--policies", "lottery"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("unknown policy 'lottery'"), std::string::npos);
   r = simulate({"--trace", "/nonexistent/trace.csv"});
@@ -60,9 +62,9 @@ TEST(SimulateCli, BadInputIsAClearError) {
 }
 
 TEST(SimulateCli, CheckpointSweepTable) {
-  const CliRun r = simulate({"--trace", kTrace, "--nodes", "8", "--gpus-per-node", "4", "--policies",
-                          "fcfs+backfill", "--failure-rate-per-gpu-hour", "0.01",
-                          "--checkpoint-cost-seconds", "30", "--checkpoint-sweep"});
+  const CliRun r = simulate({"--trace", kTrace, "--nodes", "8", "--gpus-per-node", "4",
+                             "--policies", "fcfs+backfill", "--failure-rate-per-gpu-hour", "0.01",
+                             "--checkpoint-cost-seconds", "30", "--checkpoint-sweep"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("Young/Daly"), std::string::npos);
   EXPECT_NE(r.out.find("<- best"), std::string::npos);

@@ -1,12 +1,13 @@
 // The failure model: checkpoint arithmetic, the published Llama 3 interruption count, and the
 // checkpoint-interval sweep against Young/Daly.
+#include "sim/failure.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "sim/failure.h"
-#include "sim_helpers.h"
 #include "sim/simulate.h"
+#include "sim_helpers.h"
 
 namespace gw::sim {
 namespace {
@@ -89,7 +90,8 @@ TEST(Failures, RestartFromCheckpointLosesOnlyTheTail) {
   o.failure.checkpoint_cost_ms = 60000;
   o.failure.restart_overhead_ms = 120000;
   std::vector<sched::JobSpec> jobs;
-  for (sched::JobId i = 1; i <= 40; ++i) jobs.push_back(job(i, static_cast<double>(i) * 600, 8, 36000));
+  for (sched::JobId i = 1; i <= 40; ++i)
+    jobs.push_back(job(i, static_cast<double>(i) * 600, 8, 36000));
   const auto out = run(jobs, sched::Cluster::uniform(8, 8), "fcfs+backfill", o);
   EXPECT_EQ(out.result.jobs_finished, 40u);
   EXPECT_GT(out.result.interruptions, 0u);

@@ -77,7 +77,8 @@ TEST(Priority, WithoutBackfillTheBlockedHeadHoldsEveryone) {
 TEST(PriorityBackfill, LowPriorityShortJobFillsTheGap) {
   // At 10: C starts; B is blocked, reserved at 30 (C's end). D (5 s) ends at 15 <= 30: it
   // backfills at 10. B still starts at 30.
-  const auto o = run(priority_jobs(), sched::Cluster::uniform(1, 2), "priority+backfill", qos_only());
+  const auto o =
+      run(priority_jobs(), sched::Cluster::uniform(1, 2), "priority+backfill", qos_only());
   EXPECT_EQ(starts(o), (Times{{1, 0}, {2, 30}, {3, 10}, {4, 10}}));
 }
 
@@ -93,7 +94,8 @@ TEST(FairShare, UnderservedAccountGoesFirst) {
   EXPECT_EQ(starts(f), (Times{{1, 0}, {2, 10}, {3, 20}}));
 }
 
-// One node of 3 GPUs. X1(0s, 2 GPUs, 10s, x), Y1(1s, 2 GPUs, 5s, y), X2(2s, 1 GPU, 3s, x), X3(3s, 1 GPU, 20s, x).
+// One node of 3 GPUs. X1(0s, 2 GPUs, 10s, x), Y1(1s, 2 GPUs, 5s, y), X2(2s, 1 GPU, 3s, x), X3(3s, 1
+// GPU, 20s, x).
 std::vector<sched::JobSpec> fairshare_jobs() {
   return {job(1, 0, 2, 10, "x"), job(2, 1, 2, 5, "y"), job(3, 2, 1, 3, "x"), job(4, 3, 1, 20, "x")};
 }
@@ -135,7 +137,8 @@ TEST(Las, PreemptsTheJobWithMoreAttainedService) {
   // with 15 s left: ends at 35.
   SimOptions opt;
   opt.policy.las_quantum_ms = 10000;
-  const auto o = run({job(1, 0, 1, 25), job(2, 5, 1, 10)}, sched::Cluster::uniform(1, 1), "las", opt);
+  const auto o =
+      run({job(1, 0, 1, 25), job(2, 5, 1, 10)}, sched::Cluster::uniform(1, 1), "las", opt);
   EXPECT_EQ(starts(o), (Times{{1, 0}, {2, 10}}));
   EXPECT_EQ(ends(o), (Times{{1, 35}, {2, 20}}));
   EXPECT_EQ(o.result.preemptions, 1u);

@@ -19,8 +19,8 @@ std::vector<sched::JobSpec> random_jobs(uint64_t seed, size_t n, bool exact_limi
     t += static_cast<double>(rng() % 40);
     const double run_s = 1 + static_cast<double>(rng() % 200);
     const double factor = exact_limits ? 1.0 : 1.0 + static_cast<double>(rng() % 200) / 100.0;
-    jobs.push_back(job(i + 1, t, widths[rng() % 9], run_s, "t" + std::to_string(rng() % 3),
-                       run_s * factor));
+    jobs.push_back(
+        job(i + 1, t, widths[rng() % 9], run_s, "t" + std::to_string(rng() % 3), run_s * factor));
   }
   return jobs;
 }
@@ -29,7 +29,8 @@ TEST(Fcfs, OneGpuEqualsAHandQueue) {
   std::mt19937_64 rng(7);
   std::vector<sched::JobSpec> jobs;
   for (size_t i = 0; i < 300; ++i)
-    jobs.push_back(job(i + 1, static_cast<double>(i * 5 + rng() % 5), 1, 1 + static_cast<double>(rng() % 9)));
+    jobs.push_back(
+        job(i + 1, static_cast<double>(i * 5 + rng() % 5), 1, 1 + static_cast<double>(rng() % 9)));
   const auto o = run(jobs, sched::Cluster::uniform(1, 1), "fcfs");
   // Single server FIFO: start = max(submit, previous end).
   double free_at = 0;
@@ -62,7 +63,8 @@ TEST(Conservation, EveryJobEndsOnceAndGpuTimeAddsUp) {
     EXPECT_DOUBLE_EQ(o.allocated_gpu_ms, expect_gpu_ms) << p;
     EXPECT_DOUBLE_EQ(o.useful_gpu_ms, expect_gpu_ms) << p;
     EXPECT_NEAR(o.result.gpu_utilization * 16 * o.result.makespan_s * 1000, expect_gpu_ms,
-                expect_gpu_ms * 1e-9) << p;
+                expect_gpu_ms * 1e-9)
+        << p;
   }
 }
 

@@ -37,7 +37,8 @@ inline SimOutcome run(const std::vector<sched::JobSpec>& jobs, const sched::Clus
 // Job id -> first start (s), and -> end (s).
 inline std::map<sched::JobId, double> starts(const SimOutcome& o) {
   std::map<sched::JobId, double> m;
-  for (const auto& j : o.jobs) m[j.id] = j.first_start_ms ? static_cast<double>(*j.first_start_ms) / 1000.0 : -1;
+  for (const auto& j : o.jobs)
+    m[j.id] = j.first_start_ms ? static_cast<double>(*j.first_start_ms) / 1000.0 : -1;
   return m;
 }
 inline std::map<sched::JobId, double> ends(const SimOutcome& o) {
