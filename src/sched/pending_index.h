@@ -48,6 +48,25 @@ class PendingIndex {
   bool erase(const PendingKey& key);
   // Replaces the whole content (after re-ranking); `entries` need not be sorted.
   void rebuild(std::vector<PendingEntry> entries);
+  // Re-ranks every entry with `rank_of(entry)`. Ranks usually keep their order (fair-share
+  // factors and ages move slowly), so this updates in place and sorts only when needed.
+  template <class F>
+  void rerank(F&& rank_of) {
+    bool sorted = true;
+    const PendingKey* prev = nullptr;
+    for (Block& b : blocks_) {
+      for (PendingEntry& e : b.entries) {
+        e.key.rank = rank_of(e);
+        if (prev && e.key < *prev) sorted = false;
+        prev = &e.key;
+      }
+    }
+    if (sorted) return;
+    std::vector<PendingEntry> all;
+    all.reserve(size_);
+    for (Block& b : blocks_) all.insert(all.end(), b.entries.begin(), b.entries.end());
+    rebuild(std::move(all));
+  }
   std::optional<PendingEntry> first() const;
   // First entry after `after` (or from the start) with gpus <= fit_now and
   // (limit_ms <= max_limit_ms or gpus <= fit_long).

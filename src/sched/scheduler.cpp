@@ -83,14 +83,10 @@ void Scheduler::enqueue(size_t i) {
 
 void Scheduler::rerank() {
   const PolicyContext ctx = context();
-  std::vector<PendingEntry> entries;
-  entries.reserve(pending_.size());
-  pending_.for_each([&](const PendingEntry& e) {
-    const size_t i = e.slot;
-    keys_[i].rank = policy_->rank(jobs_[i], ctx);
-    entries.push_back(PendingEntry{keys_[i], e.gpus, e.limit_ms, e.slot});
+  pending_.rerank([&](const PendingEntry& e) {
+    keys_[e.slot].rank = policy_->rank(jobs_[e.slot], ctx);
+    return keys_[e.slot].rank;
   });
-  pending_.rebuild(std::move(entries));
   last_rerank_ms_ = ctx.now_ms;
 }
 
@@ -158,7 +154,17 @@ std::optional<Reservation> Scheduler::plan_reservation(const Job& head, NodeCaps
   const int64_t now = clock_.now_ms();
   const unsigned need = head.spec.gpus;
   const bool multi = cluster_.nodes_needed(need) > 0;
-  std::unordered_map<uint32_t, unsigned> freed;
+  // Scratch per-node counts, reset on exit for the nodes touched.
+  std::vector<unsigned>& freed = freed_scratch_;
+  freed.resize(cluster_.node_count(), 0);
+  std::vector<uint32_t> all_touched;
+  struct Reset {
+    std::vector<unsigned>& v;
+    std::vector<uint32_t>& t;
+    ~Reset() {
+      for (uint32_t n : t) v[n] = 0;
+    }
+  } reset{freed, all_touched};
   unsigned full_sum = 0;
   std::vector<uint32_t> full_nodes;
   if (multi) {
@@ -168,15 +174,17 @@ std::optional<Reservation> Scheduler::plan_reservation(const Job& head, NodeCaps
         full_sum += cluster_.node_size(n);
       }
   }
+  std::vector<uint32_t> touched;
   for (const auto& [end, i] : running_) {
     const Job& r = jobs_[i];
-    std::vector<uint32_t> touched;
+    touched.clear();
     for (uint32_t g : r.gpus) {
       const GpuSlot& s = cluster_.gpu(g);
       if (s.health != GpuHealth::kOk) continue;
-      if (freed[s.node]++ == 0)
+      if (freed[s.node]++ == 0) {
         touched.push_back(s.node);
-      else if (std::find(touched.begin(), touched.end(), s.node) == touched.end())
+        all_touched.push_back(s.node);
+      } else if (std::find(touched.begin(), touched.end(), s.node) == touched.end())
         touched.push_back(s.node);
     }
     for (uint32_t n : touched) {

@@ -107,6 +107,7 @@ class Scheduler {
   int64_t last_rerank_ms_ = INT64_MIN;
   std::optional<Reservation> reservation_;
   bool hol_blocked_ = false;
+  mutable std::vector<unsigned> freed_scratch_;  // plan_reservation's per-node counts
 };
 
 }  // namespace gw::sched

@@ -67,3 +67,30 @@ TEST(PendingIndex, MinGpusSkipsOnlyTheExcludedJob) {
 
 }  // namespace
 }  // namespace gw::sched
+
+namespace gw::sched {
+namespace {
+
+TEST(PendingIndex, RerankKeepsOrderOrResorts) {
+  PendingIndex idx;
+  for (JobId id = 1; id <= 600; ++id) idx.insert({{0, static_cast<int64_t>(id), id}, 1, 10, 0});
+  // Same order (rank grows with id): updated in place.
+  idx.rerank([](const PendingEntry& e) { return static_cast<double>(e.key.id); });
+  EXPECT_EQ(idx.first()->key.id, 1u);
+  // Reversed: must re-sort; every job still there once.
+  idx.rerank([](const PendingEntry& e) { return -static_cast<double>(e.key.id); });
+  EXPECT_EQ(idx.first()->key.id, 600u);
+  EXPECT_EQ(idx.size(), 600u);
+  EXPECT_TRUE(idx.erase({-300.0, 300, 300}));
+  EXPECT_FALSE(idx.erase({-300.0, 300, 300}));
+  JobId last = 601;
+  bool descending = true;
+  idx.for_each([&](const PendingEntry& e) {
+    descending = descending && e.key.id < last;
+    last = e.key.id;
+  });
+  EXPECT_TRUE(descending);
+}
+
+}  // namespace
+}  // namespace gw::sched
