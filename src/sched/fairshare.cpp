@@ -23,6 +23,7 @@ FairShareLedger::Account& FairShareLedger::account(const std::string& name) {
   a.index = static_cast<uint32_t>(by_index_.size());
   by_index_.push_back(&a);
   total_shares_ += a.shares;
+  factor_cache_.clear();
   return a;
 }
 
@@ -40,6 +41,7 @@ void FairShareLedger::advance(int64_t now_ms) {
   // Integral of r * 2^(-(t-s)/hl) ds over the interval, per running GPU.
   const double accrual = hl > 0 ? hl / std::log(2.0) * (1.0 - decay) : dt;
   total_usage_ = 0;
+  factor_cache_.clear();
   for (auto& [name, a] : accounts_) {
     a.usage = a.usage * decay + static_cast<double>(a.running_gpus) * accrual;
     total_usage_ += a.usage;
@@ -58,6 +60,7 @@ void FairShareLedger::job_stopped(const std::string& acct, unsigned gpus) {
 void FairShareLedger::charge(const std::string& acct, double gpu_ms) {
   account(acct).usage += gpu_ms;
   total_usage_ += gpu_ms;
+  factor_cache_.clear();
 }
 
 double FairShareLedger::usage_gpu_ms(const std::string& acct) const {
@@ -82,9 +85,14 @@ double FairShareLedger::factor(const std::string& acct) const {
 
 double FairShareLedger::factor_at(uint32_t index) const {
   if (index >= by_index_.size()) return 1.0;
-  const Account& a = *by_index_[index];
-  const double u = total_usage_ > 0 ? a.usage / total_usage_ : 0.0;
-  return classic_factor(u, total_shares_ > 0 ? a.shares / total_shares_ : 0.0);
+  if (factor_cache_.empty()) {  // one exp2 per account until usage changes
+    for (const Account* a : by_index_) {
+      const double u = total_usage_ > 0 ? a->usage / total_usage_ : 0.0;
+      factor_cache_.push_back(
+          classic_factor(u, total_shares_ > 0 ? a->shares / total_shares_ : 0.0));
+    }
+  }
+  return factor_cache_[index];
 }
 
 double FairShareLedger::classic_factor(double norm_usage, double norm_shares) {

@@ -52,6 +52,8 @@ class FairShareLedger {
   FairShareOptions options_;
   std::unordered_map<std::string, Account> accounts_;  // node-based: pointers stay valid
   std::vector<const Account*> by_index_;
+  mutable std::vector<double> factor_cache_;  // by index; empty = stale
+
   double total_usage_ = 0;
   double total_shares_ = 0;
   int64_t last_ms_ = 0;

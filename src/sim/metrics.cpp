@@ -8,13 +8,21 @@
 
 namespace gw::sim {
 
-double percentile(std::vector<double> v, double p) {
+namespace {
+
+double percentile_sorted(const std::vector<double>& v, double p) {
   if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
   const double pos = std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(v.size() - 1);
   const auto lo = static_cast<size_t>(std::floor(pos));
   const size_t hi = std::min(lo + 1, v.size() - 1);
   return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+}  // namespace
+
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return percentile_sorted(v, p);
 }
 
 double jain_index(const std::vector<double>& x) {
@@ -106,20 +114,21 @@ void fill_job_metrics(PolicyResult& r, const std::vector<JobOutcome>& jobs, unsi
     r.preemptions += j.preemptions;
   }
   r.jobs_finished = r.jct_s.size();
+  std::sort(r.jct_s.begin(), r.jct_s.end());
+  std::sort(queue.begin(), queue.end());
   const auto mean = [](const std::vector<double>& v) {
     double s = 0;
     for (double x : v) s += x;
     return v.empty() ? 0.0 : s / static_cast<double>(v.size());
   };
   r.jct_mean_s = mean(r.jct_s);
-  r.jct_median_s = percentile(r.jct_s, 50);
-  r.jct_p95_s = percentile(r.jct_s, 95);
-  r.jct_p99_s = percentile(r.jct_s, 99);
+  r.jct_median_s = percentile_sorted(r.jct_s, 50);
+  r.jct_p95_s = percentile_sorted(r.jct_s, 95);
+  r.jct_p99_s = percentile_sorted(r.jct_s, 99);
   r.queue_mean_s = mean(queue);
-  r.queue_median_s = percentile(queue, 50);
-  r.queue_p95_s = percentile(queue, 95);
-  r.queue_p99_s = percentile(queue, 99);
-  std::sort(r.jct_s.begin(), r.jct_s.end());
+  r.queue_median_s = percentile_sorted(queue, 50);
+  r.queue_p95_s = percentile_sorted(queue, 95);
+  r.queue_p99_s = percentile_sorted(queue, 99);
   fill_fairness(r, jobs, total_gpus, shares);
 }
 
