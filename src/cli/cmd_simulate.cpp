@@ -1,15 +1,170 @@
+// gpuwarden simulate: replay a cluster trace through the scheduling policies side by side.
 #include <CLI/CLI.hpp>
+#include <fstream>
+#include <memory>
 #include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "cli/command.h"
+#include "sched/policy.h"
+#include "sim/render.h"
+#include "sim/simulate.h"
+#include "sim/trace.h"
 
 namespace gw::cli {
+namespace {
 
-// Placeholder until the simulate issue lands.
-Action configure_simulate(CLI::App& /*sub*/, const Io& io) {
-  return [&io] {
-    io.err << "gpuwarden simulate: not implemented yet\n";
-    return 70;
+struct SimulateArgs {
+  std::string trace;
+  std::string policies = "fcfs,fcfs+backfill,priority+backfill,fairshare+backfill,sjf,las";
+  unsigned nodes = 0, gpus_per_node = 0;
+  uint64_t seed = 1;
+  size_t limit = 0;
+  double failure_rate = 0, node_failure_rate = 0;
+  double repair_minutes = 240, checkpoint_minutes = 0, checkpoint_cost_s = 60, restart_s = 0;
+  double horizon_days = 0;
+  bool requeue = false, sweep = false, spread = false;
+  std::string format = "table";
+  std::string output;
+};
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+void add_options(CLI::App& sub, SimulateArgs& a) {
+  sub.add_option("--trace", a.trace, "Trace file or folder (see docs/simulate.md)")->required();
+  sub.add_option("--policies", a.policies, "Comma-separated policies to compare")
+      ->capture_default_str();
+  sub.add_option("--nodes", a.nodes, "Nodes in the simulated cluster (default: the trace's)");
+  sub.add_option("--gpus-per-node", a.gpus_per_node, "GPUs per node (default: the trace's)");
+  sub.add_option("--seed", a.seed, "Seed for synthesised fields and failures")
+      ->capture_default_str();
+  sub.add_option("--limit", a.limit, "Replay at most this many jobs");
+  sub.add_option("--failure-rate-per-gpu-hour", a.failure_rate,
+                 "GPU failures per GPU-hour (e.g. 2.19e-5)")
+      ->check(CLI::NonNegativeNumber);
+  sub.add_option("--node-failure-rate-per-node-hour", a.node_failure_rate,
+                 "Whole-node failures per node-hour")
+      ->check(CLI::NonNegativeNumber);
+  sub.add_option("--repair-minutes", a.repair_minutes, "Time to repair a failed GPU or node")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sub.add_option("--checkpoint-minutes", a.checkpoint_minutes, "Checkpoint interval (0: none)")
+      ->check(CLI::NonNegativeNumber);
+  sub.add_option("--checkpoint-cost-seconds", a.checkpoint_cost_s, "Wall time one checkpoint takes")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sub.add_option("--restart-seconds", a.restart_s, "Wall time to reload a checkpoint")
+      ->check(CLI::NonNegativeNumber);
+  sub.add_flag("--requeue", a.requeue, "Requeue jobs whose GPU failed (else they fail)");
+  sub.add_option("--horizon-days", a.horizon_days, "Stop the simulation after this many days")
+      ->check(CLI::NonNegativeNumber);
+  sub.add_flag("--spread", a.spread, "Place jobs on the emptiest node (default: pack)");
+  sub.add_flag("--checkpoint-sweep", a.sweep,
+               "Goodput for a range of checkpoint intervals (first policy), vs Young/Daly");
+  sub.add_option("--format", a.format, "table, json, csv or html")
+      ->check(CLI::IsMember({"table", "json", "csv", "html"}))
+      ->capture_default_str();
+  sub.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
+}
+
+sim::SimConfig make_config(const SimulateArgs& a, const sim::ClusterSpec& cluster) {
+  sim::SimConfig c;
+  c.cluster = cluster;
+  c.policies = split_commas(a.policies);
+  c.options.seed = a.seed;
+  c.options.scheduler.packing = a.spread ? sched::Packing::kSpread : sched::Packing::kPack;
+  auto& f = c.options.failure;
+  f.gpu_failures_per_gpu_hour = a.failure_rate;
+  f.node_failures_per_node_hour = a.node_failure_rate;
+  f.repair_ms = static_cast<int64_t>(a.repair_minutes * 60000);
+  f.checkpoint_interval_ms = static_cast<int64_t>(a.checkpoint_minutes * 60000);
+  f.checkpoint_cost_ms = static_cast<int64_t>(a.checkpoint_cost_s * 1000);
+  f.restart_overhead_ms = static_cast<int64_t>(a.restart_s * 1000);
+  f.requeue = a.requeue;
+  if (a.horizon_days > 0) c.options.horizon_ms = static_cast<int64_t>(a.horizon_days * 86400000);
+  return c;
+}
+
+std::string render(const sim::SimReport& r, const std::string& format, bool color) {
+  if (format == "json") return sim::render_json(r);
+  if (format == "csv") return sim::render_csv(r);
+  if (format == "html") return sim::render_html(r);
+  return sim::render_table(r, color);
+}
+
+int emit(const std::string& text, const SimulateArgs& a, const Io& io) {
+  if (a.output.empty()) {
+    io.out << text;
+    return 0;
+  }
+  std::ofstream f(a.output, std::ios::binary);
+  f << text;
+  if (!f) {
+    io.err << "gpuwarden simulate: cannot write " << a.output << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int simulate(const SimulateArgs& a, const Io& io) {
+  sim::TraceOptions topt;
+  topt.seed = a.seed;
+  if (a.limit > 0) topt.limit = a.limit;
+  auto trace = sim::read_trace(a.trace, topt);
+  if (!trace) {
+    io.err << "gpuwarden simulate: " << trace.error().to_string() << "\n";
+    return 2;
+  }
+  sim::ClusterSpec cluster = trace->suggested_cluster.value_or(sim::ClusterSpec{});
+  if (a.nodes > 0) cluster.nodes = a.nodes;
+  if (a.gpus_per_node > 0) cluster.gpus_per_node = a.gpus_per_node;
+  if (!trace->suggested_cluster && (a.nodes == 0 || a.gpus_per_node == 0)) {
+    io.err << "gpuwarden simulate: " << a.trace
+           << ": the trace suggests no cluster size; give --nodes and --gpus-per-node\n";
+    return 2;
+  }
+  const sim::SimConfig config = make_config(a, cluster);
+  for (const std::string& p : config.policies) {
+    if (auto ok = sched::make_policy(p); !ok) {
+      io.err << "gpuwarden simulate: " << ok.error().to_string() << "\n";
+      return 2;
+    }
+  }
+  if (a.sweep) {
+    auto sweep = sim::checkpoint_sweep(*trace, config, config.policies.at(0));
+    if (!sweep) {
+      io.err << "gpuwarden simulate: " << sweep.error().to_string() << "\n";
+      return 2;
+    }
+    return emit(sim::render_sweep(*sweep, a.format == "html" ? "table" : a.format), a, io);
+  }
+  auto report = sim::simulate_policies(*trace, config);
+  if (!report) {
+    io.err << "gpuwarden simulate: " << report.error().to_string() << "\n";
+    return 2;
+  }
+  return emit(render(*report, a.format, io.color && a.output.empty()), a, io);
+}
+
+}  // namespace
+
+Action configure_simulate(CLI::App& sub, const Io& io) {
+  auto args = std::make_shared<SimulateArgs>();
+  add_options(sub, *args);
+  return [args, &io] {
+    if (args->policies.empty() || split_commas(args->policies).empty()) {
+      io.err << "gpuwarden simulate: --policies is empty\n";
+      return 2;
+    }
+    return simulate(*args, io);
   };
 }
 

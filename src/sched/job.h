@@ -4,7 +4,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "core/result.h"
 
 namespace gw::sched {
 
@@ -12,10 +15,10 @@ using JobId = uint64_t;
 
 struct JobSpec {
   JobId id = 0;
-  std::string user;      // may be synthesised when a trace lacks it (say so in the report)
-  std::string account;   // tenant / virtual cluster; fair share is computed per account
-  int priority = 0;      // user/admin priority, higher first
-  unsigned gpus = 1;     // GPUs requested
+  std::string user;     // may be synthesised when a trace lacks it (say so in the report)
+  std::string account;  // tenant / virtual cluster; fair share is computed per account
+  int priority = 0;     // user/admin priority, higher first
+  unsigned gpus = 1;    // GPUs requested
   std::optional<uint64_t> gpu_mem_bytes;  // per GPU, when the job states it
   int64_t submit_ms = 0;                  // on the scheduler's clock
   std::optional<int64_t> time_limit_ms;   // the user's estimate; backfill relies on it
@@ -25,6 +28,53 @@ struct JobSpec {
   // Trace replay only: how long the job really runs when given its GPUs.
   std::optional<int64_t> actual_runtime_ms;
   bool limit_synthesised = false;  // time_limit_ms was made up by a documented rule
+};
+
+// --- Runtime job: what the scheduler tracks for a JobSpec (added by the sched issue). ---
+
+// Waiting states are kPending (never ran), kPreempted (stopped by a preemptive policy) and
+// kRequeued (its GPU failed and it was put back); kDone, kFailed and kCancelled are final.
+enum class JobState : uint8_t {
+  kPending,
+  kRunning,
+  kPreempted,
+  kRequeued,
+  kDone,
+  kFailed,
+  kCancelled
+};
+
+std::string_view to_string(JobState state);
+inline bool is_waiting(JobState s) {
+  return s == JobState::kPending || s == JobState::kPreempted || s == JobState::kRequeued;
+}
+inline bool is_final(JobState s) {
+  return s == JobState::kDone || s == JobState::kFailed || s == JobState::kCancelled;
+}
+
+// One state change. `reason` must point at static text (a literal), so the history of a
+// million jobs costs no string allocations.
+struct Transition {
+  JobState from = JobState::kPending;
+  JobState to = JobState::kPending;
+  int64_t at_ms = 0;
+  std::string_view reason;
+};
+
+struct Job {
+  JobSpec spec;
+  JobState state = JobState::kPending;
+  std::vector<Transition> history;  // every transition, oldest first
+  std::vector<uint32_t> gpus;       // cluster GPU indices while running
+  std::optional<int64_t> first_start_ms;
+  std::optional<int64_t> end_ms;  // when it reached a final state
+  int64_t last_start_ms = 0;
+  double attained_gpu_ms = 0;           // GPU-milliseconds of service over finished attempts
+  uint32_t attempts = 0;                // how many times it started
+  uint32_t account_index = UINT32_MAX;  // the scheduler's fair-share ledger slot (fast lookups)
+
+  // Applies a transition if the state machine allows it; otherwise an error naming both states.
+  Status transition(JobState to, int64_t at_ms, std::string_view reason);
 };
 
 }  // namespace gw::sched

@@ -1,0 +1,106 @@
+// Cluster: nodes of GPUs with their socket / PCIe-switch ids and health, which GPUs are free,
+// and placement (which GPUs a job gets). The live queue builds one node from the host topology;
+// the simulator builds many uniform ones.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sched/job.h"
+
+namespace gw::sched {
+
+enum class GpuHealth : uint8_t { kOk, kDrained, kFailed };
+
+struct GpuSlot {
+  uint32_t node = 0;
+  uint16_t index = 0;        // GPU index within its node
+  uint16_t socket = 0;       // CPU socket (NUMA node) the GPU hangs off
+  uint16_t pcie_switch = 0;  // PCIe switch / NVLink island id, unique within the node
+  GpuHealth health = GpuHealth::kOk;
+  JobId job = 0;  // 0 = idle
+};
+
+struct NodeSpec {
+  std::string name;
+  // Per GPU: {socket, switch}.
+  std::vector<std::pair<uint16_t, uint16_t>> gpus;
+};
+
+// Packing fills the fullest node that fits (keeps whole nodes free for big jobs); spreading
+// takes the emptiest node (less interference between jobs).
+enum class Packing : uint8_t { kPack, kSpread };
+
+// Per-node caps used by backfill: a job that would outlive the reservation may use at most
+// `cap` GPUs of these nodes. Few entries (the reserved nodes), so a flat list.
+struct NodeCaps {
+  std::vector<std::pair<uint32_t, unsigned>> caps;
+  std::optional<unsigned> cap(uint32_t node) const {
+    for (const auto& [n, c] : caps)
+      if (n == node) return c;
+    return std::nullopt;
+  }
+};
+
+class Cluster {
+ public:
+  explicit Cluster(std::vector<NodeSpec> nodes);
+  // `nodes` x `gpus_per_node`, GPUs split evenly over `sockets`, `gpus_per_switch` per switch.
+  static Cluster uniform(unsigned nodes, unsigned gpus_per_node, unsigned sockets = 2,
+                         unsigned gpus_per_switch = 2);
+
+  size_t node_count() const { return nodes_.size(); }
+  size_t gpu_count() const { return gpus_.size(); }
+  const GpuSlot& gpu(uint32_t g) const { return gpus_[g]; }
+  const std::string& node_name(uint32_t n) const { return nodes_[n].name; }
+  unsigned node_size(uint32_t n) const { return static_cast<unsigned>(nodes_[n].gpus.size()); }
+  unsigned node_free(uint32_t n) const { return nodes_[n].free; }
+  const std::vector<uint32_t>& node_gpus(uint32_t n) const { return nodes_[n].gpus; }
+  unsigned max_node_size() const { return max_size_; }
+  unsigned free_gpus() const { return free_total_; }
+  unsigned healthy_gpus() const { return healthy_total_; }
+  unsigned busy_gpus() const { return busy_total_; }
+
+  // The largest GPU count that can be placed right now (optionally under caps). Monotone:
+  // every request up to it fits, no request above it does.
+  unsigned max_fit(const NodeCaps* caps = nullptr) const;
+  // GPUs for a job of `count` GPUs, or nullopt if it does not fit. Single-node requests go on
+  // one node (topology-aware inside it); wider requests take whole, fully free nodes.
+  std::optional<std::vector<uint32_t>> find(unsigned count, Packing packing,
+                                            const NodeCaps* caps = nullptr) const;
+  // Whole nodes a job of `count` GPUs occupies beyond one node (0 = fits on one node).
+  unsigned nodes_needed(unsigned count) const;
+
+  void allocate(JobId job, const std::vector<uint32_t>& gpus);
+  void release(const std::vector<uint32_t>& gpus);
+  // Marks a GPU ok / drained / failed. An unhealthy GPU is never placed; the caller deals
+  // with the job on it (Scheduler::fail_gpu).
+  void set_health(uint32_t gpu, GpuHealth health);
+
+ private:
+  struct Node {
+    std::string name;
+    std::vector<uint32_t> gpus;
+    unsigned free = 0;  // healthy and idle
+    unsigned healthy = 0;
+    size_t bucket_pos = 0;
+  };
+  bool is_full(uint32_t n) const { return nodes_[n].free == nodes_[n].gpus.size(); }
+  void rebucket(uint32_t n, unsigned old_free);
+  void bucket_insert(uint32_t n);
+  void bucket_erase(uint32_t n, unsigned free);
+  std::vector<uint32_t> pick_in_node(uint32_t n, unsigned count) const;
+  std::optional<std::vector<uint32_t>> find_multi(unsigned count, const NodeCaps* caps) const;
+
+  std::vector<GpuSlot> gpus_;
+  std::vector<Node> nodes_;
+  std::vector<std::vector<uint32_t>> by_free_;  // node ids by free-GPU count
+  unsigned max_size_ = 0;
+  unsigned free_total_ = 0, healthy_total_ = 0, busy_total_ = 0;
+  unsigned full_gpus_ = 0;  // GPUs on nodes that are entirely free
+};
+
+}  // namespace gw::sched

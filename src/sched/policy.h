@@ -1,0 +1,76 @@
+// Scheduling policies: small objects behind one interface, chosen by name from one table
+// (policies.cpp). A policy only ranks jobs and says which start mechanics it wants; the
+// Scheduler (scheduler.h) does the starting, EASY backfill and preemption for all of them, so
+// the live queue and the simulator run the very same code.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+#include "sched/cluster.h"
+#include "sched/fairshare.h"
+#include "sched/job.h"
+
+namespace gw::sched {
+
+struct PolicyContext {
+  int64_t now_ms = 0;
+  const Cluster* cluster = nullptr;
+  const FairShareLedger* fairshare = nullptr;
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  virtual std::string name() const = 0;
+  // Lower rank runs first; ties go to the earlier submit, then the lower id.
+  virtual double rank(const Job& job, const PolicyContext& ctx) const = 0;
+  // How often waiting jobs must be re-ranked (0: a rank never changes after submit).
+  virtual int64_t rerank_period_ms() const { return 0; }
+  // EASY backfill behind the first blocked job.
+  virtual bool backfill() const { return false; }
+  // May stop running jobs whose (live) rank is worse than a waiting job's.
+  virtual bool preemptive() const { return false; }
+};
+
+// Slurm multifactor weights. The priority is the weighted sum of factors in [0, 1] plus the
+// job's own (user/admin) priority; higher runs first.
+struct PriorityWeights {
+  double age = 1000;
+  double fairshare = 10000;
+  double job_size = 1000;
+  double qos = 1000;
+  int64_t max_age_ms = 7LL * 24 * 3600 * 1000;  // age factor saturates here (PriorityMaxAge)
+  bool favor_small = false;                     // Slurm's PriorityFavorSmall
+  std::vector<std::pair<std::string, double>> qos_levels = {
+      {"high", 1.0}, {"normal", 0.5}, {"low", 0.0}};  // unknown QOS counts as "normal"
+};
+
+struct PolicyOptions {
+  PriorityWeights weights;
+  int64_t rerank_period_ms = 5 * 60 * 1000;  // Slurm's PriorityCalcPeriod default
+  // Least-attained-service: how often running jobs may be preempted, and Tiresias' queue
+  // thresholds in GPU-seconds of attained service.
+  int64_t las_quantum_ms = 10 * 60 * 1000;
+  std::vector<double> tiresias_thresholds_gpu_s = {3600.0, 10 * 3600.0};
+};
+
+// The job's account's fair-share factor F (1 without a ledger).
+double fair_share_factor(const Job& job, const PolicyContext& ctx);
+// The multifactor priority of a waiting job (exposed for tests and `queue` output).
+double multifactor_priority(const Job& job, const PolicyContext& ctx, const PriorityWeights& w);
+// 2D attained service of a job (GPUs x time), counting its current run.
+double attained_gpu_ms(const Job& job, int64_t now_ms);
+
+// Builds a policy from its name, e.g. "fcfs", "priority+backfill", "las"; an unknown name
+// gives an error that lists the known ones.
+Result<std::unique_ptr<Policy>> make_policy(std::string_view name,
+                                            const PolicyOptions& options = {});
+std::vector<std::string> policy_names();
+
+}  // namespace gw::sched

@@ -1,0 +1,359 @@
+#include "sched/scheduler.h"
+
+#include <algorithm>
+#include <string>
+
+namespace gw::sched {
+
+Scheduler::Scheduler(Cluster cluster, std::unique_ptr<Policy> policy, const Clock& clock,
+                     SchedulerOptions options)
+    : cluster_(std::move(cluster)),
+      policy_(std::move(policy)),
+      clock_(clock),
+      options_(std::move(options)),
+      ledger_(options_.fairshare) {}
+
+PolicyContext Scheduler::context() const {
+  return PolicyContext{clock_.now_ms(), &cluster_, &ledger_};
+}
+
+int64_t Scheduler::limit_ms(const Job& job) const {
+  return std::max<int64_t>(1, job.spec.time_limit_ms.value_or(options_.default_time_limit_ms));
+}
+
+int64_t Scheduler::expected_end_ms(const Job& job) const {
+  return job.last_start_ms + limit_ms(job);
+}
+
+const Job* Scheduler::find(JobId id) const {
+  auto it = index_.find(id);
+  return it == index_.end() ? nullptr : &jobs_[it->second];
+}
+
+Status Scheduler::submit(JobSpec spec) {
+  const std::string where = "job " + std::to_string(spec.id);
+  if (index_.count(spec.id))
+    return make_error("sched.duplicate_job", "job id already queued", where);
+  if (spec.gpus == 0)
+    return make_error("sched.zero_gpus", "a job must ask for at least 1 GPU", where);
+  const unsigned nodes = cluster_.nodes_needed(spec.gpus);
+  if (spec.gpus > cluster_.gpu_count() || nodes > cluster_.node_count()) {
+    return make_error("sched.too_wide",
+                      "asks for " + std::to_string(spec.gpus) + " GPUs; the cluster has " +
+                          std::to_string(cluster_.gpu_count()),
+                      where);
+  }
+  uint32_t unmet = 0;
+  bool dep_failed = false;
+  for (JobId d : spec.depends_on) {
+    const Job* dep = find(d);
+    if (!dep)
+      return make_error("sched.unknown_dependency", "depends on unknown job " + std::to_string(d),
+                        where);
+    if (dep->state == JobState::kDone) continue;
+    if (is_final(dep->state)) dep_failed = true;
+    ++unmet;
+  }
+  const size_t i = jobs_.size();
+  index_[spec.id] = i;
+  for (JobId d : spec.depends_on)
+    if (find(d)->state != JobState::kDone) dependents_[d].push_back(i);
+  const uint32_t account = ledger_.add_account(spec.account);
+  jobs_.push_back(Job{std::move(spec), JobState::kPending, {}, {}, {}, {}, 0, 0, 0, account});
+  keys_.emplace_back();
+  unmet_deps_.push_back(unmet);
+  if (dep_failed) {
+    (void)at(i).transition(JobState::kCancelled, clock_.now_ms(), "dependency failed");
+    return {};
+  }
+  if (unmet > 0) {
+    ++held_count_;
+  } else {
+    enqueue(i);
+  }
+  return {};
+}
+
+void Scheduler::enqueue(size_t i) {
+  ledger_.advance(clock_.now_ms());  // ranks see the usage up to now
+  const Job& j = jobs_[i];
+  keys_[i] = PendingKey{policy_->rank(j, context()), j.spec.submit_ms, j.spec.id};
+  pending_.insert(PendingEntry{keys_[i], j.spec.gpus, limit_ms(j), static_cast<uint32_t>(i)});
+}
+
+void Scheduler::rerank() {
+  const PolicyContext ctx = context();
+  pending_.rerank([&](const PendingEntry& e) {
+    keys_[e.slot].rank = policy_->rank(jobs_[e.slot], ctx);
+    return keys_[e.slot].rank;
+  });
+  last_rerank_ms_ = ctx.now_ms;
+}
+
+int64_t Scheduler::next_wakeup_ms() const {
+  const int64_t period = policy_->rerank_period_ms();
+  if (period <= 0 || (pending_.empty() && !(policy_->preemptive() && !running_.empty())))
+    return INT64_MAX;
+  if (last_rerank_ms_ == INT64_MIN) return clock_.now_ms();
+  return last_rerank_ms_ + period;
+}
+
+bool Scheduler::try_start(size_t i, const NodeCaps* caps) {
+  Job& j = at(i);
+  auto gpus = cluster_.find(j.spec.gpus, options_.packing, caps);
+  if (!gpus) return false;
+  pending_.erase(keys_[i]);
+  cluster_.allocate(j.spec.id, *gpus);
+  j.gpus = std::move(*gpus);
+  (void)j.transition(JobState::kRunning, clock_.now_ms(), "resources available");
+  running_.emplace(expected_end_ms(j), i);
+  ledger_.job_started(j.spec.account, static_cast<unsigned>(j.gpus.size()));
+  return true;
+}
+
+void Scheduler::stop_running(size_t i) {
+  Job& j = at(i);
+  running_.erase({expected_end_ms(j), i});
+  ledger_.job_stopped(j.spec.account, static_cast<unsigned>(j.gpus.size()));
+  cluster_.release(j.gpus);
+}
+
+PassResult Scheduler::schedule() {
+  PassResult out;
+  const int64_t now = clock_.now_ms();
+  ledger_.advance(now);
+  const int64_t period = policy_->rerank_period_ms();
+  const bool rerank_due =
+      period > 0 && (last_rerank_ms_ == INT64_MIN || now - last_rerank_ms_ >= period);
+  if (rerank_due) rerank();
+  if (policy_->preemptive() && rerank_due) preempt_pass(out);
+  reservation_.reset();
+  while (auto head = pending_.first()) {
+    const size_t i = head->slot;
+    if (!try_start(i, nullptr)) {
+      if (policy_->backfill()) backfill_pass(i, out);
+      break;
+    }
+    out.started.push_back(head->key.id);
+  }
+  update_hol();
+  return out;
+}
+
+void Scheduler::update_hol() {
+  hol_blocked_ = false;
+  const auto head = pending_.first();
+  if (!head) return;
+  const auto min_other = pending_.min_gpus_except(head->key, head->gpus);
+  hol_blocked_ = min_other && *min_other <= cluster_.max_fit();
+}
+
+// Releases the planned ends of running jobs in order until the head job fits on the freed
+// GPUs; the nodes it would take are capped for jobs that would still run then.
+std::optional<Reservation> Scheduler::plan_reservation(const Job& head, NodeCaps& caps) const {
+  const int64_t now = clock_.now_ms();
+  const unsigned need = head.spec.gpus;
+  const bool multi = cluster_.nodes_needed(need) > 0;
+  // Scratch per-node counts, reset on exit for the nodes touched.
+  std::vector<unsigned>& freed = freed_scratch_;
+  freed.resize(cluster_.node_count(), 0);
+  std::vector<uint32_t> all_touched;
+  struct Reset {
+    std::vector<unsigned>& v;
+    std::vector<uint32_t>& t;
+    ~Reset() {
+      for (uint32_t n : t) v[n] = 0;
+    }
+  } reset{freed, all_touched};
+  unsigned full_sum = 0;
+  std::vector<uint32_t> full_nodes;
+  if (multi) {
+    for (uint32_t n = 0; n < cluster_.node_count(); ++n)
+      if (cluster_.node_free(n) == cluster_.node_size(n)) {
+        full_nodes.push_back(n);
+        full_sum += cluster_.node_size(n);
+      }
+  }
+  std::vector<uint32_t> touched;
+  for (const auto& [end, i] : running_) {
+    const Job& r = jobs_[i];
+    touched.clear();
+    for (uint32_t g : r.gpus) {
+      const GpuSlot& s = cluster_.gpu(g);
+      if (s.health != GpuHealth::kOk) continue;
+      if (freed[s.node]++ == 0) {
+        touched.push_back(s.node);
+        all_touched.push_back(s.node);
+      } else if (std::find(touched.begin(), touched.end(), s.node) == touched.end())
+        touched.push_back(s.node);
+    }
+    for (uint32_t n : touched) {
+      const unsigned future = cluster_.node_free(n) + freed[n];
+      if (!multi && future >= need) {
+        caps.caps.emplace_back(n, future - need);
+        return Reservation{head.spec.id, std::max(end, now), {n}};
+      }
+      if (multi && future == cluster_.node_size(n)) {
+        full_nodes.push_back(n);
+        full_sum += future;
+      }
+    }
+    if (multi && full_sum >= need) {
+      Reservation res{head.spec.id, std::max(end, now), {}};
+      unsigned got = 0;
+      for (uint32_t n : full_nodes) {
+        if (got >= need) break;
+        caps.caps.emplace_back(n, 0u);
+        res.nodes.push_back(n);
+        got += cluster_.node_size(n);
+      }
+      return res;
+    }
+  }
+  return std::nullopt;
+}
+
+// EASY backfill: every later waiting job is examined (the index skips blocks that cannot
+// match); one starts only if it ends before the reservation or stays off the reserved GPUs.
+void Scheduler::backfill_pass(size_t head, PassResult& out) {
+  const int64_t now = clock_.now_ms();
+  NodeCaps caps;
+  reservation_ = plan_reservation(jobs_[head], caps);
+  const int64_t window = reservation_ ? reservation_->start_ms - now : INT64_MAX;
+  std::optional<PendingKey> cursor = keys_[head];
+  while (true) {
+    const unsigned fit_now = cluster_.max_fit();
+    if (fit_now == 0) break;
+    const auto cand = pending_.next_candidate(cursor, fit_now, window, cluster_.max_fit(&caps));
+    if (!cand) break;
+    cursor = cand->key;
+    const size_t i = cand->slot;
+    const bool ends_in_time = cand->limit_ms <= window;
+    if (!try_start(i, ends_in_time ? nullptr : &caps)) continue;
+    out.started.push_back(cand->key.id);
+    if (ends_in_time) continue;
+    for (auto& [n, cap] : caps.caps)
+      for (uint32_t g : jobs_[i].gpus)
+        if (cluster_.gpu(g).node == n && cap > 0) --cap;
+  }
+}
+
+// Preemptive policies: the jobs that should run are the best-ranked ones that fit in the
+// healthy GPUs; running jobs outside that set are stopped (progress kept) and re-queued.
+void Scheduler::preempt_pass(PassResult& out) {
+  const PolicyContext ctx = context();
+  std::vector<std::pair<PendingKey, size_t>> run;
+  for (const auto& [end, i] : running_)
+    run.emplace_back(
+        PendingKey{policy_->rank(jobs_[i], ctx), jobs_[i].spec.submit_ms, jobs_[i].spec.id}, i);
+  std::sort(run.begin(), run.end());
+  long left = static_cast<long>(cluster_.healthy_gpus());
+  std::vector<bool> keep(run.size(), false);
+  size_t r = 0;
+  bool any_waiting_chosen = false;
+  const auto width = [&](unsigned g) {
+    const unsigned n = cluster_.nodes_needed(g);
+    return static_cast<long>(n ? n * cluster_.max_node_size() : g);
+  };
+  pending_.for_each([&](const PendingEntry& e) {
+    for (; r < run.size() && run[r].first < e.key; ++r) {
+      const long w = static_cast<long>(jobs_[run[r].second].gpus.size());
+      if (w <= left) keep[r] = true, left -= w;
+    }
+    if (left <= 0) return;
+    const long w = width(e.gpus);
+    if (w <= left) left -= w, any_waiting_chosen = true;
+  });
+  for (; r < run.size(); ++r) {
+    const long w = static_cast<long>(jobs_[run[r].second].gpus.size());
+    if (w <= left) keep[r] = true, left -= w;
+  }
+  if (!any_waiting_chosen) return;
+  for (size_t k = 0; k < run.size(); ++k) {
+    if (keep[k]) continue;
+    const size_t i = run[k].second;
+    stop_running(i);
+    (void)at(i).transition(JobState::kPreempted, ctx.now_ms,
+                           "preempted: less attained service waiting");
+    at(i).gpus.clear();
+    enqueue(i);
+    out.preempted.push_back(at(i).spec.id);
+  }
+}
+
+Status Scheduler::finish(JobId id, JobState final_state, std::string_view reason) {
+  auto it = index_.find(id);
+  if (it == index_.end())
+    return make_error("sched.unknown_job", "no such job", "job " + std::to_string(id));
+  const size_t i = it->second;
+  if (at(i).state != JobState::kRunning || !is_final(final_state))
+    return make_error("sched.bad_transition", "finish needs a running job and a final state",
+                      "job " + std::to_string(id));
+  stop_running(i);
+  Status s = at(i).transition(final_state, clock_.now_ms(), reason);
+  at(i).gpus.clear();
+  settle_dependents(i);
+  return s;
+}
+
+Status Scheduler::cancel(JobId id, std::string_view reason) {
+  auto it = index_.find(id);
+  if (it == index_.end())
+    return make_error("sched.unknown_job", "no such job", "job " + std::to_string(id));
+  const size_t i = it->second;
+  Job& j = at(i);
+  if (j.state == JobState::kRunning) return finish(id, JobState::kCancelled, reason);
+  if (!is_waiting(j.state))
+    return make_error("sched.bad_transition", "job already ended", "job " + std::to_string(id));
+  if (unmet_deps_[i] > 0) {
+    --held_count_;
+    unmet_deps_[i] = 0;
+  } else {
+    pending_.erase(keys_[i]);
+  }
+  Status s = j.transition(JobState::kCancelled, clock_.now_ms(), reason);
+  settle_dependents(i);
+  return s;
+}
+
+void Scheduler::settle_dependents(size_t i) {
+  auto it = dependents_.find(jobs_[i].spec.id);
+  if (it == dependents_.end()) return;
+  const std::vector<size_t> deps = std::move(it->second);
+  dependents_.erase(it);
+  const bool ok = jobs_[i].state == JobState::kDone;
+  for (size_t d : deps) {
+    if (!is_waiting(jobs_[d].state) || unmet_deps_[d] == 0) continue;
+    if (ok && --unmet_deps_[d] == 0) {
+      --held_count_;
+      enqueue(d);
+    } else if (!ok) {
+      (void)cancel(jobs_[d].spec.id, "dependency failed");
+    }
+  }
+}
+
+std::optional<JobId> Scheduler::fail_gpu(uint32_t gpu, bool requeue) {
+  const JobId id = cluster_.gpu(gpu).job;
+  cluster_.set_health(gpu, GpuHealth::kFailed);
+  if (id == 0) return std::nullopt;
+  const size_t i = index_.at(id);
+  if (!requeue) {
+    (void)finish(id, JobState::kFailed, "GPU failed");
+    return id;
+  }
+  stop_running(i);
+  (void)at(i).transition(JobState::kRequeued, clock_.now_ms(), "GPU failed; requeued");
+  at(i).gpus.clear();
+  enqueue(i);
+  return id;
+}
+
+void Scheduler::repair_gpu(uint32_t gpu) {
+  cluster_.set_health(gpu, GpuHealth::kOk);
+}
+void Scheduler::drain_gpu(uint32_t gpu) {
+  cluster_.set_health(gpu, GpuHealth::kDrained);
+}
+
+}  // namespace gw::sched

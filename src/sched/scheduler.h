@@ -1,0 +1,113 @@
+// Scheduler: the job queue that the live `submit`/`queue` and the simulator share. It owns
+// the jobs, the cluster's GPU allocation and the fair-share ledger, and on every pass asks its
+// Policy for the order and applies strict order, EASY backfill or preemption. It reads time
+// only from the Clock it is given.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/result.h"
+#include "sched/cluster.h"
+#include "sched/fairshare.h"
+#include "sched/job.h"
+#include "sched/pending_index.h"
+#include "sched/policy.h"
+
+namespace gw::sched {
+
+struct SchedulerOptions {
+  Packing packing = Packing::kPack;
+  // Estimate used when a job states no time limit (backfill plans with it).
+  int64_t default_time_limit_ms = 24LL * 3600 * 1000;
+  FairShareOptions fairshare;
+};
+
+// Where and when the first blocked job will start, as backfill promised it.
+struct Reservation {
+  JobId job = 0;
+  int64_t start_ms = 0;
+  std::vector<uint32_t> nodes;
+};
+
+struct PassResult {
+  std::vector<JobId> started;
+  std::vector<JobId> preempted;
+};
+
+class Scheduler {
+ public:
+  Scheduler(Cluster cluster, std::unique_ptr<Policy> policy, const Clock& clock,
+            SchedulerOptions options = {});
+
+  // Queues a job (held until its dependencies are done). Errors: duplicate id, zero GPUs,
+  // more GPUs than the cluster has, unknown dependency.
+  Status submit(JobSpec spec);
+  // One scheduling pass at the clock's time.
+  PassResult schedule();
+  // A running job ended (kDone, kFailed or kCancelled).
+  Status finish(JobId id, JobState final_state, std::string_view reason);
+  // Cancels a waiting or running job.
+  Status cancel(JobId id, std::string_view reason);
+  // Marks a GPU failed and stops the job on it: requeued or failed. Returns that job, if any.
+  std::optional<JobId> fail_gpu(uint32_t gpu, bool requeue);
+  void repair_gpu(uint32_t gpu);
+  void drain_gpu(uint32_t gpu);  // no new work; a running job may finish
+
+  const Job* find(JobId id) const;
+  const std::vector<Job>& jobs() const { return jobs_; }
+  const Cluster& cluster() const { return cluster_; }
+  const Policy& policy() const { return *policy_; }
+  const FairShareLedger& fairshare() const { return ledger_; }
+  size_t waiting_count() const { return pending_.size() + held_count_; }
+  size_t running_count() const { return running_.size(); }
+  // From the last pass: the backfill reservation, and whether the first waiting job was
+  // blocked while another waiting job would have fitted (head-of-line blocking).
+  const std::optional<Reservation>& reservation() const { return reservation_; }
+  bool head_of_line_blocked() const { return hol_blocked_; }
+  // When the policy next wants a pass on its own (re-ranking, preemption); INT64_MAX if never.
+  int64_t next_wakeup_ms() const;
+  // The planning estimate: last start + time limit.
+  int64_t expected_end_ms(const Job& job) const;
+  int64_t limit_ms(const Job& job) const;
+
+ private:
+  Job& at(size_t i) { return jobs_[i]; }
+  PolicyContext context() const;
+  void enqueue(size_t i);
+  void rerank();
+  bool try_start(size_t i, const NodeCaps* caps);
+  void stop_running(size_t i);
+  void settle_dependents(size_t i);
+  void preempt_pass(PassResult& out);
+  void backfill_pass(size_t head, PassResult& out);
+  std::optional<Reservation> plan_reservation(const Job& head, NodeCaps& caps) const;
+  void update_hol();
+
+  Cluster cluster_;
+  std::unique_ptr<Policy> policy_;
+  const Clock& clock_;
+  SchedulerOptions options_;
+  FairShareLedger ledger_;
+  std::vector<Job> jobs_;
+  std::vector<PendingKey> keys_;
+  std::vector<uint32_t> unmet_deps_;
+  std::unordered_map<JobId, size_t> index_;
+  std::unordered_map<JobId, std::vector<size_t>> dependents_;
+  PendingIndex pending_;
+  std::set<std::pair<int64_t, size_t>> running_;  // (expected end, job index)
+  size_t held_count_ = 0;
+  int64_t last_rerank_ms_ = INT64_MIN;
+  std::optional<Reservation> reservation_;
+  bool hol_blocked_ = false;
+  mutable std::vector<unsigned> freed_scratch_;  // plan_reservation's per-node counts
+};
+
+}  // namespace gw::sched

@@ -1,0 +1,60 @@
+// The event-driven simulator: submit, finish, failure, repair and wake-up events on a virtual
+// clock (ManualClock), driving the very same sched::Scheduler and policy objects the live queue
+// uses. Deterministic for a seed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "sched/cluster.h"
+#include "sched/job.h"
+#include "sched/policy.h"
+#include "sched/scheduler.h"
+#include "sim/failure.h"
+#include "sim/report.h"
+
+namespace gw::sim {
+
+struct SimOptions {
+  uint64_t seed = 1;
+  sched::SchedulerOptions scheduler;
+  sched::PolicyOptions policy;
+  FailureOptions failure;
+  std::optional<int64_t> horizon_ms;  // stop this long after the first submit
+  size_t series_points = 200;         // utilization / queue-length points kept
+};
+
+// What happened to one job.
+struct JobOutcome {
+  sched::JobId id = 0;
+  std::string account;
+  unsigned gpus = 0;       // requested
+  unsigned allocated = 0;  // GPUs it held (whole nodes for multi-node jobs)
+  int64_t submit_ms = 0;
+  int64_t runtime_ms = 0;  // useful work it needed
+  std::optional<int64_t> first_start_ms;
+  std::optional<int64_t> end_ms;
+  sched::JobState state = sched::JobState::kPending;
+  uint32_t interruptions = 0;
+  uint32_t preemptions = 0;
+  uint32_t final_transitions = 0;  // how often it reached a final state (must be 1)
+};
+
+struct SimOutcome {
+  PolicyResult result;
+  std::vector<JobOutcome> jobs;                    // accepted jobs, in submit order
+  std::vector<sched::Reservation> reservations;    // the first reservation each job got
+  std::vector<std::string> rejected;               // jobs the scheduler refused, with why
+  double useful_gpu_ms = 0, allocated_gpu_ms = 0;  // goodput = useful / allocated
+};
+
+// Replays `jobs` (any order) on `cluster` under the named policy.
+Result<SimOutcome> run_simulation(const std::vector<sched::JobSpec>& jobs,
+                                  const sched::Cluster& cluster, std::string_view policy,
+                                  const SimOptions& options);
+
+}  // namespace gw::sim

@@ -1,0 +1,157 @@
+#include "sim/simulate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace gw::sim {
+
+sched::Cluster build_cluster(const ClusterSpec& spec) {
+  return sched::Cluster::uniform(spec.nodes, spec.gpus_per_node, 2, 2);
+}
+
+std::string describe_cluster(const ClusterSpec& spec) {
+  std::string s = fmt::format("{} nodes x {} GPUs ({} GPUs)", spec.nodes, spec.gpus_per_node,
+                              spec.total_gpus());
+  if (!spec.gpu_model.empty()) s += " " + spec.gpu_model;
+  return s;
+}
+
+namespace {
+
+SimOptions with_shares(const SimConfig& config) {
+  SimOptions o = config.options;
+  if (o.scheduler.fairshare.shares.empty()) o.scheduler.fairshare.shares = config.cluster.shares;
+  return o;
+}
+
+}  // namespace
+
+Result<SimReport> simulate_policies(const Trace& trace, const SimConfig& config) {
+  if (config.cluster.total_gpus() == 0)
+    return make_error("sim.empty_cluster", "the cluster has no GPUs", "--nodes/--gpus-per-node");
+  SimReport report;
+  report.trace = trace.name + " (" + trace.path + ")";
+  report.cluster = describe_cluster(config.cluster);
+  report.seed = config.options.seed;
+  report.notes = trace.notes;
+  const sched::Cluster cluster = build_cluster(config.cluster);
+  const SimOptions options = with_shares(config);
+  bool noted_rejects = false;
+  for (const std::string& name : config.policies) {
+    auto out = run_simulation(trace.jobs, cluster, name, options);
+    if (!out) return out.error();
+    if (!noted_rejects && !out->rejected.empty()) {
+      noted_rejects = true;
+      report.notes.push_back(fmt::format("{} jobs refused by the scheduler (first: {})",
+                                         out->rejected.size(), out->rejected.front()));
+    }
+    report.policies.push_back(std::move(out->result));
+  }
+  const FailureOptions& f = config.options.failure;
+  if (f.gpu_failures_per_gpu_hour > 0 || f.node_failures_per_node_hour > 0) {
+    report.notes.push_back(
+        fmt::format("failures: {:.3g}/GPU-h, {:.3g}/node-h, repair {} min, checkpoint every {} min "
+                    "costing {} s, {}",
+                    f.gpu_failures_per_gpu_hour, f.node_failures_per_node_hour, f.repair_ms / 60000,
+                    f.checkpoint_interval_ms / 60000, f.checkpoint_cost_ms / 1000,
+                    f.requeue ? "failed jobs requeued" : "failed jobs not requeued"));
+  }
+  return report;
+}
+
+namespace {
+
+// GPU-weighted mean width: the job size a random GPU-hour of work belongs to.
+unsigned reference_width(const Trace& trace) {
+  double num = 0, den = 0;
+  for (const auto& j : trace.jobs) {
+    const double w = static_cast<double>(j.actual_runtime_ms.value_or(0)) * j.gpus;
+    num += w * j.gpus;
+    den += w;
+  }
+  return den > 0 ? std::max(1u, static_cast<unsigned>(std::lround(num / den))) : 1u;
+}
+
+}  // namespace
+
+Result<CheckpointSweep> checkpoint_sweep(const Trace& trace, const SimConfig& config,
+                                         const std::string& policy,
+                                         std::vector<double> intervals_s) {
+  const FailureOptions& f = config.options.failure;
+  if (f.gpu_failures_per_gpu_hour <= 0)
+    return make_error("sim.sweep_needs_failures",
+                      "the checkpoint sweep needs a failure rate above 0",
+                      "--failure-rate-per-gpu-hour");
+  CheckpointSweep sweep;
+  sweep.policy = policy;
+  sweep.checkpoint_cost_s = static_cast<double>(f.checkpoint_cost_ms) / 1000.0;
+  sweep.mtbf_per_gpu_h = 1.0 / f.gpu_failures_per_gpu_hour;
+  sweep.reference_gpus = reference_width(trace);
+  const double mtbf_s = sweep.mtbf_per_gpu_h * 3600.0 / sweep.reference_gpus;
+  sweep.young_daly_interval_s = young_daly_interval_ms(sweep.checkpoint_cost_s, mtbf_s);
+  if (intervals_s.empty()) {
+    const double yd = std::max(60.0, sweep.young_daly_interval_s);
+    for (double k : {0.125, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, 8.0})
+      intervals_s.push_back(yd * k);
+  }
+  const sched::Cluster cluster = build_cluster(config.cluster);
+  SimOptions options = with_shares(config);
+  options.failure.requeue = true;
+  for (double iv : intervals_s) {
+    options.failure.checkpoint_interval_ms = std::max<int64_t>(1000, std::llround(iv * 1000.0));
+    auto out = run_simulation(trace.jobs, cluster, policy, options);
+    if (!out) return out.error();
+    sweep.points.push_back(
+        SweepPoint{static_cast<double>(options.failure.checkpoint_interval_ms) / 1000.0,
+                   out->result.goodput, out->result.makespan_s, out->result.interruptions});
+    if (out->result.goodput > sweep.best_goodput) {
+      sweep.best_goodput = out->result.goodput;
+      sweep.best_interval_s = sweep.points.back().interval_s;
+    }
+  }
+  return sweep;
+}
+
+std::string render_sweep(const CheckpointSweep& s, std::string_view format) {
+  if (format == "json") {
+    nlohmann::json j{{"policy", s.policy},
+                     {"checkpoint_cost_s", s.checkpoint_cost_s},
+                     {"mtbf_per_gpu_h", s.mtbf_per_gpu_h},
+                     {"reference_gpus", s.reference_gpus},
+                     {"young_daly_interval_s", s.young_daly_interval_s},
+                     {"best_interval_s", s.best_interval_s},
+                     {"best_goodput", s.best_goodput}};
+    for (const SweepPoint& p : s.points)
+      j["points"].push_back({{"interval_s", p.interval_s},
+                             {"goodput", p.goodput},
+                             {"makespan_s", p.makespan_s},
+                             {"interruptions", p.interruptions}});
+    return j.dump(2) + "\n";
+  }
+  if (format == "csv") {
+    std::string out = "interval_s,goodput,makespan_s,interruptions\n";
+    for (const SweepPoint& p : s.points)
+      out += fmt::format("{:.0f},{:.6f},{:.0f},{}\n", p.interval_s, p.goodput, p.makespan_s,
+                         p.interruptions);
+    return out;
+  }
+  std::string out = fmt::format(
+      "Checkpoint sweep ({}; checkpoint cost {:.0f} s; MTBF {:.3g} GPU-hours; reference job {} "
+      "GPUs)\n"
+      "{:>12}  {:>8}  {:>12}  {:>13}\n",
+      s.policy, s.checkpoint_cost_s, s.mtbf_per_gpu_h, s.reference_gpus, "interval_min", "goodput",
+      "makespan_h", "interruptions");
+  for (const SweepPoint& p : s.points)
+    out += fmt::format("{:>12.1f}  {:>8.4f}  {:>12.1f}  {:>13}{}\n", p.interval_s / 60.0, p.goodput,
+                       p.makespan_s / 3600.0, p.interruptions,
+                       p.interval_s == s.best_interval_s ? "  <- best" : "");
+  out += fmt::format(
+      "Best interval {:.1f} min (goodput {:.4f}); Young/Daly sqrt(2 x C x MTBF) = {:.1f} min\n",
+      s.best_interval_s / 60.0, s.best_goodput, s.young_daly_interval_s / 60.0);
+  return out;
+}
+
+}  // namespace gw::sim

@@ -1,0 +1,58 @@
+// Runs several policies over one trace side by side (the body of `gpuwarden simulate`), and the
+// checkpoint-interval study (goodput vs interval, compared with Young/Daly).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "sched/cluster.h"
+#include "sim/engine.h"
+#include "sim/report.h"
+#include "sim/trace.h"
+
+namespace gw::sim {
+
+struct SimConfig {
+  ClusterSpec cluster;
+  std::vector<std::string> policies = {
+      "fcfs", "fcfs+backfill", "priority+backfill", "fairshare+backfill", "sjf", "las"};
+  SimOptions options;
+};
+
+// A uniform cluster of spec.nodes x spec.gpus_per_node (2 sockets, 2 GPUs per PCIe switch).
+sched::Cluster build_cluster(const ClusterSpec& spec);
+std::string describe_cluster(const ClusterSpec& spec);
+
+// Every policy over the same jobs; fair-share weights come from the cluster's shares.
+Result<SimReport> simulate_policies(const Trace& trace, const SimConfig& config);
+
+struct SweepPoint {
+  double interval_s = 0;
+  double goodput = 0;
+  double makespan_s = 0;
+  size_t interruptions = 0;
+};
+
+struct CheckpointSweep {
+  std::string policy;
+  double checkpoint_cost_s = 0;
+  double mtbf_per_gpu_h = 0;         // 1 / rate
+  double young_daly_interval_s = 0;  // for a job of `reference_gpus` GPUs
+  unsigned reference_gpus = 0;       // GPU-weighted mean job width
+  std::vector<SweepPoint> points;
+  double best_interval_s = 0;
+  double best_goodput = 0;
+};
+
+// Re-runs the trace with each checkpoint interval (failures as configured; requeue forced on)
+// and finds the one that maximises goodput. Empty `intervals_s` = a log-spaced default grid
+// around the Young/Daly interval.
+Result<CheckpointSweep> checkpoint_sweep(const Trace& trace, const SimConfig& config,
+                                         const std::string& policy,
+                                         std::vector<double> intervals_s = {});
+std::string render_sweep(const CheckpointSweep& sweep, std::string_view format);
+
+}  // namespace gw::sim

@@ -1,0 +1,105 @@
+#include "sched/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include "core/clock.h"
+
+namespace gw::sched {
+namespace {
+
+JobSpec spec(JobId id, unsigned gpus, int64_t limit_ms = 1000) {
+  JobSpec s;
+  s.id = id;
+  s.gpus = gpus;
+  s.account = "a";
+  s.time_limit_ms = limit_ms;
+  return s;
+}
+
+struct Fixture {
+  ManualClock clock;
+  Scheduler s;
+  explicit Fixture(const char* policy, unsigned nodes = 1, unsigned gpus = 4)
+      : s(Cluster::uniform(nodes, gpus), make_policy(policy).value(), clock) {}
+};
+
+TEST(Scheduler, RefusesBadJobsWithTheirId) {
+  Fixture f("fcfs");
+  ASSERT_TRUE(f.s.submit(spec(1, 2)));
+  Status dup = f.s.submit(spec(1, 1));
+  ASSERT_FALSE(dup);
+  EXPECT_EQ(dup.error().code, "sched.duplicate_job");
+  Status wide = f.s.submit(spec(2, 5));
+  ASSERT_FALSE(wide);
+  EXPECT_EQ(wide.error().where, "job 2");
+  EXPECT_NE(wide.error().message.find("5 GPUs"), std::string::npos);
+  JobSpec dep = spec(3, 1);
+  dep.depends_on = {99};
+  EXPECT_EQ(f.s.submit(dep).error().code, "sched.unknown_dependency");
+}
+
+TEST(Scheduler, DependenciesHoldAndCancel) {
+  Fixture f("fcfs");
+  ASSERT_TRUE(f.s.submit(spec(1, 1)));
+  JobSpec b = spec(2, 1);
+  b.depends_on = {1};
+  ASSERT_TRUE(f.s.submit(b));
+  ASSERT_TRUE(f.s.submit(spec(3, 1)));
+  JobSpec d = spec(4, 1);
+  d.depends_on = {3};
+  ASSERT_TRUE(f.s.submit(d));
+  auto pass = f.s.schedule();
+  EXPECT_EQ(pass.started, (std::vector<JobId>{1, 3}));  // 2 and 4 are held
+  EXPECT_EQ(f.s.waiting_count(), 2u);
+  f.clock.set_ms(10);
+  ASSERT_TRUE(f.s.finish(1, JobState::kDone, "completed"));
+  ASSERT_TRUE(f.s.finish(3, JobState::kFailed, "exit 1"));
+  EXPECT_EQ(f.s.find(4)->state, JobState::kCancelled);
+  EXPECT_EQ(f.s.find(4)->history.back().reason, "dependency failed");
+  EXPECT_EQ(f.s.schedule().started, (std::vector<JobId>{2}));
+}
+
+TEST(Scheduler, FailedGpuRequeuesItsJobAndIsNeverReused) {
+  Fixture f("fcfs", 1, 2);
+  ASSERT_TRUE(f.s.submit(spec(1, 2)));
+  f.s.schedule();
+  const uint32_t bad = f.s.find(1)->gpus[0];
+  f.clock.set_ms(5);
+  EXPECT_EQ(*f.s.fail_gpu(bad, true), 1u);
+  EXPECT_EQ(f.s.find(1)->state, JobState::kRequeued);
+  EXPECT_TRUE(f.s.schedule().started.empty());  // only 1 healthy GPU left
+  f.s.repair_gpu(bad);
+  EXPECT_EQ(f.s.schedule().started, (std::vector<JobId>{1}));
+  EXPECT_EQ(f.s.find(1)->attempts, 2u);
+  EXPECT_EQ(f.s.find(1)->attained_gpu_ms, 10.0);  // 2 GPUs x 5 ms
+}
+
+TEST(Scheduler, HeadOfLineBlockingIsReported) {
+  Fixture f("fcfs");
+  ASSERT_TRUE(f.s.submit(spec(1, 3)));
+  ASSERT_TRUE(f.s.submit(spec(2, 4)));
+  f.s.schedule();
+  EXPECT_FALSE(f.s.head_of_line_blocked());  // nothing behind the blocked head
+  ASSERT_TRUE(f.s.submit(spec(3, 1)));
+  f.s.schedule();
+  EXPECT_TRUE(f.s.head_of_line_blocked());  // job 3 fits in the free GPU but must wait
+  EXPECT_EQ(f.s.find(3)->state, JobState::kPending);
+}
+
+TEST(Scheduler, BackfillReservesTheHeadsGpus) {
+  Fixture f("fcfs+backfill", 1, 4);
+  ASSERT_TRUE(f.s.submit(spec(1, 3, 1000)));  // ends by 1000
+  f.s.schedule();
+  ASSERT_TRUE(f.s.submit(spec(2, 4, 500)));   // head, blocked until 1000
+  ASSERT_TRUE(f.s.submit(spec(3, 1, 2000)));  // would still run at 1000: must wait
+  ASSERT_TRUE(f.s.submit(spec(4, 1, 900)));   // ends at 900: backfills
+  f.clock.set_ms(50);
+  auto pass = f.s.schedule();
+  EXPECT_EQ(pass.started, (std::vector<JobId>{4}));
+  ASSERT_TRUE(f.s.reservation());
+  EXPECT_EQ(f.s.reservation()->job, 2u);
+  EXPECT_EQ(f.s.reservation()->start_ms, 1000);
+}
+
+}  // namespace
+}  // namespace gw::sched

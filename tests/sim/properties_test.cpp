@@ -1,0 +1,117 @@
+// Properties over seeded random traces: conservation, FCFS arithmetic, backfill's promise.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "sim_helpers.h"
+
+namespace gw::sim {
+namespace {
+
+using namespace test;
+
+std::vector<sched::JobSpec> random_jobs(uint64_t seed, size_t n, bool exact_limits) {
+  std::mt19937_64 rng(seed);
+  const unsigned widths[] = {1, 1, 1, 1, 2, 2, 3, 4, 8};
+  std::vector<sched::JobSpec> jobs;
+  double t = 0;
+  for (size_t i = 0; i < n; ++i) {
+    t += static_cast<double>(rng() % 40);
+    const double run_s = 1 + static_cast<double>(rng() % 200);
+    const double factor = exact_limits ? 1.0 : 1.0 + static_cast<double>(rng() % 200) / 100.0;
+    jobs.push_back(
+        job(i + 1, t, widths[rng() % 9], run_s, "t" + std::to_string(rng() % 3), run_s * factor));
+  }
+  return jobs;
+}
+
+TEST(Fcfs, OneGpuEqualsAHandQueue) {
+  std::mt19937_64 rng(7);
+  std::vector<sched::JobSpec> jobs;
+  for (size_t i = 0; i < 300; ++i)
+    jobs.push_back(
+        job(i + 1, static_cast<double>(i * 5 + rng() % 5), 1, 1 + static_cast<double>(rng() % 9)));
+  const auto o = run(jobs, sched::Cluster::uniform(1, 1), "fcfs");
+  // Single server FIFO: start = max(submit, previous end).
+  double free_at = 0;
+  const auto s = starts(o);
+  for (const auto& j : jobs) {
+    const double start = std::max(free_at, static_cast<double>(j.submit_ms) / 1000.0);
+    EXPECT_DOUBLE_EQ(s.at(j.id), start) << j.id;
+    free_at = start + static_cast<double>(*j.actual_runtime_ms) / 1000.0;
+  }
+  EXPECT_DOUBLE_EQ(o.result.makespan_s, free_at);
+}
+
+TEST(Conservation, EveryJobEndsOnceAndGpuTimeAddsUp) {
+  const auto jobs = random_jobs(11, 400, false);
+  const sched::Cluster cluster = sched::Cluster::uniform(4, 4);
+  for (const std::string& p : sched::policy_names()) {
+    const auto o = run(jobs, cluster, p);
+    ASSERT_EQ(o.jobs.size(), jobs.size()) << p;
+    double expect_gpu_ms = 0;
+    for (const auto& j : o.jobs) {
+      EXPECT_EQ(j.final_transitions, 1u) << p << " job " << j.id;
+      EXPECT_EQ(j.state, sched::JobState::kDone) << p;
+      ASSERT_TRUE(j.first_start_ms && j.end_ms) << p;
+      EXPECT_GE(*j.first_start_ms, j.submit_ms) << p;
+      EXPECT_GE(*j.end_ms - *j.first_start_ms, j.runtime_ms) << p;
+      expect_gpu_ms += static_cast<double>(j.allocated) * static_cast<double>(j.runtime_ms);
+    }
+    EXPECT_EQ(o.result.jobs_finished, jobs.size()) << p;
+    // No failures and no restart cost: every allocated GPU-ms did useful work, once.
+    EXPECT_DOUBLE_EQ(o.allocated_gpu_ms, expect_gpu_ms) << p;
+    EXPECT_DOUBLE_EQ(o.useful_gpu_ms, expect_gpu_ms) << p;
+    EXPECT_NEAR(o.result.gpu_utilization * 16 * o.result.makespan_s * 1000, expect_gpu_ms,
+                expect_gpu_ms * 1e-9)
+        << p;
+  }
+}
+
+TEST(Backfill, NeverDelaysTheReservedJob) {
+  size_t checked = 0;
+  for (uint64_t seed = 1; seed <= 25; ++seed) {
+    for (bool exact : {true, false}) {
+      const auto jobs = random_jobs(seed, 150, exact);
+      const auto o = run(jobs, sched::Cluster::uniform(4, 4), "fcfs+backfill");
+      std::map<sched::JobId, int64_t> start;
+      for (const auto& j : o.jobs) start[j.id] = *j.first_start_ms;
+      for (const auto& r : o.reservations) {
+        EXPECT_LE(start.at(r.job), r.start_ms) << "seed " << seed << " job " << r.job;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 500u);  // the traces do make jobs wait
+}
+
+TEST(Backfill, BeatsPlainFcfsOnTheSameTrace) {
+  const auto jobs = random_jobs(5, 400, false);
+  const sched::Cluster c = sched::Cluster::uniform(4, 4);
+  const auto fcfs = run(jobs, c, "fcfs");
+  const auto easy = run(jobs, c, "fcfs+backfill");
+  EXPECT_LT(easy.result.queue_mean_s, fcfs.result.queue_mean_s);
+  EXPECT_LT(easy.result.hol_blocking_s, fcfs.result.hol_blocking_s);
+}
+
+TEST(Simulator, SameSeedSameRun) {
+  const auto jobs = random_jobs(3, 200, false);
+  SimOptions o;
+  o.failure.gpu_failures_per_gpu_hour = 0.05;
+  o.failure.repair_ms = 600000;
+  o.failure.requeue = true;
+  o.failure.checkpoint_interval_ms = 30000;
+  o.failure.checkpoint_cost_ms = 2000;
+  const sched::Cluster c = sched::Cluster::uniform(4, 4);
+  const auto a = run(jobs, c, "priority+backfill", o);
+  const auto b = run(jobs, c, "priority+backfill", o);
+  EXPECT_EQ(ends(a), ends(b));
+  EXPECT_EQ(a.result.interruptions, b.result.interruptions);
+  EXPECT_GT(a.result.interruptions, 0u);
+  o.seed = 2;
+  const auto d = run(jobs, c, "priority+backfill", o);
+  EXPECT_NE(ends(a), ends(d));
+}
+
+}  // namespace
+}  // namespace gw::sim
