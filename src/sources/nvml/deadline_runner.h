@@ -5,6 +5,7 @@
 // not once per call, so the cost stays a few atomic stores per call.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -49,7 +50,9 @@ class DeadlineRunner {
     std::string hung_call;  // set when !finished: the call that overran
   };
 
-  explicit DeadlineRunner(std::chrono::milliseconds deadline) : deadline_(deadline) {}
+  // A deadline under 1 ms is raised to 1 ms (0 would call every call hung).
+  explicit DeadlineRunner(std::chrono::milliseconds deadline)
+      : deadline_(std::max(deadline, std::chrono::milliseconds(1))) {}
   ~DeadlineRunner();
   DeadlineRunner(const DeadlineRunner&) = delete;
   DeadlineRunner& operator=(const DeadlineRunner&) = delete;
