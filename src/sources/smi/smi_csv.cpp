@@ -267,16 +267,14 @@ GpuState& CsvParser::next_gpu(std::optional<int64_t> ts) {
 // Rows of one -l cycle share the date and second and differ in milliseconds at most: the
 // calendar arithmetic runs once per second of log.
 std::optional<int64_t> CsvParser::fast_timestamp(std::string_view field) {
-  if (field == last_ts_text_) return last_ts_;
-  last_ts_text_.assign(field);
   const std::string_view v = text::trim(field);
-  if (v.size() < 19) return last_ts_ = std::nullopt;
-  if (v.substr(0, 19) != ts_prefix_) {
+  if (v.size() < 19) return std::nullopt;
+  if (ts_prefix_.size() != 19 || std::memcmp(v.data(), ts_prefix_.data(), 19) != 0) {
     ts_prefix_.assign(v.substr(0, 19));
     ts_prefix_ms_ = parse_ts_seconds(v);
   }
-  if (!ts_prefix_ms_) return last_ts_ = std::nullopt;
-  return last_ts_ = *ts_prefix_ms_ + parse_ts_millis(v);
+  if (!ts_prefix_ms_) return std::nullopt;
+  return *ts_prefix_ms_ + parse_ts_millis(v);
 }
 
 bool CsvParser::fast_new_group(std::string_view id, std::optional<int64_t> ts, bool canon,
@@ -339,16 +337,30 @@ void CsvParser::apply_fast(const smi::FastColumn& c, size_t col, std::string_vie
     case FastOp::kBool:
       s.*c.b = fast::to_bool(v);
       return;
+    case FastOp::kIndex:
+      g.info.index = fast::to_unsigned(v).value_or(g.info.index);
+      return;
+    case FastOp::kName:
+      if (const auto t = text::trim(v); g.info.name != t) g.info.name.assign(t);
+      return;
+    case FastOp::kUuid:
+      if (const auto t = text::trim(v); g.info.uuid != t) g.info.uuid.assign(t);
+      return;
+    case FastOp::kBusId:  // rows of a -l log repeat the normalised id: nothing to do
+      if (text::trim(v) != g.info.pci_bus_id) smi::apply_csv_value(cols_[col], v, cur_, g);
+      return;
   }
 }
 
 void CsvParser::row_fast(std::string_view line, size_t line_no, const char* text_end) {
-  const size_t n = find_commas(line, text_end, ends_.data(), ends_.size());
-  if (n != cols_.size()) return row_error(line_no, n);
-  ends_.back() = static_cast<uint32_t>(line.size());
+  uint32_t* ends = ends_.data();
+  const size_t cols = ends_.size();
+  const size_t n = find_commas(line, text_end, ends, cols);
+  if (n != cols) return row_error(line_no, n);
+  ends[cols - 1] = static_cast<uint32_t>(line.size());
   auto field = [&](size_t i) {
-    const size_t b = i == 0 ? 0 : ends_[i - 1] + 1;
-    return std::string_view(line.data() + b, ends_[i] - b);
+    const size_t b = i == 0 ? 0 : ends[i - 1] + 1;
+    return std::string_view(line.data() + b, ends[i] - b);
   };
   std::optional<int64_t> ts;
   if (ts_col_ >= 0) ts = fast_timestamp(field(static_cast<size_t>(ts_col_)));
@@ -360,7 +372,8 @@ void CsvParser::row_fast(std::string_view line, size_t line_no, const char* text
   GpuState& g = next_gpu(ts);
   if (!plan_.lean) reset_gpu(g);
   g.info.index = static_cast<unsigned>(in_group_);
-  for (size_t i = 0; i < cols_.size(); ++i) apply_fast(plan_.cols[i], i, field(i), g);
+  const smi::FastColumn* plan = plan_.cols.data();
+  for (size_t i = 0; i < cols; ++i) apply_fast(plan[i], i, field(i), g);
   ++in_group_;
 }
 

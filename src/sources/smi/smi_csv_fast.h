@@ -15,6 +15,11 @@ namespace gw::smi::fast {
 
 namespace detail {
 
+inline const char* skip_spaces(const char* p, const char* e) {
+  while (p < e && *p == ' ') ++p;
+  return p;
+}
+
 inline unsigned digit(char c) {
   return static_cast<unsigned>(c) - static_cast<unsigned>('0');
 }
@@ -22,18 +27,28 @@ inline unsigned digit(char c) {
 // Up to `max` decimal digits from p; returns how many were read.
 inline size_t digits(const char*& p, const char* e, size_t max, uint64_t& out) {
   const char* d = p;
+  const char* stop = static_cast<size_t>(e - p) > max ? p + max : e;
   uint64_t n = 0;
-  while (p < e && digit(*p) <= 9 && static_cast<size_t>(p - d) < max) {
-    n = n * 10 + digit(*p);
-    ++p;
+  for (; p < stop; ++p) {
+    const unsigned x = digit(*p);
+    if (x > 9) break;
+    n = n * 10 + x;
   }
   out = n;
   return static_cast<size_t>(p - d);
 }
 
-inline const char* skip_spaces(const char* p, const char* e) {
-  while (p < e && *p == ' ') ++p;
-  return p;
+// True when the first character after the spaces at p can start no number text_util reads
+// (its parsers trim, then need a digit): the value is unknown without further work.
+inline bool no_number(const char* p, const char* e) {
+  return p == e || (digit(*p) > 9 && !text::is_space(*p));
+}
+
+// The unit after a number: spaces skipped, trailing white space dropped.
+inline std::string_view unit_of(const char* p, const char* e) {
+  while (p < e && text::is_space(*p)) ++p;
+  while (e > p && text::is_space(e[-1])) --e;
+  return std::string_view(p, static_cast<size_t>(e - p));
 }
 
 // "612.34" with at most 15 integer and 6 fraction digits and no exponent, computed with the
@@ -61,6 +76,7 @@ inline bool simple_decimal(const char*& p, const char* e, double& num) {
 inline std::optional<unsigned> to_unsigned(std::string_view v) {
   const char* e = v.data() + v.size();
   const char* p = detail::skip_spaces(v.data(), e);
+  if (detail::no_number(p, e)) return std::nullopt;  // "[N/A]", "[Not Supported]", ""
   uint64_t n = 0;
   const size_t used = detail::digits(p, e, 10, n);
   if (used >= 1 && used <= 9 && !(used == 1 && p < e && (*p == 'x' || *p == 'X')))
@@ -89,11 +105,12 @@ inline std::optional<int> to_int(std::string_view v) {
 inline std::optional<uint32_t> watts_mw(std::string_view v) {
   const char* e = v.data() + v.size();
   const char* p = detail::skip_spaces(v.data(), e);
+  if (p < e && *p == '[') return std::nullopt;  // "[N/A]": no number text_util would read
   double num = 0;
   if (!detail::simple_decimal(p, e, num)) return text::parse_watts_mw(v);
   if (num > 4.0e6) return std::nullopt;
-  const std::string_view unit = text::trim(std::string_view(p, static_cast<size_t>(e - p)));
-  const double mult = unit == "mW" ? 1.0 : 1000.0;
+  const std::string_view unit = detail::unit_of(p, e);
+  const double mult = unit.size() == 2 && unit == "mW" ? 1.0 : 1000.0;
   return static_cast<uint32_t>(num * mult + 0.5);
 }
 
@@ -101,11 +118,13 @@ inline std::optional<uint32_t> watts_mw(std::string_view v) {
 inline std::optional<uint64_t> mem_bytes(std::string_view v) {
   const char* e = v.data() + v.size();
   const char* p = detail::skip_spaces(v.data(), e);
+  if (p < e && *p == '[') return std::nullopt;
   double num = 0;
   if (!detail::simple_decimal(p, e, num)) return text::parse_mem_bytes(v);
-  const std::string_view unit = text::trim(std::string_view(p, static_cast<size_t>(e - p)));
+  const std::string_view unit = detail::unit_of(p, e);
   double mult = 1024.0 * 1024.0;  // MiB, also for "" (nounits) and unknown units
-  if (unit.size() > 1 && unit != "MiB") {
+  if (unit.size() > 1 &&
+      !(unit.size() == 3 && unit[0] == 'M' && unit[1] == 'i' && unit[2] == 'B')) {
     if (unit == "GiB" || unit == "GB")
       mult = 1024.0 * 1024.0 * 1024.0;
     else if (unit == "KiB" || unit == "KB")
@@ -123,6 +142,7 @@ inline std::optional<uint64_t> hex(std::string_view v) {
   if (e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
     p += 2;
     const char* d = p;
+    while (p < e && *p == '0') ++p;  // masks are mostly zeros: "0x0000000000000004"
     uint64_t n = 0;
     for (; p < e && p - d <= 16; ++p) {
       const char c = *p;

@@ -46,6 +46,14 @@ FastColumn fast_column(F f) {
     case F::kIgnore:
     case F::kTimestamp:
       return {};
+    case F::kIndex:
+      return FastColumn{FastOp::kIndex};
+    case F::kName:
+      return FastColumn{FastOp::kName};
+    case F::kUuid:
+      return FastColumn{FastOp::kUuid};
+    case F::kBusId:
+      return FastColumn{FastOp::kBusId};
     case F::kTemp:
       return int_col(&S::temp_c);
     case F::kMemTemp:
@@ -136,8 +144,8 @@ FastColumn fast_column(F f) {
   }
 }
 
-// Identity columns keep their value across rows in both paths (compare-then-assign, or
-// Snapshot-level), so they do not need the per-row reset.
+// Identity columns (these and kIndex..kBusId) keep their value across rows in both paths
+// (compare-then-assign, or Snapshot-level), so they do not need the per-row reset.
 bool reset_free_generic(F f) {
   return f == F::kIndex || f == F::kName || f == F::kUuid || f == F::kBusId || f == F::kDriver ||
          f == F::kHostname;

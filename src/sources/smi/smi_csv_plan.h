@@ -22,6 +22,10 @@ enum class FastOp : uint8_t {
   kHex,       // "0x..." -> clock_reasons
   kPstate,    // "P0" -> pstate
   kBool,      // Yes/No, Enabled/Disabled ... -> optional<bool> slot
+  kIndex,     // DeviceInfo::index
+  kName,      // DeviceInfo::name, assigned only when it changes
+  kUuid,      // DeviceInfo::uuid, likewise
+  kBusId,     // DeviceInfo::pci_bus_id: compared as is, normalised only when it changes
 };
 
 struct FastColumn {
