@@ -115,7 +115,19 @@ const std::vector<std::string> kOdd = {"45",
                                        "45.9",
                                        "45,6",
                                        "\xc2\xb0",
-                                       "\xff"};
+                                       "\xff",
+                                       "\t[N/A]",
+                                       " \t45 W",
+                                       "45 \tMiB",
+                                       "45 W\t",
+                                       "[5]",
+                                       "-5 W",
+                                       "inf W",
+                                       "nan",
+                                       " .5",
+                                       "0x0000000000000000",
+                                       "0x00000000000000000000001",
+                                       "0x000000000000000000000000"};
 
 TEST(CsvFast, NumbersMatchTextUtil) {
   for (const auto& raw : kOdd) {
