@@ -268,11 +268,15 @@ TEST(CsvFast, BadRowsAndRepeatedHeadersMatch) {
   good = good.substr(good.find('\n') + 1);
   text += good + "1, 2, 3\n" + kBenchHeader + "\n" + good + ",,,,,,,,,,,,,,,,,,,,,,,,,,,\n" +
           "\n   \n" + good;
+  text += std::string(100, ',') + "\n";          // more commas than the comma buffer holds
   for (int i = 0; i < 60; ++i) text += "x,y\n";  // past the per-row error cap
   text += good.substr(0, good.size() - 1);       // no final newline
   expect_same(text, 3);
   const Parsed p = parse(text, CsvPath::kFast);
   EXPECT_EQ(p.errors.size(), 51u);
+  bool wide = false;  // the 101-field row is reported with its true field count
+  for (const auto& e : p.errors) wide |= e.message.find("got 101;") != std::string::npos;
+  EXPECT_TRUE(wide);
 }
 
 TEST(CsvFast, LongRowsAcrossSimdBlocks) {

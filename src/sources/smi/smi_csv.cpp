@@ -84,8 +84,10 @@ void split_row(std::string_view row, std::vector<std::string_view>& out) {
 }
 
 // Records the offsets of the commas of `row` in ends[0..cap) (ends[k] = end of field k) and
-// returns the number of fields (may exceed cap + 1: a bad row). `limit` is the end of the
-// whole text, so the last block of a row may be loaded in one piece when it lies inside.
+// returns the number of fields (may exceed cap + 1: a bad row). A block of 16 bytes holds at
+// most 16 commas: while that many slots are left they are stored without a bound check. `limit` is
+// the end of the whole text, so the last block of a row may be loaded in one piece when it lies
+// inside.
 size_t find_commas(std::string_view row, const char* limit, uint32_t* ends, size_t cap) {
   const char* p = row.data();
   const size_t n = row.size();
@@ -100,7 +102,12 @@ size_t find_commas(std::string_view row, const char* limit, uint32_t* ends, size
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
     auto mask = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, comma)));
     if (n - i < 16) mask &= (1u << (n - i)) - 1u;  // bytes past the row's end
-    for (; mask != 0; mask &= mask - 1) add(i + static_cast<size_t>(__builtin_ctz(mask)));
+    if (k + 16 <= cap) {
+      for (; mask != 0; mask &= mask - 1)
+        ends[k++] = static_cast<uint32_t>(i + static_cast<size_t>(__builtin_ctz(mask)));
+    } else {
+      for (; mask != 0; mask &= mask - 1) add(i + static_cast<size_t>(__builtin_ctz(mask)));
+    }
   }
 #else
   (void)limit;
@@ -206,7 +213,7 @@ Status CsvParser::header(std::string_view line, size_t line_no) {
                       std::string(origin_) + ":" + std::to_string(line_no));
   }
   plan_ = smi::make_csv_plan(cols_);
-  ends_.assign(cols_.size(), 0);
+  ends_.assign(cols_.size() + 16, 0);  // +16: see find_commas
   return {};
 }
 
@@ -354,8 +361,8 @@ void CsvParser::apply_fast(const smi::FastColumn& c, size_t col, std::string_vie
 
 void CsvParser::row_fast(std::string_view line, size_t line_no, const char* text_end) {
   uint32_t* ends = ends_.data();
-  const size_t cols = ends_.size();
-  const size_t n = find_commas(line, text_end, ends, cols);
+  const size_t cols = cols_.size();
+  const size_t n = find_commas(line, text_end, ends, ends_.size());
   if (n != cols) return row_error(line_no, n);
   ends[cols - 1] = static_cast<uint32_t>(line.size());
   auto field = [&](size_t i) {

@@ -24,16 +24,12 @@ inline unsigned digit(char c) {
   return static_cast<unsigned>(c) - static_cast<unsigned>('0');
 }
 
-// Up to `max` decimal digits from p; returns how many were read.
-inline size_t digits(const char*& p, const char* e, size_t max, uint64_t& out) {
+// The decimal digits at p (p moves past them). Returns how many; `out` is only meaningful
+// for up to 19 of them, so callers check the count before using it.
+inline size_t digits(const char*& p, const char* e, uint64_t& out) {
   const char* d = p;
-  const char* stop = static_cast<size_t>(e - p) > max ? p + max : e;
   uint64_t n = 0;
-  for (; p < stop; ++p) {
-    const unsigned x = digit(*p);
-    if (x > 9) break;
-    n = n * 10 + x;
-  }
+  for (unsigned x; p < e && (x = digit(*p)) <= 9; ++p) n = n * 10 + x;
   out = n;
   return static_cast<size_t>(p - d);
 }
@@ -56,13 +52,13 @@ inline std::string_view unit_of(const char* p, const char* e) {
 // Returns false for any other shape; `p` then points past the number.
 inline bool simple_decimal(const char*& p, const char* e, double& num) {
   uint64_t whole = 0;
-  const size_t used = digits(p, e, 16, whole);
+  const size_t used = digits(p, e, whole);
   if (used == 0 || used >= 16) return false;
   num = static_cast<double>(whole);
   if (p < e && *p == '.') {
     ++p;
     uint64_t frac = 0;
-    const size_t fused = digits(p, e, 7, frac);
+    const size_t fused = digits(p, e, frac);
     static constexpr double kScale[] = {1, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6};
     if (fused > 6) return false;
     num += static_cast<double>(frac) * kScale[fused];
@@ -78,7 +74,7 @@ inline std::optional<unsigned> to_unsigned(std::string_view v) {
   const char* p = detail::skip_spaces(v.data(), e);
   if (detail::no_number(p, e)) return std::nullopt;  // "[N/A]", "[Not Supported]", ""
   uint64_t n = 0;
-  const size_t used = detail::digits(p, e, 10, n);
+  const size_t used = detail::digits(p, e, n);
   if (used >= 1 && used <= 9 && !(used == 1 && p < e && (*p == 'x' || *p == 'X')))
     return static_cast<unsigned>(n);
   return text::to_unsigned(text::parse_u64(text::trim(v)));
@@ -96,7 +92,7 @@ inline std::optional<int> to_int(std::string_view v) {
   const bool neg = p < e && *p == '-';
   if (neg) ++p;
   uint64_t n = 0;
-  const size_t used = detail::digits(p, e, 10, n);
+  const size_t used = detail::digits(p, e, n);
   if (used >= 1 && used <= 9) return neg ? -static_cast<int>(n) : static_cast<int>(n);
   return text::to_int(text::parse_i64(text::trim(v)));
 }
@@ -167,7 +163,7 @@ inline std::optional<unsigned> pstate(std::string_view v) {
   if (p < e && (*p == 'P' || *p == 'p')) {
     ++p;
     uint64_t n = 0;
-    const size_t used = detail::digits(p, e, 10, n);
+    const size_t used = detail::digits(p, e, n);
     if (used >= 1 && used <= 9 && !(used == 1 && p < e && (*p == 'x' || *p == 'X')))
       return static_cast<unsigned>(n);
   }
