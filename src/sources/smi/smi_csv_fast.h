@@ -70,13 +70,20 @@ inline bool simple_decimal(const char*& p, const char* e, double& num) {
 
 // == text::to_unsigned(text::parse_u64(text::trim(v)))
 inline std::optional<unsigned> to_unsigned(std::string_view v) {
-  const char* e = v.data() + v.size();
-  const char* p = detail::skip_spaces(v.data(), e);
-  if (detail::no_number(p, e)) return std::nullopt;  // "[N/A]", "[Not Supported]", ""
-  uint64_t n = 0;
-  const size_t used = detail::digits(p, e, n);
-  if (used >= 1 && used <= 9 && !(used == 1 && p < e && (*p == 'x' || *p == 'X')))
-    return static_cast<unsigned>(n);
+  const char* p = v.data();
+  const char* e = p + v.size();
+  if (p < e && *p == ' ') ++p;  // ", 85 %": the one space nvidia-smi puts after a comma
+  if (p == e) return std::nullopt;
+  unsigned x = detail::digit(*p);
+  if (x <= 9) {
+    const char* d = p;
+    uint32_t n = x;  // wraps past 9 digits; such values take the careful path below
+    for (++p; p < e && (x = detail::digit(*p)) <= 9; ++p) n = n * 10 + x;
+    const auto used = p - d;
+    if (used <= 9 && !(used == 1 && p < e && (*p | 0x20) == 'x')) return n;
+  } else if (!text::is_space(*p)) {
+    return std::nullopt;  // "[N/A]", "[Not Supported]": no digit after trimming
+  }
   return text::to_unsigned(text::parse_u64(text::trim(v)));
 }
 
