@@ -54,19 +54,37 @@ bool SampleReducer::is_pinned(const Snapshot& s) {
 void SampleReducer::add(const Snapshot& s) {
   const size_t seq = seen_++;
   const bool pin = is_pinned(s);
-  if (!pin && seq % stride_ != 0) return;
-  kept_.push_back({seq, pin, s});
+  if (!pin && seq % stride_ != 0) return;  // decided before any copy
+  if (spare_.empty()) {
+    kept_.push_back({seq, pin, s});
+  } else {
+    // Copy-assign into a dropped snapshot: its GPU vector and strings are reused, so keeping
+    // a snapshot costs no allocation once the first compaction has run.
+    kept_.push_back({seq, pin, std::move(spare_.back())});
+    spare_.pop_back();
+    kept_.back().snap = s;
+  }
   if (kept_.size() > cap_) compact();
 }
 
 void SampleReducer::compact() {
   // Double the stride until the regular samples fit; if peaks/throttled samples alone
-  // overflow half the cap, thin them with the same stride too.
+  // overflow half the cap, thin them with the same stride too. Order is kept; dropped
+  // snapshots go to the spare pool (at most cap/2: what the next round of adds can use).
   while (kept_.size() > cap_) {
     stride_ *= 2;
     const bool thin_pinned = pinned() > cap_ / 2;
-    std::erase_if(
-        kept_, [&](const Kept& k) { return k.seq % stride_ != 0 && (!k.pinned || thin_pinned); });
+    size_t out = 0;
+    for (size_t i = 0; i < kept_.size(); ++i) {
+      Kept& k = kept_[i];
+      if (k.seq % stride_ != 0 && (!k.pinned || thin_pinned)) {
+        if (spare_.size() < cap_ / 2) spare_.push_back(std::move(k.snap));
+        continue;
+      }
+      if (out != i) kept_[out] = std::move(k);
+      ++out;
+    }
+    kept_.resize(out);
   }
 }
 
@@ -80,6 +98,7 @@ std::vector<Snapshot> SampleReducer::take() {
   out.reserve(kept_.size());
   for (auto& k : kept_) out.push_back(std::move(k.snap));
   kept_.clear();
+  spare_.clear();
   return out;
 }
 

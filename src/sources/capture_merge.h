@@ -42,6 +42,7 @@ class SampleReducer {
   size_t stride_ = 1;
   size_t seen_ = 0;
   std::vector<Kept> kept_;
+  std::vector<Snapshot> spare_;  // dropped snapshots, reused as copy targets
   std::optional<int> max_temp_;
   std::optional<uint32_t> max_power_;
   std::optional<uint64_t> max_mem_;

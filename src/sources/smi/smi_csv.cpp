@@ -1,27 +1,36 @@
 // nvidia-smi --query-gpu=... --format=csv[,noheader-less][,nounits]. The header names the
 // columns; each row is one GPU at one moment. Rows are grouped into Snapshots: a new group
 // starts when a GPU repeats or the timestamp moves on by more than kGroupWindowMs.
-// Hot path for big -l logs: no allocation per row (the Snapshot and field vector are reused).
+// Hot path for big -l logs (docs/perf/parse.md): no allocation per row, commas found 16
+// bytes at a time, each value parsed straight from its field by the op chosen at header
+// time (smi_csv_plan.h), and only the slots the header names are rewritten per row.
+// The reference path (CsvPath::kReference) is the plain version the fast one must match.
 #include <cstring>
 #include <string>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "sources/smi/csv_fields.h"
 #include "sources/smi/model_util.h"
-#include "sources/smi/smi_parsers.h"
+#include "sources/smi/smi_csv.h"
+#include "sources/smi/smi_csv_fast.h"
+#include "sources/smi/smi_csv_plan.h"
 #include "sources/smi/text_util.h"
 
 namespace gw {
 
 namespace {
 
+using smi::CsvPath;
+using smi::FastOp;
+
 constexpr int64_t kGroupWindowMs = 500;  // rows of one -l cycle are a few ms apart
 constexpr size_t kMaxRowErrors = 50;     // then one summary error
 
-// "2026/07/14 08:12:53.353" (also '-' separated) -> epoch ms, read as UTC.
-std::optional<int64_t> parse_csv_timestamp(std::string_view v) {
-  v = text::trim(v);
-  if (v.size() < 19) return std::nullopt;
+// "2026/07/14 08:12:53" (also '-' separated; v trimmed, >= 19 chars) -> epoch ms, UTC.
+std::optional<int64_t> parse_ts_seconds(std::string_view v) {
   auto num = [&](size_t pos, size_t len) -> int64_t {
     int64_t out = 0;
     for (size_t i = pos; i < pos + len; ++i) {
@@ -35,11 +44,29 @@ std::optional<int64_t> parse_csv_timestamp(std::string_view v) {
                 s = num(17, 2);
   if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || mi < 0 || s < 0)
     return std::nullopt;
-  int64_t ms = 0;
-  if (v.size() >= 23 && v[19] == '.') ms = std::max<int64_t>(0, num(20, 3));
   const int64_t days =
       text::days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
-  return ((days * 24 + h) * 60 + mi) * 60000 + s * 1000 + ms;
+  return ((days * 24 + h) * 60 + mi) * 60000 + s * 1000;
+}
+
+// The ".353" part of a trimmed timestamp; 0 when absent or not three digits.
+int64_t parse_ts_millis(std::string_view v) {
+  if (v.size() < 23 || v[19] != '.') return 0;
+  int64_t ms = 0;
+  for (size_t i = 20; i < 23; ++i) {
+    if (v[i] < '0' || v[i] > '9') return 0;
+    ms = ms * 10 + (v[i] - '0');
+  }
+  return ms;
+}
+
+// "2026/07/14 08:12:53.353" -> epoch ms, read as UTC.
+std::optional<int64_t> parse_csv_timestamp(std::string_view v) {
+  v = text::trim(v);
+  if (v.size() < 19) return std::nullopt;
+  auto s = parse_ts_seconds(v);
+  if (!s) return std::nullopt;
+  return *s + parse_ts_millis(v);
 }
 
 // Splits one row on ',' into `out` (views into the row).
@@ -56,6 +83,40 @@ void split_row(std::string_view row, std::vector<std::string_view>& out) {
   }
 }
 
+// Records the offsets of the commas of `row` in ends[0..cap) (ends[k] = end of field k) and
+// returns the number of fields (may exceed cap + 1: a bad row). A block of 16 bytes holds at
+// most 16 commas: while that many slots are left they are stored without a bound check. `limit` is
+// the end of the whole text, so the last block of a row may be loaded in one piece when it lies
+// inside.
+size_t find_commas(std::string_view row, const char* limit, uint32_t* ends, size_t cap) {
+  const char* p = row.data();
+  const size_t n = row.size();
+  size_t k = 0, i = 0;
+  auto add = [&](size_t at) {
+    if (k < cap) ends[k] = static_cast<uint32_t>(at);
+    ++k;
+  };
+#if defined(__SSE2__)
+  const __m128i comma = _mm_set1_epi8(',');
+  for (; i < n && static_cast<size_t>(limit - (p + i)) >= 16; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    auto mask = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, comma)));
+    if (n - i < 16) mask &= (1u << (n - i)) - 1u;  // bytes past the row's end
+    if (k + 16 <= cap) {
+      for (; mask != 0; mask &= mask - 1)
+        ends[k++] = static_cast<uint32_t>(i + static_cast<size_t>(__builtin_ctz(mask)));
+    } else {
+      for (; mask != 0; mask &= mask - 1) add(i + static_cast<size_t>(__builtin_ctz(mask)));
+    }
+  }
+#else
+  (void)limit;
+#endif
+  for (; i < n; ++i)
+    if (p[i] == ',') add(i);
+  return k + 1;
+}
+
 // Clears a reused GpuState but keeps its identity strings: the identity columns overwrite
 // them only when they differ (see apply_identity), saving an allocation per row.
 void reset_gpu(GpuState& g) {
@@ -68,6 +129,21 @@ void reset_gpu(GpuState& g) {
   g.info.pci_bus_id = std::move(bus);
 }
 
+// "0".."99" written canonically (no sign, no leading zero): such ids are equal as text
+// exactly when equal as numbers, so a group can track them in a bit set.
+bool small_canonical_id(std::string_view id, unsigned& out) {
+  const unsigned a = id.size() >= 1 ? smi::fast::detail::digit(id[0]) : 10u;
+  if (id.size() == 1 && a <= 9) {
+    out = a;
+    return true;
+  }
+  if (id.size() != 2 || a == 0 || a > 9) return false;
+  const unsigned b = smi::fast::detail::digit(id[1]);
+  if (b > 9) return false;
+  out = a * 10 + b;
+  return true;
+}
+
 class CsvParser {
  public:
   CsvParser(std::string_view origin, const SnapshotSink& sink, std::vector<Error>* errors)
@@ -76,29 +152,42 @@ class CsvParser {
   }
 
   Status header(std::string_view line, size_t line_no);
-  void row(std::string_view line, size_t line_no);
+  void row_reference(std::string_view line, size_t line_no);
+  void row_fast(std::string_view line, size_t line_no, const char* text_end);
   size_t finish();
   std::string_view header_line() const { return header_text_; }
 
  private:
   void emit();
   bool starts_new_group(std::string_view id, std::optional<int64_t> ts) const;
+  bool fast_new_group(std::string_view id, std::optional<int64_t> ts, bool canon,
+                      unsigned num) const;
+  void note_fast_id(std::string_view id, bool canon, unsigned num);
+  std::optional<int64_t> fast_timestamp(std::string_view field);
+  GpuState& next_gpu(std::optional<int64_t> ts);
+  void apply_fast(const smi::FastColumn& c, size_t col, std::string_view v, GpuState& g);
   void row_error(size_t line_no, size_t got);
 
   std::string_view origin_;
   const SnapshotSink& sink_;
   std::vector<Error>* errors_;
   std::vector<smi::CsvColumn> cols_;
+  smi::CsvPlan plan_;
+  std::vector<uint32_t> ends_;
   std::string_view header_text_;
   size_t header_line_no_ = 0;
   int id_col_ = -1, ts_col_ = -1;
   std::vector<std::string_view> fields_;
   Snapshot cur_;
   size_t in_group_ = 0;
-  std::vector<std::string> group_ids_;
+  std::vector<std::string> group_ids_;  // reference path; fast path: other (non-canonical) ids
+  size_t other_ids_ = 0;
+  uint64_t id_bits_[2] = {0, 0};  // fast path: canonical ids 0..99 seen in the group
   std::optional<int64_t> group_ts_;
   std::string last_ts_text_;
   std::optional<int64_t> last_ts_;
+  std::string ts_prefix_;  // fast path: the "YYYY/MM/DD hh:mm:ss" last parsed
+  std::optional<int64_t> ts_prefix_ms_;
   size_t emitted_ = 0, bad_rows_ = 0;
 };
 
@@ -123,6 +212,8 @@ Status CsvParser::header(std::string_view line, size_t line_no) {
                       "(timestamp, index, temperature.gpu, ...)",
                       std::string(origin_) + ":" + std::to_string(line_no));
   }
+  plan_ = smi::make_csv_plan(cols_);
+  ends_.assign(cols_.size() + 16, 0);  // +16: see find_commas
   return {};
 }
 
@@ -146,7 +237,7 @@ void CsvParser::row_error(size_t line_no, size_t got) {
                                 std::string(origin_) + ":" + std::to_string(line_no)));
 }
 
-void CsvParser::row(std::string_view line, size_t line_no) {
+void CsvParser::row_reference(std::string_view line, size_t line_no) {
   split_row(line, fields_);
   if (fields_.size() != cols_.size()) return row_error(line_no, fields_.size());
   std::optional<int64_t> ts;
@@ -160,19 +251,136 @@ void CsvParser::row(std::string_view line, size_t line_no) {
   }
   const std::string_view id = id_col_ >= 0 ? text::trim(fields_[static_cast<size_t>(id_col_)]) : "";
   if (starts_new_group(id, ts)) emit();
-  if (in_group_ == 0) {
-    group_ts_ = ts;
-    cur_.time_ms = ts.value_or(0);
-  }
-  if (in_group_ >= cur_.gpus.size()) cur_.gpus.emplace_back();
   if (in_group_ >= group_ids_.size()) group_ids_.emplace_back();
   group_ids_[in_group_].assign(id);
-  GpuState& g = cur_.gpus[in_group_];
+  GpuState& g = next_gpu(ts);
   reset_gpu(g);
   g.info.index = static_cast<unsigned>(in_group_);
   for (size_t i = 0; i < cols_.size(); ++i)
     if (cols_[i].field != smi::CsvField::kIgnore)
       smi::apply_csv_value(cols_[i], fields_[i], cur_, g);
+  ++in_group_;
+}
+
+GpuState& CsvParser::next_gpu(std::optional<int64_t> ts) {
+  if (in_group_ == 0) {
+    group_ts_ = ts;
+    cur_.time_ms = ts.value_or(0);
+  }
+  if (in_group_ >= cur_.gpus.size()) cur_.gpus.emplace_back();
+  return cur_.gpus[in_group_];
+}
+
+// Rows of one -l cycle share the date and second and differ in milliseconds at most: the
+// calendar arithmetic runs once per second of log.
+std::optional<int64_t> CsvParser::fast_timestamp(std::string_view field) {
+  const std::string_view v = text::trim(field);
+  if (v.size() < 19) return std::nullopt;
+  if (ts_prefix_.size() != 19 || std::memcmp(v.data(), ts_prefix_.data(), 19) != 0) {
+    ts_prefix_.assign(v.substr(0, 19));
+    ts_prefix_ms_ = parse_ts_seconds(v);
+  }
+  if (!ts_prefix_ms_) return std::nullopt;
+  return *ts_prefix_ms_ + parse_ts_millis(v);
+}
+
+bool CsvParser::fast_new_group(std::string_view id, std::optional<int64_t> ts, bool canon,
+                               unsigned num) const {
+  if (in_group_ == 0) return false;
+  if (ts && group_ts_ && (*ts - *group_ts_ > kGroupWindowMs || *ts < *group_ts_)) return true;
+  if (id_col_ < 0) return true;
+  if (canon) return (id_bits_[num >> 6] >> (num & 63)) & 1u;
+  for (size_t i = 0; i < other_ids_; ++i)
+    if (group_ids_[i] == id) return true;
+  return false;
+}
+
+void CsvParser::note_fast_id(std::string_view id, bool canon, unsigned num) {
+  if (in_group_ == 0) {
+    id_bits_[0] = id_bits_[1] = 0;
+    other_ids_ = 0;
+  }
+  if (canon) {
+    id_bits_[num >> 6] |= uint64_t{1} << (num & 63);
+    return;
+  }
+  if (other_ids_ >= group_ids_.size()) group_ids_.emplace_back();
+  group_ids_[other_ids_++].assign(id);
+}
+
+void CsvParser::apply_fast(const smi::FastColumn& c, size_t col, std::string_view v, GpuState& g) {
+  namespace fast = smi::fast;
+  GpuSample& s = g.sample;
+  switch (c.op) {
+    case FastOp::kSkip:
+      return;
+    case FastOp::kGeneric:
+      return smi::apply_csv_value(cols_[col], v, cur_, g);
+    case FastOp::kUnsigned:
+      s.*c.u = fast::to_unsigned(v);
+      return;
+    case FastOp::kU64:
+      s.*c.u64 = fast::to_u64(v);
+      return;
+    case FastOp::kInt:
+      s.*c.i = fast::to_int(v);
+      return;
+    case FastOp::kWatts:
+      s.*c.w = fast::watts_mw(v);
+      return;
+    case FastOp::kMem:
+      s.*c.u64 = fast::mem_bytes(v);
+      return;
+    case FastOp::kMemTotal:
+      s.mem_total_bytes = fast::mem_bytes(v);
+      g.info.mem_total_bytes = s.mem_total_bytes;
+      return;
+    case FastOp::kHex:
+      s.clock_reasons = fast::hex(v);
+      return;
+    case FastOp::kPstate:
+      s.pstate = fast::pstate(v);
+      return;
+    case FastOp::kBool:
+      s.*c.b = fast::to_bool(v);
+      return;
+    case FastOp::kIndex:
+      g.info.index = fast::to_unsigned(v).value_or(g.info.index);
+      return;
+    case FastOp::kName:
+      if (const auto t = text::trim(v); g.info.name != t) g.info.name.assign(t);
+      return;
+    case FastOp::kUuid:
+      if (const auto t = text::trim(v); g.info.uuid != t) g.info.uuid.assign(t);
+      return;
+    case FastOp::kBusId:  // rows of a -l log repeat the normalised id: nothing to do
+      if (text::trim(v) != g.info.pci_bus_id) smi::apply_csv_value(cols_[col], v, cur_, g);
+      return;
+  }
+}
+
+void CsvParser::row_fast(std::string_view line, size_t line_no, const char* text_end) {
+  uint32_t* ends = ends_.data();
+  const size_t cols = cols_.size();
+  const size_t n = find_commas(line, text_end, ends, ends_.size());
+  if (n != cols) return row_error(line_no, n);
+  ends[cols - 1] = static_cast<uint32_t>(line.size());
+  auto field = [&](size_t i) {
+    const size_t b = i == 0 ? 0 : ends[i - 1] + 1;
+    return std::string_view(line.data() + b, ends[i] - b);
+  };
+  std::optional<int64_t> ts;
+  if (ts_col_ >= 0) ts = fast_timestamp(field(static_cast<size_t>(ts_col_)));
+  const std::string_view id = id_col_ >= 0 ? text::trim(field(static_cast<size_t>(id_col_))) : "";
+  unsigned num = 0;
+  const bool canon = id_col_ >= 0 && small_canonical_id(id, num);
+  if (fast_new_group(id, ts, canon, num)) emit();
+  note_fast_id(id, canon, num);
+  GpuState& g = next_gpu(ts);
+  if (!plan_.lean) reset_gpu(g);
+  g.info.index = static_cast<unsigned>(in_group_);
+  const smi::FastColumn* plan = plan_.cols.data();
+  for (size_t i = 0; i < cols; ++i) apply_fast(plan[i], i, field(i), g);
   ++in_group_;
 }
 
@@ -198,10 +406,15 @@ size_t CsvParser::finish() {
 
 }  // namespace
 
-Result<size_t> parse_smi_csv(std::string_view text, std::string_view origin,
-                             const SnapshotSink& sink, std::vector<Error>* errors) {
+namespace smi {
+
+Result<size_t> parse_smi_csv_path(std::string_view text, std::string_view origin,
+                                  const SnapshotSink& sink, std::vector<Error>* errors,
+                                  CsvPath path) {
   CsvParser p(origin, sink, errors);
-  text::LineReader rd(text::strip_bom(text));
+  text = text::strip_bom(text);
+  const char* text_end = text.data() + text.size();
+  text::LineReader rd(text);
   std::string_view line;
   bool have_header = false;
   while (rd.next(line)) {
@@ -210,7 +423,10 @@ Result<size_t> parse_smi_csv(std::string_view text, std::string_view origin,
       if (auto st = p.header(line, rd.line_no()); !st) return st.error();
       have_header = true;
     } else if (line != p.header_line()) {  // a repeated header (appended logs) is skipped
-      p.row(line, rd.line_no());
+      if (path == CsvPath::kFast)
+        p.row_fast(line, rd.line_no(), text_end);
+      else
+        p.row_reference(line, rd.line_no());
     }
   }
   if (!have_header) {
@@ -218,6 +434,13 @@ Result<size_t> parse_smi_csv(std::string_view text, std::string_view origin,
                       std::string(origin) + ":1");
   }
   return p.finish();
+}
+
+}  // namespace smi
+
+Result<size_t> parse_smi_csv(std::string_view text, std::string_view origin,
+                             const SnapshotSink& sink, std::vector<Error>* errors) {
+  return smi::parse_smi_csv_path(text, origin, sink, errors, CsvPath::kFast);
 }
 
 std::vector<Snapshot> collect_smi_csv(std::string_view text, std::string_view origin,

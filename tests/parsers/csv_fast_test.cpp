@@ -1,0 +1,293 @@
+// The fast CSV path (smi_csv_fast.h, CsvPath::kFast) against the reference path: value by
+// value on odd inputs, and Snapshot by Snapshot on fixtures and on awkward logs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "fixture_util.h"
+#include "sources/smi/smi_csv.h"
+#include "sources/smi/smi_csv_fast.h"
+#include "sources/smi/text_util.h"
+
+namespace gw {
+namespace {
+
+using smi::CsvPath;
+namespace fast = smi::fast;
+
+// Values as nvidia-smi prints them, and the shapes it should not but might.
+const std::vector<std::string> kOdd = {"45",
+                                       " 45",
+                                       "45 ",
+                                       " 45 %",
+                                       "  0",
+                                       "0",
+                                       "007",
+                                       "-5",
+                                       " -5 C",
+                                       "- 5",
+                                       "--5",
+                                       "+5",
+                                       "-",
+                                       "",
+                                       " ",
+                                       "\t45",
+                                       "45\t",
+                                       "45\r",
+                                       " [N/A]",
+                                       "[N/A]",
+                                       "N/A",
+                                       " [Not Supported]",
+                                       "[Unknown Error]",
+                                       "Not Active",
+                                       "Yes",
+                                       " yes",
+                                       "Enabled",
+                                       "Disabled",
+                                       " Active",
+                                       "On",
+                                       "78.32 W",
+                                       " 78.32 W",
+                                       "78.32W",
+                                       "78.32 mW",
+                                       " 0.5 mW",
+                                       "0.0005 W",
+                                       "78.",
+                                       "78.1234567 W",
+                                       ".5 W",
+                                       "1e3 W",
+                                       "1E3",
+                                       "4000000 W",
+                                       "4000001 W",
+                                       "4000000.5 W",
+                                       "1024 MiB",
+                                       " 81559 MiB",
+                                       "1 GiB",
+                                       "2 GB",
+                                       "3 KiB",
+                                       "4 KB",
+                                       "5 B",
+                                       "6 TB",
+                                       "7 b",
+                                       "8 x",
+                                       "80.5 GiB",
+                                       "123456789012345 MiB",
+                                       "1234567890123456 MiB",
+                                       "999999999",
+                                       "1000000000",
+                                       "4294967295",
+                                       "4294967296",
+                                       "18446744073709551615",
+                                       "18446744073709551616",
+                                       "1234567890123456789",
+                                       "0x0000000000000004",
+                                       " 0x0000000000000004",
+                                       "0x00000000000000FF",
+                                       "0xdeadBEEF",
+                                       "0x",
+                                       "0x ",
+                                       "0xG",
+                                       "0X1f",
+                                       "0x1",
+                                       "0x00000000000000001",
+                                       "0x10000000000000000",
+                                       "0xFFFFFFFFFFFFFFFF",
+                                       "0x1 ",
+                                       "5x",
+                                       "0x",
+                                       "16x",
+                                       "P0",
+                                       " P0",
+                                       "P8",
+                                       "p2",
+                                       "P",
+                                       "P 3",
+                                       "P0x1",
+                                       "P12",
+                                       "Px",
+                                       "2147483647",
+                                       "-2147483647",
+                                       "-2147483648",
+                                       "-999999999",
+                                       "-1000000000",
+                                       "45.9",
+                                       "45,6",
+                                       "\xc2\xb0",
+                                       "\xff",
+                                       "\t[N/A]",
+                                       " \t45 W",
+                                       "45 \tMiB",
+                                       "45 W\t",
+                                       "[5]",
+                                       "-5 W",
+                                       "inf W",
+                                       "nan",
+                                       " .5",
+                                       "0x0000000000000000",
+                                       "0x00000000000000000000001",
+                                       "0x000000000000000000000000"};
+
+TEST(CsvFast, NumbersMatchTextUtil) {
+  for (const auto& raw : kOdd) {
+    const std::string_view v = raw;
+    const std::string_view t = text::trim(v);
+    SCOPED_TRACE("value '" + raw + "'");
+    EXPECT_EQ(fast::to_unsigned(v), text::to_unsigned(text::parse_u64(t)));
+    EXPECT_EQ(fast::to_u64(v), text::parse_u64(t));
+    EXPECT_EQ(fast::to_int(v), text::to_int(text::parse_i64(t)));
+    EXPECT_EQ(fast::watts_mw(v), text::parse_watts_mw(v));
+    EXPECT_EQ(fast::mem_bytes(v), text::parse_mem_bytes(v));
+    EXPECT_EQ(fast::hex(v), text::parse_hex(t));
+    EXPECT_EQ(fast::pstate(v), text::parse_pstate(v));
+    EXPECT_EQ(fast::to_bool(v), text::parse_bool(t));
+  }
+}
+
+TEST(CsvFast, NumbersDecideTheCommonShapes) {
+  // Guards against a fast path that silently always falls back (or always gives nullopt).
+  EXPECT_EQ(fast::to_unsigned(" 1980 MHz"), 1980u);
+  EXPECT_EQ(fast::to_int(" -12"), -12);
+  EXPECT_EQ(fast::watts_mw(" 612.34 W"), 612340u);
+  EXPECT_EQ(fast::watts_mw("250 mW"), 250u);
+  EXPECT_EQ(fast::mem_bytes(" 1024 MiB"), 1024ULL << 20);
+  EXPECT_EQ(fast::mem_bytes("2 GiB"), 2ULL << 30);
+  EXPECT_EQ(fast::hex(" 0x00000000000000A4"), 0xA4u);
+  EXPECT_EQ(fast::pstate(" P8"), 8u);
+  EXPECT_EQ(fast::to_unsigned(" [N/A]"), std::nullopt);
+}
+
+struct Parsed {
+  std::vector<Snapshot> snaps;
+  std::vector<Error> errors;
+  bool ok = false;
+  size_t count = 0;
+};
+
+Parsed parse(std::string_view text, CsvPath path) {
+  Parsed p;
+  auto r = smi::parse_smi_csv_path(
+      text, "t.csv", [&](const Snapshot& s) { p.snaps.push_back(s); }, &p.errors, path);
+  p.ok = r.ok();
+  if (r) p.count = r.value();
+  return p;
+}
+
+void expect_same(std::string_view text, size_t min_snaps) {
+  const Parsed a = parse(text, CsvPath::kFast), b = parse(text, CsvPath::kReference);
+  ASSERT_EQ(a.ok, b.ok);
+  EXPECT_EQ(a.count, b.count);
+  EXPECT_GE(a.snaps.size(), min_snaps);
+  ASSERT_EQ(a.snaps.size(), b.snaps.size());
+  for (size_t i = 0; i < a.snaps.size(); ++i) EXPECT_EQ(a.snaps[i], b.snaps[i]) << "snapshot " << i;
+  ASSERT_EQ(a.errors.size(), b.errors.size());
+  for (size_t i = 0; i < a.errors.size(); ++i) {
+    EXPECT_EQ(a.errors[i].message, b.errors[i].message);
+    EXPECT_EQ(a.errors[i].where, b.errors[i].where);
+  }
+}
+
+TEST(CsvFast, EveryFixtureCsvGivesTheSameSnapshots) {
+  size_t files = 0;
+  for (const auto& dir :
+       std::filesystem::directory_iterator(std::string(GW_SOURCE_DIR) + "/fixtures/captures")) {
+    if (!std::filesystem::exists(dir.path() / "input.csv")) continue;
+    SCOPED_TRACE(dir.path().string());
+    ++files;
+    expect_same(test::read_fixture(dir.path().filename().string(), "input.csv"), 1);
+  }
+  EXPECT_GE(files, 4u);
+}
+
+// One row per GPU per second, every column of the bench log, values from kOdd.
+std::string odd_log(const std::string& header, size_t gpus, size_t seconds, const char* eol) {
+  std::string out = header + eol;
+  size_t k = 0;
+  for (size_t sec = 0; sec < seconds; ++sec) {
+    for (size_t g = 0; g < gpus; ++g) {
+      auto odd = [&] { return kOdd[(k++ * 7919) % kOdd.size()]; };
+      out += "2025/03/04 05:06:" + std::to_string(10 + sec) + "." + std::to_string(100 + g) + ", " +
+             std::to_string(g) + ", NVIDIA H100, 00000000:1" + std::to_string(g) + ":00.0, " +
+             odd() + ", " + odd() + ", " + odd() + ", " + odd() + ", " + odd() + ", " + odd() +
+             ", " + odd() + ", " + odd() + ", " + odd() + ", " + odd() + ", " + odd() + ", " +
+             odd() + ", " + odd() + ", " + odd() + eol;
+    }
+  }
+  return out;
+}
+
+const std::string kBenchHeader =
+    "timestamp, index, name, pci.bus_id, temperature.gpu, utilization.gpu [%], "
+    "utilization.memory [%], memory.used [MiB], memory.total [MiB], power.draw [W], "
+    "power.limit [W], clocks.sm [MHz], clocks.mem [MHz], clocks_event_reasons.active, "
+    "pcie.link.gen.current, pcie.link.width.current, pstate, fan.speed [%]";
+
+TEST(CsvFast, OddValuesInEveryColumnLf) {
+  expect_same(odd_log(kBenchHeader, 8, 40, "\n"), 40);
+}
+
+TEST(CsvFast, OddValuesInEveryColumnCrlf) {
+  expect_same(odd_log(kBenchHeader, 3, 60, "\r\n"), 60);
+}
+
+TEST(CsvFast, NonLeanHeadersMatch) {
+  // Aliases that fill the same slot, reason bits ORed into the mask, serials kept only when
+  // given, pcie max as a minimum: the fast path must reset and apply them like the reference.
+  const std::string h1 =
+      "timestamp, index, name, pci.bus_id, power.draw [W], power.draw.average [W], "
+      "enforced.power.limit [W], power.limit [W], clocks_event_reasons.active, "
+      "clocks_event_reasons.sw_power_cap, serial, pcie.link.gen.max, pcie.link.gen.hostmax, "
+      "ecc.errors.corrected.volatile.device_memory, ecc.errors.corrected.volatile.dram, "
+      "compute_mode, temperature.gpu, temperature.gpu";
+  expect_same(odd_log(h1, 4, 30, "\n"), 30);
+}
+
+TEST(CsvFast, GroupingMatchesForOddIds) {
+  // Ids that are equal numbers but different text ("0", "00"), bus ids as ids, no id at all.
+  const char* texts[] = {
+      "index, temperature.gpu\n0, 1\n00, 2\n1, 3\n0, 4\n 00 , 5\n99, 6\n99, 7\n100, 8\n100, 9\n"
+      "64, 1\n63, 2\n64, 3\n-1, 4\n-1, 5\n",
+      "pci.bus_id, temperature.gpu\n00000000:18:00.0, 1\n00000000:2A:00.0, 2\n"
+      "00000000:18:00.0, 3\n5, 4\n5, 5\n",
+      "temperature.gpu, power.draw [W]\n1, 2\n3, 4\n5, 6\n",
+      "timestamp, index, temperature.gpu\n2025/01/01 00:00:00.000, 0, 1\n"
+      "2025/01/01 00:00:00.400, 1, 2\n2025/01/01 00:00:00.900, 2, 3\n"
+      "2025/01/01 00:00:00.800, 0, 4\nbad, 1, 5\n2025/13/01 00:00:00.000, 2, 6\n"
+      "2025/01/01 00:00:01, 0, 7\n2025/01/01 00:00:01.5, 1, 8\n2025/01/01 00:00:01.xyz, 2, 9\n",
+  };
+  for (const char* t : texts) {
+    SCOPED_TRACE(t);
+    expect_same(t, 2);
+  }
+}
+
+TEST(CsvFast, BadRowsAndRepeatedHeadersMatch) {
+  std::string text = kBenchHeader + "\n";
+  std::string good = odd_log(kBenchHeader, 2, 3, "\n");
+  good = good.substr(good.find('\n') + 1);
+  text += good + "1, 2, 3\n" + kBenchHeader + "\n" + good + ",,,,,,,,,,,,,,,,,,,,,,,,,,,\n" +
+          "\n   \n" + good;
+  text += std::string(100, ',') + "\n";          // more commas than the comma buffer holds
+  for (int i = 0; i < 60; ++i) text += "x,y\n";  // past the per-row error cap
+  text += good.substr(0, good.size() - 1);       // no final newline
+  expect_same(text, 3);
+  const Parsed p = parse(text, CsvPath::kFast);
+  EXPECT_EQ(p.errors.size(), 51u);
+  bool wide = false;  // the 101-field row is reported with its true field count
+  for (const auto& e : p.errors) wide |= e.message.find("got 101;") != std::string::npos;
+  EXPECT_TRUE(wide);
+}
+
+TEST(CsvFast, LongRowsAcrossSimdBlocks) {
+  // Rows longer and shorter than 16 bytes, the last one ending at the very end of the text.
+  std::string text = "index, name, temperature.gpu\n";
+  for (int i = 0; i < 40; ++i)
+    text += std::to_string(i % 3) + ", " + std::string(static_cast<size_t>(i), 'n') + ", " +
+            std::to_string(40 + i) + "\n";
+  text += "0,a,1";
+  expect_same(text, 10);
+}
+
+}  // namespace
+}  // namespace gw
