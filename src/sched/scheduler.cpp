@@ -131,7 +131,9 @@ PassResult Scheduler::schedule() {
   while (auto head = pending_.first()) {
     const size_t i = head->slot;
     if (!try_start(i, nullptr)) {
-      if (policy_->backfill()) backfill_pass(i, out);
+      // Preemptive policies are work-conserving (as in Tiresias): later jobs that fit start
+      // without a reservation, since the head can always preempt its way in next quantum.
+      if (policy_->backfill() || policy_->preemptive()) backfill_pass(i, out, policy_->backfill());
       break;
     }
     out.started.push_back(head->key.id);
@@ -215,10 +217,10 @@ std::optional<Reservation> Scheduler::plan_reservation(const Job& head, NodeCaps
 
 // EASY backfill: every later waiting job is examined (the index skips blocks that cannot
 // match); one starts only if it ends before the reservation or stays off the reserved GPUs.
-void Scheduler::backfill_pass(size_t head, PassResult& out) {
+void Scheduler::backfill_pass(size_t head, PassResult& out, bool reserve) {
   const int64_t now = clock_.now_ms();
   NodeCaps caps;
-  reservation_ = plan_reservation(jobs_[head], caps);
+  if (reserve) reservation_ = plan_reservation(jobs_[head], caps);
   const int64_t window = reservation_ ? reservation_->start_ms - now : INT64_MAX;
   std::optional<PendingKey> cursor = keys_[head];
   while (true) {

@@ -87,7 +87,7 @@ class Scheduler {
   void stop_running(size_t i);
   void settle_dependents(size_t i);
   void preempt_pass(PassResult& out);
-  void backfill_pass(size_t head, PassResult& out);
+  void backfill_pass(size_t head, PassResult& out, bool reserve);
   std::optional<Reservation> plan_reservation(const Job& head, NodeCaps& caps) const;
   void update_hol();
 

@@ -145,6 +145,18 @@ TEST(Las, PreemptsTheJobWithMoreAttainedService) {
   EXPECT_DOUBLE_EQ(o.result.goodput, 1.0);  // preemption keeps progress: nothing lost
 }
 
+TEST(Las, IsWorkConservingBetweenQuanta) {
+  // Four GPUs, quantum 1000 s (no preemption here). A(0s, 3 GPUs, 100s) runs. B(1s, 2 GPUs)
+  // and C(2s, 1 GPU) both have 0 attained service; B is first (earlier) but does not fit in
+  // the 1 free GPU, so C starts at 2 anyway. B starts when A ends at 100.
+  SimOptions opt;
+  opt.policy.las_quantum_ms = 1000000;
+  const auto o = run({job(1, 0, 3, 100), job(2, 1, 2, 10), job(3, 2, 1, 5)},
+                     sched::Cluster::uniform(1, 4), "las", opt);
+  EXPECT_EQ(starts(o), (Times{{1, 0}, {2, 100}, {3, 2}}));
+  EXPECT_EQ(o.result.preemptions, 0u);
+}
+
 TEST(Tiresias, DiscretisedQueuesAreFifoInside) {
   // One GPU, quantum 10 s, one threshold at 5 GPU-s. A(0s, 30s), B(1s, 20s), C(12s, 3s).
   // 10: A has 10 GPU-s (queue 1), B 0 (queue 0): A preempted, B runs.
