@@ -221,7 +221,9 @@ void Scheduler::backfill_pass(size_t head, PassResult& out, bool reserve) {
   const int64_t now = clock_.now_ms();
   NodeCaps caps;
   if (reserve) reservation_ = plan_reservation(jobs_[head], caps);
-  const int64_t window = reservation_ ? reservation_->start_ms - now : INT64_MAX;
+  // No reservation: every job that fits may start (window -1 lets the index skip blocks on
+  // their smallest request alone).
+  const int64_t window = reservation_ ? reservation_->start_ms - now : -1;
   std::optional<PendingKey> cursor = keys_[head];
   while (true) {
     const unsigned fit_now = cluster_.max_fit();
