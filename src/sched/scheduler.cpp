@@ -64,6 +64,7 @@ Status Scheduler::submit(JobSpec spec) {
   unmet_deps_.push_back(unmet);
   if (dep_failed) {
     (void)at(i).transition(JobState::kCancelled, clock_.now_ms(), "dependency failed");
+    ++final_count_;
     return {};
   }
   if (unmet > 0) {
@@ -295,6 +296,7 @@ Status Scheduler::finish(JobId id, JobState final_state, std::string_view reason
                       "job " + std::to_string(id));
   stop_running(i);
   Status s = at(i).transition(final_state, clock_.now_ms(), reason);
+  ++final_count_;
   at(i).gpus.clear();
   settle_dependents(i);
   return s;
@@ -316,6 +318,7 @@ Status Scheduler::cancel(JobId id, std::string_view reason) {
     pending_.erase(keys_[i]);
   }
   Status s = j.transition(JobState::kCancelled, clock_.now_ms(), reason);
+  ++final_count_;
   settle_dependents(i);
   return s;
 }

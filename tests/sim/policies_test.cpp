@@ -175,3 +175,29 @@ TEST(Tiresias, DiscretisedQueuesAreFifoInside) {
 
 }  // namespace
 }  // namespace gw::sim
+
+namespace gw::sim {
+namespace {
+
+using namespace test;
+
+TEST(Dependencies, WaitForSuccessAndCancelOnFailure) {
+  // Two GPUs. B depends on A: it is held at 1 although a GPU is free, and starts at A's end, 10.
+  auto b = job(2, 1, 1, 5);
+  b.depends_on = {1};
+  const auto o = run({job(1, 0, 1, 10), b}, sched::Cluster::uniform(1, 2), "fcfs");
+  EXPECT_EQ(starts(o), (Times{{1, 0}, {2, 10}}));
+  // A fails (node failures, no requeue): B is cancelled and the run still ends.
+  SimOptions opt;
+  opt.failure.node_failures_per_node_hour = 1.0;
+  auto d = job(2, 1, 1, 5);
+  d.depends_on = {1};
+  const auto f = run({job(1, 0, 2, 36000), d}, sched::Cluster::uniform(1, 2), "fcfs", opt);
+  ASSERT_EQ(f.jobs.size(), 2u);
+  EXPECT_EQ(f.jobs[0].state, sched::JobState::kFailed);
+  EXPECT_EQ(f.jobs[1].state, sched::JobState::kCancelled);
+  EXPECT_FALSE(f.jobs[1].first_start_ms);
+}
+
+}  // namespace
+}  // namespace gw::sim
