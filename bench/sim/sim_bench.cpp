@@ -42,8 +42,9 @@ std::vector<JobSpec> synthetic_philly(size_t n, uint64_t seed) {
              : u < 0.9989 ? 16
                           : 32;
     // Box-Muller normal for the log-normal run time, capped at 50 days like the real trace.
-    const double z =
-        std::sqrt(-2.0 * std::log1p(-rng.uniform())) * std::cos(2 * M_PI * rng.uniform());
+    const double u1 = rng.uniform();  // separate statements: a fixed draw order on every compiler
+    const double u2 = rng.uniform();
+    const double z = std::sqrt(-2.0 * std::log1p(-u1)) * std::cos(2 * M_PI * u2);
     const double run_s = std::clamp(std::exp(mu + sigma * z), 1.0, 4.6e6);
     s.submit_ms = static_cast<int64_t>(t * 1000);
     s.actual_runtime_ms = static_cast<int64_t>(run_s * 1000);

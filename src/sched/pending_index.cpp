@@ -11,6 +11,7 @@ size_t PendingIndex::size_class(unsigned gpus) {
 }
 
 void PendingIndex::summarize(Block& b) {
+  b.stale = 0;
   b.min_gpus = UINT32_MAX;
   b.min_limit_upto.fill(INT64_MAX);
   for (const PendingEntry& e : b.entries) {
@@ -72,7 +73,7 @@ bool PendingIndex::erase(const PendingKey& key) {
   --size_;
   if (b.entries.empty()) {
     blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(bi));
-  } else {
+  } else if (++b.stale >= kResummarize) {
     summarize(b);
   }
   return true;

@@ -86,7 +86,11 @@ class PendingIndex {
     std::vector<PendingEntry> entries;
     unsigned min_gpus = UINT32_MAX;
     std::array<int64_t, kClasses> min_limit_upto{};  // by GPU-size class, prefix minimum
+    // Erasures since the summary was computed. A summary is a lower bound, so after an erase
+    // it stays valid (only looser); it is recomputed every kResummarize erasures.
+    uint32_t stale = 0;
   };
+  static constexpr uint32_t kResummarize = 64;
   static size_t size_class(unsigned gpus);
   static void summarize(Block& b);
   size_t block_for(const PendingKey& key) const;

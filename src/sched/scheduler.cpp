@@ -64,6 +64,7 @@ Status Scheduler::submit(JobSpec spec) {
   unmet_deps_.push_back(unmet);
   if (dep_failed) {
     (void)at(i).transition(JobState::kCancelled, clock_.now_ms(), "dependency failed");
+    ++final_count_;
     return {};
   }
   if (unmet > 0) {
@@ -131,7 +132,9 @@ PassResult Scheduler::schedule() {
   while (auto head = pending_.first()) {
     const size_t i = head->slot;
     if (!try_start(i, nullptr)) {
-      if (policy_->backfill()) backfill_pass(i, out);
+      // Preemptive policies are work-conserving (as in Tiresias): later jobs that fit start
+      // without a reservation, since the head can always preempt its way in next quantum.
+      if (policy_->backfill() || policy_->preemptive()) backfill_pass(i, out, policy_->backfill());
       break;
     }
     out.started.push_back(head->key.id);
@@ -215,11 +218,13 @@ std::optional<Reservation> Scheduler::plan_reservation(const Job& head, NodeCaps
 
 // EASY backfill: every later waiting job is examined (the index skips blocks that cannot
 // match); one starts only if it ends before the reservation or stays off the reserved GPUs.
-void Scheduler::backfill_pass(size_t head, PassResult& out) {
+void Scheduler::backfill_pass(size_t head, PassResult& out, bool reserve) {
   const int64_t now = clock_.now_ms();
   NodeCaps caps;
-  reservation_ = plan_reservation(jobs_[head], caps);
-  const int64_t window = reservation_ ? reservation_->start_ms - now : INT64_MAX;
+  if (reserve) reservation_ = plan_reservation(jobs_[head], caps);
+  // No reservation: every job that fits may start (window -1 lets the index skip blocks on
+  // their smallest request alone).
+  const int64_t window = reservation_ ? reservation_->start_ms - now : -1;
   std::optional<PendingKey> cursor = keys_[head];
   while (true) {
     const unsigned fit_now = cluster_.max_fit();
@@ -291,6 +296,7 @@ Status Scheduler::finish(JobId id, JobState final_state, std::string_view reason
                       "job " + std::to_string(id));
   stop_running(i);
   Status s = at(i).transition(final_state, clock_.now_ms(), reason);
+  ++final_count_;
   at(i).gpus.clear();
   settle_dependents(i);
   return s;
@@ -312,6 +318,7 @@ Status Scheduler::cancel(JobId id, std::string_view reason) {
     pending_.erase(keys_[i]);
   }
   Status s = j.transition(JobState::kCancelled, clock_.now_ms(), reason);
+  ++final_count_;
   settle_dependents(i);
   return s;
 }

@@ -68,6 +68,7 @@ class Scheduler {
   const FairShareLedger& fairshare() const { return ledger_; }
   size_t waiting_count() const { return pending_.size() + held_count_; }
   size_t running_count() const { return running_.size(); }
+  size_t final_count() const { return final_count_; }  // jobs done, failed or cancelled
   // From the last pass: the backfill reservation, and whether the first waiting job was
   // blocked while another waiting job would have fitted (head-of-line blocking).
   const std::optional<Reservation>& reservation() const { return reservation_; }
@@ -87,7 +88,7 @@ class Scheduler {
   void stop_running(size_t i);
   void settle_dependents(size_t i);
   void preempt_pass(PassResult& out);
-  void backfill_pass(size_t head, PassResult& out);
+  void backfill_pass(size_t head, PassResult& out, bool reserve);
   std::optional<Reservation> plan_reservation(const Job& head, NodeCaps& caps) const;
   void update_hol();
 
@@ -104,6 +105,7 @@ class Scheduler {
   PendingIndex pending_;
   std::set<std::pair<int64_t, size_t>> running_;  // (expected end, job index)
   size_t held_count_ = 0;
+  size_t final_count_ = 0;
   int64_t last_rerank_ms_ = INT64_MIN;
   std::optional<Reservation> reservation_;
   bool hol_blocked_ = false;

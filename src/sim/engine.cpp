@@ -53,7 +53,10 @@ class Engine {
   void after_pass(const sched::PassResult& pass);
   void arm_failure(Kind kind, int64_t t);
   void record(int64_t t);
-  bool all_settled() const { return settled_ == accepted_ && submitted_ == specs_.size(); }
+  // Every accepted job final (cancellations of dependents included) and nothing left to submit.
+  bool all_settled() const {
+    return sched_.final_count() == accepted_ && submitted_ == specs_.size();
+  }
   SimOutcome finish(int64_t t_end);
 
   const std::vector<sched::JobSpec>& specs_;
@@ -70,7 +73,7 @@ class Engine {
   std::unordered_map<sched::JobId, bool> reserved_;
   std::vector<std::string> rejected_;
   std::vector<std::pair<int64_t, double>> util_steps_, queue_steps_;
-  size_t submitted_ = 0, accepted_ = 0, settled_ = 0;
+  size_t submitted_ = 0, accepted_ = 0;
   int64_t t0_ = 0, last_t_ = 0, wake_at_ = INT64_MAX;
   double hol_ms_ = 0, useful_ = 0, allocated_ = 0;
   bool hol_ = false;
@@ -153,7 +156,6 @@ void Engine::on_submit(size_t i) {
   jo.submit_ms = s.submit_ms;
   jo.runtime_ms = sj.remaining_ms;
   out_.push_back(std::move(jo));
-  if (is_final(sched_.find(s.id)->state)) ++settled_;  // cancelled: a dependency had failed
 }
 
 void Engine::on_end(size_t slot, uint32_t gen) {
@@ -163,7 +165,6 @@ void Engine::on_end(size_t slot, uint32_t gen) {
   allocated_ += static_cast<double>(sj.allocated) * static_cast<double>(now - sj.attempt_start_ms);
   useful_ += static_cast<double>(sj.allocated) * static_cast<double>(out_[slot].runtime_ms);
   (void)sched_.finish(out_[slot].id, JobState::kDone, "completed");
-  ++settled_;
 }
 
 // A failed job's attempt is charged in full; what its last checkpoint saved carries over.
@@ -194,7 +195,6 @@ void Engine::on_gpu_fail(size_t which, bool node_event) {
     const sched::JobId victim = c.gpu(g).job;
     if (victim != 0) interrupt(slot_of_.at(victim), false);
     (void)sched_.fail_gpu(g, o_.failure.requeue);
-    if (victim != 0 && is_final(sched_.find(victim)->state)) ++settled_;
     push(now + o_.failure.repair_ms, Kind::kRepair, g);
   }
   arm_failure(node_event ? Kind::kNodeFail : Kind::kGpuFail, now);

@@ -145,6 +145,18 @@ TEST(Las, PreemptsTheJobWithMoreAttainedService) {
   EXPECT_DOUBLE_EQ(o.result.goodput, 1.0);  // preemption keeps progress: nothing lost
 }
 
+TEST(Las, IsWorkConservingBetweenQuanta) {
+  // Four GPUs, quantum 1000 s (no preemption here). A(0s, 3 GPUs, 100s) runs. B(1s, 2 GPUs)
+  // and C(2s, 1 GPU) both have 0 attained service; B is first (earlier) but does not fit in
+  // the 1 free GPU, so C starts at 2 anyway. B starts when A ends at 100.
+  SimOptions opt;
+  opt.policy.las_quantum_ms = 1000000;
+  const auto o = run({job(1, 0, 3, 100), job(2, 1, 2, 10), job(3, 2, 1, 5)},
+                     sched::Cluster::uniform(1, 4), "las", opt);
+  EXPECT_EQ(starts(o), (Times{{1, 0}, {2, 100}, {3, 2}}));
+  EXPECT_EQ(o.result.preemptions, 0u);
+}
+
 TEST(Tiresias, DiscretisedQueuesAreFifoInside) {
   // One GPU, quantum 10 s, one threshold at 5 GPU-s. A(0s, 30s), B(1s, 20s), C(12s, 3s).
   // 10: A has 10 GPU-s (queue 1), B 0 (queue 0): A preempted, B runs.
@@ -159,6 +171,32 @@ TEST(Tiresias, DiscretisedQueuesAreFifoInside) {
   EXPECT_EQ(starts(o), (Times{{1, 0}, {2, 10}, {3, 20}}));
   EXPECT_EQ(ends(o), (Times{{1, 43}, {2, 53}, {3, 23}}));
   EXPECT_EQ(o.result.preemptions, 2u);
+}
+
+}  // namespace
+}  // namespace gw::sim
+
+namespace gw::sim {
+namespace {
+
+using namespace test;
+
+TEST(Dependencies, WaitForSuccessAndCancelOnFailure) {
+  // Two GPUs. B depends on A: it is held at 1 although a GPU is free, and starts at A's end, 10.
+  auto b = job(2, 1, 1, 5);
+  b.depends_on = {1};
+  const auto o = run({job(1, 0, 1, 10), b}, sched::Cluster::uniform(1, 2), "fcfs");
+  EXPECT_EQ(starts(o), (Times{{1, 0}, {2, 10}}));
+  // A fails (node failures, no requeue): B is cancelled and the run still ends.
+  SimOptions opt;
+  opt.failure.node_failures_per_node_hour = 1.0;
+  auto d = job(2, 1, 1, 5);
+  d.depends_on = {1};
+  const auto f = run({job(1, 0, 2, 36000), d}, sched::Cluster::uniform(1, 2), "fcfs", opt);
+  ASSERT_EQ(f.jobs.size(), 2u);
+  EXPECT_EQ(f.jobs[0].state, sched::JobState::kFailed);
+  EXPECT_EQ(f.jobs[1].state, sched::JobState::kCancelled);
+  EXPECT_FALSE(f.jobs[1].first_start_ms);
 }
 
 }  // namespace
