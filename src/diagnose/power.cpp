@@ -58,7 +58,7 @@ void emit_platform(const DiagnoseContext& c, Findings& out, const GpuSeries& g,
   std::vector<std::string> ev{
       fmt::format("{} active {}", name, share_text(count_bit(g, bit), g.samples.size()))};
   if (const auto frac = counter_share(g, &ViolationCounters::hw_power_brake_ns);
-      frac && bit == clock_reason::kHwPowerBrakeSlowdown) {
+      frac && *frac > 0 && bit == clock_reason::kHwPowerBrakeSlowdown) {
     ev.push_back(fmt::format("violation counter: braked {} of the window", pct(*frac)));
   }
   if (auto cp = clocks_and_power(g); !cp.empty()) ev.push_back(std::move(cp));
@@ -116,7 +116,7 @@ void rule_power_sw_cap(const DiagnoseContext& c, Findings& out) {
     std::vector<std::string> ev{
         fmt::format("SW power cap active in {} of {} loaded samples", hits, loaded)};
     if (auto cp = clocks_and_power(g); !cp.empty()) ev.push_back(std::move(cp));
-    if (const auto frac = counter_share(g, &ViolationCounters::power_ns))
+    if (const auto frac = counter_share(g, &ViolationCounters::power_ns); frac && *frac > 0)
       ev.push_back(fmt::format("violation counter: capped {} of the window", pct(*frac)));
     const auto def = g.info->power_default_limit_mw;
     const bool lowered =

@@ -66,7 +66,9 @@ std::vector<std::string> reason_evidence(const GpuSeries& g, uint64_t bit, const
   std::vector<std::string> ev;
   const size_t hits = count_bit(g, bit);
   ev.push_back(fmt::format("{} active {}", name, share_text(hits, g.samples.size())));
-  if (auto frac = counter_share(g, counter)) {
+  // A counter that did not move while the flag was set is not tracking: leave it out rather
+  // than print evidence that contradicts the flag.
+  if (auto frac = counter_share(g, counter); frac && *frac > 0) {
     ev.push_back(fmt::format("violation counter: held back {} of the {:.0f} s window", pct(*frac),
                              window_s(g)));
   }
