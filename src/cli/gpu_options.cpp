@@ -5,8 +5,8 @@
 namespace gw::cli {
 
 void add_gpu_source_options(CLI::App& sub, GpuSourceOptions& options) {
-  auto* demo = sub.add_flag("--demo", options.demo,
-                            "Read the bundled demo fleet (played by the fake NVML)");
+  auto* demo =
+      sub.add_flag("--demo", options.demo, "Read the bundled demo fleet (played by the fake NVML)");
   sub.add_option("--scenario", options.scenario,
                  "Read a scenario file played by the fake NVML (see docs/scenario-format.md)")
       ->excludes(demo);

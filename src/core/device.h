@@ -68,7 +68,7 @@ struct DeviceInfo {
   std::string uuid;    // "GPU-0b11d014-..."
   std::optional<std::string> serial;
   std::string pci_bus_id;  // normalised "00000000:18:00.0" (8-digit domain, upper-case hex)
-  std::optional<unsigned> minor_number;   // N in /dev/nvidiaN
+  std::optional<unsigned> minor_number;     // N in /dev/nvidiaN
   std::optional<std::string> architecture;  // "Hopper", "Ampere", ...
   std::optional<std::string> vbios_version;
 

@@ -8,11 +8,16 @@ namespace gw {
 
 std::string_view event_kind_name(EventKind k) {
   switch (k) {
-    case EventKind::kXid: return "xid";
-    case EventKind::kSXid: return "sxid";
-    case EventKind::kFallenOffBus: return "fallen_off_bus";
-    case EventKind::kGpuLost: return "gpu_lost";
-    case EventKind::kDriverMessage: return "driver_message";
+    case EventKind::kXid:
+      return "xid";
+    case EventKind::kSXid:
+      return "sxid";
+    case EventKind::kFallenOffBus:
+      return "fallen_off_bus";
+    case EventKind::kGpuLost:
+      return "gpu_lost";
+    case EventKind::kDriverMessage:
+      return "driver_message";
   }
   return "unknown";
 }

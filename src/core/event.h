@@ -9,18 +9,18 @@
 namespace gw {
 
 enum class EventKind {
-  kXid,           // NVRM: Xid (PCI:0000:3b:00): 79, ...
-  kSXid,          // nvidia-nvswitch: SXid (PCI:...): 12028, ...
-  kFallenOffBus,  // "GPU has fallen off the bus" (with or without an Xid)
-  kGpuLost,       // NVML answered GPU_IS_LOST
-  kDriverMessage, // another NVRM line worth keeping (e.g. version mismatch API text)
+  kXid,            // NVRM: Xid (PCI:0000:3b:00): 79, ...
+  kSXid,           // nvidia-nvswitch: SXid (PCI:...): 12028, ...
+  kFallenOffBus,   // "GPU has fallen off the bus" (with or without an Xid)
+  kGpuLost,        // NVML answered GPU_IS_LOST
+  kDriverMessage,  // another NVRM line worth keeping (e.g. version mismatch API text)
 };
 
 struct Event {
   EventKind kind = EventKind::kXid;
-  std::optional<int64_t> time_ms;    // wall-clock, when the log line carries it
-  std::optional<double> uptime_s;    // seconds since boot, dmesg's "[ 1234.5678]"
-  std::optional<unsigned> code;      // Xid / SXid number
+  std::optional<int64_t> time_ms;         // wall-clock, when the log line carries it
+  std::optional<double> uptime_s;         // seconds since boot, dmesg's "[ 1234.5678]"
+  std::optional<unsigned> code;           // Xid / SXid number
   std::optional<std::string> pci_bus_id;  // normalised "00000000:3B:00.0"
   std::optional<unsigned> gpu_index;      // resolved from pci_bus_id when possible
   std::optional<uint32_t> pid;

@@ -18,7 +18,7 @@ struct Finding {
   // The GPU's PCI address ("00000000:19:00.0") when known; for kernel-log findings about a GPU
   // no snapshot lists, this is the only way to say which GPU it is.
   std::optional<std::string> pci_bus_id;
-  std::string title;            // one line: what is wrong
+  std::string title;                  // one line: what is wrong
   std::vector<std::string> evidence;  // facts with numbers: "92 C, slowdown at 87 C"
   std::string remedy;                 // what to do, in the user's words
 };

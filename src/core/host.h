@@ -11,8 +11,8 @@
 namespace gw {
 
 struct PciDeviceFacts {
-  std::string pci_bus_id;  // normalised
-  std::optional<std::string> device_id;  // "0x2330"
+  std::string pci_bus_id;                 // normalised
+  std::optional<std::string> device_id;   // "0x2330"
   std::optional<double> link_speed_gt_s;  // current_link_speed
   std::optional<double> max_link_speed_gt_s;
   std::optional<unsigned> link_width;
@@ -34,8 +34,8 @@ struct CudaInstall {
 };
 
 struct FrameworkRuntime {
-  std::string name;          // "torch"
-  std::string version;       // "2.3.1"
+  std::string name;                 // "torch"
+  std::string version;              // "2.3.1"
   std::optional<std::string> cuda;  // "12.1": the CUDA runtime it was built with
   std::string path;
 };

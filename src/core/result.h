@@ -13,9 +13,7 @@ struct Error {
   std::string message;  // one sentence for a person
   std::string where;    // file:line, symbol, GPU, ... (may be empty)
 
-  std::string to_string() const {
-    return where.empty() ? message : where + ": " + message;
-  }
+  std::string to_string() const { return where.empty() ? message : where + ": " + message; }
 };
 
 inline Error make_error(std::string code, std::string message, std::string where = {}) {
@@ -25,7 +23,7 @@ inline Error make_error(std::string code, std::string message, std::string where
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}   // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
   Result(Error error) : v_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return v_.index() == 0; }

@@ -6,12 +6,18 @@ namespace gw {
 
 std::string_view gpu_access_name(GpuAccess a) {
   switch (a) {
-    case GpuAccess::kOk: return "ok";
-    case GpuAccess::kLost: return "lost";
-    case GpuAccess::kResetRequired: return "reset_required";
-    case GpuAccess::kHung: return "hung";
-    case GpuAccess::kNoPermission: return "no_permission";
-    case GpuAccess::kError: return "error";
+    case GpuAccess::kOk:
+      return "ok";
+    case GpuAccess::kLost:
+      return "lost";
+    case GpuAccess::kResetRequired:
+      return "reset_required";
+    case GpuAccess::kHung:
+      return "hung";
+    case GpuAccess::kNoPermission:
+      return "no_permission";
+    case GpuAccess::kError:
+      return "error";
   }
   return "error";
 }

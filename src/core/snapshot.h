@@ -25,7 +25,12 @@ inline constexpr uint64_t kHwPowerBrakeSlowdown = 0x80;
 inline constexpr uint64_t kDisplayClockSetting = 0x100;
 }  // namespace clock_reason
 
-enum class ComputeMode { kDefault = 0, kExclusiveThread = 1, kProhibited = 2, kExclusiveProcess = 3 };
+enum class ComputeMode {
+  kDefault = 0,
+  kExclusiveThread = 1,
+  kProhibited = 2,
+  kExclusiveProcess = 3
+};
 
 struct ProcessInfo {
   uint32_t pid = 0;
@@ -130,7 +135,7 @@ enum class GpuAccess {
   kResetRequired,  // RESET_REQUIRED
   kHung,           // a call did not return within its deadline
   kNoPermission,
-  kError,          // some other failure, see errors
+  kError,  // some other failure, see errors
 };
 
 struct GpuState {

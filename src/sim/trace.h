@@ -22,8 +22,8 @@ struct ClusterSpec {
 };
 
 struct TraceOptions {
-  uint64_t seed = 1;           // for synthesised users/limits and resampling
-  std::optional<size_t> limit; // read at most this many jobs
+  uint64_t seed = 1;            // for synthesised users/limits and resampling
+  std::optional<size_t> limit;  // read at most this many jobs
   // Synthesised time limit when a trace has none: actual runtime x a seeded factor in
   // [limit_factor_min, limit_factor_max] (users over-estimate; see docs/simulate.md).
   double limit_factor_min = 1.0;
@@ -36,7 +36,7 @@ struct TraceOptions {
 struct Trace {
   std::string name;  // "philly-sia", ...
   std::string path;
-  std::vector<sched::JobSpec> jobs;  // sorted by submit time, ids unique
+  std::vector<sched::JobSpec> jobs;              // sorted by submit time, ids unique
   std::optional<ClusterSpec> suggested_cluster;  // what the trace's README describes
   std::vector<std::string> notes;                // caveats handled, for the report
 };

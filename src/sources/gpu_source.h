@@ -23,9 +23,9 @@ class GpuSource {
 };
 
 struct GpuSourceOptions {
-  bool demo = false;                         // the bundled demo fleet through the fake NVML
-  std::optional<std::string> scenario;       // a scenario file played by the fake NVML
-  std::optional<std::string> nvml_library;   // path overriding libnvidia-ml.so.1
+  bool demo = false;                              // the bundled demo fleet through the fake NVML
+  std::optional<std::string> scenario;            // a scenario file played by the fake NVML
+  std::optional<std::string> nvml_library;        // path overriding libnvidia-ml.so.1
   std::chrono::milliseconds call_deadline{2000};  // every NVML call runs under it
 };
 
