@@ -27,9 +27,9 @@ json comparable_status(const std::string& stdout_text) {
   return doc;
 }
 
-class CaptureRoundTrip : public ::testing::TestWithParam<const char*> {};
+class CliCaptureRoundTrip : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(CaptureRoundTrip, ReplayingTheCaptureGivesTheSameSnapshot) {
+TEST_P(CliCaptureRoundTrip, ReplayingTheCaptureGivesTheSameSnapshot) {
   const TempDir dir;
   const auto scenario = scenario_path(GetParam());
   const auto cap = dir.path() / "cap.json";
@@ -53,14 +53,14 @@ TEST_P(CaptureRoundTrip, ReplayingTheCaptureGivesTheSameSnapshot) {
   EXPECT_EQ(b.at("snapshot").at("gpus").size(), load_json_file(scenario).at("devices").size());
 }
 
-INSTANTIATE_TEST_SUITE_P(Bundled, CaptureRoundTrip,
+INSTANTIATE_TEST_SUITE_P(Bundled, CliCaptureRoundTrip,
                          ::testing::Values("demo", "consumer-rtx4090", "pcie-link",
                                            "vram-nearly-full", "healthy-8x-h100"),
                          [](const auto& p) { return test_name(p.param); });
 
 // A hung GPU is recorded as a hang of the call it was stuck in, so the replay hangs that GPU
 // alone (not the enumeration of the whole machine) and reads the same snapshot.
-TEST(CaptureCli, HungGpuReplaysAsTheSameHungGpu) {
+TEST(CliCapture, HungGpuReplaysAsTheSameHungGpu) {
   const TempDir dir;
   const auto scenario = scenario_path("hung-call");
   const auto cap = dir.path() / "cap.json";
@@ -83,7 +83,7 @@ TEST(CaptureCli, HungGpuReplaysAsTheSameHungGpu) {
   EXPECT_TRUE(patch.empty()) << patch.dump(1);
 }
 
-TEST(CaptureCli, StdoutCaptureIsAScenarioTheFakeReplays) {
+TEST(CliCapture, StdoutCaptureIsAScenarioTheFakeReplays) {
   const TempDir dir;
   const auto c = run_gpuwarden({"capture", "--scenario", scenario_path("demo").string()});
   ASSERT_EQ(c.exit_code, 0) << c.describe();
@@ -96,7 +96,7 @@ TEST(CaptureCli, StdoutCaptureIsAScenarioTheFakeReplays) {
   EXPECT_EQ(json::parse(r.out).at("snapshot").at("gpus").size(), 8u);
 }
 
-TEST(CaptureCli, UnreadableSourceExitsTwoWithTheCode) {
+TEST(CliCapture, UnreadableSourceExitsTwoWithTheCode) {
   const auto r =
       run_gpuwarden({"capture", "--scenario", scenario_path("init-version-mismatch").string()});
   EXPECT_EQ(r.exit_code, 2) << r.describe();

@@ -71,9 +71,9 @@ int gpu_of(const json& finding) {
   return finding.at("gpu").is_null() ? -1 : finding.at("gpu").get<int>();
 }
 
-class DoctorScenario : public ::testing::TestWithParam<DoctorCase> {};
+class CliDoctorScenario : public ::testing::TestWithParam<DoctorCase> {};
 
-TEST_P(DoctorScenario, FindingsPerGpuAndExitCode) {
+TEST_P(CliDoctorScenario, FindingsPerGpuAndExitCode) {
   const DoctorCase& c = GetParam();
   const auto r = run_doctor(c, {"--json"});
   ASSERT_FALSE(r.timed_out) << r.describe();
@@ -101,7 +101,7 @@ TEST_P(DoctorScenario, FindingsPerGpuAndExitCode) {
       EXPECT_EQ(got[gpu].count(code), 1u) << code << " missing on GPU " << gpu;
 }
 
-TEST_P(DoctorScenario, TextReportHasTheVerdictAndTheCodes) {
+TEST_P(CliDoctorScenario, TextReportHasTheVerdictAndTheCodes) {
   const DoctorCase& c = GetParam();
   const auto r = run_doctor(c);
   ASSERT_FALSE(r.timed_out) << r.describe();
@@ -112,12 +112,14 @@ TEST_P(DoctorScenario, TextReportHasTheVerdictAndTheCodes) {
     for (const auto& code : codes) EXPECT_THAT(r.out, HasSubstr("[" + code + "]"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Bundled, DoctorScenario, ::testing::ValuesIn(kCases), [](const auto& p) {
-  return test_name(p.param.scenario) + (p.param.time_scaled ? "_window" : "_quick");
-});
+INSTANTIATE_TEST_SUITE_P(Bundled, CliDoctorScenario, ::testing::ValuesIn(kCases),
+                         [](const auto& p) {
+                           return test_name(p.param.scenario) +
+                                  (p.param.time_scaled ? "_window" : "_quick");
+                         });
 
 // The near misses, named: each is a reading that looks alarming and is not.
-TEST(DoctorNearMiss, IdleGpuAtGen1IsPowerSavingNotADegradedLink) {
+TEST(CliDoctorNearMiss, IdleGpuAtGen1IsPowerSavingNotADegradedLink) {
   for (const bool scaled : {false, true}) {
     const auto r = run_doctor({"pcie-link", scaled, 1, {}}, {"--json"});
     ASSERT_FALSE(r.timed_out) << r.describe();
@@ -128,7 +130,7 @@ TEST(DoctorNearMiss, IdleGpuAtGen1IsPowerSavingNotADegradedLink) {
   }
 }
 
-TEST(DoctorNearMiss, ConsumerCardUnsupportedFieldsAreNotReadAsZero) {
+TEST(CliDoctorNearMiss, ConsumerCardUnsupportedFieldsAreNotReadAsZero) {
   const auto r = run_doctor({"consumer-rtx4090", false, 0, {}}, {"--json"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const json doc = json::parse(r.out);
@@ -137,7 +139,7 @@ TEST(DoctorNearMiss, ConsumerCardUnsupportedFieldsAreNotReadAsZero) {
   EXPECT_EQ(doc.at("gpus")[0].at("verdict"), "healthy");
 }
 
-TEST(DoctorNearMiss, HealthyFleetHasNoFindingAtAll) {
+TEST(CliDoctorNearMiss, HealthyFleetHasNoFindingAtAll) {
   const auto r = run_doctor({"healthy-8x-h100", true, 0, {}}, {"--json"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const json doc = json::parse(r.out);
@@ -146,7 +148,7 @@ TEST(DoctorNearMiss, HealthyFleetHasNoFindingAtAll) {
   EXPECT_GE(doc.at("samples").get<int>(), 2);
 }
 
-TEST(DoctorCli, LostGpuKeepsItsIdentityFromTheProbe) {
+TEST(CliDoctor, LostGpuKeepsItsIdentityFromTheProbe) {
   const auto r = run_doctor({"gpu-lost", true, 2, {}}, {"--json"});
   ASSERT_EQ(r.exit_code, 2) << r.describe();
   const json gpus = json::parse(r.out).at("gpus");
@@ -160,7 +162,7 @@ TEST(DoctorCli, LostGpuKeepsItsIdentityFromTheProbe) {
     }
 }
 
-TEST(DoctorCli, HungCallIsAFindingWithinTheDeadline) {
+TEST(CliDoctor, HungCallIsAFindingWithinTheDeadline) {
   const auto r = run_doctor({"hung-call", false, 2, {}}, {"--json", "--deadline-ms", "500"});
   ASSERT_FALSE(r.timed_out) << r.describe();
   EXPECT_EQ(r.exit_code, 2) << r.describe();
@@ -168,7 +170,7 @@ TEST(DoctorCli, HungCallIsAFindingWithinTheDeadline) {
   EXPECT_EQ(json::parse(r.out).at("gpus")[3].at("access"), "hung");
 }
 
-TEST(DoctorCli, VersionMismatchReportsTheSourceError) {
+TEST(CliDoctor, VersionMismatchReportsTheSourceError) {
   const auto r = run_doctor({"init-version-mismatch", false, 2, {}}, {"--json"});
   EXPECT_EQ(r.exit_code, 2) << r.describe();
   const json doc = json::parse(r.out);
@@ -178,7 +180,7 @@ TEST(DoctorCli, VersionMismatchReportsTheSourceError) {
 
 // --from: one good capture and one broken file. The good one is still diagnosed; the broken one
 // is named with its line in the errors; alone, it gives "nothing could be read".
-TEST(DoctorFrom, BrokenFileIsNamedWithItsLineAndTheGoodOneIsStillDiagnosed) {
+TEST(CliDoctorFrom, BrokenFileIsNamedWithItsLineAndTheGoodOneIsStillDiagnosed) {
   const TempDir dir;
   // Well-formed up to line 6, where a closing tag does not match.
   const auto broken = dir.write("broken.xml",
@@ -211,7 +213,7 @@ TEST(DoctorFrom, BrokenFileIsNamedWithItsLineAndTheGoodOneIsStillDiagnosed) {
   EXPECT_EQ(json::parse(alone.out).at("verdict"), "no_input");
 }
 
-TEST(DoctorFrom, MissingOnlyFileExitsThree) {
+TEST(CliDoctorFrom, MissingOnlyFileExitsThree) {
   const TempDir dir;
   const auto missing = dir.path() / "no-such-dump.txt";
   const auto r = run_gpuwarden({"doctor", "--from", missing.string(), "--json"});

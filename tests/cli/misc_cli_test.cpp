@@ -17,14 +17,14 @@ namespace {
 using nlohmann::json;
 using ::testing::HasSubstr;
 
-TEST(MiscCli, HelpListsEverySubcommand) {
+TEST(CliMisc, HelpListsEverySubcommand) {
   const auto r = run_gpuwarden({"--help"});
   EXPECT_EQ(r.exit_code, 0) << r.describe();
   for (const char* sub : {"doctor", "status", "capture", "simulate"})
     EXPECT_THAT(r.out, HasSubstr(std::string("\n  ") + sub + " ")) << sub;
 }
 
-TEST(MiscCli, ListChecksListsCodesWithSeverities) {
+TEST(CliMisc, ListChecksListsCodesWithSeverities) {
   const auto r = run_gpuwarden({"doctor", "--list-checks"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   // Every code the scenario tests rely on is listed, each with its severity.
@@ -52,7 +52,7 @@ TEST(MiscCli, ListChecksListsCodesWithSeverities) {
   EXPECT_THAT(line, HasSubstr("docs/checks.md"));
 }
 
-TEST(MiscCli, SimulateJsonHasEveryDefaultPolicy) {
+TEST(CliMisc, SimulateJsonHasEveryDefaultPolicy) {
   const std::string trace = std::string(GW_SHARED_DIR) + "/traces/tiresias-60job";
   const auto r = run_gpuwarden({"simulate", "--trace", trace, "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
@@ -70,7 +70,7 @@ TEST(MiscCli, SimulateJsonHasEveryDefaultPolicy) {
                                         "fairshare+backfill", "sjf", "las"}));
 }
 
-TEST(MiscCli, SimulateRunsEveryKnownPolicy) {
+TEST(CliMisc, SimulateRunsEveryKnownPolicy) {
   std::string all;
   for (const auto& name : sched::policy_names()) all += (all.empty() ? "" : ",") + name;
   const std::string trace = std::string(GW_SHARED_DIR) + "/traces/tiresias-60job";
@@ -87,7 +87,7 @@ TEST(MiscCli, SimulateRunsEveryKnownPolicy) {
   EXPECT_EQ(got, std::set<std::string>(names.begin(), names.end()));
 }
 
-TEST(MiscCli, UnknownOptionIsAUsageErrorNamingIt) {
+TEST(CliMisc, UnknownOptionIsAUsageErrorNamingIt) {
   const std::string trace = std::string(GW_SHARED_DIR) + "/traces/tiresias-60job";
   // simulate gets its required --trace: CLI11 reports a missing required option first.
   for (const std::vector<std::string>& args :
@@ -102,7 +102,7 @@ TEST(MiscCli, UnknownOptionIsAUsageErrorNamingIt) {
   }
 }
 
-TEST(MiscCli, UnknownPolicyNamesTheKnownOnes) {
+TEST(CliMisc, UnknownPolicyNamesTheKnownOnes) {
   const std::string trace = std::string(GW_SHARED_DIR) + "/traces/tiresias-60job";
   const auto r = run_gpuwarden({"simulate", "--trace", trace, "--policies", "nope"});
   EXPECT_EQ(r.exit_code, 2) << r.describe();
@@ -110,7 +110,7 @@ TEST(MiscCli, UnknownPolicyNamesTheKnownOnes) {
   EXPECT_THAT(r.err, HasSubstr("fcfs"));
 }
 
-TEST(MiscCli, DoctorInvalidCombinationExitsFour) {
+TEST(CliMisc, DoctorInvalidCombinationExitsFour) {
   const auto r = run_gpuwarden({"doctor", "--demo", "--from", "x.txt"});
   EXPECT_EQ(r.exit_code, 4) << r.describe();
 }

@@ -22,9 +22,9 @@ const char* const kReadableScenarios[] = {
     "healthy-8x-h100",  "pcie-link", "power-cap-and-brake", "thermal-throttle",
     "vram-nearly-full"};
 
-class StatusScenario : public ::testing::TestWithParam<const char*> {};
+class CliStatusScenario : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(StatusScenario, JsonSnapshotMatchesTheScenarioAtTimeZero) {
+TEST_P(CliStatusScenario, JsonSnapshotMatchesTheScenarioAtTimeZero) {
   const auto path = scenario_path(GetParam());
   const json scenario = load_json_file(path);
   const auto r = run_gpuwarden({"status", "--scenario", path.string(), "--json"});
@@ -52,7 +52,7 @@ TEST_P(StatusScenario, JsonSnapshotMatchesTheScenarioAtTimeZero) {
   }
 }
 
-TEST_P(StatusScenario, TextScreenNamesEveryGpu) {
+TEST_P(CliStatusScenario, TextScreenNamesEveryGpu) {
   const auto path = scenario_path(GetParam());
   const json scenario = load_json_file(path);
   const auto expected = scenario_devices_at(scenario, 0.0);
@@ -75,10 +75,10 @@ TEST_P(StatusScenario, TextScreenNamesEveryGpu) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Bundled, StatusScenario, ::testing::ValuesIn(kReadableScenarios),
+INSTANTIATE_TEST_SUITE_P(Bundled, CliStatusScenario, ::testing::ValuesIn(kReadableScenarios),
                          [](const auto& p) { return test_name(p.param); });
 
-TEST(StatusCli, ConsumerCardShowsUnsupportedReadingsAsUnknownNeverZero) {
+TEST(CliStatus, ConsumerCardShowsUnsupportedReadingsAsUnknownNeverZero) {
   const auto path = scenario_path("consumer-rtx4090");
   const auto r = run_gpuwarden({"status", "--scenario", path.string(), "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
@@ -94,7 +94,7 @@ TEST(StatusCli, ConsumerCardShowsUnsupportedReadingsAsUnknownNeverZero) {
   EXPECT_THAT(text.out, HasSubstr("1 GPU"));
 }
 
-TEST(StatusCli, LostGpuIsShownLostAndTheOthersStillRead) {
+TEST(CliStatus, LostGpuIsShownLostAndTheOthersStillRead) {
   // Scenario time runs a million times faster: GPU 5 is lost before status reaches it.
   RunOptions o;
   o.env["GPUWARDEN_FAKE_TIME_SCALE"] = "1000000";
@@ -118,7 +118,7 @@ TEST(StatusCli, LostGpuIsShownLostAndTheOthersStillRead) {
   EXPECT_THAT(text.out, HasSubstr("LOST: fallen off the bus"));
 }
 
-TEST(StatusCli, HungCallMarksItsGpuHungAndReturnsWithinTheDeadline) {
+TEST(CliStatus, HungCallMarksItsGpuHungAndReturnsWithinTheDeadline) {
   constexpr int kDeadlineMs = 500;
   const auto path = scenario_path("hung-call");
   RunOptions o;
@@ -147,7 +147,7 @@ TEST(StatusCli, HungCallMarksItsGpuHungAndReturnsWithinTheDeadline) {
   EXPECT_THAT(text.out, HasSubstr("HUNG"));
 }
 
-TEST(StatusCli, VersionMismatchIsAClearErrorWithNonZeroExit) {
+TEST(CliStatus, VersionMismatchIsAClearErrorWithNonZeroExit) {
   const auto path = scenario_path("init-version-mismatch");
   const auto r = run_gpuwarden({"status", "--scenario", path.string()});
   EXPECT_EQ(r.exit_code, 69) << r.describe();
@@ -163,7 +163,7 @@ TEST(StatusCli, VersionMismatchIsAClearErrorWithNonZeroExit) {
   EXPECT_EQ(doc.at("error").at("code"), "nvml.lib_rm_version_mismatch");
 }
 
-TEST(StatusCli, MissingExplicitLibraryNamesThePathAndNeverFallsBack) {
+TEST(CliStatus, MissingExplicitLibraryNamesThePathAndNeverFallsBack) {
   const std::string lib = "/nonexistent/libnvidia-ml.so.1";
   const auto r = run_gpuwarden({"status", "--nvml-lib", lib});
   EXPECT_EQ(r.exit_code, 69) << r.describe();
@@ -179,13 +179,14 @@ TEST(StatusCli, MissingExplicitLibraryNamesThePathAndNeverFallsBack) {
   EXPECT_EQ(doc.at("error").at("where"), lib);
 }
 
-TEST(StatusCli, BrokenScenarioFileNamesTheFile) {
+TEST(CliStatus, BrokenScenarioFileNamesTheFile) {
   const TempDir dir;
   const auto bad = dir.write("bad.json", R"({"devices": [{"name": "X", "temp_c": "hot"}]})");
   const auto r = run_gpuwarden({"status", "--scenario", bad.string()});
-  EXPECT_NE(r.exit_code, 0) << r.describe();
-  EXPECT_THAT(r.err, HasSubstr("bad.json"));
-  EXPECT_THAT(r.err, HasSubstr("temp_c"));
+  EXPECT_EQ(r.exit_code, 69) << r.describe();
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_THAT(r.err, HasSubstr(bad.string() + ": devices[0].temp_c: expected an integer"));
+  EXPECT_THAT(r.err, HasSubstr("[scenario.invalid]"));
 }
 
 }  // namespace
