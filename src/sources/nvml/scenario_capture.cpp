@@ -1,5 +1,6 @@
 // Snapshots -> scenario: what `gpuwarden capture` records so the fake can replay it.
 #include <string>
+#include <string_view>
 
 #include "sources/nvml/scenario.h"
 
@@ -22,10 +23,27 @@ std::optional<int> access_error(GpuAccess a) {
   }
 }
 
+// The call a hung GPU was stuck in, from the source's "<call> did not return within N ms" error.
+// Replaying the hang on that call keeps the GPU enumerable; an empty name ("any call") would also
+// hang nvmlDeviceGetHandleByIndex and make the whole replayed machine unreadable.
+std::string hung_call(const GpuState& st) {
+  static constexpr std::string_view kMarker = " did not return within ";
+  for (const std::string& e : st.errors) {
+    const auto at = e.find(kMarker);
+    if (at != std::string::npos && e.starts_with("nvml")) return e.substr(0, at);
+  }
+  return std::string();
+}
+
 ScenarioGpu to_gpu(const GpuState& st) {
   ScenarioGpu g;
   g.state = st;
   g.state.errors.clear();
+  // A GPU that hung during its first sample never finished the capability probe: what it could
+  // not answer is unknown, not unsupported. Mark nothing unsupported, so the static values it
+  // did read replay (a reading left out still answers NOT_SUPPORTED).
+  if (st.access == GpuAccess::kHung)
+    for (size_t c = 0; c < kCapabilityCount; ++c) g.state.info.caps.set(static_cast<Capability>(c));
   if (st.access == GpuAccess::kNoPermission) g.handle_error = 4;  // NO_PERMISSION
   return g;
 }
@@ -36,7 +54,7 @@ void diff_gpu(double t, unsigned i, const GpuState& prev, const GpuState& cur,
   const auto was = access_error(prev.access);
   const auto now = access_error(cur.access);
   if (cur.access == GpuAccess::kHung && prev.access != GpuAccess::kHung) {
-    ScenarioEvent ev{t, i, Json::object(), std::nullopt, std::string(), 30000};
+    ScenarioEvent ev{t, i, Json::object(), std::nullopt, hung_call(cur), 30000};
     out.push_back(ev);
     return;
   }
@@ -75,7 +93,7 @@ Scenario scenario_from_snapshots(const std::vector<Snapshot>& snaps, std::string
     if (auto e = access_error(st.access))
       s.timeline.push_back({0, i, Json::object(), e, std::nullopt, 30000});
     if (st.access == GpuAccess::kHung)
-      s.timeline.push_back({0, i, Json::object(), std::nullopt, std::string(), 30000});
+      s.timeline.push_back({0, i, Json::object(), std::nullopt, hung_call(st), 30000});
   }
   for (size_t k = 1; k < snaps.size(); ++k) {
     const double t = static_cast<double>(snaps[k].time_ms - first.time_ms) / 1000.0;
