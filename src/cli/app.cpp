@@ -10,7 +10,9 @@ namespace gw::cli {
 int run(int argc, const char* const* argv, const Io& io) {
   CLI::App app{"gpuwarden: keeps GPU servers for AI training fast and alive"};
   app.name("gpuwarden");
-  app.require_subcommand(1);
+  // At most one subcommand; "none" is reported after parsing, so that an unknown option such
+  // as `gpuwarden --bogus` is named instead of hidden behind "a subcommand is required".
+  app.require_subcommand(0, 1);
   app.set_version_flag("--version", "gpuwarden 0.1.0");
 
   std::vector<std::pair<CLI::App*, Action>> actions;
@@ -26,7 +28,8 @@ int run(int argc, const char* const* argv, const Io& io) {
   for (auto& [sub, action] : actions) {
     if (sub->parsed()) return action();
   }
-  return 64;  // unreachable: require_subcommand(1)
+  io.err << "gpuwarden: name a subcommand\n\n" << app.help();
+  return 64;  // EX_USAGE
 }
 
 }  // namespace gw::cli

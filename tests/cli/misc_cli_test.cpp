@@ -94,12 +94,20 @@ TEST(CliMisc, UnknownOptionIsAUsageErrorNamingIt) {
        {std::vector<std::string>{"status", "--no-such-option"},
         std::vector<std::string>{"doctor", "--no-such-option"},
         std::vector<std::string>{"capture", "--no-such-option"},
-        std::vector<std::string>{"simulate", "--trace", trace, "--no-such-option"}}) {
+        std::vector<std::string>{"simulate", "--trace", trace, "--no-such-option"},
+        std::vector<std::string>{"--no-such-option"}}) {
     const auto r = run_gpuwarden(args);
     EXPECT_NE(r.exit_code, 0) << args[0] << ": " << r.describe();
     EXPECT_THAT(r.err, HasSubstr("--no-such-option")) << args[0];
     EXPECT_TRUE(r.out.empty()) << args[0] << ": " << r.out;
   }
+}
+
+TEST(CliMisc, NoSubcommandIsAUsageErrorWithHelp) {
+  const auto r = run_gpuwarden({});
+  EXPECT_EQ(r.exit_code, 64) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("name a subcommand"));
+  EXPECT_THAT(r.err, HasSubstr("doctor"));
 }
 
 TEST(CliMisc, UnknownPolicyNamesTheKnownOnes) {

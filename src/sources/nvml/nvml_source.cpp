@@ -261,8 +261,10 @@ Result<std::optional<std::string>> load_fake_scenario(const NvmlLibrary& lib,
                       lib.path());
   if (load(scenario.c_str()) != 0) {
     const char* why = last_error();
-    return make_error("scenario.invalid", why != nullptr ? why : "the fake NVML refused it",
-                      scenario);
+    std::string message = why != nullptr ? why : "the fake NVML refused it";
+    // The fake's message already starts with the file: name it once.
+    std::string where = message.rfind(scenario, 0) == 0 ? std::string() : scenario;
+    return make_error("scenario.invalid", std::move(message), std::move(where));
   }
   const char* h = hostname != nullptr ? hostname() : nullptr;
   return h != nullptr && *h != 0 ? std::optional<std::string>(h) : std::nullopt;
