@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace gw::sim {
 
@@ -27,6 +28,23 @@ SimOptions with_shares(const SimConfig& config) {
   return o;
 }
 
+// Work the trace offers per unit of cluster capacity over its submit span: the number that
+// says whether policies can differ at all (without queues every policy starts jobs at once).
+std::optional<std::string> offered_load_note(const Trace& trace, const ClusterSpec& cluster) {
+  double gpu_ms = 0;
+  int64_t span_ms = 0;
+  for (const auto& j : trace.jobs) {
+    gpu_ms += static_cast<double>(j.actual_runtime_ms.value_or(0)) * j.gpus;
+    span_ms = std::max(span_ms, j.submit_ms);
+  }
+  if (span_ms <= 0 || gpu_ms <= 0) return std::nullopt;
+  const double load = gpu_ms / (static_cast<double>(span_ms) * cluster.total_gpus());
+  std::string note = fmt::format(
+      "offered load: {:.0f}% of the cluster's GPU-time over the submit span", load * 100);
+  if (load < 0.5) note += " (little queueing: policies differ only under load; try fewer --nodes)";
+  return note;
+}
+
 }  // namespace
 
 Result<SimReport> simulate_policies(const Trace& trace, const SimConfig& config) {
@@ -37,6 +55,7 @@ Result<SimReport> simulate_policies(const Trace& trace, const SimConfig& config)
   report.cluster = describe_cluster(config.cluster);
   report.seed = config.options.seed;
   report.notes = trace.notes;
+  if (auto load = offered_load_note(trace, config.cluster)) report.notes.push_back(*load);
   const sched::Cluster cluster = build_cluster(config.cluster);
   const SimOptions options = with_shares(config);
   bool noted_rejects = false;

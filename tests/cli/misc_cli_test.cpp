@@ -70,6 +70,29 @@ TEST(CliMisc, SimulateJsonHasEveryDefaultPolicy) {
                                         "fairshare+backfill", "sjf", "las"}));
 }
 
+// The report says how loaded the cluster is, and warns when it is too idle for policies to differ.
+TEST(CliMisc, SimulateNotesOfferedLoad) {
+  const std::string trace = std::string(GW_SHARED_DIR) + "/traces/tiresias-60job";
+  auto load_note = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"simulate", "--trace",  trace, "--policies",
+                                  "fcfs",     "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_gpuwarden(args);
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    const json doc = json::parse(r.out);
+    for (const auto& n : doc.at("notes")) {
+      const auto text = n.get<std::string>();
+      if (text.rfind("offered load:", 0) == 0) return text;
+    }
+    return std::string();
+  };
+  const std::string idle = load_note({});  // 32 x 4 GPUs
+  EXPECT_THAT(idle, HasSubstr("little queueing"));
+  const std::string busy = load_note({"--nodes", "2"});  // 8 GPUs: 16x less capacity
+  EXPECT_THAT(busy, HasSubstr("offered load:"));
+  EXPECT_THAT(busy, ::testing::Not(HasSubstr("little queueing")));
+}
+
 TEST(CliMisc, SimulateRunsEveryKnownPolicy) {
   std::string all;
   for (const auto& name : sched::policy_names()) all += (all.empty() ? "" : ",") + name;
