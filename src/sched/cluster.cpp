@@ -1,6 +1,7 @@
 #include "sched/cluster.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 namespace gw::sched {
@@ -132,7 +133,43 @@ std::optional<std::vector<uint32_t>> Cluster::find_multi(unsigned count,
 
 // Inside a node: all on one PCIe switch if possible, else all on one socket, else the fewest
 // sockets. Smallest group that fits first, so larger groups stay whole for later jobs.
+// The common case without allocating groups: the smallest PCIe-switch group that fits (the
+// lowest switch id among equals, as the map walk below picks it).
+std::optional<std::vector<uint32_t>> Cluster::pick_one_switch(uint32_t n, unsigned count) const {
+  std::array<std::pair<uint16_t, unsigned>, 16> groups{};
+  size_t used = 0;
+  for (uint32_t g : nodes_[n].gpus) {
+    const GpuSlot& s = gpus_[g];
+    if (s.health != GpuHealth::kOk || s.job != 0) continue;
+    size_t k = 0;
+    while (k < used && groups[k].first != s.pcie_switch) ++k;
+    if (k == used) {
+      if (used == groups.size()) return std::nullopt;  // unusual node: the general path
+      groups[used++] = {s.pcie_switch, 0u};
+    }
+    ++groups[k].second;
+  }
+  const std::pair<uint16_t, unsigned>* best = nullptr;
+  for (size_t k = 0; k < used; ++k) {
+    const auto& c = groups[k];
+    if (c.second < count) continue;
+    if (!best || c.second < best->second || (c.second == best->second && c.first < best->first))
+      best = &c;
+  }
+  if (!best) return std::nullopt;
+  std::vector<uint32_t> out;
+  out.reserve(count);
+  for (uint32_t g : nodes_[n].gpus) {
+    const GpuSlot& s = gpus_[g];
+    if (s.health != GpuHealth::kOk || s.job != 0 || s.pcie_switch != best->first) continue;
+    out.push_back(g);
+    if (out.size() == count) break;
+  }
+  return out;
+}
+
 std::vector<uint32_t> Cluster::pick_in_node(uint32_t n, unsigned count) const {
+  if (auto fast = pick_one_switch(n, count)) return std::move(*fast);
   std::map<uint16_t, std::vector<uint32_t>> by_switch, by_socket;
   for (uint32_t g : nodes_[n].gpus) {
     const GpuSlot& s = gpus_[g];
