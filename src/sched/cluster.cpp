@@ -1,6 +1,7 @@
 #include "sched/cluster.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 namespace gw::sched {
@@ -132,7 +133,103 @@ std::optional<std::vector<uint32_t>> Cluster::find_multi(unsigned count,
 
 // Inside a node: all on one PCIe switch if possible, else all on one socket, else the fewest
 // sockets. Smallest group that fits first, so larger groups stay whole for later jobs.
+namespace {
+
+// Free GPUs of one node per PCIe switch or socket, without allocating: nodes have few groups.
+struct Groups {
+  std::array<std::pair<uint16_t, unsigned>, 16> g{};  // (id, free GPUs)
+  size_t used = 0;
+  // Index of `id`, adding it; SIZE_MAX when the node has more groups than fit here.
+  size_t add(uint16_t id) {
+    size_t k = 0;
+    while (k < used && g[k].first != id) ++k;
+    if (k == used) {
+      if (used == g.size()) return SIZE_MAX;
+      g[used++] = {id, 0u};
+    }
+    ++g[k].second;
+    return k;
+  }
+  size_t find(uint16_t id) const {
+    size_t k = 0;
+    while (k < used && g[k].first != id) ++k;
+    return k;
+  }
+  // The smallest group with >= count free GPUs; the lowest id among equals (SIZE_MAX: none).
+  size_t smallest_fit(unsigned count) const {
+    size_t best = SIZE_MAX;
+    for (size_t k = 0; k < used; ++k) {
+      if (g[k].second < count) continue;
+      if (best == SIZE_MAX || g[k].second < g[best].second ||
+          (g[k].second == g[best].second && g[k].first < g[best].first))
+        best = k;
+    }
+    return best;
+  }
+  // Indices ordered by id (the order a std::map walk gives).
+  std::array<size_t, 16> by_id() const {
+    std::array<size_t, 16> o{};
+    for (size_t k = 0; k < used; ++k) o[k] = k;
+    std::sort(o.begin(), o.begin() + static_cast<std::ptrdiff_t>(used),
+              [&](size_t x, size_t y) { return g[x].first < g[y].first; });
+    return o;
+  }
+};
+
+}  // namespace
+
+// The same choice as the general path below, for nodes with at most 16 switches and sockets.
+std::optional<std::vector<uint32_t>> Cluster::pick_small(uint32_t n, unsigned count) const {
+  const auto usable = [&](const GpuSlot& s) { return s.health == GpuHealth::kOk && s.job == 0; };
+  Groups sw, so;
+  for (uint32_t g : nodes_[n].gpus) {
+    const GpuSlot& s = gpus_[g];
+    if (!usable(s)) continue;
+    if (sw.add(s.pcie_switch) == SIZE_MAX || so.add(s.socket) == SIZE_MAX) return std::nullopt;
+  }
+  std::array<bool, 16> allowed_socket{};
+  size_t one_switch = sw.smallest_fit(count);
+  if (one_switch == SIZE_MAX) {
+    if (const size_t k = so.smallest_fit(count); k != SIZE_MAX) {
+      allowed_socket[k] = true;
+    } else {  // the fewest sockets: largest first (ties by id)
+      auto order = so.by_id();
+      std::stable_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(so.used),
+                       [&](size_t x, size_t y) { return so.g[x].second > so.g[y].second; });
+      unsigned got = 0;
+      for (size_t i = 0; i < so.used && got < count; ++i) {
+        allowed_socket[order[i]] = true;
+        got += so.g[order[i]].second;
+      }
+    }
+  }
+  // Per switch, the free GPUs on allowed sockets; whole switch groups, largest first.
+  Groups fill;
+  for (uint32_t g : nodes_[n].gpus) {
+    const GpuSlot& s = gpus_[g];
+    if (!usable(s)) continue;
+    if (one_switch != SIZE_MAX ? s.pcie_switch == sw.g[one_switch].first
+                               : allowed_socket[so.find(s.socket)])
+      (void)fill.add(s.pcie_switch);
+  }
+  auto order = fill.by_id();
+  std::stable_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(fill.used),
+                   [&](size_t x, size_t y) { return fill.g[x].second > fill.g[y].second; });
+  std::vector<uint32_t> out;
+  out.reserve(count);
+  for (size_t i = 0; i < fill.used && out.size() < count; ++i)
+    for (uint32_t g : nodes_[n].gpus) {
+      const GpuSlot& s = gpus_[g];
+      if (out.size() == count) break;
+      if (usable(s) && s.pcie_switch == fill.g[order[i]].first &&
+          (one_switch != SIZE_MAX || allowed_socket[so.find(s.socket)]))
+        out.push_back(g);
+    }
+  return out;
+}
+
 std::vector<uint32_t> Cluster::pick_in_node(uint32_t n, unsigned count) const {
+  if (auto fast = pick_small(n, count)) return std::move(*fast);
   std::map<uint16_t, std::vector<uint32_t>> by_switch, by_socket;
   for (uint32_t g : nodes_[n].gpus) {
     const GpuSlot& s = gpus_[g];

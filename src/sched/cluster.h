@@ -93,6 +93,7 @@ class Cluster {
   void bucket_insert(uint32_t n);
   void bucket_erase(uint32_t n, unsigned free);
   std::vector<uint32_t> pick_in_node(uint32_t n, unsigned count) const;
+  std::optional<std::vector<uint32_t>> pick_small(uint32_t n, unsigned count) const;
   std::optional<std::vector<uint32_t>> find_multi(unsigned count, const NodeCaps* caps) const;
 
   std::vector<GpuSlot> gpus_;

@@ -27,7 +27,7 @@ void PendingIndex::summarize(Block& b) {
 size_t PendingIndex::block_for(const PendingKey& key) const {
   auto it = std::lower_bound(
       blocks_.begin(), blocks_.end(), key,
-      [](const Block& b, const PendingKey& k) { return b.entries.back().key < k; });
+      [](const BlockPtr& b, const PendingKey& k) { return b->entries.back().key < k; });
   if (it == blocks_.end()) return blocks_.empty() ? 0 : blocks_.size() - 1;
   return static_cast<size_t>(it - blocks_.begin());
 }
@@ -36,13 +36,13 @@ void PendingIndex::insert(const PendingEntry& e) {
   ++size_;
   ++gpu_counts_[e.gpus];
   if (blocks_.empty()) {
-    blocks_.emplace_back();
-    blocks_.back().entries.push_back(e);
-    summarize(blocks_.back());
+    blocks_.push_back(std::make_unique<Block>());
+    blocks_.back()->entries.push_back(e);
+    summarize(*blocks_.back());
     return;
   }
   const size_t bi = block_for(e.key);
-  Block& b = blocks_[bi];
+  Block& b = *blocks_[bi];
   auto pos = std::upper_bound(b.entries.begin(), b.entries.end(), e.key,
                               [](const PendingKey& k, const PendingEntry& x) { return k < x.key; });
   b.entries.insert(pos, e);
@@ -52,18 +52,18 @@ void PendingIndex::insert(const PendingEntry& e) {
       b.min_limit_upto[c] = std::min(b.min_limit_upto[c], e.limit_ms);
     return;
   }
-  Block tail;
-  tail.entries.assign(b.entries.begin() + static_cast<std::ptrdiff_t>(kBlock), b.entries.end());
+  auto tail = std::make_unique<Block>();
+  tail->entries.assign(b.entries.begin() + static_cast<std::ptrdiff_t>(kBlock), b.entries.end());
   b.entries.resize(kBlock);
   summarize(b);
-  summarize(tail);
+  summarize(*tail);
   blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(bi) + 1, std::move(tail));
 }
 
 bool PendingIndex::erase(const PendingKey& key) {
   if (blocks_.empty()) return false;
   const size_t bi = block_for(key);
-  Block& b = blocks_[bi];
+  Block& b = *blocks_[bi];
   auto pos = std::lower_bound(b.entries.begin(), b.entries.end(), key,
                               [](const PendingEntry& x, const PendingKey& k) { return x.key < k; });
   if (pos == b.entries.end() || !(pos->key == key)) return false;
@@ -86,11 +86,11 @@ void PendingIndex::rebuild(std::vector<PendingEntry> entries) {
   gpu_counts_.clear();
   size_ = entries.size();
   for (size_t i = 0; i < entries.size(); i += kBlock) {
-    Block b;
+    auto b = std::make_unique<Block>();
     const size_t end = std::min(entries.size(), i + kBlock);
-    b.entries.assign(entries.begin() + static_cast<std::ptrdiff_t>(i),
-                     entries.begin() + static_cast<std::ptrdiff_t>(end));
-    summarize(b);
+    b->entries.assign(entries.begin() + static_cast<std::ptrdiff_t>(i),
+                      entries.begin() + static_cast<std::ptrdiff_t>(end));
+    summarize(*b);
     blocks_.push_back(std::move(b));
   }
   for (const PendingEntry& e : entries) ++gpu_counts_[e.gpus];
@@ -98,7 +98,7 @@ void PendingIndex::rebuild(std::vector<PendingEntry> entries) {
 
 std::optional<PendingEntry> PendingIndex::first() const {
   if (blocks_.empty()) return std::nullopt;
-  return blocks_.front().entries.front();
+  return blocks_.front()->entries.front();
 }
 
 std::optional<PendingEntry> PendingIndex::next_candidate(const std::optional<PendingKey>& after,
@@ -110,7 +110,7 @@ std::optional<PendingEntry> PendingIndex::next_candidate(const std::optional<Pen
   const size_t cls = size_class(fit_now);
   size_t bi = after ? block_for(*after) : 0;
   for (; bi < blocks_.size(); ++bi) {
-    const Block& b = blocks_[bi];
+    const Block& b = *blocks_[bi];
     if (b.min_gpus > small && b.min_limit_upto[cls] > max_limit_ms) continue;
     auto it = b.entries.begin();
     if (after)

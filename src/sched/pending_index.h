@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -39,7 +40,7 @@ struct PendingEntry {
 
 class PendingIndex {
  public:
-  static constexpr size_t kBlock = 256;
+  static constexpr size_t kBlock = 64;
   static constexpr size_t kClasses = 16;  // GPU-size classes: ceil(log2(gpus)), capped
 
   size_t size() const { return size_; }
@@ -54,8 +55,8 @@ class PendingIndex {
   void rerank(F&& rank_of) {
     bool sorted = true;
     const PendingKey* prev = nullptr;
-    for (Block& b : blocks_) {
-      for (PendingEntry& e : b.entries) {
+    for (BlockPtr& b : blocks_) {
+      for (PendingEntry& e : b->entries) {
         e.key.rank = rank_of(e);
         if (prev && e.key < *prev) sorted = false;
         prev = &e.key;
@@ -64,7 +65,7 @@ class PendingIndex {
     if (sorted) return;
     std::vector<PendingEntry> all;
     all.reserve(size_);
-    for (Block& b : blocks_) all.insert(all.end(), b.entries.begin(), b.entries.end());
+    for (BlockPtr& b : blocks_) all.insert(all.end(), b->entries.begin(), b->entries.end());
     rebuild(std::move(all));
   }
   std::optional<PendingEntry> first() const;
@@ -77,8 +78,15 @@ class PendingIndex {
   std::optional<unsigned> min_gpus_except(const PendingKey& except, unsigned except_gpus) const;
   template <class F>
   void for_each(F&& f) const {
-    for (const Block& b : blocks_)
-      for (const PendingEntry& e : b.entries) f(e);
+    for (const BlockPtr& b : blocks_)
+      for (const PendingEntry& e : b->entries) f(e);
+  }
+  // Visits entries in order while `f(entry)` returns true.
+  template <class F>
+  void for_each_while(F&& f) const {
+    for (const BlockPtr& b : blocks_)
+      for (const PendingEntry& e : b->entries)
+        if (!f(e)) return;
   }
 
  private:
@@ -95,7 +103,9 @@ class PendingIndex {
   static void summarize(Block& b);
   size_t block_for(const PendingKey& key) const;
 
-  std::vector<Block> blocks_;
+  // Blocks by pointer: inserting or dropping a block shifts pointers, not whole blocks.
+  using BlockPtr = std::unique_ptr<Block>;
+  std::vector<BlockPtr> blocks_;
   std::map<unsigned, size_t> gpu_counts_;  // how many waiting jobs ask for each GPU count
   size_t size_ = 0;
 };

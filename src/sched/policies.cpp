@@ -98,6 +98,8 @@ class Las final : public Policy {
   }
   int64_t rerank_period_ms() const override { return quantum_; }
   bool preemptive() const override { return true; }
+  // Attained service grows only while running.
+  bool waiting_rank_fixed() const override { return true; }
 
  private:
   int64_t quantum_;

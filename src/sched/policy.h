@@ -36,6 +36,9 @@ class Policy {
   virtual bool backfill() const { return false; }
   // May stop running jobs whose (live) rank is worse than a waiting job's.
   virtual bool preemptive() const { return false; }
+  // A waiting job's rank never changes while it waits (it depends only on state frozen while
+  // the job is not running), so periodic re-ranking may skip the waiting queue.
+  virtual bool waiting_rank_fixed() const { return false; }
 };
 
 // Slurm multifactor weights. The priority is the weighted sum of factors in [0, 1] plus the

@@ -84,11 +84,12 @@ void Scheduler::enqueue(size_t i) {
 
 void Scheduler::rerank() {
   const PolicyContext ctx = context();
+  last_rerank_ms_ = ctx.now_ms;
+  if (policy_->waiting_rank_fixed()) return;  // enqueue() already ranked them for good
   pending_.rerank([&](const PendingEntry& e) {
     keys_[e.slot].rank = policy_->rank(jobs_[e.slot], ctx);
     return keys_[e.slot].rank;
   });
-  last_rerank_ms_ = ctx.now_ms;
 }
 
 int64_t Scheduler::next_wakeup_ms() const {
@@ -247,31 +248,35 @@ void Scheduler::backfill_pass(size_t head, PassResult& out, bool reserve) {
 // healthy GPUs; running jobs outside that set are stopped (progress kept) and re-queued.
 void Scheduler::preempt_pass(PassResult& out) {
   const PolicyContext ctx = context();
-  std::vector<std::pair<PendingKey, size_t>> run;
+  auto& run = preempt_run_;  // scratch kept across passes: no allocation per quantum
+  run.clear();
   for (const auto& [end, i] : running_)
     run.emplace_back(
         PendingKey{policy_->rank(jobs_[i], ctx), jobs_[i].spec.submit_ms, jobs_[i].spec.id}, i);
   std::sort(run.begin(), run.end());
   long left = static_cast<long>(cluster_.healthy_gpus());
-  std::vector<bool> keep(run.size(), false);
+  auto& keep = preempt_keep_;
+  keep.assign(run.size(), 0);
   size_t r = 0;
   bool any_waiting_chosen = false;
   const auto width = [&](unsigned g) {
     const unsigned n = cluster_.nodes_needed(g);
     return static_cast<long>(n ? n * cluster_.max_node_size() : g);
   };
-  pending_.for_each([&](const PendingEntry& e) {
+  // Once no GPU is left nothing more can be kept or chosen, so the walk stops there.
+  pending_.for_each_while([&](const PendingEntry& e) {
     for (; r < run.size() && run[r].first < e.key; ++r) {
       const long w = static_cast<long>(jobs_[run[r].second].gpus.size());
-      if (w <= left) keep[r] = true, left -= w;
+      if (w <= left) keep[r] = 1, left -= w;
     }
-    if (left <= 0) return;
+    if (left <= 0) return false;
     const long w = width(e.gpus);
     if (w <= left) left -= w, any_waiting_chosen = true;
+    return left > 0;
   });
   for (; r < run.size(); ++r) {
     const long w = static_cast<long>(jobs_[run[r].second].gpus.size());
-    if (w <= left) keep[r] = true, left -= w;
+    if (w <= left) keep[r] = 1, left -= w;
   }
   if (!any_waiting_chosen) return;
   for (size_t k = 0; k < run.size(); ++k) {

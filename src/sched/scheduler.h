@@ -109,7 +109,9 @@ class Scheduler {
   int64_t last_rerank_ms_ = INT64_MIN;
   std::optional<Reservation> reservation_;
   bool hol_blocked_ = false;
-  mutable std::vector<unsigned> freed_scratch_;  // plan_reservation's per-node counts
+  mutable std::vector<unsigned> freed_scratch_;             // plan_reservation's per-node counts
+  std::vector<std::pair<PendingKey, size_t>> preempt_run_;  // preempt_pass's scratch
+  std::vector<char> preempt_keep_;
 };
 
 }  // namespace gw::sched
