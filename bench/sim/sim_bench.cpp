@@ -1,7 +1,7 @@
 // Simulator cost: replay N jobs on a cluster under each policy, one core.
 //   sim_bench [--trace=PATH] [--nodes=552] [--gpus-per-node=8] [--sizes=10000,82247,1000000]
 //             [--policies=fcfs,...] [google-benchmark flags]
-// Without --trace (or before the trace reader is merged) jobs are synthetic and Philly-like:
+// Without --trace jobs are synthetic and Philly-like:
 // Poisson arrivals (one per 115 s), GPU counts with Philly's mix (93% 1 GPU ... 0.1% 32),
 // log-normal run times with Philly's median 1,144 s and mean 13,136 s, 15 tenants (Zipf), limits
 // = run time x U[1,3].
@@ -110,7 +110,6 @@ Args parse(int& argc, char** argv) {
 // The jobs for one size: the real trace (resampled when a different size is asked for) or
 // synthetic ones.
 std::vector<JobSpec> jobs_for(const Args& a, size_t n) {
-#ifdef GW_HAVE_TRACE_READER
   if (!a.trace.empty()) {
     auto t = gw::sim::read_trace(a.trace, gw::sim::TraceOptions{});
     if (!t) {
@@ -120,12 +119,6 @@ std::vector<JobSpec> jobs_for(const Args& a, size_t n) {
     if (t->jobs.size() == n) return t->jobs;
     return gw::sim::resample_trace(*t, n, 1).jobs;
   }
-#else
-  if (!a.trace.empty()) {
-    std::cerr
-        << "sim_bench: built without the trace reader; --trace ignored, using synthetic jobs\n";
-  }
-#endif
   return synthetic_philly(n, 1);
 }
 
