@@ -1,6 +1,5 @@
 // `gpuwarden status` as a user runs it: the real binary, the fake NVML behind --demo, and the
-// whole-source failures. Needs the NVML source and the fake NVML (merged by the lead); enable it
-// in tests/status/CMakeLists.txt once the gpuwarden binary links.
+// whole-source failures.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
