@@ -24,6 +24,49 @@ struct EventCount {
   std::optional<double> first_uptime_s, last_uptime_s;
 };
 
+// An application's or tool's error message found in a capture: PyTorch/TensorFlow/JAX
+// out-of-memory, NCCL errors, CUDA runtime errors, nvidia-smi/NVML/Docker failures. Parsed by
+// sources/app; judged by the diagnose rules. Byte figures are what the message states.
+enum class AppMessageKind {
+  kCudaOutOfMemory,        // "CUDA out of memory. Tried to allocate ..." (any framework)
+  kNcclError,              // "NCCL error ...", "ncclUnhandledCudaError", ...
+  kNcclTimeout,            // NCCL watchdog / collective operation timeout
+  kDriverInsufficient,     // "CUDA driver version is insufficient for CUDA runtime version"
+  kNoCudaDevice,           // "no CUDA-capable device is detected"
+  kNvmlVersionMismatch,    // "Failed to initialize NVML: Driver/library version mismatch"
+  kSmiCannotTalkToDriver,  // "NVIDIA-SMI has failed because it couldn't communicate ..."
+  kNoDeviceHandle,         // "Unable to determine the device handle for GPU ..."
+  kDockerNoGpuDriver,      // "could not select device driver "" with capabilities: [[gpu]]"
+  kLaunchFailure,          // "unspecified launch failure"
+  kIllegalAddress,         // "an illegal memory access was encountered"
+  kUncorrectableEcc,       // "uncorrectable ECC error encountered"
+  kPeerAccessUnsupported,  // "peer access is not supported between these two devices"
+  kOther,                  // another CUDA/driver error worth showing
+};
+
+struct AppMessage {
+  AppMessageKind kind = AppMessageKind::kOther;
+  std::string framework;            // "pytorch", "tensorflow", "jax", "nccl", "cuda", "docker", ...
+  std::optional<unsigned> gpu_index;  // "GPU 0" / "cuda:0" when the message names it
+  std::optional<uint64_t> tried_bytes, total_bytes, allocated_bytes, reserved_bytes, free_bytes,
+      process_bytes;  // out-of-memory figures as stated
+  std::optional<std::string> cuda_runtime_version, driver_version;  // when the text gives them
+  std::string text;    // the message line, trimmed
+  std::string origin;  // "file:line"
+};
+
+// How much of one input was understood: every line is either read by some parser or counted
+// here, so the report can say "41 lines not understood, first at line 3".
+struct InputCoverage {
+  std::string origin;                    // the file name as given
+  std::vector<std::string> formats;      // what was found in it, in order: "nvidia-smi -q", ...
+  size_t lines = 0;                      // lines in the input
+  size_t lines_not_understood = 0;       // non-blank lines no parser took
+  std::optional<size_t> first_not_understood_line;  // 1-based
+  bool incomplete = false;  // content was recognised but cut short or partly unreadable
+  std::vector<std::string> incomplete_reasons;  // "Attached GPUs: 8 but 4 GPU sections read"
+};
+
 struct Observation {
   std::vector<Snapshot> samples;  // oldest first; one for --quick or a one-shot dump
   std::vector<Event> events;      // kernel log and NVML events, oldest first
@@ -35,6 +78,8 @@ struct Observation {
   // notes on what was reduced ("kept 4096 of 3600000 samples ...").
   std::vector<EventCount> event_counts;
   std::vector<std::string> notes;
+  std::vector<AppMessage> app_messages;  // application/tool errors found in captures
+  std::vector<InputCoverage> coverage;   // one per captured input (empty in live mode)
 };
 
 }  // namespace gw
