@@ -92,6 +92,8 @@ bool Stream::anchor_at(size_t h) const {
       return h >= 2 && text_.substr(h - 2, 5) == "AER: ";
     case 'F':  // INFO: task
       return h >= 2 && text_.substr(h - 2, 11) == "INFO: task ";
+    case 'G':  // Gb/s available PCIe bandwidth, limited by
+      return text_.substr(h, 30) == "Gb/s available PCIe bandwidth,";
   }
   return false;
 }
@@ -223,10 +225,10 @@ KernelLogStats Stream::run() {
   const size_t n = text_.size();
   walk_ = opt_.classify_lines;
   // Next position of the rare byte of each anchor ('V' of "NVRM", 'X' of "SXid", 'R' of
-  // "AER:", 'F' of "INFO: task"); each is searched again only once the scan has passed it,
-  // so the text is read about once per anchor byte.
-  constexpr std::array<char, 4> kBytes = {'V', 'X', 'R', 'F'};
-  std::array<size_t, 4> next{};
+  // "AER:", 'F' of "INFO: task", 'G' of "Gb/s available PCIe bandwidth"); each is searched again
+  // only once the scan has passed it, so the text is read about once per anchor byte.
+  constexpr std::array<char, 5> kBytes = {'V', 'X', 'R', 'F', 'G'};
+  std::array<size_t, 5> next{};
   for (size_t i = 0; i < kBytes.size(); ++i) next[i] = next_of(kBytes[i], 0);
   size_t pos = 0;
   while (pos < n) {
