@@ -258,9 +258,9 @@ bool is_nvlink(const Event& e) {
 // "Link 08" / "link 1" -> the link number.
 std::optional<int> link_of(std::string_view msg) {
   for (std::string_view tag : {"Link ", "link "}) {
-    const size_t p = msg.find(tag);
-    if (p == std::string_view::npos) continue;
-    if (auto v = leading_int(msg.substr(p + tag.size()))) return v;
+    for (size_t p = msg.find(tag); p != std::string_view::npos; p = msg.find(tag, p + 1)) {
+      if (auto v = leading_int(msg.substr(p + tag.size()))) return v;
+    }
   }
   return std::nullopt;
 }

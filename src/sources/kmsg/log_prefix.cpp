@@ -267,6 +267,11 @@ std::string_view strip_log_prefix(std::string_view line, LogPrefix& p) {
     p.recognised = true;
     return ltrim(s);
   }
+  // dmesg --raw / syslog priority "<5>".
+  if (s.size() > 3 && s[0] == '<' && digit(s[1]) && (s[2] == '>' || (digit(s[2]) && s[3] == '>'))) {
+    s = ltrim(s.substr(s[2] == '>' ? 3 : 4));
+    p.recognised = true;
+  }
   bool timed = false;
   for (int round = 0; round < 4 && !s.empty(); ++round) {
     size_t used = 0;
