@@ -109,8 +109,31 @@ void Stream::h_clock(const LogPrefix& p, Event* ev) {
   if (ev && !ev->time_in_year_ms) ev->time_in_year_ms = hclock_ms_;
 }
 
+// The common "[  1234.567890] " dmesg prefix, checked without parsing the number (the walk over
+// every line only needs to know that it is kernel log).
+bool uptime_bracket(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  if (i >= line.size() || line[i] != '[') return false;
+  bool digits = false;
+  for (++i; i < line.size() && i < 40; ++i) {
+    const char c = line[i];
+    if (c == ']') return digits;
+    if (c >= '0' && c <= '9') {
+      digits = true;
+    } else if (c != ' ' && c != '.') {
+      return false;
+    }
+  }
+  return false;
+}
+
 void Stream::other_line(std::string_view line, size_t line_no) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (!hmode_ && uptime_bracket(line)) {
+    if (opt_.classify_lines) ++st_.kernel_lines;
+    return;
+  }
   LogPrefix p;
   kmsg::strip_log_prefix(line, p);
   if (p.delta_s || p.minute_line) hmode_ = true;

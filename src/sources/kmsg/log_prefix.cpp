@@ -98,7 +98,7 @@ bool strip_kmsg_record(std::string_view& s, LogPrefix& p) {
 
 // "<node>: kern: warning: [<RFC 3339>]: " (talosctl dmesg and similar node-log tools).
 bool strip_node_log(std::string_view& s, LogPrefix& p) {
-  const size_t k = s.find(": kern:");
+  const size_t k = s.substr(0, 88).find(": kern:");
   if (k == std::string_view::npos || k == 0 || k > 80 || s.substr(0, k).find(' ') != s.npos)
     return false;
   std::string_view r = ltrim(s.substr(k + 7));
