@@ -60,13 +60,14 @@ struct SinkConfig {
   // exec
   std::vector<std::string> command;  // argv; alert as GW_ALERT_* env and JSON on stdin
   // delivery
-  std::chrono::milliseconds timeout{5000};       // one attempt (HTTP request, command run)
-  std::chrono::milliseconds backoff{500};        // first retry delay, doubled each failure
-  std::chrono::milliseconds max_backoff{60000};  // cap on the retry delay
-  unsigned max_attempts = 0;                     // 0: retry until delivered or shut down
+  std::chrono::milliseconds timeout{5000};           // one attempt (HTTP request, command run)
+  std::chrono::milliseconds backoff{500};            // first retry delay, doubled each failure
+  std::chrono::milliseconds max_backoff{60000};      // cap on the retry delay
+  unsigned max_attempts = 0;                         // 0: retry until delivered or shut down
   std::chrono::milliseconds resend_interval{60000};  // alertmanager: re-post firing alerts
-  size_t queue_capacity = 1024;                  // oldest dropped (and logged) beyond this
-  bool json = false;                             // log: one JSON object instead of logfmt
+  size_t queue_capacity = 1024;                      // oldest dropped (and logged) beyond this
+  bool json = false;                                 // log: one JSON object instead of logfmt
+  bool journal = false;                              // log: "<N>" priority prefix for journald
   int line = 0;
 };
 
@@ -135,10 +136,10 @@ struct AlertState {
   AlertTarget target;
   AlertStatus status = AlertStatus::kInactive;
   Severity severity = Severity::kWarning;
-  std::optional<double> value;           // last evaluated value (nullopt: unknown)
+  std::optional<double> value;             // last evaluated value (nullopt: unknown)
   std::optional<int64_t> active_since_ms;  // condition true since (pending or firing)
   std::optional<int64_t> firing_since_ms;
-  std::optional<int64_t> clear_since_ms;   // firing, but clear since (keep_firing_for)
+  std::optional<int64_t> clear_since_ms;  // firing, but clear since (keep_firing_for)
   int64_t last_eval_ms = 0;
   std::map<std::string, std::string> labels;
 };
@@ -221,8 +222,11 @@ class Notifier {
 // Payloads, public so the API and tests can show exactly what a sink sends.
 std::string webhook_payload_json(const AlertTransition& t, std::string_view receiver,
                                  std::string_view external_url);
+// Firing alerts get endsAt = now + valid_for (Alertmanager resolves them itself if the daemon
+// stops re-sending); resolved ones their resolve time.
 std::string alertmanager_payload_json(const std::vector<AlertTransition>& ts,
-                                      std::string_view external_url, int64_t now_ms);
+                                      std::string_view external_url, int64_t now_ms,
+                                      std::chrono::milliseconds valid_for);
 std::string rfc3339_ms(int64_t epoch_ms);  // "2026-12-01T08:15:13.841Z"
 
 }  // namespace gw::alert

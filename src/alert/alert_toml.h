@@ -3,8 +3,9 @@
 // the files that parse TOML pay for the toml++ header.
 #pragma once
 
-#include <string_view>
 #include <toml++/toml.h>
+
+#include <string_view>
 
 #include "alert/alert.h"
 
