@@ -224,10 +224,13 @@ class Worker {
           note += "; retrying in " + format_duration(wait);
         }
       }
+      // Logged before the message counts as done, so whoever flushed sees the line too.
+      lk.unlock();
+      if (!note.empty()) log("sink \"" + cfg_.name + "\": " + note);
+      lk.lock();
       in_flight_ = false;
       lk.unlock();
       done_cv_.notify_all();
-      if (!note.empty()) log("sink \"" + cfg_.name + "\": " + note);
       lk.lock();
     }
     const size_t left = queue_.size();

@@ -165,7 +165,8 @@ TEST(ConfigErrors, MalformedToml) {
   EXPECT_EQ(error_of("[[alert]]\nname = \"x\nexpr = 1\n"),
             "gw.toml:2:10: TOML syntax error: Error while parsing string: unescaped control "
             "characters other than TAB (U+0009) are explicitly prohibited");
-  EXPECT_EQ(error_of("[[alert]\n"), "gw.toml:1:9: TOML syntax error: Error while parsing table header: expected ']', "
+  EXPECT_EQ(error_of("[[alert]\n"),
+            "gw.toml:1:9: TOML syntax error: Error while parsing table header: expected ']', "
             "saw '\\n'");
   EXPECT_EQ(error_of("alert = 3\n"),
             "gw.toml:1: alert: expected an array of tables ([[alert]]), got an integer");
