@@ -152,8 +152,10 @@ class AlertEngine {
   AlertEngine& operator=(const AlertEngine&) = delete;
 
   // One evaluation step. `active`: the findings active now (continuous diagnosis);
-  // `new_events`: events that arrived since the last call. Returns at most one firing per
-  // instance while it fires and one resolved when it stops. Thread-safe against states().
+  // `new_events`: events that arrived since the last call (stamped with now_ms). Returns at
+  // most one firing per instance while it fires and one resolved when it stops. May be called
+  // between samples with the last snapshot when an event arrives, for low latency: the
+  // readings are held. Thread-safe against states().
   std::vector<AlertTransition> evaluate(int64_t now_ms, const Snapshot& snap,
                                         const std::vector<Finding>& active,
                                         const std::vector<Event>& new_events);
