@@ -10,7 +10,7 @@
 namespace gw::sim {
 namespace {
 
-const std::string kTraces = std::string(GW_SHARED_DIR) + "/traces/";
+const std::string kTraces = std::string(GW_SOURCE_DIR) + "/data/traces/";
 
 Trace read_ok(const std::string& rel, TraceOptions o = {}) {
   auto t = read_trace(kTraces + rel, o);
