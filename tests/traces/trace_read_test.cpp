@@ -1,4 +1,4 @@
-// Every trace family in ../shared/traces reads: job counts match the files minus the documented
+// Every trace family in data/traces reads: job counts match the files minus the documented
 // drops, and the first job equals the earliest row, read by hand from the file.
 #include <gtest/gtest.h>
 
