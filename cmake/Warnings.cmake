@@ -24,7 +24,6 @@ function(gw_module name)
   add_library(gw_${name} STATIC ${srcs})
   target_include_directories(gw_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(gw_${name} PUBLIC ${ARG_DEPS})
-  target_compile_definitions(gw_${name} PRIVATE ${GW_SOURCE_DIR_DEFINE} ${GW_BINARY_DIR_DEFINE})
   gw_warnings(gw_${name})
 endfunction()
 

@@ -1,6 +1,8 @@
 // The Philly trace travels inside the binary, so `gpuwarden simulate` without --trace works on
 // a machine that has only the binary. The bytes are pulled in by the assembler (.incbin): a
 // C array of 650 KB would cost more compile time than the rest of the module.
+#include "sim/trace.h"
+#include "sim/trace_formats.h"
 #include "sim/trace_io.h"
 
 #ifndef GW_PHILLY_GZ
@@ -31,6 +33,14 @@ namespace gw::sim {
 std::string_view bundled_philly_gz() {
   return {gw_bundled_philly_gz_begin,
           static_cast<size_t>(gw_bundled_philly_gz_end - gw_bundled_philly_gz_begin)};
+}
+
+Result<Trace> read_bundled_trace(const TraceOptions& options) {
+  auto text = gunzip(bundled_philly_gz(), kBundledPhillyName);
+  if (!text) return text.error();
+  auto t = parse_trace_text(*text, kBundledPhillyName, "philly", options);
+  if (t) t->notes.insert(t->notes.begin(), "no --trace given: the bundled Philly trace");
+  return t;
 }
 
 }  // namespace gw::sim

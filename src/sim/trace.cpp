@@ -228,12 +228,4 @@ Result<Trace> read_trace(const std::string& path, const TraceOptions& options) {
                         std::move(cluster), options);
 }
 
-Result<Trace> read_bundled_trace(const TraceOptions& options) {
-  auto text = gunzip(bundled_philly_gz(), kBundledPhillyName);
-  if (!text) return text.error();
-  auto t = parse_trace_text(*text, kBundledPhillyName, "philly", options);
-  if (t) t->notes.insert(t->notes.begin(), "no --trace given: the bundled Philly trace");
-  return t;
-}
-
 }  // namespace gw::sim
