@@ -82,6 +82,9 @@ struct AlertConfig {
 Result<AlertConfig> parse_alert_config(std::string_view toml_text,
                                        std::string_view source_name = "config");
 
+// One line per rule and sink, for `serve --check-config`.
+std::string describe_alert_config(const AlertConfig& cfg);
+
 // The shipped default rules (data/alerts-default.toml, embedded) and their parse.
 std::string_view default_alerts_toml();
 AlertConfig default_alert_config();

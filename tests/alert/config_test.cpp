@@ -348,6 +348,36 @@ TEST(Defaults, ShippedRulesParseAndCoverTheSeedCases) {
   }
 }
 
+TEST(Config, DescribesWhatItWillDo) {
+  const auto cfg = parse_alert_config(R"(
+[[alert]]
+name = "Hot"
+expr = "temp_c > 80"
+for = "5m"
+clear = 75
+keep_firing_for = "1m"
+[[alert]]
+name = "Xid"
+expr = "xid_hw_count > 0"
+window = "30m"
+severity = "critical"
+[[alert]]
+name = "Hung"
+finding = "gpu.hung"
+[[sink]]
+type = "webhook"
+url = "http://127.0.0.1:9000/hook"
+min_severity = "critical"
+)");
+  ASSERT_TRUE(cfg);
+  EXPECT_EQ(describe_alert_config(*cfg),
+            "3 alert rule(s), 1 sink(s)\n"
+            "  alert Hot: temp_c > 80 for 5m, clears past 75, held 1m [warning]\n"
+            "  alert Xid: xid_hw_count > 0 over 30m [critical]\n"
+            "  alert Hung: finding gpu.hung [critical]\n"
+            "  sink webhook-1: webhook http://127.0.0.1:9000/hook (critical and above)\n");
+}
+
 TEST(Defaults, FileInTheRepositoryIsTheEmbeddedOne) {
   std::ifstream f(std::string(GW_SOURCE_DIR) + "/data/alerts-default.toml", std::ios::binary);
   ASSERT_TRUE(f);
