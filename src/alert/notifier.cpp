@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -43,6 +44,13 @@ struct Msg {
 class Worker {
  public:
   Worker(SinkConfig cfg, const NotifierOptions& opts) : cfg_(std::move(cfg)), opts_(opts) {
+    // Configs built in code skip the parser's checks: a zero timeout would mean "wait forever"
+    // to libcurl and a zero backoff a busy retry loop.
+    cfg_.timeout = std::max(cfg_.timeout, std::chrono::milliseconds(1));
+    cfg_.backoff = std::max(cfg_.backoff, std::chrono::milliseconds(10));
+    cfg_.max_backoff = std::max(cfg_.max_backoff, cfg_.backoff);
+    cfg_.resend_interval = std::max(cfg_.resend_interval, std::chrono::milliseconds(100));
+    cfg_.queue_capacity = std::max<size_t>(cfg_.queue_capacity, 1);
     stats_.name = cfg_.name;
     stats_.type = cfg_.type;
     if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;
