@@ -167,6 +167,10 @@ class AlertEngine {
   // state; firing instances of removed rules come back as resolved transitions.
   std::vector<AlertTransition> replace_rules(int64_t now_ms, std::vector<AlertRule> rules);
 
+  // The firing instances as firing transitions (what was sent when they fired), for a new
+  // Notifier after a reload: see Notifier::resume_firing.
+  std::vector<AlertTransition> firing() const;
+
   // Every instance evaluated so far (inactive included, so /metrics can say 0), sorted by
   // rule then instance key.
   std::vector<AlertState> states() const;
@@ -211,6 +215,10 @@ class Notifier {
   Notifier& operator=(const Notifier&) = delete;
 
   void submit(const std::vector<AlertTransition>& transitions);
+  // Tells a new Notifier (config reload) what fires already, without notifying anyone again:
+  // Alertmanager sinks post them at once and keep re-sending them (otherwise Alertmanager would
+  // let them expire); other sinks ignore them, since they were told when the alerts fired.
+  void resume_firing(const std::vector<AlertTransition>& firing);
   // Waits until every queue is empty (delivered or given up) or the deadline passes;
   // true when empty.
   bool flush(std::chrono::milliseconds deadline);

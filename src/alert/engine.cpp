@@ -364,6 +364,17 @@ std::vector<AlertTransition> AlertEngine::replace_rules(int64_t now_ms,
   return out;
 }
 
+std::vector<AlertTransition> AlertEngine::firing() const {
+  std::lock_guard lock(mu_);
+  std::vector<AlertTransition> out;
+  for (const auto& [k, in] : impl_->instances) {
+    if (in.st.status != AlertStatus::kFiring) continue;
+    out.push_back(impl_->transition(in, AlertTransition::Kind::kFiring, in.st.value,
+                                    in.st.firing_since_ms.value_or(in.st.last_eval_ms)));
+  }
+  return out;
+}
+
 std::vector<AlertState> AlertEngine::states() const {
   std::lock_guard lock(mu_);
   std::vector<AlertState> out;

@@ -91,6 +91,20 @@ class Worker {
     if (!dropped.empty()) log("sink \"" + cfg_.name + "\": dropped " + dropped);
   }
 
+  void resume(const std::vector<AlertTransition>& firing) {
+    if (cfg_.type != SinkType::kAlertmanager) return;
+    {
+      std::lock_guard lk(mu_);
+      for (const AlertTransition& t : firing) {
+        if (t.kind == AlertTransition::Kind::kFiring && t.severity >= cfg_.min_severity) {
+          firing_[t.fingerprint] = t;
+        }
+      }
+      next_resend_ = SteadyClock::now();  // post them now, then every resend_interval
+    }
+    cv_.notify_one();
+  }
+
   bool wait_empty(SteadyClock::time_point deadline) {
     std::unique_lock lk(mu_);
     return done_cv_.wait_until(lk, deadline, [&] { return queue_.empty() && !in_flight_; });
@@ -307,6 +321,10 @@ void Notifier::submit(const std::vector<AlertTransition>& transitions) {
       w->submit(t);
     }
   }
+}
+
+void Notifier::resume_firing(const std::vector<AlertTransition>& firing) {
+  for (const auto& w : impl_->workers) w->resume(firing);
 }
 
 bool Notifier::flush(std::chrono::milliseconds deadline) {

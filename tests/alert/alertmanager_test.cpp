@@ -192,5 +192,39 @@ TEST_F(RealAlertmanager, FiringAlertsAreResentSoAlertmanagerKeepsThem) {
   EXPECT_TRUE(n.shutdown(2s));
 }
 
+TEST_F(RealAlertmanager, ANotifierAfterAReloadKeepsFiringAlertsAlive) {
+  SinkConfig s;
+  s.type = SinkType::kAlertmanager;
+  s.name = "am";
+  s.url = "http://127.0.0.1:" + std::to_string(port_);
+  s.resend_interval = 1s;
+  test::LogCapture log;
+  AlertEngine engine(test::rules_from("[[alert]]\nname = \"Lost\"\nexpr = \"gpu_lost > 0\"\n"));
+  SystemClock clock;
+  GpuState lost = test::gpu(1);
+  lost.access = GpuAccess::kLost;
+  {
+    Notifier before({s}, {log.sink(), ""});
+    before.submit(engine.evaluate(clock.now_ms(), test::snap({lost}), {}, {}));
+    ASSERT_TRUE(before.flush(10s)) << log.all();
+    EXPECT_TRUE(before.shutdown(2s));
+  }
+  // The reloaded daemon: same engine state, a fresh notifier that never saw the firing.
+  EXPECT_TRUE(engine.evaluate(clock.now_ms(), test::snap({lost}), {}, {}).empty());
+  Notifier after({s}, {log.sink(), ""});
+  const auto firing = engine.firing();
+  ASSERT_EQ(firing.size(), 1u);
+  EXPECT_EQ(firing[0].rule, "Lost");
+  after.resume_firing(firing);
+  std::this_thread::sleep_for(6s);  // past the endsAt of the first post
+  const Json list = alerts();
+  const Json* a = find(list, "Lost", "1");
+  ASSERT_NE(a, nullptr) << list.dump() << log.all();
+  EXPECT_EQ((*a)["status"]["state"], "active");
+  ASSERT_TRUE(hook_.wait_bodies(1, 5s));
+  EXPECT_EQ(hook_.bodies().size(), 1u);  // Alertmanager notified once, not again per reload
+  EXPECT_TRUE(after.shutdown(2s));
+}
+
 }  // namespace
 }  // namespace gw::alert
