@@ -226,6 +226,9 @@ TEST(ConfigErrors, BadExpressions) {
   EXPECT_EQ(e("temp_c > 80 and fan_pct > 90"),
             "gw.toml:3: alert \"E\": expr: expr \"temp_c > 80 and fan_pct > 90\": unexpected "
             "\"and fan_pct > 90\" (write <metric> <op> <number>, e.g. \"temp_c > 80\")");
+  EXPECT_EQ(e("temp_c > 1e400"),
+            "gw.toml:3: alert \"E\": expr: expr \"temp_c > 1e400\": the threshold must be a "
+            "finite number (write <metric> <op> <number>, e.g. \"temp_c > 80\")");
   EXPECT_EQ(e("> 80"),
             "gw.toml:3: alert \"E\": expr: expr \"> 80\": missing metric name (write <metric> "
             "<op> <number>, e.g. \"temp_c > 80\")");
@@ -310,6 +313,36 @@ TEST(ConfigErrors, LinesSurviveCrlfAndIndentation) {
   EXPECT_EQ(error_of(text),
             "gw.toml:5: alert \"A\": for: bad duration \"5q\": unknown unit \"q\" (use ms, s, m, "
             "h, d or w)");
+}
+
+TEST(Config, CutAnywhereTheDefaultsParseOrSayWhere) {
+  const std::string text(default_alerts_toml());
+  size_t parsed = 0;
+  for (size_t cut = 0; cut <= text.size(); cut += 5) {
+    const auto r = parse_alert_config(std::string_view(text).substr(0, cut), "cut.toml");
+    if (r) {
+      ++parsed;
+      continue;
+    }
+    EXPECT_TRUE(r.error().where.starts_with("cut.toml:")) << cut << ": " << r.error().to_string();
+    EXPECT_FALSE(r.error().message.empty());
+  }
+  EXPECT_GT(parsed, 0u);
+}
+
+TEST(Config, ConcatenatedConfigsAddUpAndDuplicatesAreNamed) {
+  const std::string extra =
+      "\n[[alert]]\nname = \"MyRule\"\nexpr = \"fan_pct > 95\"\n"
+      "[[sink]]\ntype = \"webhook\"\nurl = \"http://127.0.0.1:1/\"\n";
+  const auto both = parse_alert_config(std::string(default_alerts_toml()) + extra, "c.toml");
+  ASSERT_TRUE(both) << both.error().to_string();
+  EXPECT_EQ(both->rules.size(), default_alert_config().rules.size() + 1);
+  EXPECT_EQ(both->sinks.size(), 2u);
+  const auto twice = parse_alert_config(
+      std::string(default_alerts_toml()) + "\n" + std::string(default_alerts_toml()), "c.toml");
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().message,
+            "alert \"GpuTemperatureHigh\": defined twice (names must be unique)");
 }
 
 TEST(Config, FromDaemonParsedArrays) {
