@@ -247,6 +247,39 @@ TEST(Notifier, ShutdownFlushesWhatItCan) {
   EXPECT_EQ(rx.bodies().size(), 5u);
 }
 
+TEST(Notifier, SubmitFromManyThreadsThenShutdownDeliversAll) {
+  Receiver rx;
+  std::atomic<size_t> log_lines{0};
+  SinkConfig log_sink;
+  log_sink.type = SinkType::kLog;
+  log_sink.name = "log";
+  log_sink.queue_capacity = 100'000;
+  SinkConfig hook = webhook(rx.url());
+  hook.queue_capacity = 100'000;
+  auto n = std::make_unique<Notifier>(std::vector<SinkConfig>{log_sink, hook},
+                                      NotifierOptions{[&](std::string_view l) {
+                                                        if (l.starts_with("gpuwarden alert"))
+                                                          ++log_lines;
+                                                      },
+                                                      ""});
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (unsigned i = 0; i < 100; ++i) {
+        n->submit({transition("T" + std::to_string(t), AlertTransition::Kind::kFiring, i)});
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_TRUE(n->shutdown(20s));
+  const auto st = n->stats();
+  EXPECT_EQ(st[0].delivered, 400u);
+  EXPECT_EQ(st[1].delivered, 400u);
+  EXPECT_EQ(log_lines.load(), 400u);
+  EXPECT_EQ(rx.bodies().size(), 400u);
+  n.reset();  // destroying after shutdown must not deliver or block again
+}
+
 TEST(Notifier, FiltersBySeverityAndResolved) {
   Receiver rx;
   SinkConfig s = webhook(rx.url());
