@@ -41,7 +41,11 @@ bool has_failures(const FailureOptions& f) {
 }
 
 Status validate_failure_options(const FailureOptions& f) {
-  for (const FailureClass& c : effective_classes(f)) {
+  // The single rates directly: a NaN one would not become a class.
+  std::vector<FailureClass> all = f.classes;
+  all.push_back({"gpu", FailureScope::kGpu, f.gpu_failures_per_gpu_hour, true, true, 0});
+  all.push_back({"node", FailureScope::kNode, f.node_failures_per_node_hour, true, true, 0});
+  for (const FailureClass& c : all) {
     const double r = c.rate_per_unit_hour;
     if (!std::isfinite(r) || r < 0 || r > kMaxRatePerHour)
       return bad("failure class " + c.name,
