@@ -68,8 +68,8 @@ Result<sim::FailureOptions> make_failure_options(const FailureArgs& a) {
            Bound{"--network-nodes-per-event", a.network_nodes, 1, 100000, "nodes"},
        })
     if (Status s = check_range(b.name, b.value, b.lo, b.hi, b.unit); !s) return s.error();
-  if (a.maintenance_hours != -1)
-    if (Status s = check_range("--maintenance-every-hours", a.maintenance_hours, 0,
+  if (a.maintenance_hours)
+    if (Status s = check_range("--maintenance-every-hours", *a.maintenance_hours, 0,
                                kTenYearsMin / 60, "hours");
         !s)
       return s.error();
@@ -92,7 +92,7 @@ Result<sim::FailureOptions> make_failure_options(const FailureArgs& a) {
     f.node_failures_per_node_hour = a.node_failure_rate;
     f.nodes_per_group = static_cast<unsigned>(a.network_nodes);
   }
-  if (a.maintenance_hours >= 0) f.planned.every_ms = ms(a.maintenance_hours, 3.6e6);
+  if (a.maintenance_hours) f.planned.every_ms = ms(*a.maintenance_hours, 3.6e6);
   f.planned.down_ms = ms(a.maintenance_minutes, 60000);
   f.repair_ms = ms(a.repair_minutes, 60000);
   f.checkpoint_interval_ms = ms(a.checkpoint_minutes, 60000);

@@ -2,6 +2,7 @@
 // number must be finite and within its stated range, named in the error when it is not.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "core/result.h"
@@ -17,7 +18,7 @@ struct FailureArgs {
   std::string model = "none";  // "none" or "llama3"
   double failure_rate = 0, node_failure_rate = 0;
   double repair_minutes = 240, checkpoint_minutes = 0, checkpoint_cost_s = 60, restart_s = 0;
-  double maintenance_hours = -1;  // -1: the model's own (Llama 3: every 27.6 h), 0: none
+  std::optional<double> maintenance_hours;  // unset: the model's own (Llama 3: 27.6 h); 0: none
   double maintenance_minutes = 0;
   double network_nodes = sim::kLlama3NodesPerSwitch;
   bool requeue = false;

@@ -29,6 +29,12 @@ double llama3_rate(const FailureOptions& f, bool (*keep)(const FailureClass&) = 
                            groups_of(kLlama3Nodes, f.nodes_per_group), keep);
 }
 
+std::string duration_text(double s) {
+  if (s < 120) return fmt::format("{:.1f} s", s);
+  if (s < 7200) return fmt::format("{:.1f} min", s / 60);
+  return fmt::format("{:.1f} h", s / 3600);
+}
+
 std::string hours_text(double h) {
   if (h >= 72) return fmt::format("{:.1f} days", h / 24);
   if (h >= 1) return fmt::format("{:.2f} h", h);
@@ -212,14 +218,14 @@ Status check_feasible(const std::vector<sched::JobSpec>& jobs, unsigned gpus_per
   return make_error(
       "sim.cannot_finish",
       fmt::format(
-          "job {} ({} GPUs, {:.1f} h of work) is interrupted every {:.2f} h on average and "
+          "job {} ({} GPUs, {:.1f} h of work) is interrupted every {} on average and "
           "would take {} its run time to finish ({}); {} job(s) like it. Lower the "
           "failure rates, checkpoint more often (--checkpoint-minutes), shorten "
           "--restart-seconds, or drop --requeue",
           worst->id, worst->gpus,
           static_cast<double>(worst->actual_runtime_ms.value_or(worst->time_limit_ms.value_or(0))) /
               3.6e6,
-          1 / rate, stretch,
+          duration_text(3600 / rate), stretch,
           f.checkpoint_interval_ms > 0 ? "restart plus one checkpoint interval is too "
                                          "long against that"
                                        : "no checkpoints: every failure restarts it "
