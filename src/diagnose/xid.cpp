@@ -20,6 +20,7 @@ constexpr double kBurstGapS = 60.0;
 // part of the root's incident; without comparable times, within this many log events.
 constexpr double kFollowS = 60.0;
 constexpr size_t kFollowEvents = 50;
+constexpr unsigned kXidGraphics = 13;
 constexpr unsigned kXidStopped = 43;
 constexpr unsigned kXidCleanup = 45;
 constexpr unsigned kXidFallenOffBus = 79;
@@ -170,6 +171,31 @@ void add_reset_flags(const EventGroup& g, std::vector<std::string>& ev) {
   }
 }
 
+// Xid 13 names the SM: "(GPC 8, TPC 5, SM 0)". NVIDIA's Xid 13 workflow: one location that
+// keeps failing (across programs) points at the hardware, scattered locations at the program.
+void add_sm_locations(const EventGroup& g, std::vector<std::string>& ev) {
+  std::map<std::string, size_t> where;
+  for (const Event* e : g.events) {
+    const size_t p = e->message.find("(GPC ");
+    if (p == std::string::npos) continue;
+    const size_t q = e->message.find(')', p);
+    if (q == std::string::npos) continue;
+    ++where[e->message.substr(p, q - p + 1)];
+  }
+  if (where.empty()) return;
+  const auto top = std::max_element(
+      where.begin(), where.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::string line = fmt::format("SM locations: {} distinct; most often {} ({} line(s))",
+                                 where.size(), top->first, top->second);
+  if (where.size() == 1 && g.events.size() > 3)
+    line +=
+        ": one location in every line; if different programs hit it, NVIDIA's Xid 13 "
+        "workflow treats it as the GPU (run dcgmi diag -r 3)";
+  else if (where.size() > 1)
+    line += ": scattered locations point at the program rather than the GPU";
+  ev.push_back(std::move(line));
+}
+
 Finding xid_finding(const DiagnoseContext& c, const EventGroup& g, const XidInfo* x, XidCause cause,
                     bool solo = true) {
   const std::string name = x ? std::string(x->short_name) : "unknown Xid";
@@ -197,6 +223,7 @@ Finding xid_finding(const DiagnoseContext& c, const EventGroup& g, const XidInfo
   ev.push_back(fmt::format("log: {}", g.events.front()->message.substr(0, 160)));
   add_reset_flags(g, ev);
   add_driver_notes(c, g, ev);
+  if (g.code == kXidGraphics) add_sm_locations(g, ev);
   add_catalog(x, solo, ev);
   Finding f;
   f.code =
@@ -373,72 +400,6 @@ void xids_of(const DiagnoseContext& c, XidCause want, Findings& out) {
   }
 }
 
-// ---- Xid 154: the recovery action the driver announces ----------------------------------
-
-struct RecoveryAction {
-  unsigned value = 0;
-  std::string label;
-};
-
-// "GPU recovery action changed from 0x0 (None) to 0x4 (Drain and Reset)" -> {4, "Drain and
-// Reset"}.
-std::optional<RecoveryAction> announced_action(std::string_view msg) {
-  const size_t p = msg.find("to 0x");
-  if (p == std::string_view::npos) return std::nullopt;
-  auto v = hex_value(msg.substr(p + 3, msg.find_first_of(" (", p + 3) - (p + 3)));
-  if (!v) return std::nullopt;
-  RecoveryAction a;
-  a.value = static_cast<unsigned>(*v);
-  const size_t open = msg.find('(', p), close = msg.find(')', open);
-  if (open != std::string_view::npos && close != std::string_view::npos)
-    a.label = std::string(msg.substr(open + 1, close - open - 1));
-  return a;
-}
-
-struct ActionMeaning {
-  Severity severity;
-  std::string_view words;
-  std::string_view remedy;
-};
-
-// By the number, not the label: the labels differ between driver versions.
-ActionMeaning action_meaning(unsigned v) {
-  switch (v) {
-    case 0:
-      return {Severity::kInfo, "no recovery action needed",
-              "Nothing to do: the driver recovered (act on the Xid before it if it repeats)."};
-    case 1:
-      return {Severity::kCritical, "GPU reset required",
-              "Stop the jobs on this GPU and reset it (sudo nvidia-smi -r -i <gpu>), or reboot the "
-              "node; it stays unusable until then."};
-    case 2:
-      return {Severity::kCritical, "node reboot required",
-              "Drain the node and reboot it: a GPU reset is not enough."};
-    case 3:
-      return {Severity::kCritical, "drain peer-to-peer traffic",
-              "Stop the jobs that use peer-to-peer/NVLink traffic on this GPU (drain the node), "
-              "then reset the GPU."};
-    case 4:
-      return {Severity::kCritical, "drain and reset",
-              "Drain the node (let or move the running jobs off it), then reset the GPU (sudo "
-              "nvidia-smi -r -i <gpu>)."};
-    case 5:
-      return {Severity::kCritical, "recover the IMEX domain",
-              "Recover the IMEX domain (restart the IMEX service on the domain's nodes) and "
-              "restart the affected jobs."};
-    case 6:
-      return {Severity::kCritical, "bus reset (PF FLR) required",
-              "Drain the node and reset the GPU's PCIe function (a GPU reset with nvidia-smi -r "
-              "performs it), or reboot."};
-    case 7:
-      return {Severity::kCritical, "system reboot required",
-              "Drain the node and reboot (power-cycle) the whole system."};
-    default:
-      return {Severity::kWarning, "an action this tool does not know",
-              "Look the value up in NVIDIA's Xid 154 documentation and follow it."};
-  }
-}
-
 }  // namespace
 
 void rule_xid_application(const DiagnoseContext& c, Findings& out) {
@@ -461,57 +422,6 @@ void rule_xid_thermal_power(const DiagnoseContext& c, Findings& out) {
 }
 void rule_xid_other(const DiagnoseContext& c, Findings& out) {
   xids_of(c, XidCause::kOther, out);
-}
-
-void rule_xid_recovery_action(const DiagnoseContext& c, Findings& out) {
-  for (const EventGroup& g : c.groups) {
-    if (g.kind != EventKind::kXid || g.code != kXidRecovery) continue;
-    // The last announcement is the one in force; keep the earlier ones as history.
-    std::optional<RecoveryAction> now;
-    const Event* at = nullptr;
-    std::vector<std::string> history;
-    for (const Event* e : g.events) {
-      if (auto a = announced_action(e->message)) {
-        now = a;
-        at = e;
-        if (history.size() < 5)
-          history.push_back(event_when(*e) + ": " + e->message.substr(0, 120));
-      }
-    }
-    Finding f;
-    f.code = "xid.recovery_action";
-    f.gpu = g.gpu;
-    f.pci_bus_id = g.pci_bus_id;
-    if (!now) {
-      f.severity = Severity::kWarning;
-      f.title = fmt::format("Xid 154 on {}: recovery action changed (value not readable)", who(g));
-      f.evidence = {"log: " + g.events.front()->message.substr(0, 160)};
-      f.remedy = "Read the recovery action with nvidia-smi -q (GPU Recovery Action) and follow it.";
-      out.push_back(std::move(f));
-      continue;
-    }
-    const ActionMeaning m = action_meaning(now->value);
-    f.severity = m.severity;
-    f.title =
-        fmt::format("Xid 154 on {}: {} (recovery action 0x{:x})", who(g), m.words, now->value);
-    f.evidence.push_back(fmt::format("announced {}: 0x{:x} ({}), graded by the value",
-                                     event_when(*at), now->value,
-                                     now->label.empty() ? "no label" : now->label));
-    for (auto& h : history) f.evidence.push_back("history: " + h);
-    // The Xid that changed the action: the nearest one before it on this GPU.
-    const XidIndex ix(c);
-    const size_t i = ix.index(at);
-    for (size_t j = i; j-- > 0;) {
-      const Event& o = c.obs.events[j];
-      if (o.kind != EventKind::kXid || o.code == kXidRecovery || ix.keys[j] != ix.keys[i]) continue;
-      const XidInfo* x = lookup_xid(o.code.value_or(0));
-      f.evidence.push_back(fmt::format("after Xid {} ({}) at {}", o.code.value_or(0),
-                                       x ? x->short_name : "unknown", event_when(o)));
-      break;
-    }
-    f.remedy = std::string(m.remedy);
-    out.push_back(std::move(f));
-  }
 }
 
 void rule_xid_consequence(const DiagnoseContext& c, Findings& out) {

@@ -1,6 +1,6 @@
 // Rules over kernel-log events: Xid 154 by value, Xid 45/137 follow-ups, solo Xid 45, the
 // driver messages that are not Xids, PCIe AER and link limits, hung tasks. Inputs are real
-// log lines (fixture NNN of ../shared/fixtures/captures, or the public thread in the comment)
+// log lines (capture NNN of the project's shared corpus, or the public thread in the comment)
 // run through the kernel-log parser, so a rule sees what doctor --from would give it.
 #include <gtest/gtest.h>
 
@@ -210,6 +210,25 @@ TEST(XidCatalog, ImmediateActionAndNotesAreInTheEvidence) {
   EXPECT_NE(evidence(*x).find("now restart the application (RESTART_APP)"), std::string::npos);
   EXPECT_NE(evidence(*x).find("no GPU reset required for it (RST: No)"), std::string::npos);
   EXPECT_NE(evidence(*x).find("notes: "), std::string::npos);
+}
+
+TEST(XidCatalog, Xid13SmLocations008) {
+  const auto f = diagnose(from_log(
+      "kern  :warn  : 2025-01-21T02:21:33,498559+00:00 NVRM: Xid (PCI:0000:38:00): 13, "
+      "pid='<unknown>', name=<unknown>, Graphics SM Warp Exception on (GPC 8, TPC 5, SM 0): Out "
+      "Of Range Address\n"
+      "kern  :warn  : 2025-01-21T02:21:33,498965+00:00 NVRM: Xid (PCI:0000:38:00): 13, "
+      "pid='<unknown>', name=<unknown>, Graphics SM Warp Exception on (GPC 9, TPC 1, SM 0): Out "
+      "Of Range Address\n"
+      "kern  :warn  : 2025-01-21T02:21:33,499059+00:00 NVRM: Xid (PCI:0000:38:00): 13, "
+      "pid='<unknown>', name=<unknown>, Graphics SM Global Exception on (GPC 9, TPC 1, SM 0): "
+      "Multiple Warp Errors\n"));
+  const auto x = find(f, "xid.application");
+  ASSERT_TRUE(x);
+  EXPECT_NE(evidence(*x).find("SM locations: 2 distinct; most often (GPC 9, TPC 1, SM 0) (2 "
+                              "line(s)): scattered locations point at the program"),
+            std::string::npos)
+      << evidence(*x);
 }
 
 // ---- driver messages ----

@@ -1,5 +1,5 @@
-// Kernel-log prefixes and shapes, one test each, from real lines: the fixture folders of
-// ../shared/fixtures/captures (named NNN below; the lines are copied here) and public issue
+// Kernel-log prefixes and shapes, one test each, from real lines: the project's shared corpus
+// of real captures (folders named NNN below; the lines are copied here) and public issue
 // threads (URL in the comment). Where no published NVRM line has a given prefix, the real
 // prefix is put in front of a real fixture body and the comment says so.
 #include <gtest/gtest.h>
