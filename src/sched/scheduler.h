@@ -24,7 +24,7 @@
 namespace gw::sched {
 
 struct SchedulerOptions {
-  Packing packing = Packing::kPack;
+  Packing packing = Packing::kPack;  // see cluster.h; kPool ignores node boundaries
   // Estimate used when a job states no time limit (backfill plans with it).
   int64_t default_time_limit_ms = 24LL * 3600 * 1000;
   FairShareOptions fairshare;
@@ -88,6 +88,10 @@ class Scheduler {
   void stop_running(size_t i);
   void settle_dependents(size_t i);
   void preempt_pass(PassResult& out);
+  // Victims for waiting job i among running jobs ranked strictly worse; empty if freeing
+  // them would still not let it be placed.
+  std::vector<size_t> choose_victims(size_t i, double rank);
+  void drop_restarts(PassResult& out);
   void backfill_pass(size_t head, PassResult& out, bool reserve);
   std::optional<Reservation> plan_reservation(const Job& head, NodeCaps& caps) const;
   void update_hol();
@@ -110,8 +114,7 @@ class Scheduler {
   std::optional<Reservation> reservation_;
   bool hol_blocked_ = false;
   mutable std::vector<unsigned> freed_scratch_;             // plan_reservation's per-node counts
-  std::vector<std::pair<PendingKey, size_t>> preempt_run_;  // preempt_pass's scratch
-  std::vector<char> preempt_keep_;
+  std::vector<double> run_rank_;  // preempt_pass: live rank of each running job, by job index
 };
 
 }  // namespace gw::sched
