@@ -103,18 +103,24 @@ TEST(DlasGpu, CountsGpuTime) {
 }
 
 TEST(PreemptionByPlacement, FreesOneNodeWithTheCheapestVictims) {
-  // 2 nodes x 4 GPUs, fewest-gpus. A (4 GPUs) fills node 0; B (3) and C (1) fill node 1.
-  // D (2 GPUs) ranks better than A and B. Freeing node 1 needs only B (3 GPUs); freeing node 0
-  // needs A (4): B is preempted, A keeps running, and D lands on node 1.
+  // 2 nodes x 4 GPUs, fewest-gpus, pack. At 0 the order is C (1 GPU), B (3), A (4): C and B
+  // share node 0, A fills node 1. D (2 GPUs) ranks better than A and B but not C. Freeing
+  // node 0 needs only B (3 GPUs), freeing node 1 needs A (4): B is preempted, A keeps running
+  // and D lands on node 0.
   const auto o = run({job(1, 0, 4, 100), job(2, 0, 3, 100), job(3, 0, 1, 100), job(4, 10, 2, 10)},
                      sched::Cluster::uniform(2, 4), "fewest-gpus");
   EXPECT_EQ(o.result.preemptions, 1u);
   for (const auto& j : o.jobs) {
     EXPECT_EQ(j.preemptions, j.id == 2 ? 1u : 0u) << j.id;
-    if (j.id == 4) {
+    if (j.id == 1) {
       EXPECT_EQ(j.nodes, (std::vector<uint32_t>{1}));
     }
+    if (j.id == 4) {
+      EXPECT_EQ(j.nodes, (std::vector<uint32_t>{0}));
+    }
   }
+  EXPECT_EQ(starts(o).at(4), 10);
+  EXPECT_EQ(ends(o).at(2), 110);  // B resumes at 20 with 90 s left
 }
 
 TEST(PreemptionByPlacement, NoVictimsWhenFreeingThemWouldNotPlaceTheJob) {
