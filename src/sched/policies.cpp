@@ -153,6 +153,7 @@ class FewestGpus final : public Policy {
   bool preemptive() const override { return true; }
   bool preempt_on_events() const override { return true; }
   bool waiting_rank_fixed() const override { return true; }
+  bool running_rank_piecewise() const override { return true; }
 };
 
 // Discretised LAS as in the Tiresias simulator: `dlas` on run time, `dlas-gpu` on GPU-time.
@@ -178,6 +179,7 @@ class Dlas final : public Policy {
   bool preemptive() const override { return true; }
   bool preempt_on_events() const override { return event_driven_; }
   bool waiting_rank_fixed() const override { return true; }
+  bool running_rank_piecewise() const override { return true; }
   int64_t rank_change_ms(const Job& job, int64_t now) const override {
     const double a = service(job, now);
     const size_t q = las_queue(a, thresholds_ms_);

@@ -49,6 +49,9 @@ class Policy {
   virtual int64_t rank_change_ms(const Job& /*running*/, int64_t /*now_ms*/) const {
     return INT64_MAX;
   }
+  // A running job's rank changes only at rank_change_ms (else it is constant), so the
+  // scheduler may cache it between changes instead of re-ranking every running job each pass.
+  virtual bool running_rank_piecewise() const { return false; }
   // Uses true run times (trace replay only): an oracle, a bound no real scheduler reaches.
   virtual bool oracle() const { return false; }
 };

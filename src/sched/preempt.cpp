@@ -22,12 +22,8 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
   const unsigned need = jobs_[i].spec.gpus;
   // A victim must be running, ranked strictly worse, and hold only healthy GPUs (a drained GPU
   // is never handed out again, so freeing it would not help and the what-if below needs it).
-  const auto eligible = [&](size_t j) {
-    const Job& r = jobs_[j];
-    if (r.state != JobState::kRunning || !(run_rank_[j] > rank)) return false;
-    return std::all_of(r.gpus.begin(), r.gpus.end(),
-                       [&](uint32_t g) { return cluster_.gpu(g).health == GpuHealth::kOk; });
-  };
+  // Only running jobs own GPUs (gpu_owner_) or sit in running_, so no state check is needed.
+  const auto eligible = [&](size_t j) { return run_rank_[j] > rank && victim_ok_[j]; };
   const auto worst_first = [&](size_t a, size_t b) {
     if (run_rank_[a] != run_rank_[b]) return run_rank_[a] > run_rank_[b];
     return jobs_[a].spec.submit_ms > jobs_[b].spec.submit_ms;
@@ -47,61 +43,79 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
     if (free < need) return {};
     return chosen;
   }
-  // Per node: the cheapest victims (worst first) that leave `want` GPUs free on it; `taken`
-  // victims are already freed. nullopt when the node cannot get there.
-  const auto plan_node = [&](uint32_t n, unsigned want,
-                             const std::vector<size_t>& taken) -> std::optional<NodeVictims> {
-    unsigned free = cluster_.node_free(n);
-    std::vector<size_t> jobs_here;
+  // victim_mark_[j]: already chosen (its GPUs count as free). Cleared on every exit.
+  struct Unmark {
+    std::vector<char>& mark;
+    std::vector<size_t>& chosen;
+    ~Unmark() {
+      for (size_t j : chosen) mark[j] = 0;
+    }
+  } unmark{victim_mark_, chosen};
+  std::vector<size_t> here;  // scratch: distinct eligible jobs on one node
+  // Per node: the cheapest victims (worst first) that leave `want` GPUs free on it, or
+  // nullopt. A first count rules out most nodes without building anything.
+  const auto plan_node = [&](uint32_t n, unsigned want) -> std::optional<NodeVictims> {
+    unsigned free = cluster_.node_free(n), reclaim = free;
     for (uint32_t g : cluster_.node_gpus(n)) {
-      const GpuSlot& s = cluster_.gpu(g);
-      if (s.job == 0 || s.health != GpuHealth::kOk) continue;
-      const size_t j = index_.at(s.job);
-      if (std::find(taken.begin(), taken.end(), j) != taken.end()) {
+      const uint32_t o = gpu_owner_[g];
+      if (o == kNoOwner) continue;  // idle, or failed (its job was stopped)
+      if (victim_mark_[o]) {
         ++free;
-      } else if (std::find(jobs_here.begin(), jobs_here.end(), j) == jobs_here.end()) {
-        jobs_here.push_back(j);
+        ++reclaim;
+      } else if (eligible(o)) {
+        ++reclaim;
       }
     }
+    if (reclaim < want) return std::nullopt;
     NodeVictims nv{n, 0, {}};
-    std::erase_if(jobs_here, [&](size_t j) { return !eligible(j); });
-    std::sort(jobs_here.begin(), jobs_here.end(), worst_first);
-    for (size_t j : jobs_here) {
+    if (free >= want) return nv;
+    here.clear();
+    for (uint32_t g : cluster_.node_gpus(n)) {
+      const uint32_t o = gpu_owner_[g];
+      if (o == kNoOwner || victim_mark_[o] || !eligible(o)) continue;
+      if (std::find(here.begin(), here.end(), o) == here.end()) here.push_back(o);
+    }
+    std::sort(here.begin(), here.end(), worst_first);
+    for (size_t j : here) {
       if (free >= want) break;
-      unsigned on_node = 0;
-      for (uint32_t g : jobs_[j].gpus) on_node += cluster_.gpu(g).node == n;
-      free += on_node;
+      for (uint32_t g : jobs_[j].gpus) free += cluster_.gpu(g).node == n;
       nv.cost += static_cast<unsigned>(jobs_[j].gpus.size());
       nv.victims.push_back(j);
     }
-    if (free < want) return std::nullopt;
     return nv;
   };
   const auto better = [](const NodeVictims& a, const NodeVictims& b) {
     return a.cost != b.cost ? a.cost < b.cost : a.node < b.node;
   };
-  const auto best_node = [&](unsigned want, const std::vector<size_t>& taken,
+  const auto best_node = [&](unsigned want,
                              const std::vector<uint32_t>& skip) -> std::optional<NodeVictims> {
     std::optional<NodeVictims> best;
     for (uint32_t n = 0; n < cluster_.node_count(); ++n) {
       if (std::find(skip.begin(), skip.end(), n) != skip.end()) continue;
-      auto nv = plan_node(n, want, taken);
+      auto nv = plan_node(n, want);
       if (nv && (!best || better(*nv, *best))) best = std::move(nv);
       if (best && best->cost == 0) break;  // fits already on the lowest such node
     }
     return best;
   };
+  const auto choose = [&](const std::vector<size_t>& victims) {
+    for (size_t j : victims)
+      if (!victim_mark_[j]) {
+        victim_mark_[j] = 1;
+        chosen.push_back(j);
+      }
+  };
   const unsigned size = cluster_.max_node_size();
   if (need <= size) {
-    auto nv = best_node(need, {}, {});
+    auto nv = best_node(need, {});
     if (!nv) return {};
-    chosen = std::move(nv->victims);
+    choose(nv->victims);
   } else {
     // Whole nodes for floor(need / S), cheapest first, then the remainder on one more node.
     std::vector<NodeVictims> whole;
     for (uint32_t n = 0; n < cluster_.node_count(); ++n)
       if (cluster_.node_size(n) == size)
-        if (auto nv = plan_node(n, size, {})) whole.push_back(std::move(*nv));
+        if (auto nv = plan_node(n, size)) whole.push_back(std::move(*nv));
     const size_t full = need / size;
     if (whole.size() < full) return {};
     std::partial_sort(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(full), whole.end(),
@@ -109,22 +123,46 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
     std::vector<uint32_t> nodes;
     for (size_t k = 0; k < full; ++k) {
       nodes.push_back(whole[k].node);
-      for (size_t j : whole[k].victims)
-        if (std::find(chosen.begin(), chosen.end(), j) == chosen.end()) chosen.push_back(j);
+      choose(whole[k].victims);
     }
     if (const unsigned rem = need % size; rem > 0) {
-      auto nv = best_node(rem, chosen, nodes);
+      auto nv = best_node(rem, nodes);
       if (!nv) return {};
-      chosen.insert(chosen.end(), nv->victims.begin(), nv->victims.end());
+      choose(nv->victims);
     }
   }
-  if (chosen.empty()) return chosen;  // it fits as things are (the caller tried already)
+  if (chosen.empty()) return {};  // it fits as things are (the caller tried already)
   // What-if: free the victims, ask the placement, put them back exactly where they were.
   for (size_t j : chosen) cluster_.release(jobs_[j].gpus);
   const bool fits = cluster_.find(need, options_.packing).has_value();
   for (size_t j : chosen) cluster_.allocate(jobs_[j].spec.id, jobs_[j].gpus);
   if (!fits) return {};
-  return chosen;
+  std::vector<size_t> out = chosen;
+  return out;
+}
+
+void Scheduler::cache_rank(size_t i, int64_t now) {
+  const PolicyContext ctx{now, &cluster_, &ledger_};
+  run_rank_[i] = policy_->rank(jobs_[i], ctx);
+  ++run_rank_count_[run_rank_[i]];
+  rank_change_at_[i] = policy_->rank_change_ms(jobs_[i], now);
+  if (rank_change_at_[i] != INT64_MAX) rank_changes_.emplace(rank_change_at_[i], i);
+}
+
+void Scheduler::uncache_rank(size_t i) {
+  if (auto it = run_rank_count_.find(run_rank_[i]); it != run_rank_count_.end() && --it->second == 0)
+    run_rank_count_.erase(it);
+  if (rank_change_at_[i] != INT64_MAX) rank_changes_.erase({rank_change_at_[i], i});
+  rank_change_at_[i] = INT64_MAX;
+}
+
+// Re-ranks the running jobs whose rank changed by now (demotions due).
+void Scheduler::refresh_ranks(int64_t now) {
+  while (!rank_changes_.empty() && rank_changes_.begin()->first <= now) {
+    const size_t i = rank_changes_.begin()->second;
+    uncache_rank(i);
+    cache_rank(i, now);
+  }
 }
 
 // Walks the waiting jobs that rank better than the worst running one, in order: each starts
@@ -133,11 +171,15 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
 void Scheduler::preempt_pass(PassResult& out) {
   if (running_.empty() || pending_.empty()) return;
   const PolicyContext ctx = context();
-  run_rank_.resize(jobs_.size(), 0.0);
   double worst = -std::numeric_limits<double>::infinity();
-  for (const auto& [end, j] : running_) {
-    run_rank_[j] = policy_->rank(jobs_[j], ctx);
-    worst = std::max(worst, run_rank_[j]);
+  if (rank_cache()) {
+    refresh_ranks(ctx.now_ms);
+    if (!run_rank_count_.empty()) worst = run_rank_count_.rbegin()->first;
+  } else {
+    for (const auto& [end, j] : running_) {
+      run_rank_[j] = policy_->rank(jobs_[j], ctx);
+      worst = std::max(worst, run_rank_[j]);
+    }
   }
   std::vector<PendingEntry> cands;
   size_t gpus = 0;

@@ -13,6 +13,7 @@ Scheduler::Scheduler(Cluster cluster, std::unique_ptr<Policy> policy, const Cloc
       options_(std::move(options)),
       ledger_(options_.fairshare) {
   cluster_.set_pool(options_.packing == Packing::kPool);
+  gpu_owner_.assign(cluster_.gpu_count(), kNoOwner);
 }
 
 PolicyContext Scheduler::context() const {
@@ -66,6 +67,10 @@ Status Scheduler::submit(JobSpec spec) {
   job.account_index = account;
   jobs_.push_back(std::move(job));
   keys_.emplace_back();
+  run_rank_.push_back(0.0);
+  victim_ok_.push_back(0);
+  victim_mark_.push_back(0);
+  rank_change_at_.push_back(INT64_MAX);
   unmet_deps_.push_back(unmet);
   if (dep_failed) {
     (void)at(i).transition(JobState::kCancelled, clock_.now_ms(), "dependency failed");
@@ -99,10 +104,12 @@ void Scheduler::rerank() {
 
 int64_t Scheduler::next_wakeup_ms() const {
   int64_t wake = INT64_MAX;
-  if (policy_->preempt_on_events()) {
+  if (policy_->preempt_on_events() && !pending_.empty()) {
     // Event-driven: the next moment a running job's rank changes (a demotion) while someone
     // waits who could take its place.
-    if (!pending_.empty()) {
+    if (rank_cache()) {
+      if (!rank_changes_.empty()) wake = rank_changes_.begin()->first;
+    } else {
       const int64_t now = clock_.now_ms();
       for (const auto& [end, i] : running_)
         wake = std::min(wake, policy_->rank_change_ms(jobs_[i], now));
@@ -121,8 +128,11 @@ bool Scheduler::try_start(size_t i, const NodeCaps* caps) {
   if (!gpus) return false;
   pending_.erase(keys_[i]);
   cluster_.allocate(j.spec.id, *gpus);
+  for (uint32_t g : *gpus) gpu_owner_[g] = static_cast<uint32_t>(i);
   j.gpus = std::move(*gpus);
   (void)j.transition(JobState::kRunning, clock_.now_ms(), "resources available");
+  victim_ok_[i] = 1;  // placement hands out healthy GPUs only
+  if (rank_cache()) cache_rank(i, clock_.now_ms());
   running_.emplace(expected_end_ms(j), i);
   ledger_.job_started(j.spec.account, static_cast<unsigned>(j.gpus.size()));
   return true;
@@ -133,6 +143,8 @@ void Scheduler::stop_running(size_t i) {
   running_.erase({expected_end_ms(j), i});
   ledger_.job_stopped(j.spec.account, static_cast<unsigned>(j.gpus.size()));
   cluster_.release(j.gpus);
+  for (uint32_t g : j.gpus) gpu_owner_[g] = kNoOwner;
+  if (rank_cache()) uncache_rank(i);
 }
 
 PassResult Scheduler::schedule() {
@@ -370,6 +382,7 @@ void Scheduler::repair_gpu(uint32_t gpu) {
   cluster_.set_health(gpu, GpuHealth::kOk);
 }
 void Scheduler::drain_gpu(uint32_t gpu) {
+  if (gpu_owner_[gpu] != kNoOwner) victim_ok_[gpu_owner_[gpu]] = 0;  // see choose_victims
   cluster_.set_health(gpu, GpuHealth::kDrained);
 }
 

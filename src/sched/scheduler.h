@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <map>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -91,6 +92,11 @@ class Scheduler {
   // Victims for waiting job i among running jobs ranked strictly worse; empty if freeing
   // them would still not let it be placed.
   std::vector<size_t> choose_victims(size_t i, double rank);
+  // Cached ranks of running jobs (policies whose running ranks are piecewise constant).
+  bool rank_cache() const { return policy_->preempt_on_events() && policy_->running_rank_piecewise(); }
+  void cache_rank(size_t i, int64_t now);
+  void uncache_rank(size_t i);
+  void refresh_ranks(int64_t now);
   void drop_restarts(PassResult& out);
   void backfill_pass(size_t head, PassResult& out, bool reserve);
   std::optional<Reservation> plan_reservation(const Job& head, NodeCaps& caps) const;
@@ -115,6 +121,13 @@ class Scheduler {
   bool hol_blocked_ = false;
   mutable std::vector<unsigned> freed_scratch_;             // plan_reservation's per-node counts
   std::vector<double> run_rank_;  // preempt_pass: live rank of each running job, by job index
+  std::vector<char> victim_ok_;   // preempt_pass: the running job holds only healthy GPUs
+  std::vector<char> victim_mark_;  // choose_victims scratch: already chosen
+  static constexpr uint32_t kNoOwner = UINT32_MAX;
+  std::vector<uint32_t> gpu_owner_;  // job index on each GPU (kNoOwner: idle)
+  std::vector<int64_t> rank_change_at_;               // cached: when the rank next changes
+  std::set<std::pair<int64_t, size_t>> rank_changes_;  // cached: (change time, job index)
+  std::map<double, size_t> run_rank_count_;            // cached: running jobs per rank
 };
 
 }  // namespace gw::sched
