@@ -135,11 +135,13 @@ class Srtf final : public Policy {
   std::string name() const override { return "srtf"; }
   double rank(const Job& job, const PolicyContext& ctx) const override {
     const double total = static_cast<double>(job.spec.actual_runtime_ms.value_or(INT64_MAX / 2));
-    return std::max(0.0, total - attained_run_ms(job, ctx.now_ms));
+    return total - attained_run_ms(job, ctx.now_ms);
   }
   bool preemptive() const override { return true; }
   bool preempt_on_events() const override { return true; }
   bool waiting_rank_fixed() const override { return true; }
+  bool running_rank_piecewise() const override { return true; }
+  double running_rank_drift_per_ms() const override { return -1.0; }
   bool oracle() const override { return true; }
 };
 

@@ -52,6 +52,9 @@ class Policy {
   // A running job's rank changes only at rank_change_ms (else it is constant), so the
   // scheduler may cache it between changes instead of re-ranking every running job each pass.
   virtual bool running_rank_piecewise() const { return false; }
+  // Between changes a running job's rank moves by this much per millisecond, the same for all
+  // (SRTF: -1, its remaining time shrinks), so a cached rank is `base + drift x now`.
+  virtual double running_rank_drift_per_ms() const { return 0.0; }
   // Uses true run times (trace replay only): an oracle, a bound no real scheduler reaches.
   virtual bool oracle() const { return false; }
 };

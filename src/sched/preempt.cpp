@@ -23,7 +23,7 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
   // A victim must be running, ranked strictly worse, and hold only healthy GPUs (a drained GPU
   // is never handed out again, so freeing it would not help and the what-if below needs it).
   // Only running jobs own GPUs (gpu_owner_) or sit in running_, so no state check is needed.
-  const auto eligible = [&](size_t j) { return run_rank_[j] > rank && victim_ok_[j]; };
+  const auto eligible = [&](size_t j) { return run_rank_[j] + rank_offset_ > rank && victim_ok_[j]; };
   const auto worst_first = [&](size_t a, size_t b) {
     if (run_rank_[a] != run_rank_[b]) return run_rank_[a] > run_rank_[b];
     return jobs_[a].spec.submit_ms > jobs_[b].spec.submit_ms;
@@ -33,10 +33,14 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
     std::vector<size_t> cands;
     for (const auto& [end, j] : running_)
       if (eligible(j)) cands.push_back(j);
-    std::sort(cands.begin(), cands.end(), worst_first);
+    // A heap, worst on top: usually only a few victims are taken from many candidates.
+    const auto heap_order = [&](size_t a, size_t b) { return worst_first(b, a); };
+    std::make_heap(cands.begin(), cands.end(), heap_order);
     unsigned free = cluster_.free_gpus();
-    for (size_t j : cands) {
-      if (free >= need) break;
+    while (free < need && !cands.empty()) {
+      std::pop_heap(cands.begin(), cands.end(), heap_order);
+      const size_t j = cands.back();
+      cands.pop_back();
       chosen.push_back(j);
       free += static_cast<unsigned>(jobs_[j].gpus.size());
     }
@@ -52,23 +56,21 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
     }
   } unmark{victim_mark_, chosen};
   std::vector<size_t> here;  // scratch: distinct eligible jobs on one node
-  // Per node: the cheapest victims (worst first) that leave `want` GPUs free on it, or
-  // nullopt. A first count rules out most nodes without building anything.
-  const auto plan_node = [&](uint32_t n, unsigned want) -> std::optional<NodeVictims> {
+  // Per node: the cheapest victims (worst first) that leave `want` GPUs free on it, into `nv`;
+  // false if the node cannot get there. A first count rules out most nodes cheaply.
+  const auto plan_node = [&](uint32_t n, unsigned want, NodeVictims& nv) {
+    // An upper bound first (chosen victims' GPUs are among the eligible ones).
     unsigned free = cluster_.node_free(n), reclaim = free;
-    for (uint32_t g : cluster_.node_gpus(n)) {
-      const uint32_t o = gpu_owner_[g];
-      if (o == kNoOwner) continue;  // idle, or failed (its job was stopped)
-      if (victim_mark_[o]) {
-        ++free;
-        ++reclaim;
-      } else if (eligible(o)) {
-        ++reclaim;
-      }
-    }
-    if (reclaim < want) return std::nullopt;
-    NodeVictims nv{n, 0, {}};
-    if (free >= want) return nv;
+    const double above = rank - rank_offset_;
+    for (uint32_t g : cluster_.node_gpus(n)) reclaim += gpu_rank_[g] > above;
+    if (reclaim < want) return false;
+    if (!chosen.empty())
+      for (uint32_t g : cluster_.node_gpus(n))
+        if (const uint32_t o = gpu_owner_[g]; o != kNoOwner && victim_mark_[o]) ++free;
+    nv.node = n;
+    nv.cost = 0;
+    nv.victims.clear();
+    if (free >= want) return true;
     here.clear();
     for (uint32_t g : cluster_.node_gpus(n)) {
       const uint32_t o = gpu_owner_[g];
@@ -82,19 +84,27 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
       nv.cost += static_cast<unsigned>(jobs_[j].gpus.size());
       nv.victims.push_back(j);
     }
-    return nv;
+    return true;
   };
   const auto better = [](const NodeVictims& a, const NodeVictims& b) {
     return a.cost != b.cost ? a.cost < b.cost : a.node < b.node;
   };
+  NodeVictims cur;  // scratch, swapped with the best so far: no allocation per node
   const auto best_node = [&](unsigned want,
                              const std::vector<uint32_t>& skip) -> std::optional<NodeVictims> {
     std::optional<NodeVictims> best;
     for (uint32_t n = 0; n < cluster_.node_count(); ++n) {
       if (std::find(skip.begin(), skip.end(), n) != skip.end()) continue;
-      auto nv = plan_node(n, want);
-      if (nv && (!best || better(*nv, *best))) best = std::move(nv);
-      if (best && best->cost == 0) break;  // fits already on the lowest such node
+      // Victims free at least the shortfall: a node that cannot beat the best (ties go to the
+      // lower index, seen first) is not planned.
+      const unsigned free = cluster_.node_free(n);
+      if (best && want > free && want - free >= best->cost) continue;
+      if (!plan_node(n, want, cur)) continue;
+      if (!best)
+        best = cur;
+      else if (better(cur, *best))
+        std::swap(*best, cur);
+      if (best->cost == 0) break;  // fits already on the lowest such node
     }
     return best;
   };
@@ -114,8 +124,7 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
     // Whole nodes for floor(need / S), cheapest first, then the remainder on one more node.
     std::vector<NodeVictims> whole;
     for (uint32_t n = 0; n < cluster_.node_count(); ++n)
-      if (cluster_.node_size(n) == size)
-        if (auto nv = plan_node(n, size)) whole.push_back(std::move(*nv));
+      if (cluster_.node_size(n) == size && plan_node(n, size, cur)) whole.push_back(cur);
     const size_t full = need / size;
     if (whole.size() < full) return {};
     std::partial_sort(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(full), whole.end(),
@@ -141,9 +150,17 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
   return out;
 }
 
+void Scheduler::set_run_rank(size_t i, double rank) {
+  run_rank_[i] = rank;
+  const double on_gpu = victim_ok_[i] ? rank : -std::numeric_limits<double>::infinity();
+  for (uint32_t g : jobs_[i].gpus) gpu_rank_[g] = on_gpu;
+}
+
+// Cached ranks are stored as base = rank - drift x now (constant until the next change).
 void Scheduler::cache_rank(size_t i, int64_t now) {
   const PolicyContext ctx{now, &cluster_, &ledger_};
-  run_rank_[i] = policy_->rank(jobs_[i], ctx);
+  set_run_rank(i, policy_->rank(jobs_[i], ctx) -
+                      policy_->running_rank_drift_per_ms() * static_cast<double>(now));
   ++run_rank_count_[run_rank_[i]];
   rank_change_at_[i] = policy_->rank_change_ms(jobs_[i], now);
   if (rank_change_at_[i] != INT64_MAX) rank_changes_.emplace(rank_change_at_[i], i);
@@ -174,10 +191,12 @@ void Scheduler::preempt_pass(PassResult& out) {
   double worst = -std::numeric_limits<double>::infinity();
   if (rank_cache()) {
     refresh_ranks(ctx.now_ms);
-    if (!run_rank_count_.empty()) worst = run_rank_count_.rbegin()->first;
+    rank_offset_ = policy_->running_rank_drift_per_ms() * static_cast<double>(ctx.now_ms);
+    if (!run_rank_count_.empty()) worst = run_rank_count_.rbegin()->first + rank_offset_;
   } else {
+    rank_offset_ = 0;
     for (const auto& [end, j] : running_) {
-      run_rank_[j] = policy_->rank(jobs_[j], ctx);
+      set_run_rank(j, policy_->rank(jobs_[j], ctx));
       worst = std::max(worst, run_rank_[j]);
     }
   }
@@ -199,7 +218,7 @@ void Scheduler::preempt_pass(PassResult& out) {
     const bool wide = cluster_.nodes_needed(c.gpus) > 0;
     if (c.gpus >= (wide ? failed_wide : failed_single)) continue;
     if (try_start(i, nullptr)) {
-      run_rank_[i] = c.key.rank;
+      if (!rank_cache()) set_run_rank(i, c.key.rank);
       out.started.push_back(c.key.id);
       continue;
     }
@@ -217,7 +236,7 @@ void Scheduler::preempt_pass(PassResult& out) {
       out.preempted.push_back(at(v).spec.id);
     }
     if (try_start(i, nullptr)) {
-      run_rank_[i] = c.key.rank;
+      if (!rank_cache()) set_run_rank(i, c.key.rank);
       out.started.push_back(c.key.id);
     }
   }

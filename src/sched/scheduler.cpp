@@ -1,6 +1,7 @@
 #include "sched/scheduler.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 namespace gw::sched {
@@ -14,6 +15,7 @@ Scheduler::Scheduler(Cluster cluster, std::unique_ptr<Policy> policy, const Cloc
       ledger_(options_.fairshare) {
   cluster_.set_pool(options_.packing == Packing::kPool);
   gpu_owner_.assign(cluster_.gpu_count(), kNoOwner);
+  gpu_rank_.assign(cluster_.gpu_count(), -std::numeric_limits<double>::infinity());
 }
 
 PolicyContext Scheduler::context() const {
@@ -132,7 +134,10 @@ bool Scheduler::try_start(size_t i, const NodeCaps* caps) {
   j.gpus = std::move(*gpus);
   (void)j.transition(JobState::kRunning, clock_.now_ms(), "resources available");
   victim_ok_[i] = 1;  // placement hands out healthy GPUs only
-  if (rank_cache()) cache_rank(i, clock_.now_ms());
+  if (rank_cache())
+    cache_rank(i, clock_.now_ms());
+  else
+    set_run_rank(i, run_rank_[i]);
   running_.emplace(expected_end_ms(j), i);
   ledger_.job_started(j.spec.account, static_cast<unsigned>(j.gpus.size()));
   return true;
@@ -143,7 +148,10 @@ void Scheduler::stop_running(size_t i) {
   running_.erase({expected_end_ms(j), i});
   ledger_.job_stopped(j.spec.account, static_cast<unsigned>(j.gpus.size()));
   cluster_.release(j.gpus);
-  for (uint32_t g : j.gpus) gpu_owner_[g] = kNoOwner;
+  for (uint32_t g : j.gpus) {
+    gpu_owner_[g] = kNoOwner;
+    gpu_rank_[g] = -std::numeric_limits<double>::infinity();
+  }
   if (rank_cache()) uncache_rank(i);
 }
 
@@ -382,7 +390,10 @@ void Scheduler::repair_gpu(uint32_t gpu) {
   cluster_.set_health(gpu, GpuHealth::kOk);
 }
 void Scheduler::drain_gpu(uint32_t gpu) {
-  if (gpu_owner_[gpu] != kNoOwner) victim_ok_[gpu_owner_[gpu]] = 0;  // see choose_victims
+  if (const uint32_t o = gpu_owner_[gpu]; o != kNoOwner) {  // never a victim: see choose_victims
+    victim_ok_[o] = 0;
+    set_run_rank(o, run_rank_[o]);
+  }
   cluster_.set_health(gpu, GpuHealth::kDrained);
 }
 

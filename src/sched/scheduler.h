@@ -97,6 +97,8 @@ class Scheduler {
   void cache_rank(size_t i, int64_t now);
   void uncache_rank(size_t i);
   void refresh_ranks(int64_t now);
+  // Sets a running job's (cached or live) rank, on the job and on each of its GPUs.
+  void set_run_rank(size_t i, double rank);
   void drop_restarts(PassResult& out);
   void backfill_pass(size_t head, PassResult& out, bool reserve);
   std::optional<Reservation> plan_reservation(const Job& head, NodeCaps& caps) const;
@@ -125,6 +127,10 @@ class Scheduler {
   std::vector<char> victim_mark_;  // choose_victims scratch: already chosen
   static constexpr uint32_t kNoOwner = UINT32_MAX;
   std::vector<uint32_t> gpu_owner_;  // job index on each GPU (kNoOwner: idle)
+  // The owner's rank on each GPU (-inf: idle, or the owner cannot be a victim), so a node's
+  // reclaimable GPUs are counted from one contiguous array.
+  std::vector<double> gpu_rank_;
+  double rank_offset_ = 0;  // cached ranks: drift x now, added to run_rank_ and gpu_rank_
   std::vector<int64_t> rank_change_at_;               // cached: when the rank next changes
   std::set<std::pair<int64_t, size_t>> rank_changes_;  // cached: (change time, job index)
   std::map<double, size_t> run_rank_count_;            // cached: running jobs per rank
