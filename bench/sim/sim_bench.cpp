@@ -11,19 +11,17 @@
 // log-normal run times with Philly's median 1,144 s and mean 13,136 s, 15 tenants (Zipf), limits
 // = run time x U[1,3].
 #include <benchmark/benchmark.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <zlib.h>
-
-#include <filesystem>
-#include <optional>
 
 #include "sched/policy.h"
 #include "sim/engine.h"
@@ -190,30 +188,35 @@ int main(int argc, char** argv) {
         const std::string name = "replay/" + p + "/" + pl + "/jobs:" + std::to_string(n) +
                                  (w->resampled ? "(resampled)" : "") +
                                  "/gpus:" + std::to_string(w->cluster.total_gpus());
-        benchmark::RegisterBenchmark(name.c_str(), [w, p, pl](benchmark::State& st) {
-          gw::sim::SimConfig c;
-          c.cluster = w->cluster;
-          c.policies = {p};
-          c.options.seed = 1;
-          c.options.scheduler.packing = *gw::sched::parse_packing(pl);
-          gw::sim::PolicyResult r;
-          for (auto _ : st) {
-            auto out = gw::sim::simulate_policies(w->trace, c);
-            if (!out) {
-              st.SkipWithError(out.error().message.c_str());
-              return;
-            }
-            r = std::move(out->policies.front());
-          }
-          st.counters["jobs_per_s"] =
-              benchmark::Counter(static_cast<double>(w->trace.jobs.size()),
-                                 benchmark::Counter::kIsIterationInvariantRate);
-          // The simulated results, to compare with `gpuwarden simulate --limit N`.
-          st.counters["util"] = r.gpu_utilization;
-          st.counters["jct_mean_s"] = r.jct_mean_s;
-          st.counters["queue_mean_s"] = r.queue_mean_s;
-          st.counters["preemptions"] = static_cast<double>(r.preemptions);
-        })->Unit(benchmark::kMillisecond)->Iterations(1);
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [w, p, pl](benchmark::State& st) {
+                                       gw::sim::SimConfig c;
+                                       c.cluster = w->cluster;
+                                       c.policies = {p};
+                                       c.options.seed = 1;
+                                       c.options.scheduler.packing = *gw::sched::parse_packing(pl);
+                                       gw::sim::PolicyResult r;
+                                       for (auto _ : st) {
+                                         auto out = gw::sim::simulate_policies(w->trace, c);
+                                         if (!out) {
+                                           st.SkipWithError(out.error().message.c_str());
+                                           return;
+                                         }
+                                         r = std::move(out->policies.front());
+                                       }
+                                       st.counters["jobs_per_s"] = benchmark::Counter(
+                                           static_cast<double>(w->trace.jobs.size()),
+                                           benchmark::Counter::kIsIterationInvariantRate);
+                                       // The simulated results, to compare with `gpuwarden simulate
+                                       // --limit N`.
+                                       st.counters["util"] = r.gpu_utilization;
+                                       st.counters["jct_mean_s"] = r.jct_mean_s;
+                                       st.counters["queue_mean_s"] = r.queue_mean_s;
+                                       st.counters["preemptions"] =
+                                           static_cast<double>(r.preemptions);
+                                     })
+            ->Unit(benchmark::kMillisecond)
+            ->Iterations(1);
       }
     }
   }

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <optional>
-#include <stdexcept>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -113,8 +113,7 @@ std::optional<std::vector<double>> parse_numbers(const std::string& s, const cha
       if (used != item.size() || !std::isfinite(v) || v < 0) throw std::invalid_argument(item);
       out.push_back(v);
     } catch (const std::exception&) {
-      io.err << "gpuwarden simulate: " << option << ": '" << item
-             << "' is not a number >= 0\n";
+      io.err << "gpuwarden simulate: " << option << ": '" << item << "' is not a number >= 0\n";
       return std::nullopt;
     }
   }
@@ -126,9 +125,9 @@ sim::SimConfig make_config(const SimulateArgs& a, const sim::ClusterSpec& cluste
   c.cluster = cluster;
   c.policies = split_commas(a.policies);
   c.options.seed = a.seed;
-  c.options.scheduler.packing = a.spread ? sched::Packing::kSpread
-                                         : sched::parse_packing(a.placement).value_or(
-                                               sched::Packing::kPack);
+  c.options.scheduler.packing =
+      a.spread ? sched::Packing::kSpread
+               : sched::parse_packing(a.placement).value_or(sched::Packing::kPack);
   c.options.policy.dlas_queues = a.dlas_queues;
   c.options.policy.dlas_event_driven = !a.dlas_quantum;
   auto& f = c.options.failure;

@@ -1,8 +1,8 @@
 #include "sched/pending_index.h"
 
 #include <algorithm>
-#include <iterator>
 #include <bit>
+#include <iterator>
 
 namespace gw::sched {
 

@@ -83,8 +83,8 @@ struct PolicyOptions {
   // 3 queues, limits 3250 and 7200 s; a third listed limit is unused with 3 queues), checked
   // on every event and at each running job's exact demotion time.
   std::vector<double> dlas_thresholds_s = {3250.0, 7200.0};
-  unsigned dlas_queues = 3;        // thresholds beyond queues - 1 are ignored
-  bool dlas_event_driven = true;   // false: check only every las_quantum_ms
+  unsigned dlas_queues = 3;       // thresholds beyond queues - 1 are ignored
+  bool dlas_event_driven = true;  // false: check only every las_quantum_ms
 };
 
 // The job's account's fair-share factor F (1 without a ledger).

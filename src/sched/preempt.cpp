@@ -23,7 +23,9 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
   // A victim must be running, ranked strictly worse, and hold only healthy GPUs (a drained GPU
   // is never handed out again, so freeing it would not help and the what-if below needs it).
   // Only running jobs own GPUs (gpu_owner_) or sit in running_, so no state check is needed.
-  const auto eligible = [&](size_t j) { return run_rank_[j] + rank_offset_ > rank && victim_ok_[j]; };
+  const auto eligible = [&](size_t j) {
+    return run_rank_[j] + rank_offset_ > rank && victim_ok_[j];
+  };
   const auto worst_first = [&](size_t a, size_t b) {
     if (run_rank_[a] != run_rank_[b]) return run_rank_[a] > run_rank_[b];
     return jobs_[a].spec.submit_ms > jobs_[b].spec.submit_ms;
@@ -167,7 +169,8 @@ void Scheduler::cache_rank(size_t i, int64_t now) {
 }
 
 void Scheduler::uncache_rank(size_t i) {
-  if (auto it = run_rank_count_.find(run_rank_[i]); it != run_rank_count_.end() && --it->second == 0)
+  if (auto it = run_rank_count_.find(run_rank_[i]);
+      it != run_rank_count_.end() && --it->second == 0)
     run_rank_count_.erase(it);
   if (rank_change_at_[i] != INT64_MAX) rank_changes_.erase({rank_change_at_[i], i});
   rank_change_at_[i] = INT64_MAX;

@@ -308,8 +308,8 @@ void Scheduler::backfill_pass(size_t head, PassResult& out, bool reserve) {
     out.started.push_back(cand->key.id);
     if (ends_in_time) continue;
     if (caps.pool_cap)
-      *caps.pool_cap -= std::min<unsigned>(*caps.pool_cap,
-                                           static_cast<unsigned>(jobs_[i].gpus.size()));
+      *caps.pool_cap -=
+          std::min<unsigned>(*caps.pool_cap, static_cast<unsigned>(jobs_[i].gpus.size()));
     for (auto& [n, cap] : caps.caps)
       for (uint32_t g : jobs_[i].gpus)
         if (cluster_.gpu(g).node == n && cap > 0) --cap;

@@ -5,9 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
-#include <map>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -93,7 +93,9 @@ class Scheduler {
   // them would still not let it be placed.
   std::vector<size_t> choose_victims(size_t i, double rank);
   // Cached ranks of running jobs (policies whose running ranks are piecewise constant).
-  bool rank_cache() const { return policy_->preempt_on_events() && policy_->running_rank_piecewise(); }
+  bool rank_cache() const {
+    return policy_->preempt_on_events() && policy_->running_rank_piecewise();
+  }
   void cache_rank(size_t i, int64_t now);
   void uncache_rank(size_t i);
   void refresh_ranks(int64_t now);
@@ -121,9 +123,9 @@ class Scheduler {
   int64_t last_rerank_ms_ = INT64_MIN;
   std::optional<Reservation> reservation_;
   bool hol_blocked_ = false;
-  mutable std::vector<unsigned> freed_scratch_;             // plan_reservation's per-node counts
-  std::vector<double> run_rank_;  // preempt_pass: live rank of each running job, by job index
-  std::vector<char> victim_ok_;   // preempt_pass: the running job holds only healthy GPUs
+  mutable std::vector<unsigned> freed_scratch_;  // plan_reservation's per-node counts
+  std::vector<double> run_rank_;   // preempt_pass: live rank of each running job, by job index
+  std::vector<char> victim_ok_;    // preempt_pass: the running job holds only healthy GPUs
   std::vector<char> victim_mark_;  // choose_victims scratch: already chosen
   static constexpr uint32_t kNoOwner = UINT32_MAX;
   std::vector<uint32_t> gpu_owner_;  // job index on each GPU (kNoOwner: idle)
@@ -131,7 +133,7 @@ class Scheduler {
   // reclaimable GPUs are counted from one contiguous array.
   std::vector<double> gpu_rank_;
   double rank_offset_ = 0;  // cached ranks: drift x now, added to run_rank_ and gpu_rank_
-  std::vector<int64_t> rank_change_at_;               // cached: when the rank next changes
+  std::vector<int64_t> rank_change_at_;                // cached: when the rank next changes
   std::set<std::pair<int64_t, size_t>> rank_changes_;  // cached: (change time, job index)
   std::map<double, size_t> run_rank_count_;            // cached: running jobs per rank
 };

@@ -1,13 +1,13 @@
 #include "sim/simulate.h"
 
-#include "sim/metrics.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
+
+#include "sim/metrics.h"
 
 namespace gw::sim {
 
@@ -123,7 +123,8 @@ Result<SimReport> simulate_policies(const Trace& trace, const SimConfig& config)
   auto prepared = prepare_jobs(trace, config.cluster);
   if (!prepared) return prepared.error();
   report.notes.insert(report.notes.end(), prepared->notes.begin(), prepared->notes.end());
-  report.notes.push_back(fmt::format("placement: {}", sched::to_string(config.options.scheduler.packing)));
+  report.notes.push_back(
+      fmt::format("placement: {}", sched::to_string(config.options.scheduler.packing)));
   const sched::Cluster cluster = build_cluster(config.cluster);
   const SimOptions options = with_shares(config);
   bool noted_rejects = false;

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -70,9 +70,9 @@ const char* kPhilly =
 TEST_F(SimulateJobs, JobsOutCsvAndJsonJobsArray) {
   const std::string trace = write("philly.csv", kPhilly);
   const std::string csv = (dir_ / "jobs.csv").string();
-  const CliRun r = simulate({"--trace", trace, "--nodes", "1", "--gpus-per-node", "8",
-                             "--policies", "fcfs,fcfs+skip", "--placement", "first-fit",
-                             "--jobs-out", csv, "--format", "json"});
+  const CliRun r = simulate({"--trace", trace, "--nodes", "1", "--gpus-per-node", "8", "--policies",
+                             "fcfs,fcfs+skip", "--placement", "first-fit", "--jobs-out", csv,
+                             "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   // The 16-GPU job does not fit 1 x 8 GPUs: refused with a note, listed as refused.
@@ -167,8 +167,7 @@ TEST_F(SimulateJobs, CliAndBenchPathAgree) {
   ASSERT_TRUE(rep);
   EXPECT_EQ(j["policies"][0]["jobs"], rep->policies[0].jobs);
   EXPECT_DOUBLE_EQ(j["policies"][0]["jct_mean_s"].get<double>(), rep->policies[0].jct_mean_s);
-  EXPECT_DOUBLE_EQ(j["policies"][0]["queue_mean_s"].get<double>(),
-                   rep->policies[0].queue_mean_s);
+  EXPECT_DOUBLE_EQ(j["policies"][0]["queue_mean_s"].get<double>(), rep->policies[0].queue_mean_s);
   EXPECT_EQ(j["jobs"].size(), 3u);
 }
 

@@ -106,13 +106,14 @@ class PeerCompare : public ::testing::Test {
                         it->second.end == *j.end_s;
       if (same) continue;
       if (++bad <= 10) {
-        first += it == peer.end()
-                     ? fmt::format("\n  job {}: not in the peer's output", j.id)
-                     : fmt::format("\n  job {} ({} GPUs): ours submit {} start {} end {}, peer "
-                                   "submit {} start {} end {}",
-                                   j.id, j.gpus, j.submit_s, j.first_start_s.value_or(-1),
-                                   j.end_s.value_or(-1), it->second.submit, it->second.start,
-                                   it->second.end);
+        first +=
+            it == peer.end()
+                ? fmt::format("\n  job {}: not in the peer's output", j.id)
+                : fmt::format(
+                      "\n  job {} ({} GPUs): ours submit {} start {} end {}, peer "
+                      "submit {} start {} end {}",
+                      j.id, j.gpus, j.submit_s, j.first_start_s.value_or(-1), j.end_s.value_or(-1),
+                      it->second.submit, it->second.start, it->second.end);
       }
     }
     EXPECT_EQ(bad, 0u) << ours.policy << " vs " << peer_file << ": " << bad

@@ -54,13 +54,14 @@ TEST(Srtf, ANewShorterJobPreemptsTheLongerRemainder) {
   EXPECT_EQ(ends(o), (Times{{1, 120}, {2, 30}}));
   EXPECT_EQ(o.result.preemptions, 1u);
   // C(40 s) arriving when A has 60 s left does preempt; one with 95 s would not.
-  const auto no = run({job(1, 0, 1, 100), job(2, 10, 1, 95)}, sched::Cluster::uniform(1, 1), "srtf");
+  const auto no =
+      run({job(1, 0, 1, 100), job(2, 10, 1, 95)}, sched::Cluster::uniform(1, 1), "srtf");
   EXPECT_EQ(no.result.preemptions, 0u);
 }
 
 TEST(FewestGpus, NarrowJobsPreemptWiderOnes) {
-  const auto o = run({job(1, 0, 4, 100), job(2, 10, 2, 10)}, sched::Cluster::uniform(1, 4),
-                     "fewest-gpus");
+  const auto o =
+      run({job(1, 0, 4, 100), job(2, 10, 2, 10)}, sched::Cluster::uniform(1, 4), "fewest-gpus");
   EXPECT_EQ(starts(o), (Times{{1, 0}, {2, 10}}));
   EXPECT_EQ(ends(o), (Times{{1, 110}, {2, 20}}));
   EXPECT_EQ(o.result.preemptions, 1u);
@@ -91,13 +92,13 @@ TEST(DlasGpu, CountsGpuTime) {
   SimOptions opt;
   opt.policy.dlas_thresholds_s = {60};
   opt.policy.dlas_queues = 2;
-  const auto o = run({job(1, 0, 2, 100), job(2, 10, 2, 20)}, sched::Cluster::uniform(1, 2),
-                     "dlas-gpu", opt);
+  const auto o =
+      run({job(1, 0, 2, 100), job(2, 10, 2, 20)}, sched::Cluster::uniform(1, 2), "dlas-gpu", opt);
   EXPECT_EQ(starts(o), (Times{{1, 0}, {2, 30}}));
   // One queue (no thresholds): plain FIFO, nothing preempted.
   opt.policy.dlas_queues = 1;
-  const auto one = run({job(1, 0, 2, 100), job(2, 10, 2, 20)}, sched::Cluster::uniform(1, 2),
-                       "dlas-gpu", opt);
+  const auto one =
+      run({job(1, 0, 2, 100), job(2, 10, 2, 20)}, sched::Cluster::uniform(1, 2), "dlas-gpu", opt);
   EXPECT_EQ(one.result.preemptions, 0u);
   EXPECT_EQ(starts(one), (Times{{1, 0}, {2, 100}}));
 }
