@@ -63,8 +63,8 @@ std::optional<int64_t> time_param(const httplib::Request& req, const char* name,
   }
   int64_t t = 0;
   if (std::from_chars(v.data(), v.data() + v.size(), t).ptr != v.data() + v.size()) {
-    error = std::string(name) + ": expected Unix milliseconds or -DURATION (\"-1h\"), got \"" +
-            v + "\"";
+    error = std::string(name) + ": expected Unix milliseconds or -DURATION (\"-1h\"), got \"" + v +
+            "\"";
     return std::nullopt;
   }
   return t;
@@ -92,9 +92,9 @@ bool healthy(const Daemon::State& s, int64_t now_ms, std::vector<std::string>* p
     ok = false;
     if (problems != nullptr) {
       std::string p = "GPU " + std::to_string(i) + " (" + g.info.pci_bus_id + "): ";
-      p += f.last_ok_ms ? "last good sample " + std::to_string((now_ms - *f.last_ok_ms) / 1000) +
-                              " s ago"
-                        : "no good sample yet";
+      p += f.last_ok_ms
+               ? "last good sample " + std::to_string((now_ms - *f.last_ok_ms) / 1000) + " s ago"
+               : "no good sample yet";
       p += ", state " + std::string(gpu_access_name(g.access));
       if (!g.errors.empty()) p += ": " + g.errors.front();
       problems->push_back(p);
@@ -118,17 +118,18 @@ json health_json(const Daemon::State& s, int64_t now_ms) {
   for (size_t i = 0; i < s.fresh.size() && i < s.snapshot.gpus.size(); ++i) {
     const GpuFreshness& f = s.fresh[i];
     const GpuState& g = s.snapshot.gpus[i];
-    gpus.push_back({{"gpu", i},
-                    {"uuid", g.info.uuid},
-                    {"pci_bus_id", g.info.pci_bus_id},
-                    {"state", gpu_access_name(g.access)},
-                    {"last_ok_ms", opt(f.last_ok_ms)},
-                    {"last_sample_ms", opt(f.last_sample_ms)},
-                    {"age_s", f.last_ok_ms ? json(static_cast<double>(now_ms - *f.last_ok_ms) / 1000)
-                                           : json(nullptr)},
-                    {"samples", f.samples},
-                    {"hangs", f.hangs},
-                    {"errors", g.errors}});
+    gpus.push_back(
+        {{"gpu", i},
+         {"uuid", g.info.uuid},
+         {"pci_bus_id", g.info.pci_bus_id},
+         {"state", gpu_access_name(g.access)},
+         {"last_ok_ms", opt(f.last_ok_ms)},
+         {"last_sample_ms", opt(f.last_sample_ms)},
+         {"age_s",
+          f.last_ok_ms ? json(static_cast<double>(now_ms - *f.last_ok_ms) / 1000) : json(nullptr)},
+         {"samples", f.samples},
+         {"hangs", f.hangs},
+         {"errors", g.errors}});
   }
   const DaemonHealth& h = s.health;
   return {{"ok", ok},
@@ -157,10 +158,11 @@ json gpus_json(const Daemon::State& s, int64_t now_ms) {
   json j = snapshot_to_json(s.snapshot);
   json fresh = json::array();
   for (const GpuFreshness& f : s.fresh)
-    fresh.push_back({{"gpu", f.index},
-                     {"last_ok_ms", opt(f.last_ok_ms)},
-                     {"age_s", f.last_ok_ms ? json(static_cast<double>(now_ms - *f.last_ok_ms) / 1000)
-                                            : json(nullptr)}});
+    fresh.push_back(
+        {{"gpu", f.index},
+         {"last_ok_ms", opt(f.last_ok_ms)},
+         {"age_s", f.last_ok_ms ? json(static_cast<double>(now_ms - *f.last_ok_ms) / 1000)
+                                : json(nullptr)}});
   j["freshness"] = fresh;
   return j;
 }
@@ -185,7 +187,8 @@ json alerts_json(const Daemon::State& s) {
     state.push_back({{"alert", a.name},
                      {"severity", a.severity},
                      {"gpu", a.gpu ? json(*a.gpu) : json(nullptr)},
-                     {"state", a.firing ? "firing" : "resolved"}});
+                     {"instance", a.key},
+                     {"state", a.state}});
   for (const auto& t : s.alert_transitions)
     transitions.push_back({{"t_ms", t.t_ms},
                            {"alert", t.rule},
@@ -194,7 +197,10 @@ json alerts_json(const Daemon::State& s) {
                            {"gpu", t.gpu ? json(*t.gpu) : json(nullptr)},
                            {"labels", json::parse(t.labels_json, nullptr, false)},
                            {"summary", t.summary}});
-  return {{"rules", s.alert_rules}, {"alerts", state}, {"transitions", transitions}};
+  return {{"rules", s.alert_rules},
+          {"sinks", s.alert_sinks},
+          {"alerts", state},
+          {"transitions", transitions}};
 }
 
 void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> state,
@@ -281,11 +287,10 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
                      {"max", p.max},
                      {"n", p.n},
                      {"resolution", p.rollup ? "1m" : "raw"}});
-    send_json(res, {{"metric", q.metric}, {"from_ms", q.from_ms}, {"to_ms", q.to_ms},
-                    {"points", out}});
+    send_json(res,
+              {{"metric", q.metric}, {"from_ms", q.from_ms}, {"to_ms", q.to_ms}, {"points", out}});
   });
-  server.Post("/api/reload", [state, reload](const httplib::Request& req,
-                                             httplib::Response& res) {
+  server.Post("/api/reload", [state, reload](const httplib::Request& req, httplib::Response& res) {
     std::optional<std::string> token;
     {
       std::lock_guard lk(state->m);

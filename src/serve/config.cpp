@@ -93,8 +93,7 @@ class Section {
     if (const auto* i = n->as_integer(); i != nullptr && i->get() > 0)
       b = static_cast<uint64_t>(i->get());
     if (!b) return bad(origin_, *n, name_ + "." + key, b.error().message);
-    if (*b < 64 * 1024)
-      return bad(origin_, *n, name_ + "." + key, "must be at least 64KiB");
+    if (*b < 64 * 1024) return bad(origin_, *n, name_ + "." + key, "must be at least 64KiB");
     out = *b;
     return {};
   }
@@ -144,12 +143,18 @@ Result<int64_t> parse_duration_ms(std::string_view text) {
     while (u < text.size() && std::isalpha(static_cast<unsigned char>(text[u]))) ++u;
     const std::string_view unit = text.substr(q, u - q);
     double scale = 0;
-    if (unit == "ms") scale = 1;
-    else if (unit == "s") scale = 1000;
-    else if (unit == "m") scale = 60'000;
-    else if (unit == "h") scale = 3'600'000;
-    else if (unit == "d") scale = 86'400'000;
-    else return fail();
+    if (unit == "ms")
+      scale = 1;
+    else if (unit == "s")
+      scale = 1000;
+    else if (unit == "m")
+      scale = 60'000;
+    else if (unit == "h")
+      scale = 3'600'000;
+    else if (unit == "d")
+      scale = 86'400'000;
+    else
+      return fail();
     const double ms = v * scale;
     if (!(ms >= 0) || ms > 1e15) return fail();
     total += static_cast<int64_t>(ms);
@@ -167,16 +172,24 @@ Result<uint64_t> parse_bytes(std::string_view text) {
     return make_error("config.bad_size", "bad size \"" + t + "\" (e.g. \"512MiB\", \"2GiB\")");
   const std::string_view unit = text.substr(q);
   uint64_t scale = 0;
-  if (unit.empty() || unit == "B") scale = 1;
-  else if (unit == "KiB") scale = 1ULL << 10;
-  else if (unit == "MiB") scale = 1ULL << 20;
-  else if (unit == "GiB") scale = 1ULL << 30;
-  else if (unit == "KB") scale = 1000;
-  else if (unit == "MB") scale = 1000'000;
-  else if (unit == "GB") scale = 1000'000'000;
+  if (unit.empty() || unit == "B")
+    scale = 1;
+  else if (unit == "KiB")
+    scale = 1ULL << 10;
+  else if (unit == "MiB")
+    scale = 1ULL << 20;
+  else if (unit == "GiB")
+    scale = 1ULL << 30;
+  else if (unit == "KB")
+    scale = 1000;
+  else if (unit == "MB")
+    scale = 1000'000;
+  else if (unit == "GB")
+    scale = 1000'000'000;
   else
     return make_error("config.bad_size", "bad size \"" + t + "\": unknown unit \"" +
-                                             std::string(unit) + "\" (B, KiB, MiB, GiB, KB, MB, GB)");
+                                             std::string(unit) +
+                                             "\" (B, KiB, MiB, GiB, KB, MB, GB)");
   return v * scale;
 }
 
@@ -196,9 +209,9 @@ Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin
     root = toml::parse(text, origin);
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
-    return make_error("config.syntax", std::string(e.description()),
-                      std::string(origin) + ":" + std::to_string(b.line) + ":" +
-                          std::to_string(b.column));
+    return make_error(
+        "config.syntax", std::string(e.description()),
+        std::string(origin) + ":" + std::to_string(b.line) + ":" + std::to_string(b.column));
   }
   for (const auto& [key, node] : root) {
     const std::string_view k = key.str();
@@ -215,17 +228,17 @@ Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin
   }
   if (const auto* t = root["serve"].as_table()) {
     Section s(*t, "serve", origin);
-    for (Status st : {s.check_keys({"listen", "stale_after", "hostname_label", "api_token",
-                                    "http_threads"}),
-                      s.string("listen", c.serve.listen),
-                      s.duration("stale_after", c.serve.stale_after_ms),
-                      s.string("hostname_label", c.serve.hostname_label),
-                      s.integer("http_threads", c.serve.http_threads, 1, 64)})
+    for (Status st :
+         {s.check_keys({"listen", "stale_after", "hostname_label", "api_token", "http_threads"}),
+          s.string("listen", c.serve.listen), s.duration("stale_after", c.serve.stale_after_ms),
+          s.string("hostname_label", c.serve.hostname_label),
+          s.integer("http_threads", c.serve.http_threads, 1, 64)})
       if (!st) return st.error();
     if (const toml::node* n = t->get("listen"))
       if (Status st = read_listen(c.serve.listen, origin, *n); !st) return st.error();
-    if (const toml::node* n = t->get("hostname_label");
-        n != nullptr && c.serve.hostname_label != "Hostname" && c.serve.hostname_label != "hostname")
+    if (const toml::node* n = t->get("hostname_label"); n != nullptr &&
+                                                        c.serve.hostname_label != "Hostname" &&
+                                                        c.serve.hostname_label != "hostname")
       return bad(origin, *n, "serve.hostname_label", "expected \"Hostname\" or \"hostname\"");
     std::string token;
     if (Status st = s.string("api_token", token); !st) return st.error();

@@ -3,21 +3,22 @@
 // docs/serve.md; every error names the file, line and key.
 #pragma once
 
+#include <toml++/toml.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <toml++/toml.h>
 
 #include "core/result.h"
 
 namespace gw::serve {
 
 struct ServeSection {
-  std::string listen = "127.0.0.1:9400";  // dcgm-exporter's port, loopback only by default
-  int64_t stale_after_ms = 10'000;        // /healthz fails when a GPU's data is older
+  std::string listen = "127.0.0.1:9400";    // dcgm-exporter's port, loopback only by default
+  int64_t stale_after_ms = 10'000;          // /healthz fails when a GPU's data is older
   std::string hostname_label = "Hostname";  // released dcgm-exporter spelling ("hostname" on main)
-  std::optional<std::string> api_token;   // enables POST /api/reload with "Bearer <token>"
+  std::optional<std::string> api_token;     // enables POST /api/reload with "Bearer <token>"
   int http_threads = 4;
 };
 

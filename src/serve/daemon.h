@@ -24,12 +24,16 @@
 #include "sources/gpu_source.h"
 #include "store/store.h"
 
+namespace httplib {
+class Server;
+}
+
 namespace gw::serve {
 
 struct DaemonOptions {
-  DaemonConfig config;       // already parsed (defaults when there is no file)
-  std::string config_path;   // re-read on reload(); empty: reload keeps the built-in defaults
-  GpuSourceOptions source;   // --demo / --scenario / --nvml-lib
+  DaemonConfig config;      // already parsed (defaults when there is no file)
+  std::string config_path;  // re-read on reload(); empty: reload keeps the built-in defaults
+  GpuSourceOptions source;  // --demo / --scenario / --nvml-lib
   // Command-line overrides; they also win over the file after a reload.
   std::optional<std::string> listen, db_path, kernel_log;
 };
@@ -53,7 +57,9 @@ class Daemon {
   // Thread-safe; the loop re-reads the config at its next wake-up. A bad config is refused
   // with an error in the log and the old one stays.
   void request_reload();
-  // Synchronous reload (used by the loop and by tests).
+  // Reload on the loop thread and wait for its result (POST /api/reload); run() must be running.
+  Status reload_and_wait();
+  // Synchronous reload on the calling thread; only when run() is not running (tests).
   Status reload();
 
   int port() const { return port_; }
@@ -68,7 +74,11 @@ class Daemon {
  private:
   Daemon() = default;
   void loop_once(std::unique_lock<std::mutex>& lk);
-  void round();
+  void round(bool sample);
+  std::vector<Event> take_events(const Snapshot& snap);
+  void publish(const Snapshot& snap, const std::vector<GpuFreshness>& fresh,
+               const std::vector<Event>& events,
+               const std::vector<store::AlertTransitionRecord>& transitions, double round_s);
   void on_event(Event&& e);
   void start_event_sources();
   void open_store();
@@ -89,6 +99,9 @@ class Daemon {
   bool stopping_ = false;
   bool reload_wanted_ = false;
   bool events_waiting_ = false;
+  uint64_t reload_requests_ = 0, reloads_done_ = 0;
+  Status last_reload_status_;
+  std::condition_variable reload_cv_;
 
   std::mutex events_m_;
   std::vector<Event> incoming_;
@@ -105,8 +118,20 @@ class Daemon {
   std::vector<Finding> findings_;
   std::string last_reload_error_;
 
+  Snapshot last_snapshot_;
+  std::vector<GpuFreshness> last_fresh_;
+  bool storage_ok_ = true;
+  std::string storage_error_;
+  uint64_t storage_write_errors_ = 0;
+  bool force_diagnose_ = true;
+  std::vector<Finding> daemon_findings_;  // storage fault, kernel log unavailable, ...
+  uint64_t events_kmsg_ = 0, events_nvml_ = 0, events_dedup_ = 0;
+  uint64_t rounds_ = 0, reloads_ = 0, reload_failures_ = 0;
+  int64_t started_ms_ = 0;
+
   std::string listen_host_;
   int port_ = 0;
+  std::unique_ptr<httplib::Server> http_;
   std::thread http_thread_;
 };
 

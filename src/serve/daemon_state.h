@@ -32,11 +32,12 @@ struct Daemon::State {
   std::deque<store::StoredEvent> events;     // newest last, bounded
   std::vector<AlertSeries> alerts;
   std::deque<store::AlertTransitionRecord> alert_transitions;  // newest last, bounded
-  nlohmann::json alert_rules = nlohmann::json::array();       // what the engine evaluates
+  nlohmann::json alert_rules = nlohmann::json::array();        // what the engine evaluates
+  nlohmann::json alert_sinks = nlohmann::json::array();        // delivery counters per sink
   DaemonHealth health;
   ServeSection serve;
-  std::string source;         // "scenario hung-call.json (fake NVML)"
-  std::string kmsg_status;    // "following /dev/kmsg" or why not
+  std::string source;       // "scenario hung-call.json (fake NVML)"
+  std::string kmsg_status;  // "following /dev/kmsg" or why not
   std::string nvml_events_status;
   std::string db_path;
   std::string config_origin;

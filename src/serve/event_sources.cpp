@@ -52,8 +52,7 @@ KernelLogFollower::~KernelLogFollower() {
 void KernelLogFollower::handle_text(std::string& pending, std::string_view chunk) {
   pending.append(chunk);
   size_t start = 0;
-  for (size_t nl = pending.find('\n'); nl != std::string::npos;
-       nl = pending.find('\n', start)) {
+  for (size_t nl = pending.find('\n'); nl != std::string::npos; nl = pending.find('\n', start)) {
     std::string_view line(pending.data() + start, nl - start);
     start = nl + 1;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -87,7 +86,7 @@ void KernelLogFollower::run() {
       }
       continue;
     }
-    struct stat st{};
+    struct stat st {};
     if (::fstat(fd_, &st) == 0 && static_cast<uint64_t>(st.st_size) < offset_) {
       offset_ = 0;  // truncated or copied over: start again at the top
       pending.clear();

@@ -70,7 +70,8 @@ void FindingTracker::assign_ids(const std::vector<store::FindingRecord>& changed
   for (const auto& c : changed) {
     if (c.id == 0) continue;
     auto same = [&](store::FindingRecord& a) {
-      if (a.id == 0 && a.raised_ms == c.raised_ms && finding_key(a.finding) == finding_key(c.finding))
+      if (a.id == 0 && a.raised_ms == c.raised_ms &&
+          finding_key(a.finding) == finding_key(c.finding))
         a.id = c.id;
     };
     for (auto& a : active_) same(a);

@@ -21,7 +21,8 @@ std::string value_text(double v, bool fixed6) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
   if (fixed6) return fmt::format("{:f}", v);  // dcgm-exporter writes doubles as %f
-  if (v == std::floor(v) && std::fabs(v) < 9.0e15) return fmt::format("{}", static_cast<int64_t>(v));
+  if (v == std::floor(v) && std::fabs(v) < 9.0e15)
+    return fmt::format("{}", static_cast<int64_t>(v));
   return fmt::format("{}", v);
 }
 
@@ -150,8 +151,8 @@ const std::vector<DcgmField>& dcgm_fields() {
        "Total number of NVLink flow-control CRC errors.", links(&NvLinkInfo::crc_flit_errors)},
       {"DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL", "counter",
        "Total number of NVLink data CRC errors.", links(&NvLinkInfo::crc_data_errors)},
-      {"DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", "counter",
-       "Total number of NVLink retries.", links(&NvLinkInfo::replay_errors)},
+      {"DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", "counter", "Total number of NVLink retries.",
+       links(&NvLinkInfo::replay_errors)},
       {"DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", "counter",
        "Total number of NVLink recovery errors.", links(&NvLinkInfo::recovery_errors)},
       {"DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "counter",
@@ -184,9 +185,9 @@ const std::vector<DcgmField>& dcgm_fields() {
 std::string gpu_labels(const Snapshot& snap, const GpuState& g, const std::string& host_label,
                        bool dcgm) {
   const DeviceInfo& d = g.info;
-  std::string l = fmt::format(R"(gpu="{}",UUID="{}",pci_bus_id="{}",device="nvidia{}",modelName="{}")",
-                              d.index, escape_label(d.uuid), escape_label(d.pci_bus_id), d.index,
-                              escape_label(d.name));
+  std::string l =
+      fmt::format(R"(gpu="{}",UUID="{}",pci_bus_id="{}",device="nvidia{}",modelName="{}")", d.index,
+                  escape_label(d.uuid), escape_label(d.pci_bus_id), d.index, escape_label(d.name));
   if (snap.hostname) l += fmt::format(R"(,{}="{}")", host_label, escape_label(*snap.hostname));
   if (dcgm && snap.driver_version)
     l += fmt::format(R"(,DCGM_FI_DRIVER_VERSION="{}")", escape_label(*snap.driver_version));
@@ -199,10 +200,14 @@ std::string escape_label(std::string_view v) {
   std::string o;
   o.reserve(v.size());
   for (char c : v) {
-    if (c == '\\') o += "\\\\";
-    else if (c == '"') o += "\\\"";
-    else if (c == '\n') o += "\\n";
-    else o += c;
+    if (c == '\\')
+      o += "\\\\";
+    else if (c == '"')
+      o += "\\\"";
+    else if (c == '\n')
+      o += "\\n";
+    else
+      o += c;
   }
   return o;
 }
@@ -233,11 +238,13 @@ std::string render_metrics(const MetricsInput& in) {
   for (size_t i = 0; i < snap.gpus.size(); ++i) {
     const auto x = (*in.counters)[i].last_xid_in_window;
     const XidInfo* info = x ? lookup_xid(*x) : nullptr;
-    const std::string msg = !x ? "No Error" : info != nullptr ? std::string(info->short_name)
-                                                              : "Unknown Error";
-    w.sample("DCGM_FI_DEV_XID_ERRORS",
-             dl[i] + fmt::format(R"(,err_code="{}",err_msg="{}")", x.value_or(0), escape_label(msg)),
-             x.value_or(0));
+    const std::string msg = !x                ? "No Error"
+                            : info != nullptr ? std::string(info->short_name)
+                                              : "Unknown Error";
+    w.sample(
+        "DCGM_FI_DEV_XID_ERRORS",
+        dl[i] + fmt::format(R"(,err_code="{}",err_msg="{}")", x.value_or(0), escape_label(msg)),
+        x.value_or(0));
   }
 
   w.family("gpuwarden_gpu_info", "gauge", "GPU identity (value 1).");
@@ -251,8 +258,8 @@ std::string render_metrics(const MetricsInput& in) {
            "Seconds since the GPU last answered a sample (+Inf: never).");
   for (size_t i = 0; i < snap.gpus.size(); ++i) {
     const auto& f = (*in.fresh)[i];
-    const double age = f.last_ok_ms ? static_cast<double>(in.now_ms - *f.last_ok_ms) / 1000.0
-                                    : HUGE_VAL;
+    const double age =
+        f.last_ok_ms ? static_cast<double>(in.now_ms - *f.last_ok_ms) / 1000.0 : HUGE_VAL;
     w.sample("gpuwarden_gpu_sample_age_seconds", gl[i], age);
   }
   w.family("gpuwarden_gpu_hangs_total", "counter", "NVML calls that overran their deadline.");
@@ -306,21 +313,23 @@ std::string render_metrics(const MetricsInput& in) {
   w.family("gpuwarden_finding_active", "gauge",
            "1 while a diagnosis finding is active; 0 once it cleared.");
   auto finding_labels = [&](const Finding& f) {
-    std::string l = fmt::format(R"(code="{}",severity="{}")", escape_label(f.code),
-                                severity_name(f.severity));
+    std::string l =
+        fmt::format(R"(code="{}",severity="{}")", escape_label(f.code), severity_name(f.severity));
     l += fmt::format(R"(,gpu="{}")", f.gpu ? std::to_string(*f.gpu) : "");
     l += fmt::format(R"(,pci_bus_id="{}")", escape_label(f.pci_bus_id.value_or("")));
     return l;
   };
-  for (const auto& r : *in.active) w.sample("gpuwarden_finding_active", finding_labels(r.finding), 1);
+  for (const auto& r : *in.active)
+    w.sample("gpuwarden_finding_active", finding_labels(r.finding), 1);
   for (const Finding& f : *in.cleared) w.sample("gpuwarden_finding_active", finding_labels(f), 0);
 
   if (in.alerts != nullptr) {
     w.family("gpuwarden_alert_firing", "gauge", "1 while the alert fires, 0 when resolved.");
     for (const AlertSeries& a : *in.alerts)
       w.sample("gpuwarden_alert_firing",
-               fmt::format(R"(alert="{}",severity="{}",gpu="{}")", escape_label(a.name),
-                           escape_label(a.severity), a.gpu ? std::to_string(*a.gpu) : ""),
+               fmt::format(R"(alert="{}",severity="{}",gpu="{}",instance_key="{}")",
+                           escape_label(a.name), escape_label(a.severity),
+                           a.gpu ? std::to_string(*a.gpu) : "", escape_label(a.key)),
                a.firing ? 1 : 0);
   }
 

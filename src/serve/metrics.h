@@ -21,19 +21,19 @@ struct ClockReasonName {
   const char* label;  // "power_cap", "sw_thermal", ...
 };
 inline constexpr std::array<ClockReasonName, 9> kClockReasons = {{{0x1, "gpu_idle"},
-                                                                   {0x2, "clocks_setting"},
-                                                                   {0x4, "power_cap"},
-                                                                   {0x8, "hw_slowdown"},
-                                                                   {0x10, "sync_boost"},
-                                                                   {0x20, "sw_thermal"},
-                                                                   {0x40, "hw_thermal"},
-                                                                   {0x80, "hw_power_brake"},
-                                                                   {0x100, "display_clocks"}}};
+                                                                  {0x2, "clocks_setting"},
+                                                                  {0x4, "power_cap"},
+                                                                  {0x8, "hw_slowdown"},
+                                                                  {0x10, "sync_boost"},
+                                                                  {0x20, "sw_thermal"},
+                                                                  {0x40, "hw_thermal"},
+                                                                  {0x80, "hw_power_brake"},
+                                                                  {0x100, "display_clocks"}}};
 
 // What the daemon accumulates per GPU between rounds.
 struct GpuCounters {
   std::array<double, kClockReasons.size()> throttled_s{};  // seconds with each reason set
-  std::vector<std::pair<unsigned, uint64_t>> xids;        // Xid -> count since start
+  std::vector<std::pair<unsigned, uint64_t>> xids;         // Xid -> count since start
   std::optional<unsigned> last_xid_in_window;              // newest Xid inside the event window
 };
 
@@ -42,6 +42,8 @@ struct AlertSeries {
   std::string severity;
   std::optional<unsigned> gpu;
   bool firing = false;
+  std::string state;  // inactive / pending / firing
+  std::string key;    // the instance ("GPU-<uuid>", "host")
 };
 
 struct DaemonHealth {
@@ -58,7 +60,7 @@ struct DaemonHealth {
 
 struct MetricsInput {
   const Snapshot* snapshot = nullptr;
-  const std::vector<GpuFreshness>* fresh = nullptr;  // parallel to snapshot->gpus
+  const std::vector<GpuFreshness>* fresh = nullptr;    // parallel to snapshot->gpus
   const std::vector<GpuCounters>* counters = nullptr;  // parallel to snapshot->gpus
   const std::vector<store::FindingRecord>* active = nullptr;
   const std::vector<Finding>* cleared = nullptr;  // findings seen since start, now clear

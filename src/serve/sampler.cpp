@@ -25,8 +25,8 @@ struct Worker {
   GpuFreshness fresh;
   uint64_t done_gen = 0;
   bool busy = false;
-  bool was_busy = false;        // busy when the current round began
-  int64_t counted_hang_ns = 0;  // the stuck call already counted in fresh.hangs
+  bool was_busy = false;                  // busy when the current round began
+  int64_t counted_hang_ns = 0;            // the stuck call already counted in fresh.hangs
   std::optional<GpuAccess> fixed_access;  // the handle could not be opened
   std::string fixed_error;
   std::thread thread;
@@ -168,10 +168,10 @@ Result<std::unique_ptr<Sampler>> Sampler::open(const SamplerOptions& options) {
       t.end();
     });
     if (init->count_ret != nvml::kSuccess)
-      return make_error("nvml.init_failed",
-                        std::string(l->api().device_count.name) +
-                            " failed: " + l->describe(init->count_ret),
-                        l->path());
+      return make_error(
+          "nvml.init_failed",
+          std::string(l->api().device_count.name) + " failed: " + l->describe(init->count_ret),
+          l->path());
     return make_error("nvml.no_devices", "NVML is working but reports no GPUs", l->path());
   }
   std::unique_ptr<Sampler> s(new Sampler());

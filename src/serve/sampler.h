@@ -34,8 +34,8 @@ struct GpuFreshness {
 };
 
 struct Round {
-  Snapshot snapshot;                  // every GPU, in NVML order
-  std::vector<GpuFreshness> fresh;    // parallel to snapshot.gpus
+  Snapshot snapshot;                // every GPU, in NVML order
+  std::vector<GpuFreshness> fresh;  // parallel to snapshot.gpus
 };
 
 class Sampler {

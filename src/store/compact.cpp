@@ -145,10 +145,9 @@ Result<std::vector<HistoryPoint>> Store::query(const HistoryQuery& q) const {
   std::string gpu_where;
   std::optional<int64_t> gpu_index;
   if (q.gpu) {
-    const bool digits =
-        !q.gpu->empty() && std::all_of(q.gpu->begin(), q.gpu->end(), [](char ch) {
-          return ch >= '0' && ch <= '9';
-        });
+    const bool digits = !q.gpu->empty() && std::all_of(q.gpu->begin(), q.gpu->end(), [](char ch) {
+      return ch >= '0' && ch <= '9';
+    });
     if (digits && q.gpu->size() < 6) {
       gpu_index = std::stoll(*q.gpu);
       gpu_where = " AND g.gpu_index=?4";
@@ -161,12 +160,13 @@ Result<std::vector<HistoryPoint>> Store::query(const HistoryQuery& q) const {
                          " FROM samples s JOIN gpus g ON g.id=s.gpu_id WHERE s.t_ms>=?1 AND "
                          "s.t_ms<=?2 AND s." +
                          col + " IS NOT NULL AND ?3=?3" + gpu_where);
-  sql::Stmt roll(db_,
-                 "SELECT g.gpu_index,g.uuid,r.t_min*60000,r.vmin,r.vavg,r.vmax,r.n FROM rollup_1m r "
-                 "JOIN gpus g ON g.id=r.gpu_id WHERE r.metric=?3 AND r.t_min*60000>=?1 AND "
-                 "r.t_min*60000<=?2 AND r.t_min*60000 < coalesce((SELECT min(t_ms) FROM samples "
-                 "WHERE gpu_id=r.gpu_id), 9223372036854775807)" +
-                     gpu_where);
+  sql::Stmt roll(
+      db_,
+      "SELECT g.gpu_index,g.uuid,r.t_min*60000,r.vmin,r.vavg,r.vmax,r.n FROM rollup_1m r "
+      "JOIN gpus g ON g.id=r.gpu_id WHERE r.metric=?3 AND r.t_min*60000>=?1 AND "
+      "r.t_min*60000<=?2 AND r.t_min*60000 < coalesce((SELECT min(t_ms) FROM samples "
+      "WHERE gpu_id=r.gpu_id), 9223372036854775807)" +
+          gpu_where);
   std::vector<HistoryPoint> out;
   for (sql::Stmt* s : {&roll, &raw}) {
     s->bind(1, q.from_ms).bind(2, q.to_ms).bind(3, static_cast<int64_t>(*mi));

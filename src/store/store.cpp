@@ -48,8 +48,9 @@ std::vector<std::string> evidence_lines(const std::string& text) {
 }
 
 Severity severity_from(const std::string& s) {
-  return s == "critical" ? Severity::kCritical : s == "warning" ? Severity::kWarning
-                                                                : Severity::kInfo;
+  return s == "critical"  ? Severity::kCritical
+         : s == "warning" ? Severity::kWarning
+                          : Severity::kInfo;
 }
 
 uint64_t file_size(const std::string& p) {
@@ -90,11 +91,12 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, const StoreO
     const auto dir = std::filesystem::path(path).parent_path();
     if (!dir.empty()) std::filesystem::create_directories(dir, ec);
   }
-  const int flags = options.read_only ? SQLITE_OPEN_READONLY
-                                      : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  const int flags =
+      options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   if (sqlite3_open_v2(path.c_str(), &st->db_, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
-    return make_error("store.open", std::string("cannot open the history database: ") +
-                                        (st->db_ ? sqlite3_errmsg(st->db_) : "out of memory"),
+    return make_error("store.open",
+                      std::string("cannot open the history database: ") +
+                          (st->db_ ? sqlite3_errmsg(st->db_) : "out of memory"),
                       path);
   sqlite3_busy_timeout(st->db_, 2000);
   const int version = st->schema_version();
@@ -131,7 +133,8 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, const StoreO
   sqlite3_finalize(ps);
   const uint64_t hard_cap = options.max_bytes + options.max_bytes / 4;
   const std::string cap =
-      "PRAGMA max_page_count=" + std::to_string(std::max<uint64_t>(hard_cap / static_cast<uint64_t>(page_size), 16));
+      "PRAGMA max_page_count=" +
+      std::to_string(std::max<uint64_t>(hard_cap / static_cast<uint64_t>(page_size), 16));
   (void)st->exec(cap.c_str());
   const auto steps = schema_migrations();
   for (int v = version; v < kSchemaVersion; ++v) {
@@ -360,6 +363,10 @@ Result<std::vector<AlertTransitionRecord>> Store::alert_transitions(int64_t from
   }
   if (rc != SQLITE_DONE) return sql::error(db_, "reading alert transitions", path_);
   return out;
+}
+
+uint64_t Store::file_bytes() const {
+  return file_size(path_);
 }
 
 Result<StoreStats> Store::stats() const {

@@ -20,7 +20,7 @@ struct sqlite3;
 namespace gw::store {
 
 struct StoreOptions {
-  int64_t raw_retention_ms = 24LL * 3600 * 1000;         // raw samples
+  int64_t raw_retention_ms = 24LL * 3600 * 1000;          // raw samples
   int64_t rollup_retention_ms = 30LL * 24 * 3600 * 1000;  // 1-minute rollups, events, findings
   // Upper bound for the database file. Compaction drops the oldest data to stay below it; the
   // file can never grow past 1.25x of it (SQLite then answers "database or disk is full").
@@ -103,11 +103,17 @@ class Store {
   Result<std::vector<HistoryPoint>> query(const HistoryQuery& q) const;
   Result<std::vector<StoredEvent>> events(int64_t from_ms, size_t limit) const;
   Result<std::vector<FindingRecord>> findings(int64_t from_ms, size_t limit) const;
-  Result<std::vector<AlertTransitionRecord>> alert_transitions(int64_t from_ms,
-                                                               size_t limit) const;
+  Result<std::vector<AlertTransitionRecord>> alert_transitions(int64_t from_ms, size_t limit) const;
   // Findings that were active when the daemon last stopped (to resume their lifecycle).
   Result<std::vector<FindingRecord>> open_findings() const;
-  Result<StoreStats> stats() const;
+  Result<StoreStats> stats() const;  // counts rows: not for every round
+  uint64_t file_bytes() const;       // database + WAL, cheap
+  // New retention and size bound (config reload); takes effect at the next compaction.
+  void set_retention(int64_t raw_ms, int64_t rollup_ms, uint64_t max_bytes) {
+    opts_.raw_retention_ms = raw_ms;
+    opts_.rollup_retention_ms = rollup_ms;
+    opts_.max_bytes = max_bytes;
+  }
   // The schema version the file is at (after migration).
   int schema_version() const;
   const std::string& path() const { return path_; }
