@@ -419,7 +419,7 @@ void Daemon::round(bool sample) {
       if (storage_ok_) force_diagnose_ = true;
       storage_ok_ = false;
       storage_error_ = st.error().to_string();
-    } else {
+    } else if (sample || storage_ok_) {  // only a round with samples proves recovery
       if (!storage_ok_) {
         log("history writes work again");
         force_diagnose_ = true;
