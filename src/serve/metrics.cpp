@@ -185,9 +185,10 @@ const std::vector<DcgmField>& dcgm_fields() {
 std::string gpu_labels(const Snapshot& snap, const GpuState& g, const std::string& host_label,
                        bool dcgm) {
   const DeviceInfo& d = g.info;
-  std::string l =
-      fmt::format(R"(gpu="{}",UUID="{}",pci_bus_id="{}",device="nvidia{}",modelName="{}")", d.index,
-                  escape_label(d.uuid), escape_label(d.pci_bus_id), d.index, escape_label(d.name));
+  std::string l = fmt::format(R"(gpu="{}",UUID="{}",pci_bus_id="{}",device="nvidia{}")", d.index,
+                              escape_label(d.uuid), escape_label(d.pci_bus_id), d.index);
+  // gpuwarden_* series keep to snake_case labels; the model is on gpuwarden_gpu_info.
+  if (dcgm) l += fmt::format(R"(,modelName="{}")", escape_label(d.name));
   if (snap.hostname) l += fmt::format(R"(,{}="{}")", host_label, escape_label(*snap.hostname));
   if (dcgm && snap.driver_version)
     l += fmt::format(R"(,DCGM_FI_DRIVER_VERSION="{}")", escape_label(*snap.driver_version));
