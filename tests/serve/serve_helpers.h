@@ -2,11 +2,16 @@
 // NVML, HTTP GETs through cpp-httplib's client, and a small parser of the exposition text.
 #pragma once
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -163,6 +168,58 @@ inline std::optional<double> series(const std::map<std::string, double>& m, cons
   }
   return found;
 }
+
+inline int free_port() {
+  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t n = sizeof a;
+  ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &n);
+  ::close(s);
+  return ntohs(a.sin_port);
+}
+
+class Process {
+ public:
+  Process(std::vector<std::string> argv, const fs::path& log) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      std::vector<char*> a;
+      for (auto& s : argv) a.push_back(s.data());
+      a.push_back(nullptr);
+      ::execv(a[0], a.data());
+      ::_exit(127);
+    }
+  }
+  ~Process() { stop(SIGTERM); }
+  // Sends `sig` and waits (up to 5 s, then SIGKILL); returns the wait status.
+  int stop(int sig) {
+    if (pid_ <= 0) return status_;
+    ::kill(pid_, sig);
+    int st = 0;
+    for (int i = 0; i < 100 && ::waitpid(pid_, &st, WNOHANG) == 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (::waitpid(pid_, &st, WNOHANG) == 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &st, 0);
+    }
+    pid_ = -1;
+    status_ = st;
+    return st;
+  }
+  pid_t pid() const { return pid_; }
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+ private:
+  pid_t pid_ = -1;
+  int status_ = 0;
+};
 
 inline bool wait_until(const std::function<bool()>& pred, std::chrono::milliseconds timeout) {
   const auto end = std::chrono::steady_clock::now() + timeout;
