@@ -39,7 +39,8 @@ std::vector<std::string> split_commas(const std::string& s) {
 }
 
 void add_options(CLI::App& sub, SimulateArgs& a) {
-  sub.add_option("--trace", a.trace, "Trace file or folder (see docs/simulate.md)")->required();
+  sub.add_option("--trace", a.trace,
+                 "Trace file or folder, plain or .gz (default: the bundled Philly trace)");
   sub.add_option("--policies", a.policies, "Comma-separated policies to compare")
       ->capture_default_str();
   sub.add_option("--nodes", a.nodes, "Nodes in the simulated cluster (default: the trace's)");
@@ -118,7 +119,7 @@ int simulate(const SimulateArgs& a, const Io& io) {
   sim::TraceOptions topt;
   topt.seed = a.seed;
   if (a.limit > 0) topt.limit = a.limit;
-  auto trace = sim::read_trace(a.trace, topt);
+  auto trace = a.trace.empty() ? sim::read_bundled_trace(topt) : sim::read_trace(a.trace, topt);
   if (!trace) {
     io.err << "gpuwarden simulate: " << trace.error().to_string() << "\n";
     return 2;
