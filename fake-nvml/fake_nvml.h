@@ -6,9 +6,9 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <memory>
-#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>

@@ -78,9 +78,10 @@ int cpu(int seconds) {
   std::this_thread::sleep_for(std::chrono::seconds(seconds));
   const double c1 = cpu_s();
   const double wall = std::chrono::duration<double>(Clock::now() - w0).count();
-  std::printf("cpu: 8 GPUs at 1 Hz for %.0f s: %.3f s CPU = %.3f%% of one core; RSS %.1f -> %.1f MiB\n",
-              wall, c1 - c0, 100.0 * (c1 - c0) / wall, static_cast<double>(r0) / 1024.0,
-              static_cast<double>(gwbench::rss_kib()) / 1024.0);
+  std::printf(
+      "cpu: 8 GPUs at 1 Hz for %.0f s: %.3f s CPU = %.3f%% of one core; RSS %.1f -> %.1f MiB\n",
+      wall, c1 - c0, 100.0 * (c1 - c0) / wall, static_cast<double>(r0) / 1024.0,
+      static_cast<double>(gwbench::rss_kib()) / 1024.0);
   d->stop();
   t.join();
   d.reset();
@@ -116,11 +117,14 @@ int metrics(int n, int threads) {
   for (auto& w : ws) w.join();
   const double wall = std::chrono::duration<double>(Clock::now() - w0).count();
   std::sort(lat.begin(), lat.end());
-  auto pct = [&](double p) { return lat[static_cast<size_t>(p * static_cast<double>(lat.size() - 1))]; };
-  std::printf("metrics: %zu requests, %d connections, %.0f req/s, body %zu bytes: p50 %.3f ms, p99 "
-              "%.3f ms, max %.3f ms\n",
-              lat.size(), threads, static_cast<double>(lat.size()) / wall, bytes, pct(0.5),
-              pct(0.99), lat.back());
+  auto pct = [&](double p) {
+    return lat[static_cast<size_t>(p * static_cast<double>(lat.size() - 1))];
+  };
+  std::printf(
+      "metrics: %zu requests, %d connections, %.0f req/s, body %zu bytes: p50 %.3f ms, p99 "
+      "%.3f ms, max %.3f ms\n",
+      lat.size(), threads, static_cast<double>(lat.size()) / wall, bytes, pct(0.5), pct(0.99),
+      lat.back());
   d->stop();
   t.join();
   d.reset();
@@ -146,9 +150,10 @@ int webhook(int n) {
   std::ofstream(log) << "";
   std::string cfg = base_config(dir, "1s");
   cfg.replace(cfg.find("kernel_log = \"\""), 15, "kernel_log = \"" + log.string() + "\"");
-  cfg += "[[alert]]\nname = \"XidHw\"\nexpr = \"xid_hw_count > 0\"\nwindow = \"1m\"\n"
-         "severity = \"critical\"\n[[sink]]\ntype = \"webhook\"\nurl = \"http://127.0.0.1:" +
-         std::to_string(port) + "/hook\"\n";
+  cfg +=
+      "[[alert]]\nname = \"XidHw\"\nexpr = \"xid_hw_count > 0\"\nwindow = \"1m\"\n"
+      "severity = \"critical\"\n[[sink]]\ntype = \"webhook\"\nurl = \"http://127.0.0.1:" +
+      std::to_string(port) + "/hook\"\n";
   auto d = start("healthy-8x-h100", cfg);
   std::thread t([&] { d->run(); });
   std::this_thread::sleep_for(2s);
@@ -171,12 +176,14 @@ int webhook(int n) {
       std::printf("webhook: Xid %d not delivered within 5 s\n", i);
       break;
     }
-    ms.push_back(std::chrono::duration<double, std::milli>(got[static_cast<size_t>(i)] - a).count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(got[static_cast<size_t>(i)] - a).count());
   }
   std::sort(ms.begin(), ms.end());
   if (!ms.empty())
-    std::printf("webhook: %zu kernel-log Xid lines -> webhook firing: median %.1f ms, max %.1f ms\n",
-                ms.size(), ms[ms.size() / 2], ms.back());
+    std::printf(
+        "webhook: %zu kernel-log Xid lines -> webhook firing: median %.1f ms, max %.1f ms\n",
+        ms.size(), ms[ms.size() / 2], ms.back());
   d->stop();
   t.join();
   d.reset();

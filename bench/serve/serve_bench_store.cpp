@@ -56,7 +56,8 @@ void store_days(const std::string& path, int days) {
     s.gpus.push_back(g);
   }
   const int64_t t0 = 1'800'000'000'000;
-  std::printf("store: day, file MiB, bytes per GPU-day (this day), raw rows, rollup rows, RSS MiB\n");
+  std::printf(
+      "store: day, file MiB, bytes per GPU-day (this day), raw rows, rollup rows, RSS MiB\n");
   uint64_t prev_bytes = 0;
   for (int day = 1; day <= days; ++day) {
     for (int64_t sec = 0; sec < 86400; ++sec) {
@@ -82,7 +83,8 @@ void store_days(const std::string& path, int days) {
     }
     const uint64_t bytes = (*st)->file_bytes();
     auto stats = (*st)->stats();
-    std::printf("store: %d, %.1f, %.0f, %lld, %lld, %.1f\n", day, static_cast<double>(bytes) / 1048576.0,
+    std::printf("store: %d, %.1f, %.0f, %lld, %lld, %.1f\n", day,
+                static_cast<double>(bytes) / 1048576.0,
                 day == 1 ? static_cast<double>(bytes) / 8.0
                          : (static_cast<double>(bytes) - static_cast<double>(prev_bytes)) / 8.0,
                 static_cast<long long>(stats->raw_rows), static_cast<long long>(stats->rollup_rows),

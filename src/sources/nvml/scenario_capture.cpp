@@ -70,7 +70,8 @@ void diff_gpu(double t, unsigned i, const GpuState& prev, const GpuState& cur,
     if (!static_key(k) && (!a.contains(k) || a[k] != v)) set[k] = v;
   for (const auto& [k, v] : a.items())
     if (!static_key(k) && !b.contains(k)) set[k] = nullptr;
-  if (!set.empty()) out.push_back(ScenarioEvent{t, i, set, std::nullopt, std::nullopt, 30000, std::nullopt});
+  if (!set.empty())
+    out.push_back(ScenarioEvent{t, i, set, std::nullopt, std::nullopt, 30000, std::nullopt});
 }
 
 }  // namespace
@@ -93,7 +94,8 @@ Scenario scenario_from_snapshots(const std::vector<Snapshot>& snaps, std::string
     if (auto e = access_error(st.access))
       s.timeline.push_back({0, i, Json::object(), e, std::nullopt, 30000, std::nullopt});
     if (st.access == GpuAccess::kHung)
-      s.timeline.push_back({0, i, Json::object(), std::nullopt, hung_call(st), 30000, std::nullopt});
+      s.timeline.push_back(
+          {0, i, Json::object(), std::nullopt, hung_call(st), 30000, std::nullopt});
   }
   for (size_t k = 1; k < snaps.size(); ++k) {
     const double t = static_cast<double>(snaps[k].time_ms - first.time_ms) / 1000.0;
