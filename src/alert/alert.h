@@ -82,6 +82,9 @@ struct AlertConfig {
 Result<AlertConfig> parse_alert_config(std::string_view toml_text,
                                        std::string_view source_name = "config");
 
+// One line per rule and sink, for `serve --check-config`.
+std::string describe_alert_config(const AlertConfig& cfg);
+
 // The shipped default rules (data/alerts-default.toml, embedded) and their parse.
 std::string_view default_alerts_toml();
 AlertConfig default_alert_config();
@@ -152,8 +155,10 @@ class AlertEngine {
   AlertEngine& operator=(const AlertEngine&) = delete;
 
   // One evaluation step. `active`: the findings active now (continuous diagnosis);
-  // `new_events`: events that arrived since the last call. Returns at most one firing per
-  // instance while it fires and one resolved when it stops. Thread-safe against states().
+  // `new_events`: events that arrived since the last call (stamped with now_ms). Returns at
+  // most one firing per instance while it fires and one resolved when it stops. May be called
+  // between samples with the last snapshot when an event arrives, for low latency: the
+  // readings are held. Thread-safe against states().
   std::vector<AlertTransition> evaluate(int64_t now_ms, const Snapshot& snap,
                                         const std::vector<Finding>& active,
                                         const std::vector<Event>& new_events);
@@ -161,6 +166,10 @@ class AlertEngine {
   // Swaps the rules (config reload). Instances of rules that keep their name keep their
   // state; firing instances of removed rules come back as resolved transitions.
   std::vector<AlertTransition> replace_rules(int64_t now_ms, std::vector<AlertRule> rules);
+
+  // The firing instances as firing transitions (what was sent when they fired), for a new
+  // Notifier after a reload: see Notifier::resume_firing.
+  std::vector<AlertTransition> firing() const;
 
   // Every instance evaluated so far (inactive included, so /metrics can say 0), sorted by
   // rule then instance key.
@@ -206,6 +215,10 @@ class Notifier {
   Notifier& operator=(const Notifier&) = delete;
 
   void submit(const std::vector<AlertTransition>& transitions);
+  // Tells a new Notifier (config reload) what fires already, without notifying anyone again:
+  // Alertmanager sinks post them at once and keep re-sending them (otherwise Alertmanager would
+  // let them expire); other sinks ignore them, since they were told when the alerts fired.
+  void resume_firing(const std::vector<AlertTransition>& firing);
   // Waits until every queue is empty (delivered or given up) or the deadline passes;
   // true when empty.
   bool flush(std::chrono::milliseconds deadline);

@@ -11,8 +11,10 @@
 namespace gw::alert {
 namespace {
 
-// A GPU sampled faster than this is still kept within bounds for a 1-day window.
+// Bounds that keep memory flat whatever the sampling rate or an Xid storm: the counts a
+// window reports saturate there instead of growing the daemon.
 constexpr size_t kMaxPointsPerGpu = 100'000;
+constexpr size_t kMaxEventsPerGpu = 10'000;
 
 std::string fingerprint(std::string_view rule, std::string_view key) {
   uint64_t h = 1469598103934665603ULL;  // FNV-1a: stable across runs and builds
@@ -144,6 +146,7 @@ struct AlertEngine::Impl {
       while (t.points.size() > 1 && t.points[1].t_ms <= horizon) t.points.pop_front();
       while (t.points.size() > kMaxPointsPerGpu) t.points.pop_front();
       while (!t.events.empty() && t.events.front().t_ms <= horizon) t.events.pop_front();
+      while (t.events.size() > kMaxEventsPerGpu) t.events.pop_front();
     }
   }
 
@@ -358,6 +361,17 @@ std::vector<AlertTransition> AlertEngine::replace_rules(int64_t now_ms,
   }
   impl_->rules = std::move(rules);
   impl_->recompute_window();
+  return out;
+}
+
+std::vector<AlertTransition> AlertEngine::firing() const {
+  std::lock_guard lock(mu_);
+  std::vector<AlertTransition> out;
+  for (const auto& [k, in] : impl_->instances) {
+    if (in.st.status != AlertStatus::kFiring) continue;
+    out.push_back(impl_->transition(in, AlertTransition::Kind::kFiring, in.st.value,
+                                    in.st.firing_since_ms.value_or(in.st.last_eval_ms)));
+  }
   return out;
 }
 

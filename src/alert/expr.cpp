@@ -97,6 +97,7 @@ Result<ParsedExpr> parse_expr(std::string_view text) {
   if (b < end && *b == '+') ++b;
   double v = 0;
   const auto [p, ec] = std::from_chars(b, end, v);
+  if (ec == std::errc::result_out_of_range) return fail("the threshold must be a finite number");
   if (ec != std::errc{} || p == b) return fail("missing number after the comparison");
   if (!std::isfinite(v)) return fail("the threshold must be a finite number");
   i = static_cast<size_t>(p - text.data());

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -43,6 +44,13 @@ struct Msg {
 class Worker {
  public:
   Worker(SinkConfig cfg, const NotifierOptions& opts) : cfg_(std::move(cfg)), opts_(opts) {
+    // Configs built in code skip the parser's checks: a zero timeout would mean "wait forever"
+    // to libcurl and a zero backoff a busy retry loop.
+    cfg_.timeout = std::max(cfg_.timeout, std::chrono::milliseconds(1));
+    cfg_.backoff = std::max(cfg_.backoff, std::chrono::milliseconds(10));
+    cfg_.max_backoff = std::max(cfg_.max_backoff, cfg_.backoff);
+    cfg_.resend_interval = std::max(cfg_.resend_interval, std::chrono::milliseconds(100));
+    cfg_.queue_capacity = std::max<size_t>(cfg_.queue_capacity, 1);
     stats_.name = cfg_.name;
     stats_.type = cfg_.type;
     if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;
@@ -81,6 +89,20 @@ class Worker {
     }
     cv_.notify_one();
     if (!dropped.empty()) log("sink \"" + cfg_.name + "\": dropped " + dropped);
+  }
+
+  void resume(const std::vector<AlertTransition>& firing) {
+    if (cfg_.type != SinkType::kAlertmanager) return;
+    {
+      std::lock_guard lk(mu_);
+      for (const AlertTransition& t : firing) {
+        if (t.kind == AlertTransition::Kind::kFiring && t.severity >= cfg_.min_severity) {
+          firing_[t.fingerprint] = t;
+        }
+      }
+      next_resend_ = SteadyClock::now();  // post them now, then every resend_interval
+    }
+    cv_.notify_one();
   }
 
   bool wait_empty(SteadyClock::time_point deadline) {
@@ -224,10 +246,13 @@ class Worker {
           note += "; retrying in " + format_duration(wait);
         }
       }
+      // Logged before the message counts as done, so whoever flushed sees the line too.
+      lk.unlock();
+      if (!note.empty()) log("sink \"" + cfg_.name + "\": " + note);
+      lk.lock();
       in_flight_ = false;
       lk.unlock();
       done_cv_.notify_all();
-      if (!note.empty()) log("sink \"" + cfg_.name + "\": " + note);
       lk.lock();
     }
     const size_t left = queue_.size();
@@ -296,6 +321,10 @@ void Notifier::submit(const std::vector<AlertTransition>& transitions) {
       w->submit(t);
     }
   }
+}
+
+void Notifier::resume_firing(const std::vector<AlertTransition>& firing) {
+  for (const auto& w : impl_->workers) w->resume(firing);
 }
 
 bool Notifier::flush(std::chrono::milliseconds deadline) {
