@@ -37,6 +37,7 @@ int FakeNvml::load(const char* path) {
     return 1;
   }
   hostname_ = scenario_.hostname.value_or("");
+  sets_.clear();
   next_event_ = 0;
   init_count_ = 0;
   frozen_t_.reset();
@@ -127,6 +128,15 @@ void FakeNvml::advance() {
     if (e.hang_call) {
       g.hang_call = e.hang_call;
       g.hang_ms = e.hang_ms;
+    }
+    if (e.xid) {
+      for (const auto& set : sets_)
+        for (const auto& [gpu, mask] : set->registered)
+          if (gpu == e.gpu && (mask & kEventXidCritical) != 0)
+            set->pending.push_back(nvmlEventData_t{reinterpret_cast<nvmlDevice_t>(&tags_[e.gpu]),
+                                                   kEventXidCritical, *e.xid, 0xFFFFFFFFu,
+                                                   0xFFFFFFFFu});
+      events_cv_.notify_all();
     }
   }
 }

@@ -245,8 +245,6 @@ Error init_error(int code, const std::string& text, const std::string& library_p
   }
 }
 
-namespace {
-
 // Loads the scenario into the fake NVML and returns its hostname, if it names one.
 Result<std::optional<std::string>> load_fake_scenario(const NvmlLibrary& lib,
                                                       const std::string& scenario) {
@@ -275,8 +273,6 @@ std::optional<std::string> local_hostname() {
   if (gethostname(buf.data(), buf.size() - 1) != 0) return std::nullopt;
   return std::string(buf.data());
 }
-
-}  // namespace
 
 Result<std::unique_ptr<GpuSource>> open_nvml_source(const NvmlSourceOptions& options) {
   auto lib = NvmlLibrary::open(options.library_path);

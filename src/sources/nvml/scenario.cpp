@@ -45,7 +45,7 @@ Result<ScenarioEvent> parse_event(const Json& e, const Scenario& s, const std::s
                                   std::vector<ScenarioEvent>& extra) {
   if (!e.is_object()) return bad(where, "expected an object");
   ScenarioEvent ev;
-  std::set<std::string> used{"t", "gpu", "set", "error", "hang"};
+  std::set<std::string> used{"t", "gpu", "set", "error", "hang", "xid"};
   if (!e.contains("t") || !e["t"].is_number() || e["t"].get<double>() < 0)
     return bad(where + ".t", "expected seconds >= 0");
   ev.t_s = e["t"].get<double>();
@@ -71,6 +71,11 @@ Result<ScenarioEvent> parse_event(const Json& e, const Scenario& s, const std::s
     if (!ms.is_number_unsigned() || ms.get<uint64_t>() > 3600000)
       return bad(where + ".hang.ms", "expected milliseconds between 0 and 3600000");
     ev.hang_ms = ms.get<int>();
+  }
+  if (auto it = e.find("xid"); it != e.end()) {
+    if (!it->is_number_unsigned() || it->get<uint64_t>() == 0 || it->get<uint64_t>() > 999)
+      return bad(where + ".xid", "expected an Xid number between 1 and 999");
+    ev.xid = it->get<unsigned>();
   }
   for (const auto& [k, v] : e.items())
     if (!used.count(k)) return bad(where + "." + k, "unknown timeline key");
@@ -186,6 +191,7 @@ std::string write_scenario(const Scenario& s) {
     if (!e.set.empty()) ej["set"] = e.set;
     if (e.error) ej["error"] = nvml_return_name(*e.error);
     if (e.hang_call) ej["hang"] = {{"call", *e.hang_call}, {"ms", e.hang_ms}};
+    if (e.xid) ej["xid"] = *e.xid;
     timeline.push_back(ej);
   }
   j["timeline"] = timeline;

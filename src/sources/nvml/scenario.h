@@ -30,6 +30,7 @@ struct ScenarioEvent {
   std::optional<int> error;              // from t every call on the GPU returns it; 0 clears
   std::optional<std::string> hang_call;  // from t this call hangs ("" = the next call)
   int hang_ms = 30000;                   // how long a hang lasts (real ms, not scaled)
+  std::optional<unsigned> xid;           // an Xid the NVML event API delivers at t
 };
 
 struct Scenario {

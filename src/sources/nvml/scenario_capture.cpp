@@ -54,12 +54,12 @@ void diff_gpu(double t, unsigned i, const GpuState& prev, const GpuState& cur,
   const auto was = access_error(prev.access);
   const auto now = access_error(cur.access);
   if (cur.access == GpuAccess::kHung && prev.access != GpuAccess::kHung) {
-    ScenarioEvent ev{t, i, Json::object(), std::nullopt, hung_call(cur), 30000};
+    ScenarioEvent ev{t, i, Json::object(), std::nullopt, hung_call(cur), 30000, std::nullopt};
     out.push_back(ev);
     return;
   }
   if (now != was) {
-    ScenarioEvent ev{t, i, Json::object(), now.value_or(0), std::nullopt, 30000};
+    ScenarioEvent ev{t, i, Json::object(), now.value_or(0), std::nullopt, 30000, std::nullopt};
     out.push_back(ev);
   }
   if (cur.access != GpuAccess::kOk) return;  // nothing was read: keep the last readings
@@ -70,7 +70,8 @@ void diff_gpu(double t, unsigned i, const GpuState& prev, const GpuState& cur,
     if (!static_key(k) && (!a.contains(k) || a[k] != v)) set[k] = v;
   for (const auto& [k, v] : a.items())
     if (!static_key(k) && !b.contains(k)) set[k] = nullptr;
-  if (!set.empty()) out.push_back(ScenarioEvent{t, i, set, std::nullopt, std::nullopt, 30000});
+  if (!set.empty())
+    out.push_back(ScenarioEvent{t, i, set, std::nullopt, std::nullopt, 30000, std::nullopt});
 }
 
 }  // namespace
@@ -91,9 +92,10 @@ Scenario scenario_from_snapshots(const std::vector<Snapshot>& snaps, std::string
     last.push_back(st);
     const unsigned i = static_cast<unsigned>(s.gpus.size() - 1);
     if (auto e = access_error(st.access))
-      s.timeline.push_back({0, i, Json::object(), e, std::nullopt, 30000});
+      s.timeline.push_back({0, i, Json::object(), e, std::nullopt, 30000, std::nullopt});
     if (st.access == GpuAccess::kHung)
-      s.timeline.push_back({0, i, Json::object(), std::nullopt, hung_call(st), 30000});
+      s.timeline.push_back(
+          {0, i, Json::object(), std::nullopt, hung_call(st), 30000, std::nullopt});
   }
   for (size_t k = 1; k < snaps.size(); ++k) {
     const double t = static_cast<double>(snaps[k].time_ms - first.time_ms) / 1000.0;
