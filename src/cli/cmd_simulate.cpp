@@ -1,6 +1,5 @@
 // gpuwarden simulate: replay a cluster trace through the scheduling policies side by side.
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <memory>
 #include <ostream>
 #include <sstream>
@@ -8,6 +7,11 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/options.h"
+#include "cli/output_check.h"
+#include "cli/progress.h"
+#include "core/text_safety.h"
+#include "sources/input_file.h"
 #include "sched/policy.h"
 #include "sim/render.h"
 #include "sim/simulate.h"
@@ -26,8 +30,9 @@ struct SimulateArgs {
   double repair_minutes = 240, checkpoint_minutes = 0, checkpoint_cost_s = 60, restart_s = 0;
   double horizon_days = 0;
   bool requeue = false, sweep = false, spread = false;
-  std::string format = "table";
+  std::string format;  // "" = from the -o extension, else table
   std::string output;
+  CommonFlags common;
 };
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -42,11 +47,15 @@ void add_options(CLI::App& sub, SimulateArgs& a) {
   sub.add_option("--trace", a.trace, "Trace file or folder (see docs/simulate.md)")->required();
   sub.add_option("--policies", a.policies, "Comma-separated policies to compare")
       ->capture_default_str();
-  sub.add_option("--nodes", a.nodes, "Nodes in the simulated cluster (default: the trace's)");
-  sub.add_option("--gpus-per-node", a.gpus_per_node, "GPUs per node (default: the trace's)");
-  sub.add_option("--seed", a.seed, "Seed for synthesised fields and failures")
-      ->capture_default_str();
-  sub.add_option("--limit", a.limit, "Replay at most this many jobs");
+  // Cluster sizes: bounded so nodes x GPUs stays far inside 64-bit counts and memory.
+  add_unsigned_option(sub, "--nodes", a.nodes, {1, 1e6, false, "nodes"},
+                      "Nodes in the simulated cluster (default: the trace's)");
+  add_unsigned_option(sub, "--gpus-per-node", a.gpus_per_node, {1, 1024, false, "GPUs"},
+                      "GPUs per node (default: the trace's)");
+  add_u64_option(sub, "--seed", a.seed, {0, 18446744073709551615.0, false, ""},
+                 "Seed for synthesised fields and failures");
+  add_u64_option(sub, "--limit", a.limit, {1, 1e9, false, "jobs"},
+                 "Replay at most this many jobs");
   sub.add_option("--failure-rate-per-gpu-hour", a.failure_rate,
                  "GPU failures per GPU-hour (e.g. 2.19e-5)")
       ->check(CLI::NonNegativeNumber);
@@ -64,15 +73,30 @@ void add_options(CLI::App& sub, SimulateArgs& a) {
   sub.add_option("--restart-seconds", a.restart_s, "Wall time to reload a checkpoint")
       ->check(CLI::NonNegativeNumber);
   sub.add_flag("--requeue", a.requeue, "Requeue jobs whose GPU failed (else they fail)");
-  sub.add_option("--horizon-days", a.horizon_days, "Stop the simulation after this many days")
-      ->check(CLI::NonNegativeNumber);
+  add_real_option(sub, "--horizon-days", a.horizon_days, {0, 36500, true, "days"},
+                  "Stop the simulation after this many days");
   sub.add_flag("--spread", a.spread, "Place jobs on the emptiest node (default: pack)");
   sub.add_flag("--checkpoint-sweep", a.sweep,
                "Goodput for a range of checkpoint intervals (first policy), vs Young/Daly");
-  sub.add_option("--format", a.format, "table, json, csv or html")
-      ->check(CLI::IsMember({"table", "json", "csv", "html"}))
-      ->capture_default_str();
+  sub.add_option("--format", a.format,
+                 "table, json, csv or html (default: from the -o extension, else table)")
+      ->check(CLI::IsMember({"table", "json", "csv", "html"}));
   sub.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
+  add_common_flags(sub, a.common);
+}
+
+// -o report.html without --format writes HTML; a --format that contradicts the extension is
+// refused rather than writing JSON into a file named .html.
+std::string resolve_format(SimulateArgs& a) {
+  const std::string implied = format_from_extension(a.output);
+  if (a.format.empty()) {
+    a.format = implied.empty() ? "table" : implied;
+    return {};
+  }
+  if (!implied.empty() && implied != a.format && !(implied == "table" && a.format == "table"))
+    return "--format " + a.format + " does not match the extension of -o " + a.output +
+           " (which means " + implied + "); drop --format or rename the file";
+  return {};
 }
 
 sim::SimConfig make_config(const SimulateArgs& a, const sim::ClusterSpec& cluster) {
@@ -105,11 +129,10 @@ int emit(const std::string& text, const SimulateArgs& a, const Io& io) {
     io.out << text;
     return 0;
   }
-  std::ofstream f(a.output, std::ios::binary);
-  f << text;
-  if (!f) {
-    io.err << "gpuwarden simulate: cannot write " << a.output << "\n";
-    return 1;
+  // Through a temporary file: a full disk never leaves a truncated report in place.
+  if (Status st = write_file_atomically(a.output, text, true); !st) {
+    io.err << "gpuwarden simulate: " << st.error().to_string() << "\n";
+    return kWriteError;
   }
   return 0;
 }
@@ -118,7 +141,16 @@ int simulate(const SimulateArgs& a, const Io& io) {
   sim::TraceOptions topt;
   topt.seed = a.seed;
   if (a.limit > 0) topt.limit = a.limit;
+  // The trace reader opens paths itself: refuse devices and FIFOs before it blocks on one.
+  if (Status st = check_input_path(a.trace, true); !st) {
+    io.err << "gpuwarden simulate: --trace: " << terminal_safe(st.error().to_string()) << " ["
+           << st.error().code << "]\n";
+    return 2;
+  }
+  Progress progress(io.err, progress_wanted(a.common.quiet));
+  progress.update("simulate: reading " + a.trace, true);
   auto trace = sim::read_trace(a.trace, topt);
+  progress.clear();
   if (!trace) {
     io.err << "gpuwarden simulate: " << trace.error().to_string() << "\n";
     return 2;
@@ -146,12 +178,17 @@ int simulate(const SimulateArgs& a, const Io& io) {
     }
     return emit(sim::render_sweep(*sweep, a.format == "html" ? "table" : a.format), a, io);
   }
+  progress.update("simulate: replaying " + std::to_string(trace->jobs.size()) + " jobs through " +
+                      std::to_string(config.policies.size()) + " policies",
+                  true);
   auto report = sim::simulate_policies(*trace, config);
+  progress.clear();
   if (!report) {
     io.err << "gpuwarden simulate: " << report.error().to_string() << "\n";
     return 2;
   }
-  return emit(render(*report, a.format, io.color && a.output.empty()), a, io);
+  return emit(render(*report, a.format, io.color && !a.common.no_color && a.output.empty()), a,
+              io);
 }
 
 }  // namespace
@@ -162,7 +199,11 @@ Action configure_simulate(CLI::App& sub, const Io& io) {
   return [args, &io] {
     if (args->policies.empty() || split_commas(args->policies).empty()) {
       io.err << "gpuwarden simulate: --policies is empty\n";
-      return 2;
+      return kUsageError;
+    }
+    if (auto problem = resolve_format(*args); !problem.empty()) {
+      io.err << "gpuwarden simulate: " << problem << "\n";
+      return kUsageError;
     }
     return simulate(*args, io);
   };

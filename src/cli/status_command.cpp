@@ -7,6 +7,7 @@
 
 #include "cli/status_view.h"
 #include "core/snapshot_json.h"
+#include "core/text_safety.h"
 
 namespace gw::cli {
 namespace {
@@ -60,11 +61,10 @@ json error_json(const Error& e) {
 
 int print_failure(const Error& e, const StatusCommandOptions& options, const Io& io) {
   if (options.json) {
-    io.out << json{{"schema", std::string(kStatusSchema)},
+    io.out << dump_json(json{{"schema", std::string(kStatusSchema)},
                    {"fallback", nullptr},
                    {"snapshot", nullptr},
-                   {"error", error_json(e)}}
-                  .dump(2)
+                   {"error", error_json(e)}})
            << "\n";
   }
   io.err << "gpuwarden status: cannot read the GPUs: " << e.to_string() << " [" << e.code << "]\n";
@@ -98,12 +98,11 @@ int run_status(const StatusCommandOptions& options, const Io& io, const SourceOp
     if (fallback) {
       fb = json{{"reason", fallback->message}, {"code", fallback->code}, {"showing", "demo"}};
     }
-    io.out << json{{"schema", std::string(kStatusSchema)},
+    io.out << dump_json(json{{"schema", std::string(kStatusSchema)},
                    {"fallback", fb},
                    {"source_description", r.description},
                    {"snapshot", snapshot_to_json(*r.snapshot)},
-                   {"error", nullptr}}
-                  .dump(2)
+                   {"error", nullptr}})
            << "\n";
     return kStatusOk;
   }
