@@ -8,6 +8,7 @@
 #include "cli/status_view.h"
 #include "core/snapshot_json.h"
 #include "core/text_safety.h"
+#include "diagnose/diagnose.h"
 
 namespace gw::cli {
 namespace {
@@ -112,7 +113,14 @@ int run_status(const StatusCommandOptions& options, const Io& io, const SourceOp
   }
   StatusViewOptions view;
   view.color = io.color && !options.no_color;
-  io.out << render_status(*r.snapshot, view);
+  // The warnings doctor would give for this one snapshot, from the same rules.
+  Observation obs;
+  obs.samples.push_back(*r.snapshot);
+  for (const Finding& f : diagnose(obs))
+    if (f.gpu && f.severity >= Severity::kWarning) view.findings[*f.gpu].push_back(f.code);
+  Snapshot shown = std::move(*r.snapshot);
+  make_terminal_safe(shown);  // names from the driver or a scenario must not drive the terminal
+  io.out << render_status(shown, view);
   return kStatusOk;
 }
 

@@ -73,7 +73,7 @@ TEST(Json, DumpReplacesInvalidUtf8InsteadOfThrowing) {
   EXPECT_THROW((void)j.dump(), nlohmann::json::type_error);  // why dump_json exists
   const std::string out = dump_json(j);
   EXPECT_NE(out.find("GPU " + kFffd + kFffd), std::string::npos) << out;
-  EXPECT_NO_THROW((void)nlohmann::json::parse(out));
+  EXPECT_TRUE(nlohmann::json::accept(out));
   nlohmann::ordered_json o = {{"k", "\xC3"}};
   EXPECT_NE(dump_json(o, -1).find(kFffd), std::string::npos);
 }
