@@ -12,6 +12,10 @@ struct BadFile {
   std::string path;
 };
 
+// The names, in the order bad_files() gives them (known without creating anything, for
+// gtest's test names at discovery time).
+const std::vector<std::string>& bad_file_names();
+
 // Creates the files on first use; every case of the matrix reads them.
 const std::vector<BadFile>& bad_files();
 const std::filesystem::path& work_dir();

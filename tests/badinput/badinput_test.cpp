@@ -6,8 +6,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "badinput_cases.h"
@@ -104,6 +108,7 @@ class BadFileMatrix : public ::testing::TestWithParam<FileCase> {};
 
 TEST_P(BadFileMatrix, RefusedClearlyInTimeAndMemoryWithOutputsIntact) {
   const Reader r = readers()[GetParam().reader];
+  ASSERT_EQ(bad_files().size(), bad_file_names().size());
   const BadFile& f = bad_files()[GetParam().file];
   const auto keep = (work_dir() / ("keep-" + r.name + "-" + f.name + ".html")).string();
   {
@@ -132,7 +137,7 @@ TEST_P(BadFileMatrix, RefusedClearlyInTimeAndMemoryWithOutputsIntact) {
 
 std::vector<FileCase> file_cases() {
   std::vector<FileCase> out;
-  const size_t files = 12;  // bad_files() is created lazily; its size is fixed by make_files
+  const size_t files = bad_file_names().size();  // the files themselves are made lazily
   for (size_t r = 0; r < readers().size(); ++r)
     for (size_t f = 0; f < files; ++f) out.push_back({r, f});
   return out;
@@ -141,11 +146,12 @@ std::vector<FileCase> file_cases() {
 INSTANTIATE_TEST_SUITE_P(Matrix, BadFileMatrix, ::testing::ValuesIn(file_cases()),
                          [](const auto& p) {
                            return readers()[p.param.reader].name + "__" +
-                                  bad_files()[p.param.file].name;
+                                  bad_file_names()[p.param.file];
                          });
 
 TEST(BadFileMatrixShape, EveryGeneratedFileIsInTheMatrix) {
-  EXPECT_EQ(bad_files().size(), 12u);
+  ASSERT_EQ(bad_files().size(), bad_file_names().size());
+  for (size_t i = 0; i < bad_files().size(); ++i) EXPECT_EQ(bad_files()[i].name, bad_file_names()[i]);
 }
 
 // ---- numeric options ----
@@ -212,13 +218,101 @@ std::string value_name(const std::string& v) {
 
 INSTANTIATE_TEST_SUITE_P(Matrix, NumericOptionMatrix, ::testing::ValuesIn(numeric_cases()),
                          [](const auto& p) {
-                           const NumericOption& o = numeric_options()[p.param.option];
+                           const NumericOption o = numeric_options()[p.param.option];
                            std::string n = o.command + "_" + o.option.substr(2) + "__" +
                                            value_name(p.param.value);
                            for (char& ch : n)
                              if (ch == '-') ch = '_';
                            return n;
                          });
+
+}  // namespace
+}  // namespace gw::badinput
+
+namespace gw::badinput {
+namespace {
+
+// ---- outputs ----
+
+TEST(Outputs, StdoutOnAFullDiskIsAnErrorForEveryCommand) {
+  const std::string trace = std::string(GW_SOURCE_DIR) + "/tests/traces/data/tiresias_unsorted.csv";
+  const std::vector<std::vector<std::string>> commands = {
+      {"status", "--demo"},
+      {"status", "--demo", "--json"},
+      {"doctor", "--demo", "--quick"},
+      {"doctor", "--demo", "--quick", "--json"},
+      {"doctor", "--list-checks", "--json"},
+      {"capture", "--demo"},
+      {"simulate", "--trace", trace, "--nodes", "2", "--gpus-per-node", "8", "--policies", "fcfs"},
+  };
+  ChildOptions o;
+  o.stdout_path = "/dev/full";
+  for (const auto& args : commands) {
+    const ChildResult c = run_child({}, args, kTimeBound, o);
+    EXPECT_EQ(c.exit_code, 74) << args[0] << " " << args[1] << "\n" << c.describe();
+    EXPECT_THAT(c.err, HasSubstr("cannot write")) << c.describe();
+  }
+}
+
+TEST(Outputs, CaptureInterruptedKeepsItsSamplesAndSaysSo) {
+  const auto dir = work_dir() / "capture-interrupt";
+  std::filesystem::create_directories(dir);
+  const auto out = (dir / "box.json").string();
+  for (const int sig : {SIGTERM, SIGINT}) {
+    std::filesystem::remove(out);
+    ChildOptions o;
+    o.signal = sig;
+    o.signal_after = std::chrono::milliseconds(2500);
+    const ChildResult c = run_child(
+        {},
+        {"capture", "--scenario", clitest::scenario_path("demo").string(), "-o", out,
+         "--samples", "100000", "--interval-ms", "20"},
+        kTimeBound, o);
+    EXPECT_EQ(c.exit_code, 128 + sig) << c.describe();
+    EXPECT_THAT(c.first_err_line(),
+                StartsWith(std::string("gpuwarden capture: interrupted by ") +
+                           (sig == SIGTERM ? "SIGTERM" : "SIGINT") + " after "))
+        << c.describe();
+    EXPECT_THAT(c.err, HasSubstr("kept them in " + out));
+    const std::string text = read_file(out);
+    ASSERT_TRUE(nlohmann::json::accept(text)) << text.substr(0, 300);
+    const auto doc = nlohmann::json::parse(text);
+    EXPECT_EQ(doc.at("devices").size(), 8u);
+    // The replay of the kept file works.
+    const ChildResult replay = run_child({}, {"status", "--scenario", out}, kTimeBound);
+    EXPECT_EQ(replay.exit_code, 0) << replay.describe();
+    // Only the output is left: the temporary file was renamed, not copied.
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
+  }
+}
+
+TEST(Outputs, CaptureRefusesToOverwriteWithoutForce) {
+  const auto keep = (work_dir() / "existing-capture.json").string();
+  std::ofstream(keep) << kKeepText;
+  const ChildResult c =
+      run_child({}, {"capture", "--demo", "-o", keep}, kTimeBound);
+  EXPECT_EQ(c.exit_code, 64) << c.describe();
+  EXPECT_THAT(c.first_err_line(), StartsWith("gpuwarden capture: " + keep + ": already exists"));
+  EXPECT_EQ(read_file(keep), kKeepText);
+  const ChildResult forced = run_child({}, {"capture", "--demo", "-o", keep, "--force"}, kTimeBound);
+  EXPECT_EQ(forced.exit_code, 0) << forced.describe();
+  EXPECT_TRUE(nlohmann::json::accept(read_file(keep)));
+}
+
+TEST(Outputs, UsageErrorsShareOneCodeAndPrefix) {
+  for (const auto& [args, prefix] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"doctor", "--bogus"}, "gpuwarden doctor: "},
+           {{"status", "--bogus"}, "gpuwarden status: "},
+           {{"capture", "--bogus"}, "gpuwarden capture: "},
+           {{"simulate"}, "gpuwarden simulate: "},  // --trace is required
+           {{"--bogus"}, "gpuwarden: "},
+           {{"simulate", "--trace", "x", "--format", "pdf"}, "gpuwarden simulate: "},
+       }) {
+    const ChildResult c = run_child({}, args, kTimeBound);
+    EXPECT_EQ(c.exit_code, 64) << c.describe();
+    EXPECT_THAT(c.first_err_line(), StartsWith(prefix)) << c.describe();
+  }
+}
 
 }  // namespace
 }  // namespace gw::badinput

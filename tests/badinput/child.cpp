@@ -38,9 +38,10 @@ std::string ChildResult::describe() const {
 }
 
 ChildResult run_child(const std::vector<std::string>& prefix, const std::vector<std::string>& args,
-                      std::chrono::milliseconds timeout) {
+                      std::chrono::milliseconds timeout, const ChildOptions& options) {
   const clitest::TempDir io;
-  const std::string out_path = (io.path() / "out").string();
+  const std::string out_path =
+      options.stdout_path.empty() ? (io.path() / "out").string() : options.stdout_path;
   const std::string err_path = (io.path() / "err").string();
   std::vector<std::string> argv = prefix;
   argv.push_back(clitest::gpuwarden_path().string());
@@ -58,7 +59,7 @@ ChildResult run_child(const std::vector<std::string>& prefix, const std::vector<
   const auto t0 = std::chrono::steady_clock::now();
   const pid_t pid = ::fork();
   if (pid == 0) {
-    const int o = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int o = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     const int e = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     const int n = ::open("/dev/null", O_RDONLY);
     ::dup2(o, 1);
@@ -71,7 +72,12 @@ ChildResult run_child(const std::vector<std::string>& prefix, const std::vector<
   ChildResult r;
   int status = 0;
   rusage ru{};
+  bool signalled = options.signal == 0;
   for (;;) {
+    if (!signalled && std::chrono::steady_clock::now() - t0 >= options.signal_after) {
+      ::kill(pid, options.signal);
+      signalled = true;
+    }
     const pid_t w = ::wait4(pid, &status, WNOHANG, &ru);
     if (w == pid) break;
     if (std::chrono::steady_clock::now() - t0 > timeout) {
@@ -88,7 +94,7 @@ ChildResult run_child(const std::vector<std::string>& prefix, const std::vector<
   r.max_rss_kb = ru.ru_maxrss;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-  r.out = slurp(out_path);
+  if (options.stdout_path.empty()) r.out = slurp(out_path);
   r.err = slurp(err_path);
   return r;
 }

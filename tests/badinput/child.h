@@ -19,8 +19,14 @@ struct ChildResult {
   std::string describe() const;
 };
 
+struct ChildOptions {
+  std::string stdout_path;               // "" = captured; "/dev/full" to test write errors
+  int signal = 0;                        // sent `signal_after` after the start
+  std::chrono::milliseconds signal_after{0};
+};
+
 // `prefix` runs before the binary (setpriv to drop privileges); stdin is /dev/null.
 ChildResult run_child(const std::vector<std::string>& prefix, const std::vector<std::string>& args,
-                      std::chrono::milliseconds timeout);
+                      std::chrono::milliseconds timeout, const ChildOptions& options = {});
 
 }  // namespace gw::badinput

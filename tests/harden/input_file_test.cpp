@@ -1,6 +1,7 @@
 #include "sources/input_file.h"
 
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -136,6 +137,56 @@ TEST_F(InputFileTest, PipeBeyondTheCapIsRefused) {
   writer.join();
   ASSERT_FALSE(in.ok());
   EXPECT_EQ(in.error().code, "input.too_large");
+}
+
+TEST_F(InputFileTest, PipeThatGoesSilentIsStalled) {
+  const auto path = (dir_ / "fifo").string();
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  int wfd = -1;
+  std::thread writer([&] {
+    wfd = ::open(path.c_str(), O_WRONLY);
+    ASSERT_EQ(::write(wfd, "start\n", 6), 6);  // then nothing, with the end still open
+  });
+  InputLimits lim;
+  lim.stall = milliseconds(300);
+  auto in = read_input(path, lim);
+  writer.join();
+  ::close(wfd);
+  ASSERT_FALSE(in.ok());
+  EXPECT_EQ(in.error().code, "input.stalled");
+  EXPECT_NE(in.error().message.find("read 6 bytes"), std::string::npos) << in.error().message;
+}
+
+TEST_F(InputFileTest, StandardInputThatIsATerminalIsRefused) {
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  ASSERT_GE(master, 0);
+  ASSERT_EQ(::grantpt(master), 0);
+  ASSERT_EQ(::unlockpt(master), 0);
+  const int slave = ::open(::ptsname(master), O_RDWR | O_NOCTTY);
+  ASSERT_GE(slave, 0);
+  const int saved = ::dup(STDIN_FILENO);
+  ::dup2(slave, STDIN_FILENO);
+  auto in = read_input("-");
+  ::dup2(saved, STDIN_FILENO);
+  ::close(saved);
+  ::close(slave);
+  ::close(master);
+  ASSERT_FALSE(in.ok());
+  EXPECT_EQ(in.error().code, "input.stdin_is_terminal");
+}
+
+TEST_F(InputFileTest, StandardInputRedirectedFromAFileIsMapped) {
+  const auto p = file("in.txt", "from stdin\n");
+  const int fd = ::open(p.c_str(), O_RDONLY);
+  const int saved = ::dup(STDIN_FILENO);
+  ::dup2(fd, STDIN_FILENO);
+  auto in = read_input("-");
+  ::dup2(saved, STDIN_FILENO);
+  ::close(saved);
+  ::close(fd);
+  ASSERT_TRUE(in.ok()) << in.error().to_string();
+  EXPECT_TRUE(in->mapped());
+  EXPECT_EQ(in->text(), "from stdin\n");
 }
 
 TEST_F(InputFileTest, CheckInputPathAllowsFoldersOnlyWhenAsked) {
