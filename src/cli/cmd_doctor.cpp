@@ -74,6 +74,13 @@ int run_doctor(DoctorArgs& args, const Io& base_io) {
   std::optional<DoctorRun> demo;
   DoctorRun run = opts.from.empty() ? run_live(opts, &demo) : run_from_files(opts.from);
   progress.clear();
+  // A scenario the fake NVML could not load is the user's file, not a sick GPU.
+  if (opts.source.scenario && run.obs.source_error &&
+      run.obs.source_error->code.starts_with("scenario.")) {
+    io.err << "gpuwarden doctor: --scenario: " << terminal_safe(run.obs.source_error->to_string())
+           << " [" << run.obs.source_error->code << "]\n";
+    return kDoctorNoInput;
+  }
   if (opts.json) {
     io.out << dump_json(doctor_json(run, demo ? &*demo : nullptr)) << "\n";
   } else {

@@ -68,7 +68,7 @@ TEST(ScenarioRobustness, IntegersTooLargeForTheirFieldAreRefusedNotWrapped) {
   size_t checked = 0;
   for (const auto& [k, v] : dev.items()) {
     if (!v.is_number_integer()) continue;
-    for (const J huge : {J(4294967296ull + 5), J(9223372036854775807ll), J(-4294967301ll)}) {
+    for (const J& huge : {J(4294967296ull + 5), J(9223372036854775807ll), J(-4294967301ll)}) {
       J m = base;
       m["devices"][0][k] = huge;
       auto r = parse_scenario(m.dump(), "demo.json");
