@@ -35,7 +35,7 @@ TEST(Terminal, EscapeSequencesAndControlsAreRemoved) {
   EXPECT_EQ(terminal_safe("a\x1b]8;;http://x\x1b\\link"), "alink");  // OSC to ST
   EXPECT_EQ(terminal_safe("a\x1bPdata\x1b\\b"), "ab");               // DCS
   EXPECT_EQ(terminal_safe("a\x1b" "cb"), "ab");                      // reset (two bytes)
-  EXPECT_EQ(terminal_safe(std::string("a\rb\bc\x7f" "d\x00" "e", 8)), "abcde");
+  EXPECT_EQ(terminal_safe(std::string("a\rb\bc\x7f" "d\x00" "e", 9)), "abcde");
   EXPECT_EQ(terminal_safe("keep\ttab\nnewline"), "keep\ttab\nnewline");
   EXPECT_EQ(terminal_safe("c1 \xC2\x9B" "31m"), "c1 31m");  // U+009B, the 8-bit CSI
   EXPECT_EQ(terminal_safe("raw \x9B"), "raw " + kFffd);       // invalid UTF-8 byte
