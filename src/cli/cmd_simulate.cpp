@@ -11,11 +11,11 @@
 #include "cli/output_check.h"
 #include "cli/progress.h"
 #include "core/text_safety.h"
-#include "sources/input_file.h"
 #include "sched/policy.h"
 #include "sim/render.h"
 #include "sim/simulate.h"
 #include "sim/trace.h"
+#include "sources/input_file.h"
 
 namespace gw::cli {
 namespace {
@@ -54,8 +54,7 @@ void add_options(CLI::App& sub, SimulateArgs& a) {
                       "GPUs per node (default: the trace's)");
   add_u64_option(sub, "--seed", a.seed, {0, 18446744073709551615.0, false, ""},
                  "Seed for synthesised fields and failures");
-  add_u64_option(sub, "--limit", a.limit, {1, 1e9, false, "jobs"},
-                 "Replay at most this many jobs");
+  add_u64_option(sub, "--limit", a.limit, {1, 1e9, false, "jobs"}, "Replay at most this many jobs");
   sub.add_option("--failure-rate-per-gpu-hour", a.failure_rate,
                  "GPU failures per GPU-hour (e.g. 2.19e-5)")
       ->check(CLI::NonNegativeNumber);
@@ -187,8 +186,7 @@ int simulate(const SimulateArgs& a, const Io& io) {
     io.err << "gpuwarden simulate: " << report.error().to_string() << "\n";
     return 2;
   }
-  return emit(render(*report, a.format, io.color && !a.common.no_color && a.output.empty()), a,
-              io);
+  return emit(render(*report, a.format, io.color && !a.common.no_color && a.output.empty()), a, io);
 }
 
 }  // namespace

@@ -20,8 +20,8 @@ Action configure_status(CLI::App& sub, const Io& io) {
     // A scenario path that cannot be read is an input error, not "cannot read the GPUs".
     if (options->source.scenario) {
       if (Status st = check_input_path(*options->source.scenario, false, true); !st) {
-        io.err << "gpuwarden status: --scenario: " << terminal_safe(st.error().to_string())
-               << " [" << st.error().code << "]\n";
+        io.err << "gpuwarden status: --scenario: " << terminal_safe(st.error().to_string()) << " ["
+               << st.error().code << "]\n";
         return kStatusNoInput;
       }
     }

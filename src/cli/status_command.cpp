@@ -63,9 +63,9 @@ json error_json(const Error& e) {
 int print_failure(const Error& e, const StatusCommandOptions& options, const Io& io) {
   if (options.json) {
     io.out << dump_json(json{{"schema", std::string(kStatusSchema)},
-                   {"fallback", nullptr},
-                   {"snapshot", nullptr},
-                   {"error", error_json(e)}})
+                             {"fallback", nullptr},
+                             {"snapshot", nullptr},
+                             {"error", error_json(e)}})
            << "\n";
   }
   io.err << "gpuwarden status: cannot read the GPUs: " << e.to_string() << " [" << e.code << "]\n";
@@ -100,10 +100,10 @@ int run_status(const StatusCommandOptions& options, const Io& io, const SourceOp
       fb = json{{"reason", fallback->message}, {"code", fallback->code}, {"showing", "demo"}};
     }
     io.out << dump_json(json{{"schema", std::string(kStatusSchema)},
-                   {"fallback", fb},
-                   {"source_description", r.description},
-                   {"snapshot", snapshot_to_json(*r.snapshot)},
-                   {"error", nullptr}})
+                             {"fallback", fb},
+                             {"source_description", r.description},
+                             {"snapshot", snapshot_to_json(*r.snapshot)},
+                             {"error", nullptr}})
            << "\n";
     return kStatusOk;
   }

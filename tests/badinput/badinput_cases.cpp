@@ -68,9 +68,10 @@ std::vector<BadFile> make_files(const fs::path& d) {
 
 const std::vector<std::string>& bad_file_names() {
   static const std::vector<std::string> names = {
-      "missing",          "directory",          "empty",    "random_1mb",
-      "truncated_xml",    "truncated_json",     "single_line_20mb", "five_million_lines",
-      "non_utf8",         "unreadable",         "dev_zero", "fifo_no_writer"};
+      "missing",          "directory",          "empty",
+      "random_1mb",       "truncated_xml",      "truncated_json",
+      "single_line_20mb", "five_million_lines", "non_utf8",
+      "unreadable",       "dev_zero",           "fifo_no_writer"};
   return names;
 }
 

@@ -5,7 +5,6 @@
 // left as it was.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
 #include <signal.h>
 
 #include <filesystem>
@@ -25,7 +24,8 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 constexpr std::chrono::milliseconds kTimeBound{30000};  // FIFO waits 5 s; ASan is slow
-constexpr long kRssBoundKb = 700 * 1024;  // ASan's own overhead included; /dev/zero read whole would pass it
+constexpr long kRssBoundKb =
+    700 * 1024;  // ASan's own overhead included; /dev/zero read whole would pass it
 
 struct Expect {
   int exit_code;
@@ -61,13 +61,8 @@ const std::string kNoInput = "gpuwarden doctor: no input could be read, nothing 
 
 std::vector<Reader> readers() {
   return {
-      {"doctor_from",
-       doctor_from,
-       {{"*", {3, kNoInput}},
-        {"non_utf8", {2, ""}}}},
-      {"doctor_scenario",
-       doctor_scenario,
-       {{"*", {3, "gpuwarden doctor: --scenario: "}}}},
+      {"doctor_from", doctor_from, {{"*", {3, kNoInput}}, {"non_utf8", {2, ""}}}},
+      {"doctor_scenario", doctor_scenario, {{"*", {3, "gpuwarden doctor: --scenario: "}}}},
       {"status_scenario",
        status_scenario,
        {{"*", {69, "gpuwarden status: cannot read the GPUs: "}},
@@ -82,9 +77,7 @@ std::vector<Reader> readers() {
         {"unreadable", {2, "gpuwarden simulate: --trace: "}},
         {"dev_zero", {2, "gpuwarden simulate: --trace: "}},
         {"fifo_no_writer", {2, "gpuwarden simulate: --trace: "}}}},
-      {"capture_scenario",
-       capture_scenario_to,
-       {{"*", {2, "gpuwarden capture: "}}}},
+      {"capture_scenario", capture_scenario_to, {{"*", {2, "gpuwarden capture: "}}}},
   };
 }
 
@@ -147,7 +140,8 @@ INSTANTIATE_TEST_SUITE_P(Matrix, BadFileMatrix, ::testing::ValuesIn(file_cases()
 
 TEST(BadFileMatrixShape, EveryGeneratedFileIsInTheMatrix) {
   ASSERT_EQ(bad_files().size(), bad_file_names().size());
-  for (size_t i = 0; i < bad_files().size(); ++i) EXPECT_EQ(bad_files()[i].name, bad_file_names()[i]);
+  for (size_t i = 0; i < bad_files().size(); ++i)
+    EXPECT_EQ(bad_files()[i].name, bad_file_names()[i]);
 }
 
 // ---- numeric options ----
@@ -160,12 +154,12 @@ struct NumericOption {
 
 std::vector<NumericOption> numeric_options() {
   return {
-      {"doctor", "--window", false},      {"doctor", "--interval", false},
-      {"doctor", "--deadline-ms", false}, {"status", "--deadline-ms", false},
-      {"capture", "--samples", false},    {"capture", "--interval-ms", true},
-      {"capture", "--deadline-ms", false}, {"simulate", "--nodes", false},
+      {"doctor", "--window", false},          {"doctor", "--interval", false},
+      {"doctor", "--deadline-ms", false},     {"status", "--deadline-ms", false},
+      {"capture", "--samples", false},        {"capture", "--interval-ms", true},
+      {"capture", "--deadline-ms", false},    {"simulate", "--nodes", false},
       {"simulate", "--gpus-per-node", false}, {"simulate", "--seed", true},
-      {"simulate", "--limit", false},     {"simulate", "--horizon-days", false},
+      {"simulate", "--limit", false},         {"simulate", "--horizon-days", false},
   };
 }
 
@@ -259,15 +253,14 @@ TEST(Outputs, CaptureInterruptedKeepsItsSamplesAndSaysSo) {
     ChildOptions o;
     o.signal = sig;
     o.signal_after = std::chrono::milliseconds(2500);
-    const ChildResult c = run_child(
-        {},
-        {"capture", "--scenario", clitest::scenario_path("demo").string(), "-o", out,
-         "--samples", "100000", "--interval-ms", "20"},
-        kTimeBound, o);
+    const ChildResult c =
+        run_child({},
+                  {"capture", "--scenario", clitest::scenario_path("demo").string(), "-o", out,
+                   "--samples", "100000", "--interval-ms", "20"},
+                  kTimeBound, o);
     EXPECT_EQ(c.exit_code, 128 + sig) << c.describe();
-    EXPECT_THAT(c.first_err_line(),
-                StartsWith(std::string("gpuwarden capture: interrupted by ") +
-                           (sig == SIGTERM ? "SIGTERM" : "SIGINT") + " after "))
+    EXPECT_THAT(c.first_err_line(), StartsWith(std::string("gpuwarden capture: interrupted by ") +
+                                               (sig == SIGTERM ? "SIGTERM" : "SIGINT") + " after "))
         << c.describe();
     EXPECT_THAT(c.err, HasSubstr("kept them in " + out));
     const std::string text = read_file(out);
@@ -285,12 +278,12 @@ TEST(Outputs, CaptureInterruptedKeepsItsSamplesAndSaysSo) {
 TEST(Outputs, CaptureRefusesToOverwriteWithoutForce) {
   const auto keep = (work_dir() / "existing-capture.json").string();
   std::ofstream(keep) << kKeepText;
-  const ChildResult c =
-      run_child({}, {"capture", "--demo", "-o", keep}, kTimeBound);
+  const ChildResult c = run_child({}, {"capture", "--demo", "-o", keep}, kTimeBound);
   EXPECT_EQ(c.exit_code, 64) << c.describe();
   EXPECT_THAT(c.first_err_line(), StartsWith("gpuwarden capture: " + keep + ": already exists"));
   EXPECT_EQ(read_file(keep), kKeepText);
-  const ChildResult forced = run_child({}, {"capture", "--demo", "-o", keep, "--force"}, kTimeBound);
+  const ChildResult forced =
+      run_child({}, {"capture", "--demo", "-o", keep, "--force"}, kTimeBound);
   EXPECT_EQ(forced.exit_code, 0) << forced.describe();
   EXPECT_TRUE(nlohmann::json::accept(read_file(keep)));
 }

@@ -50,8 +50,8 @@ ChildResult run_child(const std::vector<std::string>& prefix, const std::vector<
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
   // The fake NVML's scripted hangs and the leak checker are not what is measured here.
-  std::vector<std::string> env = {"PATH=/usr/bin:/bin", "ASAN_OPTIONS=detect_leaks=0",
-                                  "LC_ALL=C", "TERM=dumb"};
+  std::vector<std::string> env = {"PATH=/usr/bin:/bin", "ASAN_OPTIONS=detect_leaks=0", "LC_ALL=C",
+                                  "TERM=dumb"};
   std::vector<char*> cenv;
   for (auto& e : env) cenv.push_back(e.data());
   cenv.push_back(nullptr);
@@ -89,8 +89,8 @@ ChildResult run_child(const std::vector<std::string>& prefix, const std::vector<
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  r.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::steady_clock::now() - t0);
+  r.elapsed =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
   r.max_rss_kb = ru.ru_maxrss;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);

@@ -20,8 +20,8 @@ struct ChildResult {
 };
 
 struct ChildOptions {
-  std::string stdout_path;               // "" = captured; "/dev/full" to test write errors
-  int signal = 0;                        // sent `signal_after` after the start
+  std::string stdout_path;  // "" = captured; "/dev/full" to test write errors
+  int signal = 0;           // sent `signal_after` after the start
   std::chrono::milliseconds signal_after{0};
 };
 

@@ -50,8 +50,8 @@ TEST(JsonWriters, StatusJson) {
 }
 
 TEST(JsonWriters, DoctorJsonFromAKernelLogWithInvalidUtf8) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("gw-json-" + std::to_string(::getpid()) + ".log");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("gw-json-" + std::to_string(::getpid()) + ".log");
   std::ofstream(path) << "[  812.2] NVRM: Xid (PCI:0000:3b:00): 79, pid=42, name=" << kBad
                       << ", GPU has fallen off the bus.\n";
   std::ostringstream out, err;
@@ -77,8 +77,7 @@ TEST(JsonWriters, ScenarioWriterRoundTrips) {
   ASSERT_TRUE(back.ok()) << back.error().to_string();
   EXPECT_EQ(back->gpus.at(0).state.info.name, "GPU " + kFffd + kFffd + kFffd + "(");
   // The streamed form (capture) gives the same file content.
-  const std::string streamed =
-      nvml::scenario_stream_begin(s) + nvml::scenario_stream_end();
+  const std::string streamed = nvml::scenario_stream_begin(s) + nvml::scenario_stream_end();
   EXPECT_TRUE(nvml::parse_scenario(streamed, "streamed").ok());
 }
 

@@ -11,8 +11,8 @@ TEST(Options, RealsRefuseNanInfinityAndOutOfRange) {
   EXPECT_EQ(parse_real("10", r, &why), 10.0);
   EXPECT_EQ(parse_real("+2.5", r, &why), 2.5);
   EXPECT_EQ(parse_real(" 3600 ", r, &why), 3600.0);
-  for (const char* bad : {"nan", "NaN", "inf", "-inf", "1e400", "-1", "0", "3600.1", "", "1s",
-                          "0x10", "1e300"}) {
+  for (const char* bad :
+       {"nan", "NaN", "inf", "-inf", "1e400", "-1", "0", "3600.1", "", "1s", "0x10", "1e300"}) {
     EXPECT_FALSE(parse_real(bad, r, &why)) << bad;
     EXPECT_EQ(why, std::string("must be a number in (0, 3600] seconds (got ") +
                        (std::string(bad).empty() ? "an empty value" : bad) + ")");

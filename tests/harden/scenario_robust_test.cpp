@@ -35,9 +35,16 @@ TEST(ScenarioRobustness, EveryKeyWithEveryWrongTypeIsAnErrorNamingIt) {
   std::vector<J::json_pointer> all;
   paths(base, J::json_pointer(), all);
   ASSERT_GT(all.size(), 50u);
-  const std::vector<J> wrong = {J("text"), J::array(), J::object(),     J(1e300),
-                                J(-1),     J(1.5),     J(true),         J(nullptr),
-                                J(18446744073709551615ull), J::array({1, "x", nullptr})};
+  const std::vector<J> wrong = {J("text"),
+                                J::array(),
+                                J::object(),
+                                J(1e300),
+                                J(-1),
+                                J(1.5),
+                                J(true),
+                                J(nullptr),
+                                J(18446744073709551615ull),
+                                J::array({1, "x", nullptr})};
   size_t refused = 0;
   for (const auto& p : all) {
     for (const J& w : wrong) {

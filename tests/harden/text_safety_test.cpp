@@ -13,16 +13,21 @@ namespace {
 const std::string kFffd = "\xEF\xBF\xBD";
 
 TEST(Utf8, ValidTextIsUnchanged) {
-  for (const std::string s : {"", "plain", "H100 \xC2\xB0" "C", "\xE2\x82\xAC", "\xF0\x9F\x98\x80"}) {
+  for (const std::string s : {"", "plain",
+                              "H100 \xC2\xB0"
+                              "C",
+                              "\xE2\x82\xAC", "\xF0\x9F\x98\x80"}) {
     EXPECT_TRUE(valid_utf8(s)) << s;
     EXPECT_EQ(repair_utf8(s), s);
   }
 }
 
 TEST(Utf8, EachInvalidSequenceBecomesOneReplacement) {
-  EXPECT_EQ(repair_utf8("a\xFF" "b"), "a" + kFffd + "b");
-  EXPECT_EQ(repair_utf8("\xC3"), kFffd);                    // cut short at the end
-  EXPECT_EQ(repair_utf8("\xC0\xAF"), kFffd + kFffd);         // overlong '/'
+  EXPECT_EQ(repair_utf8("a\xFF"
+                        "b"),
+            "a" + kFffd + "b");
+  EXPECT_EQ(repair_utf8("\xC3"), kFffd);                          // cut short at the end
+  EXPECT_EQ(repair_utf8("\xC0\xAF"), kFffd + kFffd);              // overlong '/'
   EXPECT_EQ(repair_utf8("\xED\xA0\x80"), kFffd + kFffd + kFffd);  // a surrogate
   EXPECT_EQ(repair_utf8("\xF4\x90\x80\x80"), kFffd + kFffd + kFffd + kFffd);  // > U+10FFFF
   EXPECT_EQ(repair_utf8("\xE2\x82"), kFffd);  // maximal subpart: one replacement
@@ -31,14 +36,24 @@ TEST(Utf8, EachInvalidSequenceBecomesOneReplacement) {
 
 TEST(Terminal, EscapeSequencesAndControlsAreRemoved) {
   EXPECT_EQ(terminal_safe("red\x1b[31mtext\x1b[0m"), "redtext");
-  EXPECT_EQ(terminal_safe("a\x1b]0;title\x07" "b"), "ab");          // OSC to BEL
+  EXPECT_EQ(terminal_safe("a\x1b]0;title\x07"
+                          "b"),
+            "ab");                                                   // OSC to BEL
   EXPECT_EQ(terminal_safe("a\x1b]8;;http://x\x1b\\link"), "alink");  // OSC to ST
   EXPECT_EQ(terminal_safe("a\x1bPdata\x1b\\b"), "ab");               // DCS
-  EXPECT_EQ(terminal_safe("a\x1b" "cb"), "ab");                      // reset (two bytes)
-  EXPECT_EQ(terminal_safe(std::string("a\rb\bc\x7f" "d\x00" "e", 9)), "abcde");
+  EXPECT_EQ(terminal_safe("a\x1b"
+                          "cb"),
+            "ab");  // reset (two bytes)
+  EXPECT_EQ(terminal_safe(std::string("a\rb\bc\x7f"
+                                      "d\x00"
+                                      "e",
+                                      9)),
+            "abcde");
   EXPECT_EQ(terminal_safe("keep\ttab\nnewline"), "keep\ttab\nnewline");
-  EXPECT_EQ(terminal_safe("c1 \xC2\x9B" "31m"), "c1 31m");  // U+009B, the 8-bit CSI
-  EXPECT_EQ(terminal_safe("raw \x9B"), "raw " + kFffd);       // invalid UTF-8 byte
+  EXPECT_EQ(terminal_safe("c1 \xC2\x9B"
+                          "31m"),
+            "c1 31m");                                   // U+009B, the 8-bit CSI
+  EXPECT_EQ(terminal_safe("raw \x9B"), "raw " + kFffd);  // invalid UTF-8 byte
   EXPECT_EQ(terminal_safe("cut\x1b["), "cut");
   EXPECT_EQ(terminal_safe("caf\xC3\xA9"), "caf\xC3\xA9");
 }

@@ -250,8 +250,7 @@ void expect_eight_hung_within_one_deadline(const char* file, const char* call) {
     EXPECT_NE(g.errors[0].find(call), std::string::npos) << g.errors[0];
   }
   // Serial waiting would take 8 x 600 ms = 4.8 s; in parallel it is one deadline plus work.
-  EXPECT_LT(took, 3 * deadline) << std::chrono::duration_cast<milliseconds>(took).count()
-                                << " ms";
+  EXPECT_LT(took, 3 * deadline) << std::chrono::duration_cast<milliseconds>(took).count() << " ms";
   // Later samples do not wait on them again.
   const auto t1 = std::chrono::steady_clock::now();
   ASSERT_TRUE((*src)->sample().ok());

@@ -189,7 +189,6 @@ class NvmlSource final : public GpuSource {
     return s;
   }
 
-
   std::shared_ptr<const NvmlLibrary> lib_;
   NvmlSourceOptions opts_;
   std::shared_ptr<DeadlineRunner> runner_;                    // init and shutdown

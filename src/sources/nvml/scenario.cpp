@@ -109,9 +109,9 @@ Status parse_top(const Json& j, Scenario& s, const std::string& o) {
   if (Status st = str("nvml_version", s.nvml_version); !st) return st;
   if (j.contains("cuda_driver_version")) {
     const Json& v = j["cuda_driver_version"];
-    if (!v.is_number_integer() || (v.is_number_unsigned() ? v.get<uint64_t>() > 1000000
-                                                           : v.get<int64_t>() < 0 ||
-                                                                 v.get<int64_t>() > 1000000))
+    if (!v.is_number_integer() ||
+        (v.is_number_unsigned() ? v.get<uint64_t>() > 1000000
+                                : v.get<int64_t>() < 0 || v.get<int64_t>() > 1000000))
       return bad(o + ": cuda_driver_version", "expected an integer like 12040");
     s.cuda_driver_version = j["cuda_driver_version"].get<int>();
   }

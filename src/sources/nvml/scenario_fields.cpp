@@ -145,10 +145,10 @@ Status read_number(const Json& j, std::optional<T>& out, const std::string& wher
   if constexpr (std::is_signed_v<T>) {
     if (!j.is_number_integer()) return bad(where, "expected an integer");
     // Refuse, never wrap: a value outside T would silently become another number.
-    if (j.is_number_unsigned() ? j.get<uint64_t>() > static_cast<uint64_t>(
-                                                         std::numeric_limits<T>::max())
-                               : (j.get<int64_t>() < std::numeric_limits<T>::min() ||
-                                  j.get<int64_t>() > std::numeric_limits<T>::max()))
+    if (j.is_number_unsigned()
+            ? j.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max())
+            : (j.get<int64_t>() < std::numeric_limits<T>::min() ||
+               j.get<int64_t>() > std::numeric_limits<T>::max()))
       return bad(where, "value out of range");
     out = static_cast<T>(j.get<int64_t>());
   } else {
@@ -399,11 +399,10 @@ Status read_special(const Json& obj, ScenarioGpu& g, const std::string& where,
     char* end = nullptr;
     errno = 0;
     const unsigned long long v = j->is_string() ? std::strtoull(t.c_str(), &end, 0) : 0;
-    if (j->is_string() && !t.empty() && t[0] != '-' && end == t.c_str() + t.size() &&
-        errno == 0 && v <= std::numeric_limits<uint32_t>::max())
+    if (j->is_string() && !t.empty() && t[0] != '-' && end == t.c_str() + t.size() && errno == 0 &&
+        v <= std::numeric_limits<uint32_t>::max())
       g.pci_device_id = static_cast<unsigned>(v);
-    else if (j->is_number_unsigned() &&
-             j->get<uint64_t>() <= std::numeric_limits<uint32_t>::max())
+    else if (j->is_number_unsigned() && j->get<uint64_t>() <= std::numeric_limits<uint32_t>::max())
       g.pci_device_id = j->get<unsigned>();
     else
       st = bad(where + ".pci_device_id", "expected \"0x233010DE\" or a number");
