@@ -296,11 +296,23 @@ TEST(Outputs, UsageErrorsShareOneCodeAndPrefix) {
            {{"simulate"}, "gpuwarden simulate: "},  // --trace is required
            {{"--bogus"}, "gpuwarden: "},
            {{"simulate", "--trace", "x", "--format", "pdf"}, "gpuwarden simulate: "},
+           {{"simulate", "--trace", "x", "--format", "json", "-o", "r.html"},
+            "gpuwarden simulate: --format json does not match the extension of -o r.html"},
        }) {
     const ChildResult c = run_child({}, args, kTimeBound);
     EXPECT_EQ(c.exit_code, 64) << c.describe();
     EXPECT_THAT(c.first_err_line(), StartsWith(prefix)) << c.describe();
   }
+}
+
+TEST(Outputs, HtmlExtensionPicksTheFormat) {
+  const std::string trace = std::string(GW_SOURCE_DIR) + "/tests/traces/data/tiresias_unsorted.csv";
+  const auto out = (work_dir() / "report.html").string();
+  const ChildResult c = run_child({}, {"simulate", "--trace", trace, "--nodes", "2",
+                                       "--gpus-per-node", "8", "--policies", "fcfs", "-o", out},
+                                  kTimeBound);
+  ASSERT_EQ(c.exit_code, 0) << c.describe();
+  EXPECT_THAT(read_file(out), HasSubstr("<html")) << read_file(out).substr(0, 200);
 }
 
 }  // namespace

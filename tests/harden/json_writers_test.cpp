@@ -91,3 +91,26 @@ TEST(JsonWriters, SimulateJson) {
 
 }  // namespace
 }  // namespace gw
+
+namespace gw {
+namespace {
+
+TEST(JsonWriters, ListChecksAsJson) {
+  std::ostringstream out, err;
+  const cli::Io io{out, err, false};
+  const char* argv[] = {"gpuwarden", "doctor", "--list-checks", "--json"};
+  ASSERT_EQ(cli::run(4, argv, io), 0) << err.str();
+  const auto doc = nlohmann::json::parse(out.str());
+  EXPECT_EQ(doc.at("schema"), "gpuwarden.checks/v1");
+  ASSERT_GT(doc.at("checks").size(), 20u);
+  bool found = false;
+  for (const auto& c : doc.at("checks")) {
+    for (const char* k : {"code", "area", "severity", "title", "checks", "remedy"})
+      EXPECT_TRUE(c.contains(k)) << k;
+    found = found || c.at("code") == "memory.near_full";
+  }
+  EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace gw
