@@ -44,7 +44,8 @@ std::vector<std::string> split_commas(const std::string& s) {
 }
 
 void add_options(CLI::App& sub, SimulateArgs& a) {
-  sub.add_option("--trace", a.trace, "Trace file or folder (see docs/simulate.md)")->required();
+  sub.add_option("--trace", a.trace,
+                 "Trace file or folder, plain or .gz (default: the bundled Philly trace)");
   sub.add_option("--policies", a.policies, "Comma-separated policies to compare")
       ->capture_default_str();
   // Cluster sizes: bounded so nodes x GPUs stays far inside 64-bit counts and memory.
@@ -141,14 +142,17 @@ int simulate(const SimulateArgs& a, const Io& io) {
   topt.seed = a.seed;
   if (a.limit > 0) topt.limit = a.limit;
   // The trace reader opens paths itself: refuse devices and FIFOs before it blocks on one.
-  if (Status st = check_input_path(a.trace, true); !st) {
-    io.err << "gpuwarden simulate: --trace: " << terminal_safe(st.error().to_string()) << " ["
-           << st.error().code << "]\n";
-    return 2;
+  if (!a.trace.empty()) {
+    if (Status st = check_input_path(a.trace, true); !st) {
+      io.err << "gpuwarden simulate: --trace: " << terminal_safe(st.error().to_string()) << " ["
+             << st.error().code << "]\n";
+      return 2;
+    }
   }
   Progress progress(io.err, progress_wanted(a.common.quiet));
-  progress.update("simulate: reading " + a.trace, true);
-  auto trace = sim::read_trace(a.trace, topt);
+  progress.update(
+      "simulate: reading " + (a.trace.empty() ? std::string("the bundled trace") : a.trace), true);
+  auto trace = a.trace.empty() ? sim::read_bundled_trace(topt) : sim::read_trace(a.trace, topt);
   progress.clear();
   if (!trace) {
     io.err << "gpuwarden simulate: " << trace.error().to_string() << "\n";

@@ -293,7 +293,7 @@ TEST(Outputs, UsageErrorsShareOneCodeAndPrefix) {
            {{"doctor", "--bogus"}, "gpuwarden doctor: "},
            {{"status", "--bogus"}, "gpuwarden status: "},
            {{"capture", "--bogus"}, "gpuwarden capture: "},
-           {{"simulate"}, "gpuwarden simulate: "},  // --trace is required
+           {{"simulate", "--nodes"}, "gpuwarden simulate: "},  // a value is missing
            {{"--bogus"}, "gpuwarden: "},
            {{"simulate", "--trace", "x", "--format", "pdf"}, "gpuwarden simulate: "},
            {{"simulate", "--trace", "x", "--format", "json", "-o", "r.html"},
