@@ -190,6 +190,10 @@ int simulate(const SimulateArgs& a, const Io& io) {
     io.err << "gpuwarden simulate: " << report.error().to_string() << "\n";
     return 2;
   }
+  if (a.format == "table") {  // the trace's path and notes must not drive the terminal
+    report->trace = terminal_safe(report->trace);
+    for (std::string& n : report->notes) n = terminal_safe(n);
+  }
   return emit(render(*report, a.format, io.color && !a.common.no_color && a.output.empty()), a, io);
 }
 
