@@ -11,6 +11,7 @@
 #include "cli/output_check.h"
 #include "cli/progress.h"
 #include "core/text_safety.h"
+#include "cli/sim_failure_options.h"
 #include "sched/policy.h"
 #include "sim/render.h"
 #include "sim/simulate.h"
@@ -26,10 +27,9 @@ struct SimulateArgs {
   unsigned nodes = 0, gpus_per_node = 0;
   uint64_t seed = 1;
   size_t limit = 0;
-  double failure_rate = 0, node_failure_rate = 0;
-  double repair_minutes = 240, checkpoint_minutes = 0, checkpoint_cost_s = 60, restart_s = 0;
+  FailureArgs failure;  // sim_failure_options.h
   double horizon_days = 0;
-  bool requeue = false, sweep = false, spread = false;
+  bool sweep = false, spread = false;
   std::string format;  // "" = from the -o extension, else table
   std::string output;
   CommonFlags common;
@@ -56,24 +56,8 @@ void add_options(CLI::App& sub, SimulateArgs& a) {
   add_u64_option(sub, "--seed", a.seed, {0, 18446744073709551615.0, false, ""},
                  "Seed for synthesised fields and failures");
   add_u64_option(sub, "--limit", a.limit, {1, 1e9, false, "jobs"}, "Replay at most this many jobs");
-  sub.add_option("--failure-rate-per-gpu-hour", a.failure_rate,
-                 "GPU failures per GPU-hour (e.g. 2.19e-5)")
-      ->check(CLI::NonNegativeNumber);
-  sub.add_option("--node-failure-rate-per-node-hour", a.node_failure_rate,
-                 "Whole-node failures per node-hour")
-      ->check(CLI::NonNegativeNumber);
-  sub.add_option("--repair-minutes", a.repair_minutes, "Time to repair a failed GPU or node")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  sub.add_option("--checkpoint-minutes", a.checkpoint_minutes, "Checkpoint interval (0: none)")
-      ->check(CLI::NonNegativeNumber);
-  sub.add_option("--checkpoint-cost-seconds", a.checkpoint_cost_s, "Wall time one checkpoint takes")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  sub.add_option("--restart-seconds", a.restart_s, "Wall time to reload a checkpoint")
-      ->check(CLI::NonNegativeNumber);
-  sub.add_flag("--requeue", a.requeue, "Requeue jobs whose GPU failed (else they fail)");
-  add_real_option(sub, "--horizon-days", a.horizon_days, {0, 36500, true, "days"},
+  add_failure_options(sub, a.failure);
+  add_real_option(sub, "--horizon-days", a.horizon_days, {0, 3650, false, "days"},
                   "Stop the simulation after this many days");
   sub.add_flag("--spread", a.spread, "Place jobs on the emptiest node (default: pack)");
   sub.add_flag("--checkpoint-sweep", a.sweep,
@@ -99,20 +83,14 @@ std::string resolve_format(SimulateArgs& a) {
   return {};
 }
 
-sim::SimConfig make_config(const SimulateArgs& a, const sim::ClusterSpec& cluster) {
+sim::SimConfig make_config(const SimulateArgs& a, const sim::ClusterSpec& cluster,
+                           sim::FailureOptions failure) {
   sim::SimConfig c;
   c.cluster = cluster;
   c.policies = split_commas(a.policies);
   c.options.seed = a.seed;
   c.options.scheduler.packing = a.spread ? sched::Packing::kSpread : sched::Packing::kPack;
-  auto& f = c.options.failure;
-  f.gpu_failures_per_gpu_hour = a.failure_rate;
-  f.node_failures_per_node_hour = a.node_failure_rate;
-  f.repair_ms = static_cast<int64_t>(a.repair_minutes * 60000);
-  f.checkpoint_interval_ms = static_cast<int64_t>(a.checkpoint_minutes * 60000);
-  f.checkpoint_cost_ms = static_cast<int64_t>(a.checkpoint_cost_s * 1000);
-  f.restart_overhead_ms = static_cast<int64_t>(a.restart_s * 1000);
-  f.requeue = a.requeue;
+  c.options.failure = std::move(failure);
   if (a.horizon_days > 0) c.options.horizon_ms = static_cast<int64_t>(a.horizon_days * 86400000);
   return c;
 }
@@ -138,6 +116,16 @@ int emit(const std::string& text, const SimulateArgs& a, const Io& io) {
 }
 
 int simulate(const SimulateArgs& a, const Io& io) {
+  auto failure = make_failure_options(a.failure);
+  if (failure) {
+    if (Status h = check_range("--horizon-days", a.horizon_days, 0, 3650, "days"); !h)
+      failure = h.error();
+  }
+  if (!failure) {
+    io.err << "gpuwarden simulate: " << failure.error().to_string() << "\n";
+    // A value out of range is a usage error, with the one code every subcommand uses.
+    return failure.error().code == "cli.bad_option" ? kUsageError : 2;
+  }
   sim::TraceOptions topt;
   topt.seed = a.seed;
   if (a.limit > 0) topt.limit = a.limit;
@@ -166,7 +154,7 @@ int simulate(const SimulateArgs& a, const Io& io) {
            << ": the trace suggests no cluster size; give --nodes and --gpus-per-node\n";
     return 2;
   }
-  const sim::SimConfig config = make_config(a, cluster);
+  const sim::SimConfig config = make_config(a, cluster, std::move(*failure));
   for (const std::string& p : config.policies) {
     if (auto ok = sched::make_policy(p); !ok) {
       io.err << "gpuwarden simulate: " << ok.error().to_string() << "\n";

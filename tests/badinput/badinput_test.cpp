@@ -150,16 +150,33 @@ struct NumericOption {
   std::string command;
   std::string option;
   bool zero_allowed;
+  bool exact_got = true;  // the message repeats the value as typed (else as printed: 1e+300)
 };
 
 std::vector<NumericOption> numeric_options() {
   return {
-      {"doctor", "--window", false},          {"doctor", "--interval", false},
-      {"doctor", "--deadline-ms", false},     {"status", "--deadline-ms", false},
-      {"capture", "--samples", false},        {"capture", "--interval-ms", true},
-      {"capture", "--deadline-ms", false},    {"simulate", "--nodes", false},
-      {"simulate", "--gpus-per-node", false}, {"simulate", "--seed", true},
-      {"simulate", "--limit", false},         {"simulate", "--horizon-days", false},
+      {"doctor", "--window", false},
+      {"doctor", "--interval", false},
+      {"doctor", "--deadline-ms", false},
+      {"status", "--deadline-ms", false},
+      {"capture", "--samples", false},
+      {"capture", "--interval-ms", true},
+      {"capture", "--deadline-ms", false},
+      {"simulate", "--nodes", false},
+      {"simulate", "--gpus-per-node", false},
+      {"simulate", "--seed", true},
+      {"simulate", "--limit", false},
+      {"simulate", "--horizon-days", true},
+      // Checked after parsing by sim_failure_options.cpp; the same code and prefix.
+      {"simulate", "--failure-rate-per-gpu-hour", true, false},
+      {"simulate", "--node-failure-rate-per-node-hour", true, false},
+      {"simulate", "--repair-minutes", true, false},
+      {"simulate", "--checkpoint-minutes", true, false},
+      {"simulate", "--checkpoint-cost-seconds", true, false},
+      {"simulate", "--restart-seconds", true, false},
+      {"simulate", "--maintenance-every-hours", true, false},
+      {"simulate", "--maintenance-minutes", true, false},
+      {"simulate", "--network-nodes-per-event", false, false},
   };
 }
 
@@ -308,8 +325,9 @@ TEST(Outputs, UsageErrorsShareOneCodeAndPrefix) {
 TEST(Outputs, HtmlExtensionPicksTheFormat) {
   const std::string trace = std::string(GW_SOURCE_DIR) + "/tests/traces/data/tiresias_unsorted.csv";
   const auto out = (work_dir() / "report.html").string();
-  const ChildResult c = run_child({}, {"simulate", "--trace", trace, "--nodes", "2",
-                                       "--gpus-per-node", "8", "--policies", "fcfs", "-o", out},
+  const ChildResult c = run_child({},
+                                  {"simulate", "--trace", trace, "--nodes", "2", "--gpus-per-node",
+                                   "8", "--policies", "fcfs", "-o", out},
                                   kTimeBound);
   ASSERT_EQ(c.exit_code, 0) << c.describe();
   EXPECT_THAT(read_file(out), HasSubstr("<html")) << read_file(out).substr(0, 200);
