@@ -62,8 +62,11 @@ struct DiagnoseContext {
 
 // Whether a sample shows real work: compute, memory traffic or a busy video engine.
 bool is_loaded(const GpuSample& s);
-// Whether a sample is clearly idle: utilization known and near zero, video engines quiet.
+// Whether a sample is affirmatively idle: utilization known and under 5 % (or, with utilization
+// unknown, the driver's Idle clock reason active), video engines quiet.
 bool is_idle(const GpuSample& s);
+// Whether nothing in the sample tells the load: no utilization, no Idle reason, no power vs limit.
+bool load_unknown(const GpuSample& s);
 bool video_busy(const GpuSample& s);
 
 // Share (0..1) of the series' samples where pred holds; 0 when there are none.

@@ -15,9 +15,10 @@ using S = Severity;
 constexpr std::array kRules = {
     // ---- thermal ----
     RuleInfo{"thermal.near_slowdown", "thermal", S::kWarning,
-             "GPU temperature at or near its slowdown threshold",
-             "Highest GPU temperature in the window is within 5 C of the slowdown threshold (or "
-             "max operating temperature when no slowdown threshold is known).",
+             "GPU temperature at or near its max operating or slowdown temperature",
+             "Least headroom in the window to any known limit is 5 C or less: max operating "
+             "temperature first (laptops and some boards cap far below slowdown), then slowdown; "
+             "on drivers that give only T.Limit margins, the margin minus each limit's offset.",
              "Improve cooling: fans, intakes, dust, room at 16-25 C, spacing between cards, "
              "thermal paste.",
              rule_thermal_near_slowdown},
@@ -41,6 +42,14 @@ constexpr std::array kRules = {
              "Check that card's airflow, fan, spacing and thermal paste; swap slots to tell slot "
              "from card.",
              rule_thermal_hotter_than_peers},
+    RuleInfo{"thermal.uneven", "thermal", S::kWarning,
+             "Hot GPUs far above the coolest one at similar load",
+             "Mean temperature 12 C or more above the coolest other GPU in the same load group "
+             "(3+ GPUs), while within 10 C of max operating temperature (80 C when unknown) and "
+             "not already hotter than the median by 15 C.",
+             "Improve airflow: the middle cards of a stack run hottest; add spacing or chassis "
+             "fans, check intakes and dust.",
+             rule_thermal_uneven},
     RuleInfo{"thermal.fan_max_hot", "thermal", S::kWarning,
              "Fans at full speed and the GPU still hot",
              "Fan at 95% or more while the GPU is within 5 C of max operating temperature (80 C "
@@ -49,11 +58,28 @@ constexpr std::array kRules = {
              "chassis airflow.",
              rule_thermal_fan_max_hot},
     RuleInfo{"clocks.low_under_load", "thermal", S::kWarning, "Clocks far below maximum under load",
-             "In most loaded samples the SM clock is below 60% of its maximum; lists the clock "
-             "limiters the GPU reported.",
+             "In most loaded samples the SM clock is below 60% of its maximum, or of the highest "
+             "clock seen in the window when the maximum is unknown (dmon, CSV without "
+             "clocks.max.*); lists the limiters reported and tells a thermal cap (temperature "
+             "rising or near the limit) from a power/platform cap (temperature flat).",
              "Follow the limiter named in the evidence (thermal, power, application clocks); with "
              "none named, check power limit and cooling.",
              rule_clocks_low_under_load},
+    RuleInfo{"clocks.unknown_reason", "thermal", S::kInfo,
+             "Legacy \"Unknown\" clock reason reported",
+             "Clock reason bit 0x8000000000000000 (Unknown, old drivers) set in any sample: kept "
+             "and named, never dropped.",
+             "Nothing to act on alone; read it with the other limiters and update the driver if "
+             "clocks are low.",
+             rule_clocks_unknown_reason},
+    RuleInfo{"clocks.reason_history", "thermal", S::kInfo,
+             "Clock limiters active in the past (SW/HW thermal, power brake, board limit)",
+             "Lifetime violation counter of SW thermal, HW thermal, power brake, thermal, board or "
+             "reliability limit at 60 s or more while that reason is not active in any sample: "
+             "reported as past, with its seconds.",
+             "Nothing to fix now; if jobs were slow at those times, check cooling (thermal) or "
+             "platform power (power brake) then.",
+             rule_clocks_reason_history},
     // ---- power ----
     RuleInfo{"power.hw_power_brake", "power", S::kCritical,
              "External power brake asserted (PSU / BMC / baseboard)",
@@ -71,11 +97,14 @@ constexpr std::array kRules = {
     RuleInfo{
         "power.sw_cap", "power", S::kWarning, "GPU power-capped while busy",
         "Clock reason SW power cap (0x4) in loaded samples; info when the limit is the default "
-        "(expected at full load), warning when the limit was lowered.",
+        "(expected at full load), warning when the limit was lowered. Capped samples whose load "
+        "is unknown (no utilization, no Idle reason) or light are reported as such, never as "
+        "idle.",
         "Expected at full load; if the limit was lowered, restore the default with nvidia-smi -pl.",
         rule_power_sw_cap},
     RuleInfo{"power.sw_cap_idle", "power", S::kInfo, "SW power cap flagged while idle (no impact)",
-             "Clock reason SW power cap only in idle samples: the flag costs nothing without load.",
+             "Clock reason SW power cap only in affirmatively idle samples (utilization under 5% "
+             "or the Idle reason): the flag costs nothing without load.",
              "Nothing to do: this is not power starvation; do not raise the power limit or change "
              "the PSU for it.",
              rule_power_sw_cap_idle},
@@ -100,8 +129,9 @@ constexpr std::array kRules = {
     RuleInfo{
         "memory.held_by_idle", "memory", S::kWarning,
         "GPU memory held by processes that do no work",
-        "Utilization below 5% in every sample (video engines quiet) while 50% or more of VRAM is "
-        "in use.",
+        "Idle in every sample (utilization under 5%, or the Idle reason when utilization is "
+        "unknown; video engines quiet) while 50% or more of VRAM is in use; a single snapshot "
+        "gives both readings (stale holder or starving job) and how to tell them apart.",
         "Find the holders (nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv) and "
         "stop stale jobs or notebook kernels; a finished job that keeps its memory is stuck.",
         rule_memory_held_by_idle},

@@ -16,8 +16,11 @@ void rule_thermal_near_slowdown(const DiagnoseContext& c, Findings& out);
 void rule_thermal_sw_slowdown(const DiagnoseContext& c, Findings& out);
 void rule_thermal_hw_slowdown(const DiagnoseContext& c, Findings& out);
 void rule_thermal_hotter_than_peers(const DiagnoseContext& c, Findings& out);
+void rule_thermal_uneven(const DiagnoseContext& c, Findings& out);
 void rule_thermal_fan_max_hot(const DiagnoseContext& c, Findings& out);
 void rule_clocks_low_under_load(const DiagnoseContext& c, Findings& out);
+void rule_clocks_unknown_reason(const DiagnoseContext& c, Findings& out);
+void rule_clocks_reason_history(const DiagnoseContext& c, Findings& out);
 // power.cpp
 void rule_power_hw_brake(const DiagnoseContext& c, Findings& out);
 void rule_power_hw_slowdown(const DiagnoseContext& c, Findings& out);

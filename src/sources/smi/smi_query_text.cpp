@@ -193,11 +193,21 @@ void on_pages_rows(Ctx& c, std::string_view sec, std::string_view key, std::stri
 }
 
 void on_temperature(Ctx& c, std::string_view key, std::string_view val) {
-  // "T.Limit" values are margins to the limit, not readings: never put them in temp fields.
-  if (key.find("T.Limit") != std::string_view::npos) return;
   GpuSample& s = c.gpu->sample;
   DeviceInfo& d = c.gpu->info;
   auto v = text::to_int(text::parse_i64(val));
+  // "T.Limit" values are signed margins to the limit, not readings: kept in their own fields.
+  if (key.find("T.Limit") != std::string_view::npos) {
+    if (key == "GPU T.Limit Temp" || key == "GPU Current T.Limit Temp")
+      s.tlimit_margin_c = v;
+    else if (key == "GPU Shutdown T.Limit Temp")
+      d.tlimit_shutdown_c = v;
+    else if (key == "GPU Slowdown T.Limit Temp")
+      d.tlimit_slowdown_c = v;
+    else if (key == "GPU Max Operating T.Limit Temp")
+      d.tlimit_max_operating_c = v;
+    return;
+  }
   if (key == "GPU Current Temp")
     s.temp_c = v;
   else if (key == "GPU Shutdown Temp")
