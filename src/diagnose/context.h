@@ -98,6 +98,11 @@ std::string mib(uint64_t bytes);          // "22437 MiB"
 std::string watts(uint32_t mw);           // "445.4 W"
 std::string reasons_text(uint64_t bits);  // "SW power cap, HW power brake"
 
+// The running driver's version (snapshots first, then the kernel module version in host facts)
+// and the newest CUDA it supports as nvidia-smi/NVML state it (12040 = 12.4); driver.cpp.
+std::optional<DriverVersion> running_driver(const DiagnoseContext& c);
+std::optional<int> driver_max_cuda(const DiagnoseContext& c);
+
 Finding make_finding(std::string_view code, Severity sev, const GpuSeries* g, std::string title,
                      std::vector<std::string> evidence, std::string remedy = {});
 

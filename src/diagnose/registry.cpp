@@ -169,8 +169,10 @@ constexpr std::array kRules = {
              rule_pcie_cross_socket},
     // ---- driver / CUDA / configuration ----
     RuleInfo{"driver.version_mismatch", "driver", S::kCritical, "Driver/library version mismatch",
-             "The GPU source failed with nvml.lib_rm_version_mismatch (driver updated without "
-             "reboot or module reload).",
+             "The GPU source failed with nvml.lib_rm_version_mismatch, a captured \"Failed to "
+             "initialize NVML: Driver/library version mismatch\" (nvidia-smi, "
+             "nvidia-container-cli), or the kernel's NVRM \"API mismatch\" line (names both "
+             "versions).",
              "Reboot, or stop every GPU process and reload the modules: sudo rmmod nvidia_uvm "
              "nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia.",
              rule_driver_version_mismatch},
@@ -337,6 +339,99 @@ constexpr std::array kRules = {
              "expected, the GPU is not idle.",
              "Nothing to fix unless the engine is saturated: then spread streams over more GPUs.",
              rule_util_video_engine},
+    // ---- application and tool errors found in captures (app_errors.cpp) ----
+    RuleInfo{"memory.cuda_oom", "app", S::kWarning,
+             "CUDA out of memory in the application, with the cause its figures point to",
+             "A PyTorch/TensorFlow/JAX out-of-memory message; its figures decide the cause: a "
+             "request larger than the GPU, other processes holding 1 GiB / 5% or more, "
+             "fragmentation (reserved but unallocated 25% or more of what the allocator holds, "
+             "and free + cached would fit), a request larger than free + cached, or the job's "
+             "own working set. Figures beyond the card's total are called inconsistent, never "
+             "subtracted.",
+             "Smaller batch with gradient accumulation, BF16/FP16, activation checkpointing; "
+             "expandable_segments:True for fragmentation; stop other holders.",
+             rule_app_cuda_oom},
+    RuleInfo{
+        "nccl.error", "app", S::kWarning, "NCCL communication failed",
+        "An NCCL error message (ncclUnhandledCudaError, ncclSystemError, ...) without a "
+        "peer-access failure that explains it.",
+        "Rerun with NCCL_DEBUG=INFO to see the failing transport; check that every rank runs "
+        "the same NCCL, that GPUs are visible to each rank, and the network (NCCL_SOCKET_IFNAME, "
+        "InfiniBand) for inter-node jobs.",
+        rule_app_nccl_error},
+    RuleInfo{"nccl.timeout", "app", S::kWarning, "NCCL collective timed out (watchdog)",
+             "An NCCL watchdog / collective operation timeout message.",
+             "Find the rank that stopped first (its own log, dmesg for Xid on its node, OOM, a "
+             "hung data loader); set TORCH_NCCL_ASYNC_ERROR_HANDLING=1 so the job fails fast; "
+             "raise the timeout only for known long operations.",
+             rule_app_nccl_timeout},
+    RuleInfo{"cuda.peer_access_unsupported", "app", S::kWarning,
+             "GPU peer-to-peer access not supported between two GPUs",
+             "CUDA error 217 \"peer access is not supported between these two devices\" (usually "
+             "under an NCCL P2P/IPC transport); absorbs the NCCL error it causes.",
+             "Work around with NCCL_P2P_DISABLE=1 (NCCL falls back to shared memory); check "
+             "nvidia-smi topo -p2p r, ACS/IOMMU settings in the BIOS/kernel, and update NCCL.",
+             rule_app_peer_access},
+    RuleInfo{"cuda.driver_insufficient", "app", S::kCritical,
+             "\"CUDA driver version is insufficient for CUDA runtime version\"",
+             "The CUDA runtime error 35 message; with the driver and the runtime's CUDA version "
+             "known (captured nvidia-smi, collect_env, nvcc, the message), says whether the driver "
+             "really is too old or supports that CUDA (then the cause is compat libraries or "
+             "container mounts).",
+             "Upgrade the driver or use a build for the CUDA the driver supports; when the driver "
+             "supports it, fix LD_LIBRARY_PATH / cuda-compat / container driver mounts.",
+             rule_app_driver_insufficient},
+    RuleInfo{"cuda.no_device", "app", S::kCritical, "No CUDA-capable device is detected",
+             "The CUDA runtime's \"no CUDA-capable device is detected\" message.",
+             "Check CUDA_VISIBLE_DEVICES (empty or wrong ids hide every GPU), start containers "
+             "with --gpus all, and that nvidia-smi sees the GPUs on the host.",
+             rule_app_no_cuda_device},
+    RuleInfo{"driver.smi_cannot_communicate", "app", S::kCritical,
+             "nvidia-smi cannot communicate with the NVIDIA driver",
+             "nvidia-smi's \"has failed because it couldn't communicate with the NVIDIA driver\" "
+             "message.",
+             "The kernel module is not loaded: sudo modprobe nvidia and read dmesg; after a kernel "
+             "update rebuild it (sudo dkms autoinstall), check Secure Boot signing, then reboot.",
+             rule_app_smi_no_driver},
+    RuleInfo{"gpu.no_device_handle", "app", S::kCritical,
+             "The driver cannot get a handle for a GPU",
+             "nvidia-smi's \"Unable to determine the device handle for GPU ...\" message.",
+             "Read dmesg for Xid 79 / RmInitAdapter failures on that GPU; drain the node and "
+             "reboot; if it recurs check power cables and seating, then RMA.",
+             rule_app_no_device_handle},
+    RuleInfo{"container.no_gpu_runtime", "app", S::kCritical,
+             "Docker cannot give the container GPUs (no NVIDIA runtime)",
+             "Docker's \"could not select device driver \"\" with capabilities: [[gpu]]\" message.",
+             "Install nvidia-container-toolkit, run sudo nvidia-ctk runtime configure "
+             "--runtime=docker and restart Docker (sudo systemctl restart docker).",
+             rule_app_docker_no_gpu},
+    RuleInfo{"cuda.launch_failure", "app", S::kWarning,
+             "CUDA kernel crashed (unspecified launch failure)",
+             "The CUDA \"unspecified launch failure\" message.",
+             "Read dmesg for the Xid logged at that time (13/31/43: the program; 48/79/94/95: the "
+             "GPU); rerun with CUDA_LAUNCH_BLOCKING=1 and compute-sanitizer to find the kernel; "
+             "run dcgmi diag -r 3 if it recurs on one GPU only.",
+             rule_app_launch_failure},
+    RuleInfo{
+        "cuda.illegal_address", "app", S::kWarning, "CUDA illegal memory access",
+        "The CUDA \"an illegal memory access was encountered\" message.",
+        "Usually a bug in a kernel or an out-of-range index: rerun with CUDA_LAUNCH_BLOCKING=1 "
+        "and compute-sanitizer; check dmesg for Xid 31/13 and, when it happens on one GPU "
+        "only, for memory Xids (48, 94, 95).",
+        rule_app_illegal_address},
+    RuleInfo{"ecc.uncorrectable_reported", "app", S::kCritical,
+             "Uncorrectable ECC error reported to the application",
+             "The CUDA \"uncorrectable ECC error encountered\" message.",
+             "Check the node's kernel log for Xid 48/63/64/94/95 and nvidia-smi -q -d "
+             "ECC,PAGE_RETIREMENT,ROW_REMAPPER for the GPU; drain the node and reset the GPU (or "
+             "reboot) so retirement/remapping takes effect; replace it if it recurs or remapping "
+             "fails. Repeats on one node point at one faulty GPU there.",
+             rule_app_uncorrectable_ecc},
+    RuleInfo{"app.cuda_error", "app", S::kInfo, "Other CUDA or driver error in the application",
+             "A CUDA/driver error message no specific rule covers (shown, never dropped).",
+             "Look the error up in the CUDA runtime documentation; check dmesg for Xid lines at "
+             "the same time.",
+             rule_app_other_error},
 };
 
 }  // namespace

@@ -72,5 +72,19 @@ void rule_util_storage_bound(const DiagnoseContext& c, Findings& out);
 void rule_util_transfer_bound(const DiagnoseContext& c, Findings& out);
 void rule_util_low(const DiagnoseContext& c, Findings& out);
 void rule_util_video_engine(const DiagnoseContext& c, Findings& out);
+// app_errors.cpp (application and tool errors in captures)
+void rule_app_cuda_oom(const DiagnoseContext& c, Findings& out);
+void rule_app_nccl_error(const DiagnoseContext& c, Findings& out);
+void rule_app_nccl_timeout(const DiagnoseContext& c, Findings& out);
+void rule_app_peer_access(const DiagnoseContext& c, Findings& out);
+void rule_app_driver_insufficient(const DiagnoseContext& c, Findings& out);
+void rule_app_no_cuda_device(const DiagnoseContext& c, Findings& out);
+void rule_app_smi_no_driver(const DiagnoseContext& c, Findings& out);
+void rule_app_no_device_handle(const DiagnoseContext& c, Findings& out);
+void rule_app_docker_no_gpu(const DiagnoseContext& c, Findings& out);
+void rule_app_launch_failure(const DiagnoseContext& c, Findings& out);
+void rule_app_illegal_address(const DiagnoseContext& c, Findings& out);
+void rule_app_uncorrectable_ecc(const DiagnoseContext& c, Findings& out);
+void rule_app_other_error(const DiagnoseContext& c, Findings& out);
 
 }  // namespace gw
