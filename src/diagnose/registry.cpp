@@ -163,10 +163,19 @@ constexpr std::array kRules = {
              "diag -r 3 if it continues.",
              rule_pcie_replays_rising},
     RuleInfo{"pcie.cross_socket", "pcie", S::kInfo, "GPU pairs that talk across CPU sockets",
-             "Topology (nvidia-smi topo -m) shows SYS links between GPUs.",
+             "Topology (nvidia-smi topo -m) shows SYS links between GPUs on different NUMA "
+             "nodes, or whose NUMA affinity is not given (SYS on one NUMA node is "
+             "topology.gpus_via_host).",
              "Place multi-GPU jobs on GPUs of one socket (see nvidia-smi topo -m) or enable "
              "NVLink/P2P paths.",
              rule_pcie_cross_socket},
+    RuleInfo{"topology.gpus_via_host", "pcie", S::kInfo,
+             "GPU pairs with no NVLink or shared PCIe switch (all traffic through the host)",
+             "SYS links between GPUs that report the same NUMA node: GPU-to-GPU traffic (NCCL, "
+             "P2P copies) crosses the host's PCIe root complex and CPU interconnect.",
+             "Expect slow multi-GPU collectives: keep tensor-parallel work on one GPU, prefer data "
+             "parallelism with gradient accumulation, or use a host with NVLink / a PCIe switch.",
+             rule_topology_gpus_via_host},
     // ---- driver / CUDA / configuration ----
     RuleInfo{"driver.version_mismatch", "driver", S::kCritical, "Driver/library version mismatch",
              "The GPU source failed with nvml.lib_rm_version_mismatch, a captured \"Failed to "
