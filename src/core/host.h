@@ -18,7 +18,7 @@ struct PciDeviceFacts {
   std::optional<unsigned> link_width;
   std::optional<unsigned> max_link_width;
   std::optional<int> numa_node;
-  std::optional<std::string> driver;  // "nvidia", "nouveau", "vfio-pci"
+  std::optional<std::string> driver;    // "nvidia", "nouveau", "vfio-pci"
   std::optional<bool> link_downgraded;  // lspci -vv LnkSta "(downgraded)"
   std::optional<std::string> name;      // lspci's device description
 };
@@ -69,8 +69,8 @@ struct HostFacts {
   std::optional<std::string> smi_driver_version;
   std::optional<std::string> smi_cuda_version;
   std::optional<bool> torch_cuda_available;  // collect_env "Is CUDA available: No"
-  std::vector<std::string> gpu_models;  // collect_env "GPU 0: Tesla V100-PCIE-16GB"
-  std::vector<std::string> sources;     // "env.txt: python -m torch.utils.collect_env", ...
+  std::vector<std::string> gpu_models;       // collect_env "GPU 0: Tesla V100-PCIE-16GB"
+  std::vector<std::string> sources;          // "env.txt: python -m torch.utils.collect_env", ...
 };
 
 // nvidia-smi topo -m: the link between every pair of GPUs and each GPU's CPU/NUMA affinity.

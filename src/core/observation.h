@@ -52,13 +52,13 @@ struct AppProcessMemory {
 
 struct AppMessage {
   AppMessageKind kind = AppMessageKind::kOther;
-  std::string framework;            // "pytorch", "tensorflow", "jax", "nccl", "cuda", "docker", ...
+  std::string framework;  // "pytorch", "tensorflow", "jax", "nccl", "cuda", "docker", ...
   std::optional<unsigned> gpu_index;  // "GPU 0" / "cuda:0" when the message names it
   std::optional<uint64_t> tried_bytes, total_bytes, allocated_bytes, reserved_bytes, free_bytes,
       process_bytes;  // out-of-memory figures as stated
   std::optional<std::string> cuda_runtime_version, driver_version;  // when the text gives them
-  std::string text;    // the message line, trimmed
-  std::string origin;  // "file:line"
+  std::string text;                                                 // the message line, trimmed
+  std::string origin;                                               // "file:line"
   // PyTorch >= 2.2 states "X reserved by PyTorch but unallocated" (the cache); reserved_bytes
   // is then allocated + that (the old wording's "reserved in total by PyTorch").
   std::optional<uint64_t> reserved_unallocated_bytes;
@@ -71,10 +71,10 @@ struct AppMessage {
 // How much of one input was understood: every line is either read by some parser or counted
 // here, so the report can say "41 lines not understood, first at line 3".
 struct InputCoverage {
-  std::string origin;                    // the file name as given
-  std::vector<std::string> formats;      // what was found in it, in order: "nvidia-smi -q", ...
-  size_t lines = 0;                      // lines in the input
-  size_t lines_not_understood = 0;       // non-blank lines no parser took
+  std::string origin;                // the file name as given
+  std::vector<std::string> formats;  // what was found in it, in order: "nvidia-smi -q", ...
+  size_t lines = 0;                  // lines in the input
+  size_t lines_not_understood = 0;   // non-blank lines no parser took
   std::optional<size_t> first_not_understood_line;  // 1-based
   bool incomplete = false;  // content was recognised but cut short or partly unreadable
   std::vector<std::string> incomplete_reasons;  // "Attached GPUs: 8 but 4 GPU sections read"

@@ -200,7 +200,8 @@ void check_machines(Observation& obs, size_t first_new, std::string_view origin)
       if (!fresh && it->second != g.info.uuid) conflict = true;
       bus_of_uuid.emplace(g.info.uuid, g.info.pci_bus_id);
     }
-  const Ids before = ids_of(samples, 0, first_new), added = ids_of(samples, first_new, samples.size());
+  const Ids before = ids_of(samples, 0, first_new),
+            added = ids_of(samples, first_new, samples.size());
   std::string why;
   if (conflict)
     why = "one PCI bus id carries two different GPU UUIDs";

@@ -202,8 +202,9 @@ void Reader::add_query_text(std::string_view block, size_t first_line) {
   }
   if (qi.implicit_gpu) {
     const std::string note =
-        at + ": nvidia-smi -q fragment without a 'GPU <bus id>' line: read as one GPU of "
-             "unknown bus id";
+        at +
+        ": nvidia-smi -q fragment without a 'GPU <bus id>' line: read as one GPU of "
+        "unknown bus id";
     cov_.notes.push_back(note);
     obs_.notes.push_back(note);
   }
@@ -236,9 +237,15 @@ void Reader::add_table(std::string_view block, size_t first_line) {
   if (banner) {
     host_.sources.push_back(at + ": nvidia-smi banner");
     incomplete("nvidia-smi table without GPU rows (" + at + "): cut after its header");
-  } else {
-    obs_.input_errors.push_back(r.error());
+    return;
   }
+  // The lower part of a table (the processes, a cut GPU row): nvidia-smi's, but no GPU in it.
+  for (std::string_view mark : {"MiB", "Bus-Id", "Processes", "Persistence-M", "GPU-Util", "PID"})
+    if (block.find(mark) != std::string_view::npos) {
+      incomplete("part of an nvidia-smi table without its GPU rows (" + at + ")");
+      return;
+    }
+  obs_.input_errors.push_back(r.error());
 }
 
 bool Reader::take_csv(const Line& l) {

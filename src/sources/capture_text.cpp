@@ -67,14 +67,30 @@ constexpr std::array<std::string_view, 40> kQuerySections = {
 };
 
 constexpr std::array<std::string_view, 24> kQueryKeys = {
-    "Timestamp",        "Driver Version",       "CUDA Version",
-    "Attached GPUs",    "Product Name",         "Product Brand",
-    "GPU UUID",         "Performance State",    "GPU Current Temp",
-    "GPU Shutdown Temp", "GPU Slowdown Temp",   "Power Draw",
-    "Average Power Draw", "Instantaneous Power Draw", "Current Power Limit",
-    "Power Limit",      "Bus Id",               "Fan Speed",
-    "Persistence Mode", "SRAM Correctable",     "DRAM Correctable",
-    "Pending",          "Remapping Failure Occurred", "Idle",
+    "Timestamp",
+    "Driver Version",
+    "CUDA Version",
+    "Attached GPUs",
+    "Product Name",
+    "Product Brand",
+    "GPU UUID",
+    "Performance State",
+    "GPU Current Temp",
+    "GPU Shutdown Temp",
+    "GPU Slowdown Temp",
+    "Power Draw",
+    "Average Power Draw",
+    "Instantaneous Power Draw",
+    "Current Power Limit",
+    "Power Limit",
+    "Bus Id",
+    "Fan Speed",
+    "Persistence Mode",
+    "SRAM Correctable",
+    "DRAM Correctable",
+    "Pending",
+    "Remapping Failure Occurred",
+    "Idle",
 };
 
 bool in(std::string_view s, const auto& list) {
@@ -126,7 +142,8 @@ bool query_fits(const Line& l) {
 
 bool table_line(std::string_view t) {
   return (t.front() == '+' && t.size() > 2 && (t[1] == '-' || t[1] == '=')) || t.front() == '|' ||
-         (text::starts_with(t, "NVIDIA-SMI ") && t.find("Driver Version") != std::string_view::npos);
+         (text::starts_with(t, "NVIDIA-SMI ") &&
+          t.find("Driver Version") != std::string_view::npos);
 }
 
 // "# gpu   pwr  temp ..." / "#Date  Time  gpu ...": '#' then column names only.
@@ -273,8 +290,9 @@ CaptureFormat block_start(const Line& l, std::string_view text) {
     return CaptureFormat::kSmiQueryXml;
   if (is_dmon_header(t)) return CaptureFormat::kSmiDmon;
   if (text::starts_with(t, "GPU0") && looks_like_topo_header(t)) return CaptureFormat::kSmiTopo;
-  if (table_line(t) &&
-      (t.front() == '+' || t.find("NVIDIA-SMI") != std::string_view::npos))
+  // A table row ("|   0  NVIDIA A10 ... |") starts a table too: pastes cut its top off.
+  if (table_line(t) && (t.front() == '+' || t.find("NVIDIA-SMI") != std::string_view::npos ||
+                        t.find('|', 1) != std::string_view::npos))
     return CaptureFormat::kSmiTable;
   if (is_date_line(t)) {  // nvidia-smi prints the date above its table
     const Line next = line_at(text, l.next);

@@ -364,7 +364,11 @@ bool AppScanner::take(std::string_view line, std::string_view origin, size_t lin
     in_traceback_ = false;
     // deviceQuery prints "returned 35" then "-> CUDA driver version is insufficient ...":
     // one error, not two.
-    if (last_kind_ && *last_kind_ == m->kind && line_no <= last_line_ + 2 && !out.empty()) {
+    const bool explains_previous =
+        text::starts_with(s, "->") ||
+        (!out.empty() && out.back().text.find(" returned ") != std::string::npos);
+    if (explains_previous && last_kind_ && *last_kind_ == m->kind && line_no <= last_line_ + 2 &&
+        !out.empty()) {
       AppMessage& prev = out.back();
       if (!prev.cuda_error_code) prev.cuda_error_code = m->cuda_error_code;
       if (prev.detail.empty()) prev.detail = m->text;

@@ -49,14 +49,30 @@ FrameworkRuntime& torch(HostFacts& f, const std::string& origin) {
 
 // Keys of collect_env's report (PyTorch 1.x and 2.x layouts).
 constexpr std::array<std::string_view, 24> kCollectEnvKeys = {
-    "PyTorch version",       "Is debug build",          "CUDA used to build PyTorch",
-    "ROCM used to build PyTorch", "OS",                 "GCC version",
-    "Clang version",         "CMake version",           "Libc version",
-    "Python version",        "Python platform",         "Is CUDA available",
-    "CUDA runtime version",  "CUDA_MODULE_LOADING set to", "GPU models and configuration",
-    "Nvidia driver version", "cuDNN version",           "HIP runtime version",
-    "MIOpen runtime version", "Is XNNPACK available",   "CPU",
-    "Versions of relevant libraries", "XPU used to build PyTorch", "Is XPU available",
+    "PyTorch version",
+    "Is debug build",
+    "CUDA used to build PyTorch",
+    "ROCM used to build PyTorch",
+    "OS",
+    "GCC version",
+    "Clang version",
+    "CMake version",
+    "Libc version",
+    "Python version",
+    "Python platform",
+    "Is CUDA available",
+    "CUDA runtime version",
+    "CUDA_MODULE_LOADING set to",
+    "GPU models and configuration",
+    "Nvidia driver version",
+    "cuDNN version",
+    "HIP runtime version",
+    "MIOpen runtime version",
+    "Is XNNPACK available",
+    "CPU",
+    "Versions of relevant libraries",
+    "XPU used to build PyTorch",
+    "Is XPU available",
 };
 
 bool is_collect_env_key(std::string_view k) {
@@ -116,7 +132,8 @@ bool EnvReader::take_collect_env(std::string_view key, std::string_view val, Hos
     // "2.3.1+cu121": the wheel's CUDA when "CUDA used to build" is missing.
     if (const size_t p = val.find("+cu"); p != std::string_view::npos && !t.cuda) {
       const std::string_view d = val.substr(p + 3);
-      if (d.size() >= 3) t.cuda = std::string(d.substr(0, d.size() - 1)) + "." + std::string(1, d.back());
+      if (d.size() >= 3)
+        t.cuda = std::string(d.substr(0, d.size() - 1)) + "." + std::string(1, d.back());
     }
   } else if (key == "CUDA used to build PyTorch" && !could_not_collect(val)) {
     torch(f, origin_).cuda = major_minor(val);
@@ -126,7 +143,8 @@ bool EnvReader::take_collect_env(std::string_view key, std::string_view val, Hos
     else if (val == "True" || val == "False")
       f.torch_cuda_available = val == "True";
   } else if (key == "CUDA runtime version" && !could_not_collect(val)) {
-    if (auto v = version_token(val)) f.cuda_toolkits.push_back({origin_ + " (collect_env)", major_minor(*v)});
+    if (auto v = version_token(val))
+      f.cuda_toolkits.push_back({origin_ + " (collect_env)", major_minor(*v)});
   } else if (key == "Nvidia driver version" && !could_not_collect(val)) {
     if (auto v = version_token(val)) f.smi_driver_version = v;
   } else if (key == "GPU models and configuration" && !could_not_collect(val)) {
@@ -142,7 +160,8 @@ bool EnvReader::take(std::string_view line, HostFacts& f) {
   // /proc/driver/nvidia/version.
   if (text::starts_with(s, "NVRM version:")) {
     const size_t m = s.find("Module");
-    if (auto v = version_token(s, m == std::string_view::npos ? 13 : m)) f.kernel_module_version = v;
+    if (auto v = version_token(s, m == std::string_view::npos ? 13 : m))
+      f.kernel_module_version = v;
     saw("/proc/driver/nvidia/version");
     return true;
   }
@@ -157,7 +176,8 @@ bool EnvReader::take(std::string_view line, HostFacts& f) {
     return true;
   }
   if (text::starts_with(s, "Cuda compilation tools, release ")) {
-    if (auto v = version_token(s, 31)) f.cuda_toolkits.push_back({origin_ + " (nvcc -V)", major_minor(*v)});
+    if (auto v = version_token(s, 31))
+      f.cuda_toolkits.push_back({origin_ + " (nvcc -V)", major_minor(*v)});
     saw("nvcc -V");
     in_nvcc_ = false;
     return true;
@@ -182,9 +202,9 @@ bool EnvReader::take(std::string_view line, HostFacts& f) {
   if (colon != std::string_view::npos) {
     const std::string_view key = text::trim(s.substr(0, colon));
     const std::string_view val = text::trim(s.substr(colon + 1));
-    if (is_collect_env_key(key) && (in_collect_env_ || key == "PyTorch version" ||
-                                    key == "CUDA used to build PyTorch" ||
-                                    key == "Is CUDA available" || key == "Nvidia driver version")) {
+    if (is_collect_env_key(key) &&
+        (in_collect_env_ || key == "PyTorch version" || key == "CUDA used to build PyTorch" ||
+         key == "Is CUDA available" || key == "Nvidia driver version")) {
       in_collect_env_ = true;
       saw("python -m torch.utils.collect_env");
       return take_collect_env(key, val, f);

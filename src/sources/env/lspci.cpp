@@ -33,7 +33,8 @@ size_t address_len(std::string_view s) {
 
 // "Speed 16GT/s, Width x16" fields of LnkCap / LnkSta.
 void link_fields(std::string_view v, std::optional<double>& speed, std::optional<unsigned>& width) {
-  if (const size_t p = v.find("Speed "); p != std::string_view::npos) speed = parse_gt_s(v.substr(p + 6));
+  if (const size_t p = v.find("Speed "); p != std::string_view::npos)
+    speed = parse_gt_s(v.substr(p + 6));
   if (const size_t p = v.find("Width x"); p != std::string_view::npos)
     width = text::to_unsigned(text::parse_u64(v.substr(p + 7)));
 }
@@ -76,7 +77,8 @@ std::vector<PciDeviceFacts> parse_lspci(std::string_view text) {
       d.pci_bus_id = *id;
       const size_t colon = desc.find(": ");
       d.name = std::string(text::trim(desc.substr(colon + 2)));
-      if (const size_t p = desc.find("[10de:"); p != std::string_view::npos && p + 10 <= desc.size())
+      if (const size_t p = desc.find("[10de:");
+          p != std::string_view::npos && p + 10 <= desc.size())
         d.device_id = "0x" + std::string(desc.substr(p + 6, 4));
       out.push_back(std::move(d));
       cur = &out.back();

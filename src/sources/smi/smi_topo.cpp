@@ -122,7 +122,8 @@ Result<Topology> parse_smi_topo(std::string_view text, std::string_view origin) 
       if (colon != std::string_view::npos && is_nic_name(t.substr(0, colon))) {
         const std::string name(t.substr(0, colon));
         for (size_t k = 0; k < topo.nic_names.size(); ++k)
-          if (topo.nic_names[k] == name) topo.nic_devices[k] = std::string(text::trim(t.substr(colon + 1)));
+          if (topo.nic_names[k] == name)
+            topo.nic_devices[k] = std::string(text::trim(t.substr(colon + 1)));
       }
       continue;
     }
