@@ -66,15 +66,15 @@ json gpus_json(const DoctorRun& run) {
 json coverage_json(const DoctorRun& run) {
   json out = json::array();
   for (const InputCoverage& c : run.obs.coverage) {
-    out.push_back({{"origin", c.origin},
-                   {"formats", c.formats},
-                   {"lines", c.lines},
-                   {"lines_not_understood", c.lines_not_understood},
-                   {"first_not_understood_line", c.first_not_understood_line
-                                                     ? json(*c.first_not_understood_line)
-                                                     : json(nullptr)},
-                   {"incomplete", c.incomplete},
-                   {"incomplete_reasons", c.incomplete_reasons}});
+    out.push_back(
+        {{"origin", c.origin},
+         {"formats", c.formats},
+         {"lines", c.lines},
+         {"lines_not_understood", c.lines_not_understood},
+         {"first_not_understood_line",
+          c.first_not_understood_line ? json(*c.first_not_understood_line) : json(nullptr)},
+         {"incomplete", c.incomplete},
+         {"incomplete_reasons", c.incomplete_reasons}});
   }
   return out;
 }

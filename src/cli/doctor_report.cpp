@@ -194,7 +194,8 @@ void topology_block(std::ostream& out, const DoctorRun& run) {
   }
   if (!t.cross_socket.empty()) {
     std::string list;
-    for (const TopologyPair& p : t.cross_socket) list += (list.empty() ? "" : ", ") + p.a + "-" + p.b;
+    for (const TopologyPair& p : t.cross_socket)
+      list += (list.empty() ? "" : ", ") + p.a + "-" + p.b;
     out << fmt::format("  cross-socket pairs (different NUMA nodes): {}\n", list);
   } else if (t.numa_nodes == 1) {
     out << "  cross-socket pairs: none (every GPU reports the same NUMA node)\n";

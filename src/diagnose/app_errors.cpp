@@ -42,10 +42,6 @@ std::vector<const AppMessage*> of_kind(const DiagnoseContext& c, AppMessageKind 
   return out;
 }
 
-bool contains(std::string_view hay, std::string_view needle) {
-  return hay.find(needle) != std::string_view::npos;
-}
-
 // "3 messages; first: <text> (app.log:12)" plus up to kExampleLines distinct lines.
 std::vector<std::string> message_lines(const std::vector<const AppMessage*>& ms) {
   std::vector<std::string> ev;
@@ -76,29 +72,17 @@ std::optional<double> as_d(const std::optional<uint64_t>& v) {
   return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
 }
 
-// PyTorch >= 2.2 states "X is reserved by PyTorch but unallocated"; older versions "X reserved
-// in total by PyTorch". The wording decides which one reserved_bytes holds; a figure that
-// cannot be the unallocated share (more than the process holds beyond its allocations) is the
-// total.
+// reserved_bytes is everything the allocator holds (PyTorch >= 2.2 states the unallocated
+// cache separately: reserved_unallocated_bytes); the cache is reserved minus allocated otherwise.
 OomFigures figures(const AppMessage& m) {
-  OomFigures f{as_d(m.tried_bytes),
-               as_d(m.total_bytes),
-               as_d(m.free_bytes),
-               as_d(m.allocated_bytes),
-               as_d(m.process_bytes),
-               {},
-               {}};
-  if (!m.reserved_bytes) return f;
-  const double r = static_cast<double>(*m.reserved_bytes);
-  bool is_unallocated = contains(m.text, "but unallocated");
-  if (is_unallocated && f.process && f.allocated && r > 1.01 * (*f.process - *f.allocated))
-    is_unallocated = false;
-  if (is_unallocated) {
-    f.unallocated = r;
-    if (f.allocated) f.reserved = *f.allocated + r;
-  } else {
-    f.reserved = r;
-    if (f.allocated && r >= *f.allocated) f.unallocated = r - *f.allocated;
+  OomFigures f{as_d(m.tried_bytes),     as_d(m.total_bytes),   as_d(m.free_bytes),
+               as_d(m.allocated_bytes), as_d(m.process_bytes), {},
+               as_d(m.reserved_bytes)};
+  if (m.reserved_unallocated_bytes) {
+    f.unallocated = static_cast<double>(*m.reserved_unallocated_bytes);
+    if (!f.reserved && f.allocated) f.reserved = *f.allocated + *f.unallocated;
+  } else if (f.reserved && f.allocated && *f.reserved >= *f.allocated) {
+    f.unallocated = *f.reserved - *f.allocated;
   }
   return f;
 }
@@ -158,8 +142,13 @@ void oom_finding(const std::vector<const AppMessage*>& ms, Findings& out) {
   const double reclaimable = f.free.value_or(0) + f.unallocated.value_or(0);
   std::optional<double> others;
   if (f.total && f.free && f.process && !beyond_card) others = *f.total - *f.free - *f.process;
+  // The message may name the other holders itself ("Process 1234 has 20.00 GiB memory in use").
+  double named_others = 0;
+  for (const AppProcessMemory& p : m->other_processes) named_others += static_cast<double>(p.bytes);
+  if (named_others > 0 && (!others || named_others > *others)) others = named_others;
   const bool other_holder =
-      others && *others >= std::max(kOtherHolderMinBytes, kOtherHolderMinShare * *f.total);
+      others &&
+      *others >= std::max(kOtherHolderMinBytes, kOtherHolderMinShare * f.total.value_or(0));
 
   if (too_big) {
     title = fmt::format("CUDA out of memory{}: one request ({}) is larger than the whole GPU ({})",
@@ -172,10 +161,13 @@ void oom_finding(const std::vector<const AppMessage*>& ms, Findings& out) {
   } else if (other_holder) {
     title = fmt::format("CUDA out of memory{}: other processes hold {} of the GPU", gpu_words(*m),
                         bytes_text(static_cast<uint64_t>(*others)));
-    ev.push_back(fmt::format("{} total - {} free - {} this process = {} held by others",
-                             bytes_text(*m->total_bytes), bytes_text(*m->free_bytes),
-                             bytes_text(*m->process_bytes),
-                             bytes_text(static_cast<uint64_t>(*others))));
+    if (f.total && f.free && f.process)
+      ev.push_back(fmt::format(
+          "{} total - {} free - {} this process = {} held by others", bytes_text(*m->total_bytes),
+          bytes_text(*m->free_bytes), bytes_text(*m->process_bytes),
+          bytes_text(static_cast<uint64_t>(std::max(0.0, *f.total - *f.free - *f.process)))));
+    for (const AppProcessMemory& p : m->other_processes)
+      ev.push_back(fmt::format("process {} holds {}", p.pid, bytes_text(p.bytes)));
     remedy =
         "Find the other holders (nvidia-smi --query-compute-apps=pid,name,used_memory "
         "--format=csv) and stop stale jobs or notebook kernels, or run on a free GPU "
@@ -232,8 +224,10 @@ void oom_finding(const std::vector<const AppMessage*>& ms, Findings& out) {
         " JAX preallocates 75% of GPU memory: XLA_PYTHON_CLIENT_PREALLOCATE=false or "
         "XLA_PYTHON_CLIENT_MEM_FRACTION when the GPU is shared.";
   for (auto& line : message_lines(ms)) ev.push_back(std::move(line));
-  out.push_back(make_finding("memory.cuda_oom", Severity::kWarning, nullptr, std::move(title),
-                             std::move(ev), std::move(remedy)));
+  Finding x = make_finding("memory.cuda_oom", Severity::kWarning, nullptr, std::move(title),
+                           std::move(ev), std::move(remedy));
+  x.pci_bus_id = m->pci_bus_id;
+  out.push_back(std::move(x));
 }
 
 // Simple one-message-kind findings: the title, the severity and the registry's remedy.
@@ -243,7 +237,9 @@ void simple(const DiagnoseContext& c, AppMessageKind k, std::string_view code, S
   if (ms.empty()) return;
   auto ev = message_lines(ms);
   for (auto& e : extra) ev.push_back(std::move(e));
-  out.push_back(make_finding(code, sev, nullptr, title + gpu_words(*ms.front()), std::move(ev)));
+  Finding x = make_finding(code, sev, nullptr, title + gpu_words(*ms.front()), std::move(ev));
+  x.pci_bus_id = ms.front()->pci_bus_id;
+  out.push_back(std::move(x));
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // driver too old for the installed CUDA, persistence mode, application clocks, MIG, compute mode.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include "diagnose/context.h"
 #include "diagnose/rules.h"
@@ -16,6 +18,11 @@ std::optional<DriverVersion> running_driver(const DiagnoseContext& c) {
     if (it->driver_version) {
       if (auto v = parse_driver_version(*it->driver_version)) return v;
     }
+  }
+  // Captured reports (nvidia-smi banner, collect_env) state the user-space driver.
+  if (c.obs.host && c.obs.host->smi_driver_version) {
+    if (auto v = parse_driver_version(*c.obs.host->smi_driver_version); v && (*v)[0] >= 100)
+      return v;
   }
   if (c.obs.host && c.obs.host->kernel_module_version) {
     // Accept "535.129.03" or a whole /proc/driver/nvidia/version line.
@@ -34,6 +41,17 @@ std::optional<DriverVersion> running_driver(const DiagnoseContext& c) {
 std::optional<int> driver_max_cuda(const DiagnoseContext& c) {
   for (auto it = c.obs.samples.rbegin(); it != c.obs.samples.rend(); ++it) {
     if (it->cuda_driver_version) return it->cuda_driver_version;
+  }
+  if (c.obs.host && c.obs.host->smi_cuda_version) {
+    // "10.1" -> 10010, NVML's encoding.
+    unsigned major = 0, minor = 0;
+    const std::string& v = *c.obs.host->smi_cuda_version;
+    const auto r = std::from_chars(v.data(), v.data() + v.size(), major);
+    if (r.ec == std::errc{} && major > 0 && major < 100) {
+      if (r.ptr != v.data() + v.size() && *r.ptr == '.')
+        std::from_chars(r.ptr + 1, v.data() + v.size(), minor);
+      return static_cast<int>(major * 1000 + std::min(minor, 9u) * 10);
+    }
   }
   return std::nullopt;
 }

@@ -148,6 +148,29 @@ void rule_pcie_cross_socket(const DiagnoseContext& c, Findings& out) {
       fmt::format("{} GPU pairs talk across CPU sockets (SYS)", pairs.size()), std::move(ev)));
 }
 
+void rule_topology_nics_far(const DiagnoseContext& c, Findings& out) {
+  if (!c.obs.topology) return;
+  const TopologySummary t = summarize_topology(*c.obs.topology);
+  if (t.nics.empty()) return;
+  // GPUDirect RDMA needs a NIC behind the same PCIe switch as the GPU (PIX/PXB). One such NIC
+  // is enough: NCCL picks the nearest, so a far bonded host interface is no problem (fixture
+  // 132's mlx5_bond_0); only a node where every NIC is far from every GPU is reported.
+  for (const NicLocality& n : t.nics) {
+    if (link_rank(n.best_link) <= link_rank("PXB")) return;
+  }
+  std::vector<std::string> ev;
+  for (const NicLocality& n : t.nics)
+    ev.push_back(
+        fmt::format("{}: nearest GPU link {} ({})", n.nic, n.best_link,
+                    n.best_link == "SYS" ? "across the CPU interconnect" : "through the host"));
+  out.push_back(make_finding(
+      "topology.nics_far", Severity::kInfo, nullptr,
+      fmt::format("No NIC shares a PCIe switch with any GPU ({} NIC(s)): GPUDirect RDMA will be "
+                  "slow or ineffective",
+                  t.nics.size()),
+      std::move(ev)));
+}
+
 void rule_topology_gpus_via_host(const DiagnoseContext& c, Findings& out) {
   if (!c.obs.topology) return;
   const TopologySummary t = summarize_topology(*c.obs.topology);

@@ -176,6 +176,13 @@ constexpr std::array kRules = {
              "Expect slow multi-GPU collectives: keep tensor-parallel work on one GPU, prefer data "
              "parallelism with gradient accumulation, or use a host with NVLink / a PCIe switch.",
              rule_topology_gpus_via_host},
+    RuleInfo{"topology.nics_far", "pcie", S::kInfo,
+             "No NIC on the same PCIe switch as any GPU (GPUDirect RDMA ineffective)",
+             "topo -m NIC rows: every NIC's closest GPU link is PHB, NODE or SYS (one NIC at PIX "
+             "or PXB to some GPU is enough for NCCL to use it).",
+             "For multi-node training put the RDMA NICs behind the GPUs' PCIe switches, or expect "
+             "inter-node traffic to be staged through host memory.",
+             rule_topology_nics_far},
     // ---- driver / CUDA / configuration ----
     RuleInfo{"driver.version_mismatch", "driver", S::kCritical, "Driver/library version mismatch",
              "The GPU source failed with nvml.lib_rm_version_mismatch, a captured \"Failed to "

@@ -38,6 +38,7 @@ void rule_pcie_host_limited(const DiagnoseContext& c, Findings& out);
 void rule_pcie_replays_rising(const DiagnoseContext& c, Findings& out);
 void rule_pcie_cross_socket(const DiagnoseContext& c, Findings& out);
 void rule_topology_gpus_via_host(const DiagnoseContext& c, Findings& out);
+void rule_topology_nics_far(const DiagnoseContext& c, Findings& out);
 // driver.cpp (driver, CUDA, configuration)
 void rule_driver_version_mismatch(const DiagnoseContext& c, Findings& out);
 void rule_driver_no_gpu(const DiagnoseContext& c, Findings& out);

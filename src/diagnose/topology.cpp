@@ -82,6 +82,24 @@ TopologySummary summarize_topology(const Topology& t) {
     s.affinity.push_back(std::move(a));
   }
   s.numa_nodes = nodes.size();
+  for (size_t n = 0; n < t.nic_names.size(); ++n) {
+    NicLocality nic;
+    nic.nic = t.nic_names[n];
+    if (n < t.nic_devices.size() && t.nic_devices[n]) nic.nic += " (" + *t.nic_devices[n] + ")";
+    int best = 99;
+    for (size_t g = 0; g < s.gpus && g < t.gpu_nic_links.size(); ++g) {
+      if (n >= t.gpu_nic_links[g].size()) continue;
+      const std::string& link = t.gpu_nic_links[g][n];
+      const int r = link_rank(link);
+      if (r < best) {
+        best = r;
+        nic.best_link = link;
+        nic.nearest.clear();
+      }
+      if (r == best) nic.nearest.push_back(t.gpu_names[g]);
+    }
+    if (!nic.best_link.empty()) s.nics.push_back(std::move(nic));
+  }
   return s;
 }
 

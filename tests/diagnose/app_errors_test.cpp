@@ -52,7 +52,8 @@ AppMessage oom_100() {
   m.free_bytes = mib(11.06);
   m.process_bytes = gib(23.60);
   m.allocated_bytes = gib(22.90);
-  m.reserved_bytes = mib(194.87);
+  m.reserved_unallocated_bytes = mib(194.87);
+  m.reserved_bytes = gib(22.90) + mib(194.87);
   return m;
 }
 
@@ -88,7 +89,8 @@ TEST(AppCudaOom, RequestLargerThanFreePlusCachedIsNotCalledFragmentation) {
   m.free_bytes = gib(12.73);
   m.process_bytes = gib(18.73);
   m.allocated_bytes = gib(9.08);
-  m.reserved_bytes = gib(9.35);
+  m.reserved_unallocated_bytes = gib(9.35);
+  m.reserved_bytes = gib(9.08) + gib(9.35);
   const auto x = find(diagnose(with({m})), "memory.cuda_oom");
   ASSERT_TRUE(x);
   EXPECT_NE(x->title.find("larger than free plus cached memory (22.08 GiB)"), std::string::npos)
@@ -109,7 +111,8 @@ TEST(AppCudaOom, FragmentationWhenCachedMemoryWouldFit) {
   m.free_bytes = gib(12.73);
   m.process_bytes = gib(18.73);
   m.allocated_bytes = gib(9.08);
-  m.reserved_bytes = gib(9.35);
+  m.reserved_unallocated_bytes = gib(9.35);
+  m.reserved_bytes = gib(9.08) + gib(9.35);
   const auto x = find(diagnose(with({m})), "memory.cuda_oom");
   ASSERT_TRUE(x);
   EXPECT_NE(x->title.find("fragmentation (9.35 GiB reserved but unallocated)"), std::string::npos)
@@ -145,11 +148,29 @@ TEST(AppCudaOom, AnotherProcessHoldsTheMemory) {
   m.free_bytes = mib(20);
   m.process_bytes = gib(6.0);
   m.allocated_bytes = gib(5.5);
-  m.reserved_bytes = mib(300);
+  m.reserved_unallocated_bytes = mib(300);
+  m.reserved_bytes = gib(5.5) + mib(300);
   const auto x = find(diagnose(with({m})), "memory.cuda_oom");
   ASSERT_TRUE(x);
   EXPECT_NE(x->title.find("other processes hold 17.6"), std::string::npos) << x->title;
   EXPECT_NE(x->remedy.find("--query-compute-apps"), std::string::npos);
+}
+
+TEST(AppCudaOom, OtherProcessesNamedInTheMessage) {
+  // "Process 4711 has 20.00 GiB memory in use" without this process's own figure.
+  AppMessage m = msg(AppMessageKind::kCudaOutOfMemory,
+                     "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity "
+                     "of 23.65 GiB of which 1.06 GiB is free. Process 4711 has 20.00 GiB memory "
+                     "in use.",
+                     "pytorch");
+  m.tried_bytes = gib(2.0);
+  m.total_bytes = gib(23.65);
+  m.free_bytes = gib(1.06);
+  m.other_processes.push_back({4711, gib(20.0)});
+  const auto x = find(diagnose(with({m})), "memory.cuda_oom");
+  ASSERT_TRUE(x);
+  EXPECT_NE(x->title.find("other processes hold 20.00 GiB"), std::string::npos) << x->title;
+  EXPECT_NE(test::evidence(*x).find("process 4711 holds 20.00 GiB"), std::string::npos);
 }
 
 TEST(AppCudaOom, OneFindingPerGpuAndSilentWithoutMessages) {

@@ -88,6 +88,43 @@ TEST(TopologyRules, SysAcrossNumaNodesIsCrossSocket) {
   EXPECT_TRUE(find(f, "topology.gpus_via_host"));  // GPU0-GPU1 and GPU2-GPU3 on one node
 }
 
+void add_nics(Topology& t, std::vector<std::vector<std::string>> gpu_nic,
+              std::vector<std::string> devices) {
+  for (size_t n = 0; n < devices.size(); ++n) {
+    t.nic_names.push_back("NIC" + std::to_string(n));
+    t.nic_devices.push_back(devices[n]);
+  }
+  t.gpu_nic_links = std::move(gpu_nic);
+}
+
+TEST(TopologyRules, EveryNicFarFromEveryGpu) {
+  // Fixture 117: NIC0/NIC1 (mlx5_0/1) are SYS from all four GPUs.
+  Observation obs;
+  Topology t = a10x4();
+  add_nics(t, std::vector<std::vector<std::string>>(4, {"SYS", "SYS"}), {"mlx5_0", "mlx5_1"});
+  obs.topology = t;
+  const TopologySummary s = summarize_topology(t);
+  ASSERT_EQ(s.nics.size(), 2u);
+  EXPECT_EQ(s.nics[0].nic, "NIC0 (mlx5_0)");
+  EXPECT_EQ(s.nics[0].nearest.size(), 4u);
+  const auto x = find(diagnose(obs), "topology.nics_far");
+  ASSERT_TRUE(x);
+  EXPECT_NE(x->title.find("GPUDirect RDMA"), std::string::npos);
+}
+
+TEST(TopologyRules, OneNearNicIsEnoughAndAFarBondIsNoProblem) {
+  // Fixture 132's shape: NIC0 PXB to GPU0/GPU1, NIC1 (a bonded host interface) SYS to all.
+  Observation obs;
+  Topology t = square({"GPU0", "GPU1", "GPU2", "GPU3"}, "NV12", "0-63", 0);
+  add_nics(t, {{"PXB", "SYS"}, {"PXB", "SYS"}, {"SYS", "SYS"}, {"SYS", "SYS"}},
+           {"mlx5_0", "mlx5_bond_0"});
+  obs.topology = t;
+  const TopologySummary s = summarize_topology(t);
+  EXPECT_EQ(s.nics[0].best_link, "PXB");
+  EXPECT_EQ(s.nics[0].nearest, (std::vector<std::string>{"GPU0", "GPU1"}));
+  EXPECT_TRUE(diagnose(obs).empty());
+}
+
 TEST(TopologyRules, DesktopPhbAndFullNvLinkAreQuiet) {
   Observation obs;
   obs.topology = square({"GPU0", "GPU1"}, "PHB", "0-11", std::nullopt);
