@@ -145,10 +145,19 @@ constexpr std::array kRules = {
     RuleInfo{"pcie.width_below_max", "pcie", S::kWarning,
              "PCIe link narrower than the GPU supports",
              "Current link width below the maximum width in any sample, idle or not (width does "
-             "not power-save).",
+             "not power-save); also lspci -vv LnkSta width below LnkCap for a GPU no snapshot "
+             "describes.",
              "Move the card to a full x16 slot, check bifurcation settings, risers and cables, and "
              "reseat it; on cloud instances x8 may be by design.",
              rule_pcie_width_below_max},
+    RuleInfo{"pcie.link_speed_below_max", "pcie", S::kInfo,
+             "PCIe link speed below its capability (lspci / sysfs, load unknown)",
+             "For an NVIDIA device no snapshot describes: LnkSta speed below LnkCap (lspci -vv, "
+             "'downgraded'); a narrower width is reported as pcie.width_below_max. Idle GPUs "
+             "lower their speed to save power, so this is info until checked under load.",
+             "Re-check under load (nvidia-smi -q -d PCIE while a job runs); if it stays low, "
+             "reseat the card, check the riser and the slot's BIOS speed setting.",
+             rule_pcie_link_facts},
     RuleInfo{"pcie.host_limited", "pcie", S::kWarning,
              "Slot or host limits the GPU's PCIe generation",
              "The GPU supports a higher generation than the link maximum (host/slot lower); a host "

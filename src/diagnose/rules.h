@@ -35,6 +35,7 @@ void rule_memory_held_by_idle(const DiagnoseContext& c, Findings& out);
 void rule_pcie_gen_below_max(const DiagnoseContext& c, Findings& out);
 void rule_pcie_width_below_max(const DiagnoseContext& c, Findings& out);
 void rule_pcie_host_limited(const DiagnoseContext& c, Findings& out);
+void rule_pcie_link_facts(const DiagnoseContext& c, Findings& out);
 void rule_pcie_replays_rising(const DiagnoseContext& c, Findings& out);
 void rule_pcie_cross_socket(const DiagnoseContext& c, Findings& out);
 void rule_topology_gpus_via_host(const DiagnoseContext& c, Findings& out);
