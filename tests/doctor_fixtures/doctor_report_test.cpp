@@ -239,6 +239,28 @@ TEST(DoctorTopology, TextAndJsonGivePairsAffinityAndCrossSocket) {
   EXPECT_TRUE(doctor_json(sample_run(), nullptr)["topology"].is_null());
 }
 
+// T.Limit margins survive the real parsers: fixture 004 (RTX 4090, -q text, margins only) and
+// fixture 022 (RTX 4090, -q -x). Their values are what the near-limit rule judges.
+TEST(DoctorTLimit, MarginsAreReadFromTextAndXml) {
+  const std::string dir = GW_SOURCE_DIR "/fixtures/captures/";
+  const DoctorRun q = run_from_files({dir + "004-rtx4090x8-sw-power-cap-under-load/input.txt"});
+  ASSERT_FALSE(q.obs.samples.empty());
+  const GpuState& g0 = q.obs.samples.back().gpus.at(0);
+  EXPECT_EQ(g0.sample.tlimit_margin_c, 53);
+  EXPECT_EQ(g0.info.tlimit_shutdown_c, -7);
+  EXPECT_EQ(g0.info.tlimit_slowdown_c, -2);
+  EXPECT_EQ(g0.info.tlimit_max_operating_c, 0);
+  EXPECT_FALSE(g0.info.temp_slowdown_c.has_value());  // a margin is never a threshold
+  const GpuState& g1 = q.obs.samples.back().gpus.at(1);
+  EXPECT_EQ(g1.sample.tlimit_margin_c, 11);  // 72 C under load, still 11 C from the limit
+  const DoctorRun x = run_from_files({dir + "022-rtx4090-host-limits-pcie-gen3/input.xml"});
+  ASSERT_FALSE(x.obs.samples.empty());
+  const GpuState& gx = x.obs.samples.back().gpus.at(0);
+  EXPECT_EQ(gx.sample.tlimit_margin_c, 43);
+  EXPECT_EQ(gx.info.tlimit_slowdown_c, -2);
+  EXPECT_EQ(gx.info.tlimit_max_operating_c, 0);
+}
+
 TEST(DoctorListChecks, ListsEveryRegisteredCode) {
   const std::string t = list_checks_text();
   for (const RuleInfo& r : rule_registry())
