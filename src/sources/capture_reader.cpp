@@ -337,7 +337,8 @@ std::vector<CaptureSegment> Reader::run() {
     }
     // Inside a dmesg run most lines are "[  123.456] ...": no other reader wants them (the hot
     // path of a 1 GB log: one newline search and this test per line).
-    if (k_begin_ != std::string_view::npos && capture_text::is_dmesg_bracket(l.trimmed)) {
+    if (k_begin_ != std::string_view::npos &&
+        (capture_text::is_dmesg_bracket(l.trimmed) || capture_text::is_syslog_kernel(l.trimmed))) {
       add_kernel_line(l);
       pos_ = l.next;
       continue;

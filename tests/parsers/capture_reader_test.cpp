@@ -198,6 +198,22 @@ TEST(Reader, CollectEnvAndNvccAndProcVersionFillHostFacts) {
       << *obs.coverage.at(0).first_not_understood_line;
 }
 
+TEST(Reader, SmiListAndSyslogKernelLinesInOneSession) {
+  // nvidia-smi -L as it prints, then the 130 journal lines (kernel, no host name).
+  const std::string text =
+      "$ nvidia-smi -L\n"
+      "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-faae5314-b87e-87c0-400b-b7cfb9e7b310)\n"
+      "  MIG 1g.10gb     Device  0: (UUID: MIG-6bfc7d8c-1d2b-5b8b-9a11-1b7a5f3f0e11)\n" +
+      read_fixture("130-journal-no-hostname-indented-gsp-heartbeat-0-no-xid", "journal.log");
+  const Observation obs = read(text);
+  ASSERT_TRUE(obs.host.has_value());
+  ASSERT_EQ(obs.host->gpu_models.size(), 1u);
+  EXPECT_EQ(obs.host->gpu_models[0], "NVIDIA A100-SXM4-80GB");
+  const InputCoverage& c = obs.coverage.at(0);
+  EXPECT_TRUE(has_format(c, "kernel log"));
+  EXPECT_EQ(c.lines_not_understood, 0u) << *c.first_not_understood_line;
+}
+
 TEST(Reader, LspciLinkStatusPerBusId) {
   // lspci -vv shape (tab-indented details), downgraded link on the second GPU.
   const std::string text =
