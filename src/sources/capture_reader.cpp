@@ -330,20 +330,26 @@ std::vector<CaptureSegment> Reader::run() {
   while (pos_ < text_.size()) {
     Line l = line_at(pos_);
     l.no = ++line_no_;
-    if (text::has_escape(l.raw)) {
-      clean = text::strip_ansi(l.raw);
-      l.trimmed = text::trim(clean);
-    }
     ++cov_.lines;
     if (l.trimmed.empty()) {
       pos_ = l.next;
       continue;
     }
-    // Inside a dmesg run most lines are "[  123.456] ...": no other reader wants them.
-    if (k_begin_ != std::string_view::npos && capture_text::is_dmesg_bracket(l.trimmed)) {
+    // Inside a dmesg run most lines are "[  123.456] ...": no other reader wants them (the hot
+    // path of a 1 GB log: one newline search and this test per line).
+    if (k_begin_ != std::string_view::npos &&
+        (capture_text::is_dmesg_bracket(l.trimmed) || capture_text::is_syslog_kernel(l.trimmed))) {
       add_kernel_line(l);
       pos_ = l.next;
       continue;
+    }
+    if (text::has_escape(l.raw)) {
+      clean = text::strip_ansi(l.raw);
+      l.trimmed = text::trim(clean);
+      if (l.trimmed.empty()) {
+        pos_ = l.next;
+        continue;
+      }
     }
     if (text::is_elision_line(l.trimmed)) {
       ++cov_.elided_lines;

@@ -253,6 +253,14 @@ bool is_dmesg_bracket(std::string_view t) {
           t.find(']') != std::string_view::npos && t.substr(1, 3) != "...");
 }
 
+bool is_syslog_kernel(std::string_view t) {
+  if (t.size() < 20) return false;
+  const bool syslog_date =
+      text::month_from_abbrev(t.substr(0, 3)) != 0 && t[3] == ' ' && t[9] == ':' && t[12] == ':';
+  const bool iso_date = is_digit(t[0]) && is_digit(t[3]) && t[4] == '-' && t[7] == '-';
+  return (syslog_date || iso_date) && t.find(" kernel: ") != std::string_view::npos;
+}
+
 bool is_prompt(std::string_view t) {
   if (t.size() < 2) return false;
   // "$ cmd", "# cmd", "> cmd" (a bare prompt char then a space).

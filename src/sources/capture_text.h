@@ -24,6 +24,8 @@ void shift_line(std::string& where, std::string_view origin, size_t shift);
 
 bool looks_like_csv_header(std::string_view trimmed);
 bool is_dmesg_bracket(std::string_view trimmed);  // "[  12.345678] ..." / "[Mon Dec ...] ..."
+// A syslog/journal line of the kernel: "Mar  3 10:00:00 host kernel: ...", ISO-dated too.
+bool is_syslog_kernel(std::string_view trimmed);
 bool is_prompt(std::string_view trimmed);
 bool is_date_line(std::string_view trimmed);  // "Tue Dec  1 08:14:02 2026" (nvidia-smi, date)
 

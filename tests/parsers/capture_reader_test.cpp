@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <sstream>
 #include <string>
 
 #include "fixture_util.h"
@@ -196,6 +198,22 @@ TEST(Reader, CollectEnvAndNvccAndProcVersionFillHostFacts) {
       << *obs.coverage.at(0).first_not_understood_line;
 }
 
+TEST(Reader, SmiListAndSyslogKernelLinesInOneSession) {
+  // nvidia-smi -L as it prints, then the 130 journal lines (kernel, no host name).
+  const std::string text =
+      "$ nvidia-smi -L\n"
+      "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-faae5314-b87e-87c0-400b-b7cfb9e7b310)\n"
+      "  MIG 1g.10gb     Device  0: (UUID: MIG-6bfc7d8c-1d2b-5b8b-9a11-1b7a5f3f0e11)\n" +
+      read_fixture("130-journal-no-hostname-indented-gsp-heartbeat-0-no-xid", "journal.log");
+  const Observation obs = read(text);
+  ASSERT_TRUE(obs.host.has_value());
+  ASSERT_EQ(obs.host->gpu_models.size(), 1u);
+  EXPECT_EQ(obs.host->gpu_models[0], "NVIDIA A100-SXM4-80GB");
+  const InputCoverage& c = obs.coverage.at(0);
+  EXPECT_TRUE(has_format(c, "kernel log"));
+  EXPECT_EQ(c.lines_not_understood, 0u) << *c.first_not_understood_line;
+}
+
 TEST(Reader, LspciLinkStatusPerBusId) {
   // lspci -vv shape (tab-indented details), downgraded link on the second GPU.
   const std::string text =
@@ -273,6 +291,120 @@ TEST(Reader, ErrorsNameFileLinesNotBlockLines) {
   ASSERT_EQ(obs.input_errors.size(), 1u);
   EXPECT_EQ(obs.input_errors[0].where, "in.txt:4");
   EXPECT_EQ(obs.coverage.at(0).lines_not_understood, 0u);
+}
+
+}  // namespace
+}  // namespace gw
+
+namespace gw {
+namespace {
+
+// `nvidia-smi -q -d SECTION` prints the header, then per GPU its "GPU <bus id>" line and only
+// that section. Built from the full 8-GPU -q of fixture 121 by keeping those lines; each must
+// give the same values as the full -q does, with the header, without it (a fragment), and
+// with its indentation removed.
+std::string only_section(const std::string& full, const std::string& section, bool header,
+                         bool gpu_lines, size_t max_gpus = 8) {
+  std::string out;
+  std::istringstream in(full);
+  bool keep = false, in_gpus = false;
+  size_t gpus = 0;
+  for (std::string l; std::getline(in, l);) {
+    if (l.rfind("GPU ", 0) == 0) {
+      in_gpus = true;
+      keep = false;
+      if (++gpus > max_gpus) break;
+      if (gpu_lines) out += l + "\n";
+      continue;
+    }
+    if (!in_gpus) {
+      if (header) out += l + "\n";
+      continue;
+    }
+    const size_t indent = l.find_first_not_of(' ');
+    if (indent == 4) keep = l.compare(4, section.size(), section) == 0;
+    if (keep) out += l + "\n";
+  }
+  return out;
+}
+
+std::string dedent(const std::string& text) {
+  std::string out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) {
+    const size_t b = l.find_first_not_of(" \t");
+    out += (b == std::string::npos ? "" : l.substr(b)) + "\n";
+  }
+  return out;
+}
+
+TEST(QuerySections, EveryDashDSectionReadsAsInTheFullOutput) {
+  const std::string full =
+      read_fixture("121-a100x8-sxm4-40gb-full-q-idle-host-max-gen3", "input.txt");
+  const Observation all = read(full);
+  ASSERT_EQ(all.samples.at(0).gpus.size(), 8u);
+  const GpuSample& ref = all.samples[0].gpus[3].sample;
+  const DeviceInfo& ref_info = all.samples[0].gpus[3].info;
+  struct Part {
+    const char* section;
+    std::function<void(const GpuState&)> same;
+  };
+  const Part parts[] = {
+      {"Temperature",
+       [&](const GpuState& g) {
+         EXPECT_EQ(g.sample.temp_c, ref.temp_c);
+         EXPECT_EQ(g.info.temp_slowdown_c, ref_info.temp_slowdown_c);
+       }},
+      {"GPU Power Readings",
+       [&](const GpuState& g) {
+         EXPECT_EQ(g.sample.power_mw, ref.power_mw);
+         EXPECT_EQ(g.sample.power_limit_mw, ref.power_limit_mw);
+       }},
+      {"Clocks Event Reasons",
+       [&](const GpuState& g) { EXPECT_EQ(g.sample.clock_reasons, ref.clock_reasons); }},
+      {"FB Memory Usage",
+       [&](const GpuState& g) {
+         EXPECT_EQ(g.sample.mem_used_bytes, ref.mem_used_bytes);
+         EXPECT_EQ(g.sample.mem_total_bytes, ref.mem_total_bytes);
+       }},
+      {"ECC Errors",
+       [&](const GpuState& g) {
+         EXPECT_EQ(g.sample.ecc_sbe_volatile, ref.ecc_sbe_volatile);
+         EXPECT_EQ(g.sample.ecc_dbe_aggregate, ref.ecc_dbe_aggregate);
+       }},
+      {"Remapped Rows",
+       [&](const GpuState& g) {
+         EXPECT_EQ(g.sample.remapped_rows_pending, ref.remapped_rows_pending);
+         EXPECT_EQ(g.sample.remapped_rows_failure, ref.remapped_rows_failure);
+       }},
+      {"PCI",
+       [&](const GpuState& g) {
+         EXPECT_EQ(g.sample.pcie_gen, ref.pcie_gen);
+         EXPECT_EQ(g.info.pcie_max_gen, ref_info.pcie_max_gen);
+         EXPECT_EQ(g.sample.pcie_width, ref.pcie_width);
+       }},
+  };
+  for (const Part& p : parts) {
+    SCOPED_TRACE(p.section);
+    const Observation d = read(only_section(full, p.section, true, true));
+    ASSERT_EQ(d.samples.size(), 1u);
+    ASSERT_EQ(d.samples[0].gpus.size(), 8u);
+    EXPECT_EQ(d.samples[0].gpus[3].info.pci_bus_id, ref_info.pci_bus_id);
+    p.same(d.samples[0].gpus[3]);
+    EXPECT_FALSE(d.coverage.at(0).incomplete);
+    EXPECT_EQ(d.coverage.at(0).lines_not_understood, 0u);
+    // One GPU's section alone (pasted without header and GPU line): one GPU, bus id unknown.
+    const std::string one = only_section(full, p.section, false, false, 1);
+    for (const std::string& text : {one, dedent(one)}) {
+      const Observation f = read(text);
+      ASSERT_EQ(f.samples.size(), 1u) << text;
+      ASSERT_EQ(f.samples[0].gpus.size(), 1u) << text;
+      // The PCI section names the bus id itself ("Bus Id : ..."); the others cannot.
+      EXPECT_EQ(f.samples[0].gpus[0].info.pci_bus_id,
+                std::string(p.section) == "PCI" ? all.samples[0].gpus[0].info.pci_bus_id : "");
+      EXPECT_EQ(f.coverage.at(0).lines_not_understood, 0u) << text;
+    }
+  }
 }
 
 }  // namespace

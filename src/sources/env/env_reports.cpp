@@ -192,6 +192,16 @@ bool EnvReader::take(std::string_view line, HostFacts& f) {
     saw("nvidia-smi banner");
     return true;
   }
+  // nvidia-smi -L: "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-...)", "  MIG 1g.10gb Device 0: ...".
+  if (s.find("(UUID: GPU-") != std::string_view::npos && text::starts_with(s, "GPU ")) {
+    const size_t colon = s.find(": ");
+    const size_t paren = s.rfind(" (UUID: ");
+    if (colon != std::string_view::npos && paren > colon)
+      f.gpu_models.emplace_back(text::trim(s.substr(colon + 2, paren - colon - 2)));
+    saw("nvidia-smi -L");
+    return true;
+  }
+  if (text::starts_with(s, "MIG ") && s.find("(UUID: MIG-") != std::string_view::npos) return true;
   // collect_env.
   if (s == "Collecting environment information...") {
     in_collect_env_ = true;
