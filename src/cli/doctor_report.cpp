@@ -12,6 +12,8 @@
 namespace gw::cli {
 namespace {
 
+std::vector<std::string> coverage_reasons(const DoctorRun& run);
+
 struct Paint {
   bool on;
   std::string operator()(std::string_view code, std::string_view text) const {
@@ -242,7 +244,11 @@ void render_one(std::ostream& out, const DoctorRun& run, const Paint& paint) {
     out << "\nGPU source failed: " << run.obs.source_error->to_string() << "\n";
   topology_block(out, run);
   inputs_block(out, run);
-  if (const auto missing = incomplete_reasons(run); !missing.empty()) {
+  if (!run.obs.input_errors.empty()) {
+    out << "\nCould not read:\n";
+    for (const Error& e : run.obs.input_errors) out << "  " << e.to_string() << "\n";
+  }
+  if (const auto missing = coverage_reasons(run); !missing.empty()) {
     out << "\nNot read (the verdict is incomplete):\n";
     for (const std::string& m : missing) out << "  " << m << "\n";
   }
@@ -251,7 +257,10 @@ void render_one(std::ostream& out, const DoctorRun& run, const Paint& paint) {
 
 }  // namespace
 
-std::vector<std::string> incomplete_reasons(const DoctorRun& run) {
+namespace {
+
+// The coverage part of incomplete_reasons(); the input errors follow it there.
+std::vector<std::string> coverage_reasons(const DoctorRun& run) {
   std::vector<std::string> out;
   for (const InputCoverage& cov : run.obs.coverage) {
     if (cov.lines_not_understood > 0) {
@@ -265,6 +274,13 @@ std::vector<std::string> incomplete_reasons(const DoctorRun& run) {
     if (cov.incomplete && cov.incomplete_reasons.empty())
       out.push_back(cov.origin + ": cut short or partly unreadable");
   }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> incomplete_reasons(const DoctorRun& run) {
+  std::vector<std::string> out = coverage_reasons(run);
   for (const Error& e : run.obs.input_errors) out.push_back("could not read: " + e.to_string());
   return out;
 }
