@@ -26,9 +26,6 @@ namespace {
 
 // Case -> why it cannot pass yet on this branch.
 const std::map<std::string, std::string> kAwaitingOtherParts = {
-    {"Fixture110", "kmsg: 'NVIDIA probe routine was not called' -> event; rules: its finding"},
-    {"Fixture114", "kmsg: PCI core 'available PCIe bandwidth, limited by' lines -> events; rules"},
-    {"Fixture130", "kmsg: GSP heartbeat timeout -> event; rules: its finding"},
     {"Fixture115", "rules: lifetime uncorrectable (aggregate 5) as an RMA candidate"},
     {"Fixture126",
      "smi_dmon: the older dmon 'temp' column is not read (only gtemp); thermal.uneven is ready"},
