@@ -2,6 +2,7 @@
 // ever added within a schema version; a rename or removal bumps it.
 #include "cli/doctor_report.h"
 #include "diagnose/diagnose.h"
+#include "diagnose/topology.h"
 
 namespace gw::cli {
 namespace {
@@ -34,6 +35,8 @@ std::string_view verdict_name(int code) {
       return "warning";
     case kDoctorNoInput:
       return "no_input";
+    case kDoctorIncomplete:
+      return "incomplete";
     default:
       return "healthy";
   }
@@ -60,6 +63,53 @@ json gpus_json(const DoctorRun& run) {
   return gpus;
 }
 
+json coverage_json(const DoctorRun& run) {
+  json out = json::array();
+  for (const InputCoverage& c : run.obs.coverage) {
+    out.push_back(
+        {{"origin", c.origin},
+         {"formats", c.formats},
+         {"lines", c.lines},
+         {"lines_not_understood", c.lines_not_understood},
+         {"first_not_understood_line",
+          c.first_not_understood_line ? json(*c.first_not_understood_line) : json(nullptr)},
+         {"incomplete", c.incomplete},
+         {"incomplete_reasons", c.incomplete_reasons}});
+  }
+  return out;
+}
+
+json topology_json(const DoctorRun& run) {
+  if (!run.obs.topology) return nullptr;
+  const TopologySummary t = summarize_topology(*run.obs.topology);
+  json links = json::array();
+  for (const LinkCount& l : t.by_link)
+    links.push_back({{"link", l.link}, {"pairs", l.pairs}, {"meaning", l.words}});
+  json gpus = json::array();
+  for (const GpuAffinity& a : t.affinity)
+    gpus.push_back({{"gpu", a.gpu},
+                    {"cpu_affinity", a.cpus ? json(*a.cpus) : json(nullptr)},
+                    {"numa_node", a.numa ? json(*a.numa) : json(nullptr)}});
+  auto pairs = [](const std::vector<TopologyPair>& ps) {
+    json arr = json::array();
+    for (const TopologyPair& p : ps) arr.push_back({{"a", p.a}, {"b", p.b}, {"link", p.link}});
+    return arr;
+  };
+  json nics = json::array();
+  for (const NicLocality& n : t.nics)
+    nics.push_back({{"nic", n.nic}, {"best_link", n.best_link}, {"nearest_gpus", n.nearest}});
+  return {{"gpus", t.gpus},
+          {"pairs", t.pairs},
+          {"pairs_by_link", links},
+          {"nvlink_pairs", t.nvlink_pairs},
+          {"nvlinks", t.nvlinks},
+          {"numa_nodes", t.numa_nodes},
+          {"affinity", gpus},
+          {"cross_socket_pairs", pairs(t.cross_socket)},
+          {"sys_pairs_same_numa", pairs(t.sys_same_numa)},
+          {"nics", nics}};
+}
+
 json run_json(const DoctorRun& run) {
   const int code = doctor_exit_code(run);
   json findings = json::array();
@@ -81,7 +131,11 @@ json run_json(const DoctorRun& run) {
       {"findings", findings},
       {"source_error", run.obs.source_error ? error_json(*run.obs.source_error) : json(nullptr)},
       {"input_errors", input_errors},
-      {"notes", run.notes}};
+      {"notes", run.notes},
+      {"incomplete", !incomplete_reasons(run).empty()},
+      {"incomplete_reasons", incomplete_reasons(run)},
+      {"coverage", coverage_json(run)},
+      {"topology", topology_json(run)}};
 }
 
 }  // namespace

@@ -7,9 +7,12 @@
 #include <ostream>
 
 #include "diagnose/diagnose.h"
+#include "diagnose/topology.h"
 
 namespace gw::cli {
 namespace {
+
+std::vector<std::string> coverage_reasons(const DoctorRun& run);
 
 struct Paint {
   bool on;
@@ -75,12 +78,20 @@ Counts count(const std::vector<Finding>& fs) {
 std::string headline(const DoctorRun& run, const Paint& paint) {
   const Counts c = count(run.findings);
   const int code = doctor_exit_code(run);
-  std::string verdict = code == kDoctorNoInput    ? paint("1;31", "NO DIAGNOSIS")
-                        : code == kDoctorCritical ? paint("1;31", "CRITICAL")
-                        : code == kDoctorWarning  ? paint("33", "WARNING")
-                                                  : paint("32", "HEALTHY");
-  return fmt::format("{}: {} critical, {} warning, {} info", verdict, c.critical, c.warning,
-                     c.info);
+  std::string verdict = code == kDoctorNoInput      ? paint("1;31", "NO DIAGNOSIS")
+                        : code == kDoctorCritical   ? paint("1;31", "CRITICAL")
+                        : code == kDoctorWarning    ? paint("33", "WARNING")
+                        : code == kDoctorIncomplete ? paint("33", "INCOMPLETE")
+                                                    : paint("32", "HEALTHY");
+  // Worse findings keep their verdict; the missing part is still said up front.
+  const size_t missing = incomplete_reasons(run).size();
+  if (missing > 0 && code != kDoctorIncomplete && code != kDoctorNoInput)
+    verdict += " (incomplete)";
+  std::string line =
+      fmt::format("{}: {} critical, {} warning, {} info", verdict, c.critical, c.warning, c.info);
+  if (code == kDoctorIncomplete)
+    line += " (nothing wrong in what was read, but part of the input could not be read)";
+  return line;
 }
 
 std::string source_line(const DoctorRun& run) {
@@ -167,6 +178,56 @@ void finding_blocks(std::ostream& out, const std::vector<const Finding*>& fs, co
   }
 }
 
+// The topology input, when there is one: what a reader checks before placing a multi-GPU job.
+void topology_block(std::ostream& out, const DoctorRun& run) {
+  if (!run.obs.topology) return;
+  const TopologySummary t = summarize_topology(*run.obs.topology);
+  out << fmt::format("\nTopology: {} GPU(s), {} pair(s)\n", t.gpus, t.pairs);
+  for (const LinkCount& l : t.by_link)
+    out << fmt::format("  {:<5} {:>3} pair(s): {}\n", l.link, l.pairs, l.words);
+  if (t.nvlink_pairs > 0)
+    out << fmt::format("  NVLink: {} of {} pairs, {} links in all\n", t.nvlink_pairs, t.pairs,
+                       t.nvlinks);
+  else if (t.pairs > 0)
+    out << "  NVLink: none between these GPUs\n";
+  for (const GpuAffinity& a : t.affinity) {
+    out << fmt::format("  {:<5} CPU affinity {}, NUMA node {}\n", a.gpu, a.cpus.value_or("n/a"),
+                       a.numa ? std::to_string(*a.numa) : std::string("n/a"));
+  }
+  if (!t.cross_socket.empty()) {
+    std::string list;
+    for (const TopologyPair& p : t.cross_socket)
+      list += (list.empty() ? "" : ", ") + p.a + "-" + p.b;
+    out << fmt::format("  cross-socket pairs (different NUMA nodes): {}\n", list);
+  } else if (t.numa_nodes == 1) {
+    out << "  cross-socket pairs: none (every GPU reports the same NUMA node)\n";
+  }
+  for (const NicLocality& n : t.nics) {
+    std::string gpus;
+    for (const std::string& g : n.nearest) gpus += (gpus.empty() ? "" : ", ") + g;
+    out << fmt::format("  {} nearest GPU(s) {} via {}\n", n.nic, gpus.empty() ? "none" : gpus,
+                       n.best_link);
+  }
+}
+
+// What each captured input held and how much of it was understood.
+void inputs_block(std::ostream& out, const DoctorRun& run) {
+  if (run.obs.coverage.empty()) return;
+  out << "\nInputs:\n";
+  for (const InputCoverage& c : run.obs.coverage) {
+    std::string formats;
+    for (const std::string& f : c.formats) formats += (formats.empty() ? "" : ", ") + f;
+    std::string line = fmt::format("  {}: {} ({} lines", c.origin,
+                                   formats.empty() ? "nothing recognised" : formats, c.lines);
+    if (c.lines_not_understood > 0) {
+      line += fmt::format(", {} not understood", c.lines_not_understood);
+      if (c.first_not_understood_line)
+        line += fmt::format(", first at line {}", *c.first_not_understood_line);
+    }
+    out << line << (c.incomplete ? ", incomplete)\n" : ")\n");
+  }
+}
+
 void render_one(std::ostream& out, const DoctorRun& run, const Paint& paint) {
   out << source_line(run) << "\n\n";
   verdict_lines(out, run, paint);
@@ -181,14 +242,48 @@ void render_one(std::ostream& out, const DoctorRun& run, const Paint& paint) {
   }
   if (run.obs.source_error && run.findings.empty())
     out << "\nGPU source failed: " << run.obs.source_error->to_string() << "\n";
+  topology_block(out, run);
+  inputs_block(out, run);
   if (!run.obs.input_errors.empty()) {
     out << "\nCould not read:\n";
     for (const Error& e : run.obs.input_errors) out << "  " << e.to_string() << "\n";
+  }
+  if (const auto missing = coverage_reasons(run); !missing.empty()) {
+    out << "\nNot read (the verdict is incomplete):\n";
+    for (const std::string& m : missing) out << "  " << m << "\n";
   }
   for (const std::string& note : run.notes) out << "\nnote: " << note << "\n";
 }
 
 }  // namespace
+
+namespace {
+
+// The coverage part of incomplete_reasons(); the input errors follow it there.
+std::vector<std::string> coverage_reasons(const DoctorRun& run) {
+  std::vector<std::string> out;
+  for (const InputCoverage& cov : run.obs.coverage) {
+    if (cov.lines_not_understood > 0) {
+      std::string line = fmt::format("{} line{} not understood in {}", cov.lines_not_understood,
+                                     cov.lines_not_understood == 1 ? "" : "s", cov.origin);
+      if (cov.first_not_understood_line)
+        line += fmt::format(", first at line {}", *cov.first_not_understood_line);
+      out.push_back(std::move(line));
+    }
+    for (const std::string& r : cov.incomplete_reasons) out.push_back(cov.origin + ": " + r);
+    if (cov.incomplete && cov.incomplete_reasons.empty())
+      out.push_back(cov.origin + ": cut short or partly unreadable");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> incomplete_reasons(const DoctorRun& run) {
+  std::vector<std::string> out = coverage_reasons(run);
+  for (const Error& e : run.obs.input_errors) out.push_back("could not read: " + e.to_string());
+  return out;
+}
 
 int doctor_exit_code(const DoctorRun& run) {
   // Nothing read and nothing concluded: no diagnosis was possible.
@@ -201,7 +296,7 @@ int doctor_exit_code(const DoctorRun& run) {
     case Severity::kInfo:
       break;
   }
-  return kDoctorHealthy;
+  return incomplete_reasons(run).empty() ? kDoctorHealthy : kDoctorIncomplete;
 }
 
 void render_doctor_text(std::ostream& out, const DoctorRun& run, const DoctorRun* demo,

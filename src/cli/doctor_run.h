@@ -20,6 +20,10 @@ inline constexpr int kDoctorWarning = 1;   // worst finding is a warning
 inline constexpr int kDoctorCritical = 2;  // at least one critical finding
 inline constexpr int kDoctorNoInput = 3;   // nothing could be read: no diagnosis possible
 inline constexpr int kDoctorUsage = 64;    // usage error: the one code of every subcommand
+// No warning or critical finding, but part of the input could not be read (lines not
+// understood, a cut or partly unreadable input, a file or line error): "healthy" would claim
+// more than was seen. Warnings and criticals keep 1 and 2; the verdict then says "incomplete".
+inline constexpr int kDoctorIncomplete = 5;
 
 struct DoctorOptions {
   GpuSourceOptions source;
@@ -61,7 +65,13 @@ DoctorRun run_from_files(const std::vector<std::string>& paths);
 // and the demo fleet was diagnosed in addition to this machine's host checks.
 DoctorRun run_live(const DoctorOptions& opts, std::optional<DoctorRun>* fallback_demo);
 
-// 0/1/2 from the findings, 3 when nothing could be read at all.
+// 0/1/2 from the findings, 3 when nothing could be read at all, 5 when no warning or critical
+// was found but part of the input could not be read.
 int doctor_exit_code(const DoctorRun& run);
+
+// What of the input could not be read, one line each: "41 lines not understood in dump.txt,
+// first at line 3", "dump.txt: Attached GPUs: 8 but 4 GPU sections read", "could not read:
+// <error>". Empty when everything given was understood.
+std::vector<std::string> incomplete_reasons(const DoctorRun& run);
 
 }  // namespace gw::cli

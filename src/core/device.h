@@ -79,6 +79,12 @@ struct DeviceInfo {
   std::optional<int> temp_shutdown_c;       // HW protection shutdown
   std::optional<int> temp_max_operating_c;  // "GPU max": clocks may drop below base above it
   std::optional<int> temp_mem_max_c;        // memory temperature where SW slowdown begins
+  // The same limits relative to T.Limit, as margin-only drivers report them ("GPU Slowdown
+  // T.Limit Temp : -2 C": slowdown begins 2 C above T.Limit). Compare with
+  // GpuSample::tlimit_margin_c: degrees below a limit = tlimit_margin_c - tlimit_<limit>_c.
+  std::optional<int> tlimit_shutdown_c;
+  std::optional<int> tlimit_slowdown_c;
+  std::optional<int> tlimit_max_operating_c;
 
   // Power limits, milliwatts.
   std::optional<uint32_t> power_default_limit_mw;

@@ -18,7 +18,9 @@ struct PciDeviceFacts {
   std::optional<unsigned> link_width;
   std::optional<unsigned> max_link_width;
   std::optional<int> numa_node;
-  std::optional<std::string> driver;  // "nvidia", "nouveau", "vfio-pci"
+  std::optional<std::string> driver;    // "nvidia", "nouveau", "vfio-pci"
+  std::optional<bool> link_downgraded;  // lspci -vv LnkSta "(downgraded)"
+  std::optional<std::string> name;      // lspci's device description
 };
 
 struct ProcessCpuFacts {
@@ -60,6 +62,15 @@ struct HostFacts {
   std::vector<CudaInstall> cuda_toolkits;
   std::vector<FrameworkRuntime> frameworks;
   std::map<std::string, std::string> env;  // CUDA_VISIBLE_DEVICES, LD_LIBRARY_PATH, ...
+
+  // From captured reports: what nvidia-smi / NVML / collect_env say about the user-space driver
+  // ("535.129.03") and the newest CUDA it supports ("12.2"); the kernel module's own version
+  // stays in kernel_module_version.
+  std::optional<std::string> smi_driver_version;
+  std::optional<std::string> smi_cuda_version;
+  std::optional<bool> torch_cuda_available;  // collect_env "Is CUDA available: No"
+  std::vector<std::string> gpu_models;       // collect_env "GPU 0: Tesla V100-PCIE-16GB"
+  std::vector<std::string> sources;          // "env.txt: python -m torch.utils.collect_env", ...
 };
 
 // nvidia-smi topo -m: the link between every pair of GPUs and each GPU's CPU/NUMA affinity.
@@ -69,6 +80,13 @@ struct Topology {
   std::vector<std::vector<std::string>> links;
   std::vector<std::optional<std::string>> cpu_affinity;  // "0-47,96-143"
   std::vector<std::optional<int>> numa_affinity;
+  // NIC rows/columns (R470+): "NIC0".., their devices from the NIC Legend ("mlx5_0"), the link
+  // from each GPU to each NIC (gpu_nic_links[gpu][nic]) and between NICs.
+  std::vector<std::string> nic_names;
+  std::vector<std::optional<std::string>> nic_devices;
+  std::vector<std::vector<std::string>> gpu_nic_links;
+  std::vector<std::vector<std::string>> nic_links;
+  std::vector<std::optional<int>> gpu_numa_id;  // "GPU NUMA ID" column
 };
 
 }  // namespace gw

@@ -44,27 +44,42 @@ enum class AppMessageKind {
   kOther,                  // another CUDA/driver error worth showing
 };
 
+// One "Process 1234 has 20.00 GiB memory in use" clause of a PyTorch out-of-memory message.
+struct AppProcessMemory {
+  uint32_t pid = 0;
+  uint64_t bytes = 0;
+};
+
 struct AppMessage {
   AppMessageKind kind = AppMessageKind::kOther;
-  std::string framework;            // "pytorch", "tensorflow", "jax", "nccl", "cuda", "docker", ...
+  std::string framework;  // "pytorch", "tensorflow", "jax", "nccl", "cuda", "docker", ...
   std::optional<unsigned> gpu_index;  // "GPU 0" / "cuda:0" when the message names it
   std::optional<uint64_t> tried_bytes, total_bytes, allocated_bytes, reserved_bytes, free_bytes,
       process_bytes;  // out-of-memory figures as stated
   std::optional<std::string> cuda_runtime_version, driver_version;  // when the text gives them
-  std::string text;    // the message line, trimmed
-  std::string origin;  // "file:line"
+  std::string text;                                                 // the message line, trimmed
+  std::string origin;                                               // "file:line"
+  // PyTorch >= 2.2 states "X reserved by PyTorch but unallocated" (the cache); reserved_bytes
+  // is then allocated + that (the old wording's "reserved in total by PyTorch").
+  std::optional<uint64_t> reserved_unallocated_bytes;
+  std::vector<AppProcessMemory> other_processes;  // other processes named in an OOM message
+  std::optional<std::string> pci_bus_id;          // normalised, when the message names a bus id
+  std::optional<int> cuda_error_code;             // "returned 35", "CUDA error 217", ...
+  std::string detail;  // what else the message says: "NCCL WARN ...", peer transport, ...
 };
 
 // How much of one input was understood: every line is either read by some parser or counted
 // here, so the report can say "41 lines not understood, first at line 3".
 struct InputCoverage {
-  std::string origin;                    // the file name as given
-  std::vector<std::string> formats;      // what was found in it, in order: "nvidia-smi -q", ...
-  size_t lines = 0;                      // lines in the input
-  size_t lines_not_understood = 0;       // non-blank lines no parser took
+  std::string origin;                // the file name as given
+  std::vector<std::string> formats;  // what was found in it, in order: "nvidia-smi -q", ...
+  size_t lines = 0;                  // lines in the input
+  size_t lines_not_understood = 0;   // non-blank lines no parser took
   std::optional<size_t> first_not_understood_line;  // 1-based
   bool incomplete = false;  // content was recognised but cut short or partly unreadable
   std::vector<std::string> incomplete_reasons;  // "Attached GPUs: 8 but 4 GPU sections read"
+  std::vector<std::string> notes;               // e.g. "-q fragment: one GPU of unknown bus id"
+  size_t elided_lines = 0;                      // "[...]" marks left by whoever pasted it
 };
 
 struct Observation {

@@ -23,6 +23,9 @@ inline constexpr uint64_t kSwThermalSlowdown = 0x20;
 inline constexpr uint64_t kHwThermalSlowdown = 0x40;
 inline constexpr uint64_t kHwPowerBrakeSlowdown = 0x80;
 inline constexpr uint64_t kDisplayClockSetting = 0x100;
+// Legacy "Unknown" reason of old drivers (nvmlClocksThrottleReasonUnknown): kept so a capture
+// that sets it is reported with its name instead of silently dropped.
+inline constexpr uint64_t kUnknown = 0x8000000000000000ULL;
 }  // namespace clock_reason
 
 enum class ComputeMode {
@@ -72,6 +75,9 @@ struct ViolationCounters {
 struct GpuSample {
   std::optional<int> temp_c;
   std::optional<int> mem_temp_c;
+  // Drivers that hide absolute thresholds give "GPU T.Limit Temp": signed degrees below the
+  // T.Limit (negative: above it). The per-limit offsets are in DeviceInfo::tlimit_*_c.
+  std::optional<int> tlimit_margin_c;
   std::optional<unsigned> fan_pct;
 
   std::optional<uint32_t> power_mw;

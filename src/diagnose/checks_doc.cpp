@@ -20,6 +20,7 @@ const char* area_heading(std::string_view area) {
   if (area == "gpu") return "GPU reachability";
   if (area == "utilization") return "Utilization and input pipeline";
   if (area == "kernel") return "Kernel log: driver messages, Xid follow-ups, PCIe lines";
+  if (area == "app") return "Application and tool errors (from captured logs)";
   return "Other";
 }
 

@@ -138,7 +138,17 @@ bool is_loaded(const GpuSample& s) {
 }
 
 bool is_idle(const GpuSample& s) {
-  return s.util_gpu_pct && *s.util_gpu_pct < kIdleUtilPct && !video_busy(s);
+  if (video_busy(s)) return false;
+  if (s.util_gpu_pct) return *s.util_gpu_pct < kIdleUtilPct;
+  // Utilization unknown (MIG, old boards, dmon without -s u): only the driver's own Idle
+  // reason makes it affirmative. Unknown load is never idle.
+  return (s.clock_reasons.value_or(0) & clock_reason::kGpuIdle) != 0;
+}
+
+bool load_unknown(const GpuSample& s) {
+  if (s.util_gpu_pct || s.util_enc_pct || s.util_dec_pct) return false;
+  if ((s.clock_reasons.value_or(0) & clock_reason::kGpuIdle) != 0) return false;
+  return !(s.power_mw && s.power_limit_mw && *s.power_limit_mw > 0);
 }
 
 size_t count_if(const GpuSeries& g, const std::function<bool(const GpuSample&)>& pred) {
@@ -236,6 +246,7 @@ std::string reasons_text(uint64_t bits) {
       {clock_reason::kHwThermalSlowdown, "HW thermal slowdown"},
       {clock_reason::kHwPowerBrakeSlowdown, "HW power brake"},
       {clock_reason::kDisplayClockSetting, "display clock setting"},
+      {clock_reason::kUnknown, "Unknown (legacy reason 0x8000000000000000)"},
   };
   std::string out;
   for (const auto& [bit, name] : kNames) {

@@ -62,8 +62,11 @@ struct DiagnoseContext {
 
 // Whether a sample shows real work: compute, memory traffic or a busy video engine.
 bool is_loaded(const GpuSample& s);
-// Whether a sample is clearly idle: utilization known and near zero, video engines quiet.
+// Whether a sample is affirmatively idle: utilization known and under 5 % (or, with utilization
+// unknown, the driver's Idle clock reason active), video engines quiet.
 bool is_idle(const GpuSample& s);
+// Whether nothing in the sample tells the load: no utilization, no Idle reason, no power vs limit.
+bool load_unknown(const GpuSample& s);
 bool video_busy(const GpuSample& s);
 
 // Share (0..1) of the series' samples where pred holds; 0 when there are none.
@@ -94,6 +97,11 @@ std::string gib(uint64_t bytes);          // "22.4 GiB"
 std::string mib(uint64_t bytes);          // "22437 MiB"
 std::string watts(uint32_t mw);           // "445.4 W"
 std::string reasons_text(uint64_t bits);  // "SW power cap, HW power brake"
+
+// The running driver's version (snapshots first, then the kernel module version in host facts)
+// and the newest CUDA it supports as nvidia-smi/NVML state it (12040 = 12.4); driver.cpp.
+std::optional<DriverVersion> running_driver(const DiagnoseContext& c);
+std::optional<int> driver_max_cuda(const DiagnoseContext& c);
 
 Finding make_finding(std::string_view code, Severity sev, const GpuSeries* g, std::string title,
                      std::vector<std::string> evidence, std::string remedy = {});

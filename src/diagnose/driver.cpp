@@ -2,24 +2,27 @@
 // driver too old for the installed CUDA, persistence mode, application clocks, MIG, compute mode.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include "diagnose/context.h"
 #include "diagnose/rules.h"
 
 namespace gw {
-namespace {
 
-bool is_mismatch(const DiagnoseContext& c) {
-  return c.obs.source_error && c.obs.source_error->code == "nvml.lib_rm_version_mismatch";
-}
-
-// The running driver's version: NVML's answer first, else the kernel module's.
+// The running driver's version: NVML's (or a captured nvidia-smi's) answer first, else the
+// kernel module's (/proc/driver/nvidia/version, collect_env's "Nvidia driver version").
 std::optional<DriverVersion> running_driver(const DiagnoseContext& c) {
   for (auto it = c.obs.samples.rbegin(); it != c.obs.samples.rend(); ++it) {
     if (it->driver_version) {
       if (auto v = parse_driver_version(*it->driver_version)) return v;
     }
+  }
+  // Captured reports (nvidia-smi banner, collect_env) state the user-space driver.
+  if (c.obs.host && c.obs.host->smi_driver_version) {
+    if (auto v = parse_driver_version(*c.obs.host->smi_driver_version); v && (*v)[0] >= 100)
+      return v;
   }
   if (c.obs.host && c.obs.host->kernel_module_version) {
     // Accept "535.129.03" or a whole /proc/driver/nvidia/version line.
@@ -33,6 +36,30 @@ std::optional<DriverVersion> running_driver(const DiagnoseContext& c) {
     }
   }
   return std::nullopt;
+}
+
+std::optional<int> driver_max_cuda(const DiagnoseContext& c) {
+  for (auto it = c.obs.samples.rbegin(); it != c.obs.samples.rend(); ++it) {
+    if (it->cuda_driver_version) return it->cuda_driver_version;
+  }
+  if (c.obs.host && c.obs.host->smi_cuda_version) {
+    // "10.1" -> 10010, NVML's encoding.
+    unsigned major = 0, minor = 0;
+    const std::string& v = *c.obs.host->smi_cuda_version;
+    const auto r = std::from_chars(v.data(), v.data() + v.size(), major);
+    if (r.ec == std::errc{} && major > 0 && major < 100) {
+      if (r.ptr != v.data() + v.size() && *r.ptr == '.')
+        std::from_chars(r.ptr + 1, v.data() + v.size(), minor);
+      return static_cast<int>(major * 1000 + std::min(minor, 9u) * 10);
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+bool is_mismatch(const DiagnoseContext& c) {
+  return c.obs.source_error && c.obs.source_error->code == "nvml.lib_rm_version_mismatch";
 }
 
 std::vector<std::string> host_evidence(const HostFacts& h) {
@@ -107,15 +134,67 @@ Cause no_gpu_cause(const DiagnoseContext& c) {
 
 }  // namespace
 
+namespace {
+
+// "... the client has the version 515.48.07, but ... this kernel module has the version
+// 510.73.05": the version after `phrase` in the driver's API-mismatch text.
+std::optional<std::string> version_after(std::string_view text, std::string_view phrase) {
+  const size_t at = text.find(phrase);
+  if (at == std::string_view::npos) return std::nullopt;
+  size_t i = at + phrase.size();
+  while (i < text.size() && text[i] == ' ') ++i;
+  size_t j = i;
+  while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == '.'))
+    ++j;
+  while (j > i && text[j - 1] == '.') --j;
+  if (j == i) return std::nullopt;
+  return std::string(text.substr(i, j - i));
+}
+
+}  // namespace
+
 void rule_driver_version_mismatch(const DiagnoseContext& c, Findings& out) {
-  if (!is_mismatch(c)) return;
-  std::vector<std::string> ev{"NVML: " + c.obs.source_error->to_string()};
+  std::vector<std::string> ev;
+  if (is_mismatch(c)) ev.push_back("NVML: " + c.obs.source_error->to_string());
+  // The kernel's own account ("NVRM: API mismatch: the client has the version ...") names both
+  // versions; it may arrive as one event or as its continuation lines.
+  std::string nvrm;
+  std::string where;
+  for (const Event& e : c.obs.events) {
+    if (e.kind != EventKind::kDriverMessage) continue;
+    const bool starts = e.message.find("API mismatch") != std::string::npos;
+    if (starts && where.empty()) where = e.origin;
+    if (starts || (!nvrm.empty() && nvrm.size() < 1024)) nvrm += " " + e.message;
+  }
+  if (!nvrm.empty()) {
+    const auto client = version_after(nvrm, "client has the version");
+    const auto module = version_after(nvrm, "kernel module has the version");
+    if (client && module)
+      ev.push_back(
+          fmt::format("kernel log ({}): user-space libraries {} vs loaded kernel module {}", where,
+                      *client, *module));
+    else
+      ev.push_back(fmt::format("kernel log ({}): NVRM API mismatch", where));
+  }
+  for (const AppMessage& m : c.obs.app_messages) {
+    if (m.kind != AppMessageKind::kNvmlVersionMismatch) continue;
+    ev.push_back(fmt::format("\"{}\"{}", m.text, m.origin.empty() ? "" : " (" + m.origin + ")"));
+    if (m.text.find("nvidia-container-cli") != std::string::npos)
+      ev.push_back(
+          "the same mismatch stops the container runtime hook: GPU containers cannot start");
+    break;
+  }
+  if (ev.empty()) return;
   if (c.obs.host && c.obs.host->kernel_module_version)
     ev.push_back("loaded kernel module: " + *c.obs.host->kernel_module_version);
   out.push_back(make_finding("driver.version_mismatch", Severity::kCritical, nullptr,
                              "The NVIDIA driver was updated but the old kernel module is still "
                              "loaded (driver/library version mismatch)",
-                             std::move(ev)));
+                             std::move(ev),
+                             "Reboot, or stop every GPU process and reload the modules: sudo rmmod "
+                             "nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia; "
+                             "make sure the new driver's kernel module was built for the running "
+                             "kernel (dkms status)."));
 }
 
 void rule_driver_no_gpu(const DiagnoseContext& c, Findings& out) {
@@ -182,12 +261,19 @@ void rule_cuda_driver_too_old(const DiagnoseContext& c, Findings& out) {
   for (const RuntimeNeed& r : runtime_needs(c)) {
     const DriverVersion floor = r.need.compat_min.value_or(r.need.toolkit_min);
     if (*drv >= floor) continue;
+    std::vector<std::string> ev{
+        r.need.compat_min
+            ? fmt::format("{} needs driver >= {} (>= {} for the full feature set)", r.what,
+                          driver_version_string(floor), driver_version_string(r.need.toolkit_min))
+            : fmt::format("{} needs driver >= {}", r.what, driver_version_string(floor)),
+        fmt::format("running driver {}", driver_version_string(*drv))};
+    if (const auto max = driver_max_cuda(c))
+      ev.push_back(fmt::format("nvidia-smi: \"CUDA Version: {}\", the newest this driver supports",
+                               cuda_version_string(*max)));
     out.push_back(make_finding(
         "cuda.driver_too_old", Severity::kCritical, nullptr,
         fmt::format("Driver {} is too old for CUDA {}", driver_version_string(*drv), r.need.cuda),
-        {fmt::format("{} needs driver >= {} (>= {} for the full feature set)", r.what,
-                     driver_version_string(floor), driver_version_string(r.need.toolkit_min)),
-         fmt::format("running driver {}", driver_version_string(*drv))},
+        std::move(ev),
         fmt::format("Install driver {} or newer (a newer driver runs older CUDA fine), or use a "
                     "build of the framework for an older CUDA (e.g. the matching PyTorch cuXXX "
                     "wheel).",

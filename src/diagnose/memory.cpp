@@ -77,10 +77,30 @@ void rule_memory_held_by_idle(const DiagnoseContext& c, Findings& out) {
     if (!total || !s.mem_used_bytes) continue;
     const double r = static_cast<double>(*s.mem_used_bytes) / static_cast<double>(*total);
     if (r < kHeldIdleRatio) continue;
-    std::vector<std::string> ev{fmt::format(
-        "{} of {} ({}) held while GPU utilization is {}% {}", mib(*s.mem_used_bytes), mib(*total),
-        pct(r), s.util_gpu_pct.value_or(0), share_text(g.samples.size(), g.samples.size()))};
+    const std::string util = s.util_gpu_pct ? fmt::format("GPU utilization is {}%", *s.util_gpu_pct)
+                                            : std::string("the Idle clock reason is active");
+    std::vector<std::string> ev{fmt::format("{} of {} ({}) held while {} {}",
+                                            mib(*s.mem_used_bytes), mib(*total), pct(r), util,
+                                            share_text(g.samples.size(), g.samples.size()))};
     if (auto p = process_list(s); !p.empty()) ev.push_back(std::move(p));
+    if (g.samples.size() == 1) {
+      // One reading cannot tell a stale holder from a job that waits between steps (data
+      // loading, a collective): give both and the check that separates them.
+      ev.push_back(
+          "a single snapshot: either a stale holder (a finished job or notebook kernel that "
+          "keeps its memory) or a job starving on its input between steps");
+      out.push_back(make_finding(
+          "memory.held_by_idle", Severity::kWarning, &g,
+          fmt::format("{} holds {} of its memory while idle in this snapshot", gpu_label(g),
+                      pct(r)),
+          std::move(ev),
+          "Sample over time to tell them apart: gpuwarden doctor --window 60 (or nvidia-smi "
+          "dmon -s u -d 1 for a minute). Utilization that stays at 0% means a stale holder: "
+          "stop it (nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv). Bursts "
+          "between idle gaps mean a starving job: more DataLoader workers, pinned memory, "
+          "prefetching."));
+      continue;
+    }
     out.push_back(
         make_finding("memory.held_by_idle", Severity::kWarning, &g,
                      fmt::format("{} memory is held by processes that do no work", gpu_label(g)),

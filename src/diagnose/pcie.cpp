@@ -4,6 +4,7 @@
 
 #include "diagnose/context.h"
 #include "diagnose/rules.h"
+#include "diagnose/topology.h"
 
 namespace gw {
 namespace {
@@ -12,6 +13,8 @@ namespace {
 // same order of magnitude); at least kReplayMinDelta so a short window's single retry is noise.
 constexpr double kReplaysPerMinute = 8.0;
 constexpr uint64_t kReplayMinDelta = 5;
+// GPU pairs named in a topology finding; the rest are counted.
+constexpr size_t kPairsShown = 6;
 
 std::string bandwidth_loss(unsigned gen_now, unsigned width_now, unsigned gen_full,
                            unsigned width_full) {
@@ -76,6 +79,48 @@ void rule_pcie_width_below_max(const DiagnoseContext& c, Findings& out) {
   }
 }
 
+void rule_pcie_link_facts(const DiagnoseContext& c, Findings& out) {
+  if (!c.obs.host) return;
+  // lspci -vv (or sysfs) link facts for GPUs no snapshot describes: their sample-based rules
+  // cannot run, so judge LnkSta against LnkCap here. Width does not power-save; speed does
+  // (an idle GPU trains down to 2.5 GT/s), so a slow link alone is info, to re-check under load.
+  for (const PciDeviceFacts& d : c.obs.host->nvidia_pci_devices) {
+    if (c.gpu_by_pci(d.pci_bus_id)) continue;  // its snapshots are judged by the other rules
+    const bool narrow =
+        d.link_width && d.max_link_width && *d.link_width > 0 && *d.link_width < *d.max_link_width;
+    const bool slow = d.link_speed_gt_s && d.max_link_speed_gt_s &&
+                      *d.link_speed_gt_s + 0.01 < *d.max_link_speed_gt_s;
+    if (!narrow && !slow) continue;
+    std::vector<std::string> ev;
+    std::string link = "LnkSta";
+    if (d.link_speed_gt_s) link += fmt::format(" {:g} GT/s", *d.link_speed_gt_s);
+    if (d.link_width) link += fmt::format(" x{}", *d.link_width);
+    link += " vs LnkCap";
+    if (d.max_link_speed_gt_s) link += fmt::format(" {:g} GT/s", *d.max_link_speed_gt_s);
+    if (d.max_link_width) link += fmt::format(" x{}", *d.max_link_width);
+    if (d.link_downgraded.value_or(false)) link += " (downgraded)";
+    ev.push_back(std::move(link));
+    if (d.name) ev.push_back(*d.name);
+    Finding f;
+    if (narrow) {
+      f = make_finding("pcie.width_below_max", Severity::kWarning, nullptr,
+                       fmt::format("PCI {} link is x{} instead of x{}", d.pci_bus_id, *d.link_width,
+                                   *d.max_link_width),
+                       std::move(ev));
+    } else {
+      ev.push_back(
+          "link speed drops when the GPU idles (power saving): re-check while it is busy "
+          "(nvidia-smi -q -d PCIE under load)");
+      f = make_finding("pcie.link_speed_below_max", Severity::kInfo, nullptr,
+                       fmt::format("PCI {} link runs at {:g} GT/s of {:g} GT/s", d.pci_bus_id,
+                                   *d.link_speed_gt_s, *d.max_link_speed_gt_s),
+                       std::move(ev));
+    }
+    f.pci_bus_id = d.pci_bus_id;
+    out.push_back(std::move(f));
+  }
+}
+
 void rule_pcie_host_limited(const DiagnoseContext& c, Findings& out) {
   for (const GpuSeries& g : c.gpus) {
     const auto gpu_gen = g.info->pcie_gpu_max_gen;
@@ -112,25 +157,80 @@ void rule_pcie_replays_rising(const DiagnoseContext& c, Findings& out) {
   }
 }
 
+namespace {
+
+std::string pair_list(const std::vector<TopologyPair>& pairs) {
+  std::string list;
+  for (size_t i = 0; i < pairs.size() && i < kPairsShown; ++i)
+    list += (list.empty() ? "" : ", ") + pairs[i].a + "-" + pairs[i].b;
+  if (pairs.size() > kPairsShown) list += fmt::format(" and {} more", pairs.size() - kPairsShown);
+  return list;
+}
+
+}  // namespace
+
 void rule_pcie_cross_socket(const DiagnoseContext& c, Findings& out) {
   if (!c.obs.topology) return;
-  const Topology& t = *c.obs.topology;
-  std::vector<std::string> pairs;
-  size_t n = 0;
-  for (size_t i = 0; i < t.links.size(); ++i) {
-    for (size_t j = i + 1; j < t.links[i].size() && j < t.gpu_names.size(); ++j) {
-      if (t.links[i][j] != "SYS") continue;
-      ++n;
-      if (pairs.size() < 6) pairs.push_back(t.gpu_names[i] + "-" + t.gpu_names[j]);
-    }
+  const TopologySummary t = summarize_topology(*c.obs.topology);
+  // Only pairs whose NUMA nodes differ, or are not given, may be called cross-socket: SYS on
+  // one NUMA node (fixture 117) is traffic through the host, not across sockets.
+  std::vector<TopologyPair> pairs = t.cross_socket;
+  pairs.insert(pairs.end(), t.sys_unknown_numa.begin(), t.sys_unknown_numa.end());
+  if (pairs.empty()) return;
+  std::vector<std::string> ev{"pairs linked only through the inter-socket bus: " +
+                              pair_list(pairs)};
+  if (!t.cross_socket.empty())
+    ev.push_back(fmt::format("{} of them on different NUMA nodes by the GPUs' NUMA affinity",
+                             t.cross_socket.size()));
+  if (!t.sys_unknown_numa.empty())
+    ev.push_back(fmt::format("{} SYS pair(s) whose NUMA affinity the input does not give",
+                             t.sys_unknown_numa.size()));
+  out.push_back(make_finding(
+      "pcie.cross_socket", Severity::kInfo, nullptr,
+      fmt::format("{} GPU pairs talk across CPU sockets (SYS)", pairs.size()), std::move(ev)));
+}
+
+void rule_topology_nics_far(const DiagnoseContext& c, Findings& out) {
+  if (!c.obs.topology) return;
+  const TopologySummary t = summarize_topology(*c.obs.topology);
+  if (t.nics.empty()) return;
+  // GPUDirect RDMA needs a NIC behind the same PCIe switch as the GPU (PIX/PXB). One such NIC
+  // is enough: NCCL picks the nearest, so a far bonded host interface is no problem (fixture
+  // 132's mlx5_bond_0); only a node where every NIC is far from every GPU is reported.
+  for (const NicLocality& n : t.nics) {
+    if (link_rank(n.best_link) <= link_rank("PXB")) return;
   }
-  if (n == 0) return;
-  std::string list;
-  for (const auto& p : pairs) list += (list.empty() ? "" : ", ") + p;
-  if (n > pairs.size()) list += fmt::format(" and {} more", n - pairs.size());
-  out.push_back(make_finding("pcie.cross_socket", Severity::kInfo, nullptr,
-                             fmt::format("{} GPU pairs talk across CPU sockets (SYS)", n),
-                             {"pairs linked only through the inter-socket bus: " + list}));
+  std::vector<std::string> ev;
+  for (const NicLocality& n : t.nics)
+    ev.push_back(
+        fmt::format("{}: nearest GPU link {} ({})", n.nic, n.best_link,
+                    n.best_link == "SYS" ? "across the CPU interconnect" : "through the host"));
+  out.push_back(make_finding(
+      "topology.nics_far", Severity::kInfo, nullptr,
+      fmt::format("No NIC shares a PCIe switch with any GPU ({} NIC(s)): GPUDirect RDMA will be "
+                  "slow or ineffective",
+                  t.nics.size()),
+      std::move(ev)));
+}
+
+void rule_topology_gpus_via_host(const DiagnoseContext& c, Findings& out) {
+  if (!c.obs.topology) return;
+  const TopologySummary t = summarize_topology(*c.obs.topology);
+  if (t.sys_same_numa.empty()) return;
+  const bool all = t.sys_same_numa.size() == t.pairs;
+  std::vector<std::string> ev{
+      fmt::format("{} of {} GPU pairs are SYS although every GPU of them reports the same NUMA "
+                  "node: no NVLink and no shared PCIe switch",
+                  t.sys_same_numa.size(), t.pairs),
+      "pairs: " + pair_list(t.sys_same_numa)};
+  if (t.numa_nodes == 1) ev.push_back("all GPUs report one NUMA node: not split across sockets");
+  out.push_back(make_finding(
+      "topology.gpus_via_host", Severity::kInfo, nullptr,
+      all ? fmt::format("No direct path between any of the {} GPUs: all traffic goes through the "
+                        "host",
+                        t.gpus)
+          : fmt::format("{} GPU pairs talk only through the host (SYS)", t.sys_same_numa.size()),
+      std::move(ev)));
 }
 
 }  // namespace gw

@@ -143,20 +143,46 @@ void rule_power_sw_cap(const DiagnoseContext& c, Findings& out) {
 }
 
 void rule_power_sw_cap_idle(const DiagnoseContext& c, Findings& out) {
+  constexpr uint64_t kCap = clock_reason::kSwPowerCap;
   for (const GpuSeries& g : c.gpus) {
-    const size_t hits = count_bit(g, clock_reason::kSwPowerCap);
+    const size_t hits = count_bit(g, kCap);
     if (hits == 0) continue;
-    const bool any_loaded_capped =
-        count_if(g, [](const GpuSample& s) {
-          return is_loaded(s) && (s.clock_reasons.value_or(0) & clock_reason::kSwPowerCap) != 0;
-        }) > 0;
-    if (any_loaded_capped) continue;  // power.sw_cap covers it
-    std::vector<std::string> ev{
-        fmt::format("SW power cap flagged {} without load", share_text(hits, g.samples.size()))};
-    if (auto cp = clocks_and_power(g); !cp.empty()) ev.push_back(std::move(cp));
+    auto capped = [](const GpuSample& s) { return (s.clock_reasons.value_or(0) & kCap) != 0; };
+    if (count_if(g, [&](const GpuSample& s) { return capped(s) && is_loaded(s); }) > 0)
+      continue;  // power.sw_cap covers it
+    // "Idle" must be affirmative: utilization under 5 % or the Idle reason. A capped sample
+    // whose load is unknown, or light but real, is a power-cap finding that says so.
+    const size_t unknown =
+        count_if(g, [&](const GpuSample& s) { return capped(s) && load_unknown(s); });
+    const size_t idle = count_if(g, [&](const GpuSample& s) { return capped(s) && is_idle(s); });
+    std::vector<std::string> ev;
+    if (auto cp = clocks_and_power(g); !cp.empty()) ev.push_back(cp);
+    if (idle == hits) {
+      ev.insert(ev.begin(), fmt::format("SW power cap flagged {} while idle (utilization under "
+                                        "5% or the Idle reason)",
+                                        share_text(hits, g.samples.size())));
+      out.push_back(
+          make_finding("power.sw_cap_idle", Severity::kInfo, &g,
+                       fmt::format("{} flags SW power cap while idle (no impact)", gpu_label(g)),
+                       std::move(ev)));
+      continue;
+    }
+    const bool no_load_info = unknown > 0;
+    ev.insert(ev.begin(),
+              no_load_info
+                  ? fmt::format("SW power cap active {}; the load is unknown (no utilization in "
+                                "the input, no Idle reason): cannot tell idle from busy",
+                                share_text(unknown, g.samples.size()))
+                  : fmt::format("SW power cap active {} at light load (5-30% utilization)",
+                                share_text(hits - idle, g.samples.size())));
     out.push_back(make_finding(
-        "power.sw_cap_idle", Severity::kInfo, &g,
-        fmt::format("{} flags SW power cap while idle (no impact)", gpu_label(g)), std::move(ev)));
+        "power.sw_cap", Severity::kInfo, &g,
+        no_load_info ? fmt::format("{} is power-capped; its load is unknown", gpu_label(g))
+                     : fmt::format("{} is power-capped at light load", gpu_label(g)),
+        std::move(ev),
+        "Check whether a job runs on it (nvidia-smi --query-gpu=utilization.gpu,power.draw,"
+        "power.limit --format=csv -l 1): capping under load is expected at full power; capping "
+        "at low power means the limit is lowered (nvidia-smi -q -d POWER)."));
   }
 }
 

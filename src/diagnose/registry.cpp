@@ -15,9 +15,10 @@ using S = Severity;
 constexpr std::array kRules = {
     // ---- thermal ----
     RuleInfo{"thermal.near_slowdown", "thermal", S::kWarning,
-             "GPU temperature at or near its slowdown threshold",
-             "Highest GPU temperature in the window is within 5 C of the slowdown threshold (or "
-             "max operating temperature when no slowdown threshold is known).",
+             "GPU temperature at or near its max operating or slowdown temperature",
+             "Least headroom in the window to any known limit is 5 C or less: max operating "
+             "temperature first (laptops and some boards cap far below slowdown), then slowdown; "
+             "on drivers that give only T.Limit margins, the margin minus each limit's offset.",
              "Improve cooling: fans, intakes, dust, room at 16-25 C, spacing between cards, "
              "thermal paste.",
              rule_thermal_near_slowdown},
@@ -41,6 +42,14 @@ constexpr std::array kRules = {
              "Check that card's airflow, fan, spacing and thermal paste; swap slots to tell slot "
              "from card.",
              rule_thermal_hotter_than_peers},
+    RuleInfo{"thermal.uneven", "thermal", S::kWarning,
+             "Hot GPUs far above the coolest one at similar load",
+             "Mean temperature 12 C or more above the coolest other GPU in the same load group "
+             "(3+ GPUs), while within 10 C of max operating temperature (80 C when unknown) and "
+             "not already hotter than the median by 15 C.",
+             "Improve airflow: the middle cards of a stack run hottest; add spacing or chassis "
+             "fans, check intakes and dust.",
+             rule_thermal_uneven},
     RuleInfo{"thermal.fan_max_hot", "thermal", S::kWarning,
              "Fans at full speed and the GPU still hot",
              "Fan at 95% or more while the GPU is within 5 C of max operating temperature (80 C "
@@ -49,11 +58,28 @@ constexpr std::array kRules = {
              "chassis airflow.",
              rule_thermal_fan_max_hot},
     RuleInfo{"clocks.low_under_load", "thermal", S::kWarning, "Clocks far below maximum under load",
-             "In most loaded samples the SM clock is below 60% of its maximum; lists the clock "
-             "limiters the GPU reported.",
+             "In most loaded samples the SM clock is below 60% of its maximum, or of the highest "
+             "clock seen in the window when the maximum is unknown (dmon, CSV without "
+             "clocks.max.*); lists the limiters reported and tells a thermal cap (temperature "
+             "rising or near the limit) from a power/platform cap (temperature flat).",
              "Follow the limiter named in the evidence (thermal, power, application clocks); with "
              "none named, check power limit and cooling.",
              rule_clocks_low_under_load},
+    RuleInfo{"clocks.unknown_reason", "thermal", S::kInfo,
+             "Legacy \"Unknown\" clock reason reported",
+             "Clock reason bit 0x8000000000000000 (Unknown, old drivers) set in any sample: kept "
+             "and named, never dropped.",
+             "Nothing to act on alone; read it with the other limiters and update the driver if "
+             "clocks are low.",
+             rule_clocks_unknown_reason},
+    RuleInfo{"clocks.reason_history", "thermal", S::kInfo,
+             "Clock limiters active in the past (SW/HW thermal, power brake, board limit)",
+             "Lifetime violation counter of SW thermal, HW thermal, power brake, thermal, board or "
+             "reliability limit at 60 s or more while that reason is not active in any sample: "
+             "reported as past, with its seconds.",
+             "Nothing to fix now; if jobs were slow at those times, check cooling (thermal) or "
+             "platform power (power brake) then.",
+             rule_clocks_reason_history},
     // ---- power ----
     RuleInfo{"power.hw_power_brake", "power", S::kCritical,
              "External power brake asserted (PSU / BMC / baseboard)",
@@ -71,11 +97,14 @@ constexpr std::array kRules = {
     RuleInfo{
         "power.sw_cap", "power", S::kWarning, "GPU power-capped while busy",
         "Clock reason SW power cap (0x4) in loaded samples; info when the limit is the default "
-        "(expected at full load), warning when the limit was lowered.",
+        "(expected at full load), warning when the limit was lowered. Capped samples whose load "
+        "is unknown (no utilization, no Idle reason) or light are reported as such, never as "
+        "idle.",
         "Expected at full load; if the limit was lowered, restore the default with nvidia-smi -pl.",
         rule_power_sw_cap},
     RuleInfo{"power.sw_cap_idle", "power", S::kInfo, "SW power cap flagged while idle (no impact)",
-             "Clock reason SW power cap only in idle samples: the flag costs nothing without load.",
+             "Clock reason SW power cap only in affirmatively idle samples (utilization under 5% "
+             "or the Idle reason): the flag costs nothing without load.",
              "Nothing to do: this is not power starvation; do not raise the power limit or change "
              "the PSU for it.",
              rule_power_sw_cap_idle},
@@ -100,8 +129,9 @@ constexpr std::array kRules = {
     RuleInfo{
         "memory.held_by_idle", "memory", S::kWarning,
         "GPU memory held by processes that do no work",
-        "Utilization below 5% in every sample (video engines quiet) while 50% or more of VRAM is "
-        "in use.",
+        "Idle in every sample (utilization under 5%, or the Idle reason when utilization is "
+        "unknown; video engines quiet) while 50% or more of VRAM is in use; a single snapshot "
+        "gives both readings (stale holder or starving job) and how to tell them apart.",
         "Find the holders (nvidia-smi --query-compute-apps=pid,name,used_memory --format=csv) and "
         "stop stale jobs or notebook kernels; a finished job that keeps its memory is stuck.",
         rule_memory_held_by_idle},
@@ -115,10 +145,19 @@ constexpr std::array kRules = {
     RuleInfo{"pcie.width_below_max", "pcie", S::kWarning,
              "PCIe link narrower than the GPU supports",
              "Current link width below the maximum width in any sample, idle or not (width does "
-             "not power-save).",
+             "not power-save); also lspci -vv LnkSta width below LnkCap for a GPU no snapshot "
+             "describes.",
              "Move the card to a full x16 slot, check bifurcation settings, risers and cables, and "
              "reseat it; on cloud instances x8 may be by design.",
              rule_pcie_width_below_max},
+    RuleInfo{"pcie.link_speed_below_max", "pcie", S::kInfo,
+             "PCIe link speed below its capability (lspci / sysfs, load unknown)",
+             "For an NVIDIA device no snapshot describes: LnkSta speed below LnkCap (lspci -vv, "
+             "'downgraded'); a narrower width is reported as pcie.width_below_max. Idle GPUs "
+             "lower their speed to save power, so this is info until checked under load.",
+             "Re-check under load (nvidia-smi -q -d PCIE while a job runs); if it stays low, "
+             "reseat the card, check the riser and the slot's BIOS speed setting.",
+             rule_pcie_link_facts},
     RuleInfo{"pcie.host_limited", "pcie", S::kWarning,
              "Slot or host limits the GPU's PCIe generation",
              "The GPU supports a higher generation than the link maximum (host/slot lower); a host "
@@ -133,14 +172,32 @@ constexpr std::array kRules = {
              "diag -r 3 if it continues.",
              rule_pcie_replays_rising},
     RuleInfo{"pcie.cross_socket", "pcie", S::kInfo, "GPU pairs that talk across CPU sockets",
-             "Topology (nvidia-smi topo -m) shows SYS links between GPUs.",
+             "Topology (nvidia-smi topo -m) shows SYS links between GPUs on different NUMA "
+             "nodes, or whose NUMA affinity is not given (SYS on one NUMA node is "
+             "topology.gpus_via_host).",
              "Place multi-GPU jobs on GPUs of one socket (see nvidia-smi topo -m) or enable "
              "NVLink/P2P paths.",
              rule_pcie_cross_socket},
+    RuleInfo{"topology.gpus_via_host", "pcie", S::kInfo,
+             "GPU pairs with no NVLink or shared PCIe switch (all traffic through the host)",
+             "SYS links between GPUs that report the same NUMA node: GPU-to-GPU traffic (NCCL, "
+             "P2P copies) crosses the host's PCIe root complex and CPU interconnect.",
+             "Expect slow multi-GPU collectives: keep tensor-parallel work on one GPU, prefer data "
+             "parallelism with gradient accumulation, or use a host with NVLink / a PCIe switch.",
+             rule_topology_gpus_via_host},
+    RuleInfo{"topology.nics_far", "pcie", S::kInfo,
+             "No NIC on the same PCIe switch as any GPU (GPUDirect RDMA ineffective)",
+             "topo -m NIC rows: every NIC's closest GPU link is PHB, NODE or SYS (one NIC at PIX "
+             "or PXB to some GPU is enough for NCCL to use it).",
+             "For multi-node training put the RDMA NICs behind the GPUs' PCIe switches, or expect "
+             "inter-node traffic to be staged through host memory.",
+             rule_topology_nics_far},
     // ---- driver / CUDA / configuration ----
     RuleInfo{"driver.version_mismatch", "driver", S::kCritical, "Driver/library version mismatch",
-             "The GPU source failed with nvml.lib_rm_version_mismatch (driver updated without "
-             "reboot or module reload).",
+             "The GPU source failed with nvml.lib_rm_version_mismatch, a captured \"Failed to "
+             "initialize NVML: Driver/library version mismatch\" (nvidia-smi, "
+             "nvidia-container-cli), or the kernel's NVRM \"API mismatch\" line (names both "
+             "versions).",
              "Reboot, or stop every GPU process and reload the modules: sudo rmmod nvidia_uvm "
              "nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia.",
              rule_driver_version_mismatch},
@@ -307,6 +364,99 @@ constexpr std::array kRules = {
              "expected, the GPU is not idle.",
              "Nothing to fix unless the engine is saturated: then spread streams over more GPUs.",
              rule_util_video_engine},
+    // ---- application and tool errors found in captures (app_errors.cpp) ----
+    RuleInfo{"memory.cuda_oom", "app", S::kWarning,
+             "CUDA out of memory in the application, with the cause its figures point to",
+             "A PyTorch/TensorFlow/JAX out-of-memory message; its figures decide the cause: a "
+             "request larger than the GPU, other processes holding 1 GiB / 5% or more, "
+             "fragmentation (reserved but unallocated 25% or more of what the allocator holds, "
+             "and free + cached would fit), a request larger than free + cached, or the job's "
+             "own working set. Figures beyond the card's total are called inconsistent, never "
+             "subtracted.",
+             "Smaller batch with gradient accumulation, BF16/FP16, activation checkpointing; "
+             "expandable_segments:True for fragmentation; stop other holders.",
+             rule_app_cuda_oom},
+    RuleInfo{
+        "nccl.error", "app", S::kWarning, "NCCL communication failed",
+        "An NCCL error message (ncclUnhandledCudaError, ncclSystemError, ...) without a "
+        "peer-access failure that explains it.",
+        "Rerun with NCCL_DEBUG=INFO to see the failing transport; check that every rank runs "
+        "the same NCCL, that GPUs are visible to each rank, and the network (NCCL_SOCKET_IFNAME, "
+        "InfiniBand) for inter-node jobs.",
+        rule_app_nccl_error},
+    RuleInfo{"nccl.timeout", "app", S::kWarning, "NCCL collective timed out (watchdog)",
+             "An NCCL watchdog / collective operation timeout message.",
+             "Find the rank that stopped first (its own log, dmesg for Xid on its node, OOM, a "
+             "hung data loader); set TORCH_NCCL_ASYNC_ERROR_HANDLING=1 so the job fails fast; "
+             "raise the timeout only for known long operations.",
+             rule_app_nccl_timeout},
+    RuleInfo{"cuda.peer_access_unsupported", "app", S::kWarning,
+             "GPU peer-to-peer access not supported between two GPUs",
+             "CUDA error 217 \"peer access is not supported between these two devices\" (usually "
+             "under an NCCL P2P/IPC transport); absorbs the NCCL error it causes.",
+             "Work around with NCCL_P2P_DISABLE=1 (NCCL falls back to shared memory); check "
+             "nvidia-smi topo -p2p r, ACS/IOMMU settings in the BIOS/kernel, and update NCCL.",
+             rule_app_peer_access},
+    RuleInfo{"cuda.driver_insufficient", "app", S::kCritical,
+             "\"CUDA driver version is insufficient for CUDA runtime version\"",
+             "The CUDA runtime error 35 message; with the driver and the runtime's CUDA version "
+             "known (captured nvidia-smi, collect_env, nvcc, the message), says whether the driver "
+             "really is too old or supports that CUDA (then the cause is compat libraries or "
+             "container mounts).",
+             "Upgrade the driver or use a build for the CUDA the driver supports; when the driver "
+             "supports it, fix LD_LIBRARY_PATH / cuda-compat / container driver mounts.",
+             rule_app_driver_insufficient},
+    RuleInfo{"cuda.no_device", "app", S::kCritical, "No CUDA-capable device is detected",
+             "The CUDA runtime's \"no CUDA-capable device is detected\" message.",
+             "Check CUDA_VISIBLE_DEVICES (empty or wrong ids hide every GPU), start containers "
+             "with --gpus all, and that nvidia-smi sees the GPUs on the host.",
+             rule_app_no_cuda_device},
+    RuleInfo{"driver.smi_cannot_communicate", "app", S::kCritical,
+             "nvidia-smi cannot communicate with the NVIDIA driver",
+             "nvidia-smi's \"has failed because it couldn't communicate with the NVIDIA driver\" "
+             "message.",
+             "The kernel module is not loaded: sudo modprobe nvidia and read dmesg; after a kernel "
+             "update rebuild it (sudo dkms autoinstall), check Secure Boot signing, then reboot.",
+             rule_app_smi_no_driver},
+    RuleInfo{"gpu.no_device_handle", "app", S::kCritical,
+             "The driver cannot get a handle for a GPU",
+             "nvidia-smi's \"Unable to determine the device handle for GPU ...\" message.",
+             "Read dmesg for Xid 79 / RmInitAdapter failures on that GPU; drain the node and "
+             "reboot; if it recurs check power cables and seating, then RMA.",
+             rule_app_no_device_handle},
+    RuleInfo{"container.no_gpu_runtime", "app", S::kCritical,
+             "Docker cannot give the container GPUs (no NVIDIA runtime)",
+             "Docker's \"could not select device driver \"\" with capabilities: [[gpu]]\" message.",
+             "Install nvidia-container-toolkit, run sudo nvidia-ctk runtime configure "
+             "--runtime=docker and restart Docker (sudo systemctl restart docker).",
+             rule_app_docker_no_gpu},
+    RuleInfo{"cuda.launch_failure", "app", S::kWarning,
+             "CUDA kernel crashed (unspecified launch failure)",
+             "The CUDA \"unspecified launch failure\" message.",
+             "Read dmesg for the Xid logged at that time (13/31/43: the program; 48/79/94/95: the "
+             "GPU); rerun with CUDA_LAUNCH_BLOCKING=1 and compute-sanitizer to find the kernel; "
+             "run dcgmi diag -r 3 if it recurs on one GPU only.",
+             rule_app_launch_failure},
+    RuleInfo{
+        "cuda.illegal_address", "app", S::kWarning, "CUDA illegal memory access",
+        "The CUDA \"an illegal memory access was encountered\" message.",
+        "Usually a bug in a kernel or an out-of-range index: rerun with CUDA_LAUNCH_BLOCKING=1 "
+        "and compute-sanitizer; check dmesg for Xid 31/13 and, when it happens on one GPU "
+        "only, for memory Xids (48, 94, 95).",
+        rule_app_illegal_address},
+    RuleInfo{"ecc.uncorrectable_reported", "app", S::kCritical,
+             "Uncorrectable ECC error reported to the application",
+             "The CUDA \"uncorrectable ECC error encountered\" message.",
+             "Check the node's kernel log for Xid 48/63/64/94/95 and nvidia-smi -q -d "
+             "ECC,PAGE_RETIREMENT,ROW_REMAPPER for the GPU; drain the node and reset the GPU (or "
+             "reboot) so retirement/remapping takes effect; replace it if it recurs or remapping "
+             "fails. Repeats on one node point at one faulty GPU there.",
+             rule_app_uncorrectable_ecc},
+    RuleInfo{"app.cuda_error", "app", S::kInfo, "Other CUDA or driver error in the application",
+             "A CUDA/driver error message no specific rule covers (shown, never dropped).",
+             "Look the error up in the CUDA runtime documentation; check dmesg for Xid lines at "
+             "the same time.",
+             rule_app_other_error},
     // ---- kernel log: driver messages, Xid follow-ups, PCIe lines (issue 7) ----
     RuleInfo{"xid.recovery_action", "kernel", S::kCritical,
              "Xid 154: the recovery action the driver now requires",

@@ -16,8 +16,11 @@ void rule_thermal_near_slowdown(const DiagnoseContext& c, Findings& out);
 void rule_thermal_sw_slowdown(const DiagnoseContext& c, Findings& out);
 void rule_thermal_hw_slowdown(const DiagnoseContext& c, Findings& out);
 void rule_thermal_hotter_than_peers(const DiagnoseContext& c, Findings& out);
+void rule_thermal_uneven(const DiagnoseContext& c, Findings& out);
 void rule_thermal_fan_max_hot(const DiagnoseContext& c, Findings& out);
 void rule_clocks_low_under_load(const DiagnoseContext& c, Findings& out);
+void rule_clocks_unknown_reason(const DiagnoseContext& c, Findings& out);
+void rule_clocks_reason_history(const DiagnoseContext& c, Findings& out);
 // power.cpp
 void rule_power_hw_brake(const DiagnoseContext& c, Findings& out);
 void rule_power_hw_slowdown(const DiagnoseContext& c, Findings& out);
@@ -32,8 +35,11 @@ void rule_memory_held_by_idle(const DiagnoseContext& c, Findings& out);
 void rule_pcie_gen_below_max(const DiagnoseContext& c, Findings& out);
 void rule_pcie_width_below_max(const DiagnoseContext& c, Findings& out);
 void rule_pcie_host_limited(const DiagnoseContext& c, Findings& out);
+void rule_pcie_link_facts(const DiagnoseContext& c, Findings& out);
 void rule_pcie_replays_rising(const DiagnoseContext& c, Findings& out);
 void rule_pcie_cross_socket(const DiagnoseContext& c, Findings& out);
+void rule_topology_gpus_via_host(const DiagnoseContext& c, Findings& out);
+void rule_topology_nics_far(const DiagnoseContext& c, Findings& out);
 // driver.cpp (driver, CUDA, configuration)
 void rule_driver_version_mismatch(const DiagnoseContext& c, Findings& out);
 void rule_driver_no_gpu(const DiagnoseContext& c, Findings& out);
@@ -82,5 +88,19 @@ void rule_util_storage_bound(const DiagnoseContext& c, Findings& out);
 void rule_util_transfer_bound(const DiagnoseContext& c, Findings& out);
 void rule_util_low(const DiagnoseContext& c, Findings& out);
 void rule_util_video_engine(const DiagnoseContext& c, Findings& out);
+// app_errors.cpp (application and tool errors in captures)
+void rule_app_cuda_oom(const DiagnoseContext& c, Findings& out);
+void rule_app_nccl_error(const DiagnoseContext& c, Findings& out);
+void rule_app_nccl_timeout(const DiagnoseContext& c, Findings& out);
+void rule_app_peer_access(const DiagnoseContext& c, Findings& out);
+void rule_app_driver_insufficient(const DiagnoseContext& c, Findings& out);
+void rule_app_no_cuda_device(const DiagnoseContext& c, Findings& out);
+void rule_app_smi_no_driver(const DiagnoseContext& c, Findings& out);
+void rule_app_no_device_handle(const DiagnoseContext& c, Findings& out);
+void rule_app_docker_no_gpu(const DiagnoseContext& c, Findings& out);
+void rule_app_launch_failure(const DiagnoseContext& c, Findings& out);
+void rule_app_illegal_address(const DiagnoseContext& c, Findings& out);
+void rule_app_uncorrectable_ecc(const DiagnoseContext& c, Findings& out);
+void rule_app_other_error(const DiagnoseContext& c, Findings& out);
 
 }  // namespace gw

@@ -1,6 +1,7 @@
 #include "sources/capture_merge.h"
 
 #include <algorithm>
+#include <set>
 #include <string>
 
 namespace gw {
@@ -158,6 +159,86 @@ void EventReducer::finish(std::string_view origin) {
                          std::to_string(per_key_) + ", exact counts in event_counts");
   }
   dropped_.clear();
+}
+
+namespace {
+
+struct Ids {
+  std::set<std::string> uuids, buses, hosts;
+  bool any() const { return !uuids.empty() || !buses.empty(); }
+};
+
+Ids ids_of(const std::vector<Snapshot>& samples, size_t b, size_t e) {
+  Ids out;
+  for (size_t i = b; i < e; ++i) {
+    if (samples[i].hostname) out.hosts.insert(*samples[i].hostname);
+    for (const auto& g : samples[i].gpus) {
+      if (!g.info.uuid.empty()) out.uuids.insert(g.info.uuid);
+      if (!g.info.pci_bus_id.empty()) out.buses.insert(g.info.pci_bus_id);
+    }
+  }
+  return out;
+}
+
+bool intersects(const std::set<std::string>& a, const std::set<std::string>& b) {
+  return std::any_of(a.begin(), a.end(), [&](const std::string& x) { return b.count(x) > 0; });
+}
+
+}  // namespace
+
+void check_machines(Observation& obs, size_t first_new, std::string_view origin) {
+  auto& samples = obs.samples;
+  if (first_new == 0 || first_new >= samples.size()) return;
+  // bus id <-> UUID as the inputs that know both state them; a bus id seen with two UUIDs
+  // belongs to two machines.
+  std::map<std::string, std::string> uuid_of_bus, bus_of_uuid;
+  bool conflict = false;
+  for (const auto& s : samples)
+    for (const auto& g : s.gpus) {
+      if (g.info.uuid.empty() || g.info.pci_bus_id.empty()) continue;
+      auto [it, fresh] = uuid_of_bus.emplace(g.info.pci_bus_id, g.info.uuid);
+      if (!fresh && it->second != g.info.uuid) conflict = true;
+      bus_of_uuid.emplace(g.info.uuid, g.info.pci_bus_id);
+    }
+  const Ids before = ids_of(samples, 0, first_new),
+            added = ids_of(samples, first_new, samples.size());
+  std::string why;
+  if (conflict)
+    why = "one PCI bus id carries two different GPU UUIDs";
+  else if (!before.uuids.empty() && !added.uuids.empty() && !intersects(before.uuids, added.uuids))
+    why = "no GPU UUID in common with the inputs read before it";
+  else if (!before.hosts.empty() && !added.hosts.empty() && !intersects(before.hosts, added.hosts))
+    why = "its host name differs from the inputs read before it";
+  if (!why.empty()) {
+    const std::string msg = std::string(origin) +
+                            ": captures of different machines given together (" + why +
+                            "): their GPUs are reported side by side, matched by UUID or bus id";
+    obs.notes.push_back(msg);
+    for (auto it = obs.coverage.rbegin(); it != obs.coverage.rend(); ++it) {
+      if (it->origin != origin) continue;
+      it->incomplete = true;
+      it->incomplete_reasons.push_back("captures of different machines given together (" + why +
+                                       ")");
+      break;
+    }
+    return;  // lending identities across machines would merge GPUs that differ
+  }
+  if (before.any() && added.any() && before.uuids.empty() != added.uuids.empty() &&
+      !intersects(before.buses, added.buses) && uuid_of_bus.empty())
+    obs.notes.push_back(std::string(origin) +
+                        ": no GPU bus id in common with the inputs read before it");
+  // Same machine: give each GPU the identity another input knows, so that one GPU is one
+  // series whether a file names it by UUID (CSV) or by bus id (dmesg, -q).
+  for (auto& s : samples)
+    for (auto& g : s.gpus) {
+      if (g.info.uuid.empty() && !g.info.pci_bus_id.empty()) {
+        if (auto it = uuid_of_bus.find(g.info.pci_bus_id); it != uuid_of_bus.end())
+          g.info.uuid = it->second;
+      } else if (!g.info.uuid.empty() && g.info.pci_bus_id.empty()) {
+        if (auto it = bus_of_uuid.find(g.info.uuid); it != bus_of_uuid.end())
+          g.info.pci_bus_id = it->second;
+      }
+    }
 }
 
 }  // namespace gw

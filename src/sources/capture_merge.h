@@ -67,4 +67,11 @@ class EventReducer {
 // Appends the snapshots of a reducer to obs with a note when some were left out.
 void merge_samples(SampleReducer& r, std::string_view origin, Observation& obs);
 
+// After one more input was added (its snapshots start at `first_new`): GPUs are the same GPU
+// across inputs when their UUID, else their bus id, matches (a GPU known by both in one input
+// lends the other to the rest); never by index. When the inputs cannot be one machine (no
+// UUID in common, different host names, one bus id with two UUIDs) the newest input's
+// coverage is marked incomplete and a note says so: their GPUs are read side by side.
+void check_machines(Observation& obs, size_t first_new, std::string_view origin);
+
 }  // namespace gw

@@ -1,5 +1,6 @@
-// Captured outputs: detect each file's format by content and parse it into the same
-// model the live sources produce. Parsers are pure functions over text.
+// Captured outputs: find every format a file holds by content, line by line (a file may hold
+// several: a terminal session), and parse each part into the same model the live sources
+// produce. Parsers are pure functions over text.
 #pragma once
 
 #include <string>
@@ -19,14 +20,22 @@ enum class CaptureFormat {
   kSmiTopo,       // nvidia-smi topo -m
   kSmiTable,      // plain nvidia-smi
   kKernelLog,     // dmesg (any time format), journalctl -k, syslog, kern.log
+  kLspci,         // lspci -vv
+  kEnvReport,     // collect_env, nvcc -V, /proc/driver/nvidia/version, nvidia-smi banner
+  kAppLog,        // application / tool error messages (PyTorch, NCCL, CUDA, Docker, ...)
 };
 
 std::string_view capture_format_name(CaptureFormat f);
+// The first format found in the text (kUnknown when none): kept for callers that want one
+// answer; add_capture reads every part.
 CaptureFormat detect_capture_format(std::string_view text);
 
 // Parses one file's text (named `origin` in errors: "file:line: expected ...") and merges
-// what it holds into `obs`. A file that cannot be read adds to obs.input_errors; it never
-// throws and never discards what other files gave.
+// what it holds into `obs`, with one InputCoverage entry saying what was found and what was
+// not understood. A file in which nothing is recognised adds to obs.input_errors; it never
+// throws and never discards what other files gave. GPUs are matched across files by UUID or
+// bus id, never by index; captures of different machines are said to be so (notes and
+// InputCoverage::incomplete).
 void add_capture(std::string_view text, std::string_view origin, Observation& obs);
 
 // Reads each file from disk and calls add_capture. Missing files become input_errors.

@@ -64,11 +64,45 @@ TEST(MemoryHeldByIdle, SilentForADesktopSession) {
 }
 
 TEST(MemoryHeldByIdle, SilentWhenUtilizationIsUnknown) {
-  // MIG: utilization N/A is not 0 % (fixture 020).
+  // MIG: utilization N/A is not 0 % (fixture 020, Idle reason "Not Active").
   GpuState g = idle_gpu(0);
   g.sample.util_gpu_pct.reset();
+  g.sample.clock_reasons = 0;
   g.sample.mem_used_bytes = 60 * kGiB;
   EXPECT_FALSE(find(diagnose(snapshot({g})), "memory.held_by_idle"));
+}
+
+TEST(MemoryHeldByIdle, IdleReasonMakesUnknownUtilizationIdle) {
+  // Utilization unknown but the driver's own Idle reason active: affirmatively idle.
+  GpuState g = idle_gpu(0);
+  g.sample.util_gpu_pct.reset();
+  g.sample.clock_reasons = clock_reason::kGpuIdle;
+  g.sample.mem_used_bytes = 60 * kGiB;
+  const auto x = find(diagnose(snapshot({g})), "memory.held_by_idle", 0u);
+  ASSERT_TRUE(x);
+  EXPECT_NE(test::evidence(*x).find("the Idle clock reason is active"), std::string::npos);
+}
+
+TEST(MemoryHeldByIdle, SingleSnapshotGivesBothReadingsAndTheCheck) {
+  GpuState g = idle_gpu(0);
+  g.sample.mem_used_bytes = 60 * kGiB;
+  g.sample.processes = std::vector<ProcessInfo>{{4242, 60 * kGiB, "python3", false}};
+  const auto x = find(diagnose(snapshot({g})), "memory.held_by_idle", 0u);
+  ASSERT_TRUE(x);
+  EXPECT_NE(test::evidence(*x).find("stale holder"), std::string::npos);
+  EXPECT_NE(test::evidence(*x).find("starving on its input"), std::string::npos);
+  EXPECT_NE(x->remedy.find("--window 60"), std::string::npos);
+}
+
+TEST(MemoryHeldByIdle, WindowOfIdleSamplesIsAStaleHolderNotAnEitherOr) {
+  const auto obs = test::window(10, [](size_t) {
+    GpuState g = idle_gpu(0);
+    g.sample.mem_used_bytes = 60 * kGiB;
+    return std::vector<GpuState>{g};
+  });
+  const auto x = find(diagnose(obs), "memory.held_by_idle", 0u);
+  ASSERT_TRUE(x);
+  EXPECT_EQ(test::evidence(*x).find("single snapshot"), std::string::npos);
 }
 
 TEST(MemoryHeldByIdle, SilentWhenBusyOnceInTheWindow) {

@@ -113,5 +113,54 @@ TEST(PcieCrossSocket, SilentForNvLinkAndSingleGpu) {
   EXPECT_FALSE(find(diagnose(obs), "pcie.cross_socket"));
 }
 
+PciDeviceFacts lspci_gpu(std::string pci, double speed, unsigned width, double cap_speed,
+                         unsigned cap_width) {
+  PciDeviceFacts d;
+  d.pci_bus_id = *normalize_pci_bus_id(pci);
+  d.link_speed_gt_s = speed;
+  d.link_width = width;
+  d.max_link_speed_gt_s = cap_speed;
+  d.max_link_width = cap_width;
+  d.link_downgraded = speed < cap_speed || width < cap_width;
+  d.name = "NVIDIA Corporation GA102 [GeForce RTX 3090]";
+  return d;
+}
+
+TEST(PcieLinkFacts, LspciWidthDowngradeIsAWidthFinding) {
+  // lspci -vv: "LnkSta: Speed 16GT/s (ok), Width x8 (downgraded)" against "LnkCap: ... x16".
+  Observation obs;
+  HostFacts h;
+  h.nvidia_pci_devices.push_back(lspci_gpu("0000:41:00.0", 16.0, 8, 16.0, 16));
+  obs.host = h;
+  const auto f = diagnose(obs);
+  const auto x = find(f, "pcie.width_below_max");
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->pci_bus_id, "00000000:41:00.0");
+  EXPECT_NE(test::evidence(*x).find("LnkSta 16 GT/s x8 vs LnkCap 16 GT/s x16 (downgraded)"),
+            std::string::npos)
+      << test::evidence(*x);
+  EXPECT_FALSE(find(f, "pcie.link_speed_below_max"));
+}
+
+TEST(PcieLinkFacts, SpeedOnlyIsInfoAndAFullLinkOrAKnownGpuIsSilent) {
+  Observation obs;
+  HostFacts h;
+  h.nvidia_pci_devices.push_back(lspci_gpu("0000:41:00.0", 2.5, 16, 16.0, 16));
+  obs.host = h;
+  const auto x = find(diagnose(obs), "pcie.link_speed_below_max");
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->severity, Severity::kInfo);
+  EXPECT_NE(test::evidence(*x).find("power saving"), std::string::npos);
+  obs.host->nvidia_pci_devices = {lspci_gpu("0000:41:00.0", 16.0, 16, 16.0, 16)};
+  EXPECT_TRUE(diagnose(obs).empty());
+  // A GPU the snapshots describe is judged from its samples, not from lspci.
+  Observation live = snapshot({busy_gpu(0)});
+  live.host = HostFacts{};
+  live.host->nvidia_pci_devices = {lspci_gpu(busy_gpu(0).info.pci_bus_id, 2.5, 8, 16.0, 16)};
+  const auto f = diagnose(live);
+  EXPECT_FALSE(find(f, "pcie.link_speed_below_max"));
+  EXPECT_FALSE(find(f, "pcie.width_below_max"));
+}
+
 }  // namespace
 }  // namespace gw

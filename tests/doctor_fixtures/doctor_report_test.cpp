@@ -145,6 +145,122 @@ TEST(DoctorExitCode, HealthyWarningCriticalAndNoInput) {
   EXPECT_EQ(doctor_json(nothing, nullptr)["verdict"], "no_input");
 }
 
+InputCoverage partly_read() {
+  InputCoverage c;
+  c.origin = "dump.txt";
+  c.formats = {"nvidia-smi -q", "kernel log"};
+  c.lines = 400;
+  c.lines_not_understood = 41;
+  c.first_not_understood_line = 3;
+  return c;
+}
+
+TEST(DoctorIncomplete, UnreadLinesMakeAHealthyRunIncompleteWithItsOwnExitCode) {
+  DoctorRun run = sample_run();
+  run.findings = {finding("config.mig_enabled", Severity::kInfo, 0u, "MIG")};
+  EXPECT_EQ(doctor_exit_code(run), kDoctorHealthy);
+  run.obs.coverage.push_back(partly_read());
+  EXPECT_EQ(doctor_exit_code(run), kDoctorIncomplete);
+  const auto reasons = incomplete_reasons(run);
+  ASSERT_EQ(reasons.size(), 1u);
+  EXPECT_EQ(reasons[0], "41 lines not understood in dump.txt, first at line 3");
+  const std::string t = text(run, false);
+  EXPECT_EQ(t.rfind("gpuwarden doctor INCOMPLETE: 0 critical, 0 warning, 1 info", 0), 0u) << t;
+  EXPECT_NE(t.find("Not read (the verdict is incomplete):\n  41 lines not understood in "
+                   "dump.txt, first at line 3"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("dump.txt: nvidia-smi -q, kernel log (400 lines, 41 not understood, first at "
+                   "line 3)"),
+            std::string::npos)
+      << t;
+  const auto j = doctor_json(run, nullptr);
+  EXPECT_EQ(j["verdict"], "incomplete");
+  EXPECT_EQ(j["exit_code"], kDoctorIncomplete);
+  EXPECT_EQ(j["incomplete"], true);
+  EXPECT_EQ(j["coverage"][0]["lines_not_understood"], 41);
+  EXPECT_EQ(j["coverage"][0]["first_not_understood_line"], 3);
+  EXPECT_EQ(j["coverage"][0]["formats"][1], "kernel log");
+}
+
+TEST(DoctorIncomplete, WorseFindingsKeepTheirCodeAndSayIncomplete) {
+  DoctorRun run = sample_run();
+  InputCoverage cut;
+  cut.origin = "q.txt";
+  cut.lines = 90;
+  cut.incomplete = true;
+  cut.incomplete_reasons = {"Attached GPUs: 8 but 4 GPU sections read"};
+  run.obs.coverage.push_back(cut);
+  EXPECT_EQ(doctor_exit_code(run), kDoctorCritical);
+  EXPECT_EQ(text(run, false).rfind("gpuwarden doctor CRITICAL (incomplete):", 0), 0u);
+  EXPECT_EQ(incomplete_reasons(run)[0], "q.txt: Attached GPUs: 8 but 4 GPU sections read");
+  const auto j = doctor_json(run, nullptr);
+  EXPECT_EQ(j["verdict"], "critical");
+  EXPECT_EQ(j["incomplete"], true);
+}
+
+TEST(DoctorIncomplete, InputErrorsCountAndAFullyReadRunStaysHealthy) {
+  DoctorRun run = sample_run();
+  run.findings.clear();
+  InputCoverage clean = partly_read();
+  clean.lines_not_understood = 0;
+  clean.first_not_understood_line.reset();
+  run.obs.coverage.push_back(clean);
+  EXPECT_EQ(doctor_exit_code(run), kDoctorHealthy);
+  EXPECT_EQ(doctor_json(run, nullptr)["incomplete"], false);
+  run.obs.input_errors.push_back(make_error("input.bad_line", "cannot parse row", "log.csv:17"));
+  EXPECT_EQ(doctor_exit_code(run), kDoctorIncomplete);
+  EXPECT_NE(incomplete_reasons(run)[0].find("log.csv:17"), std::string::npos);
+}
+
+TEST(DoctorTopology, TextAndJsonGivePairsAffinityAndCrossSocket) {
+  DoctorRun run = sample_run();
+  Topology t;
+  t.gpu_names = {"GPU0", "GPU1", "GPU2"};
+  t.links = {{"X", "NV12", "SYS"}, {"NV12", "X", "SYS"}, {"SYS", "SYS", "X"}};
+  t.cpu_affinity = {"0-47", "0-47", "48-95"};
+  t.numa_affinity = {0, 0, 1};
+  run.obs.topology = t;
+  const std::string txt = text(run, false);
+  EXPECT_NE(txt.find("Topology: 3 GPU(s), 3 pair(s)"), std::string::npos) << txt;
+  EXPECT_NE(txt.find("NV12    1 pair(s): 12 bonded NVLinks"), std::string::npos) << txt;
+  EXPECT_NE(txt.find("SYS     2 pair(s)"), std::string::npos) << txt;
+  EXPECT_NE(txt.find("NVLink: 1 of 3 pairs, 12 links in all"), std::string::npos);
+  EXPECT_NE(txt.find("GPU2  CPU affinity 48-95, NUMA node 1"), std::string::npos);
+  EXPECT_NE(txt.find("cross-socket pairs (different NUMA nodes): GPU0-GPU2, GPU1-GPU2"),
+            std::string::npos);
+  const auto j = doctor_json(run, nullptr)["topology"];
+  EXPECT_EQ(j["pairs"], 3);
+  EXPECT_EQ(j["pairs_by_link"][0]["link"], "NV12");
+  EXPECT_EQ(j["nvlinks"], 12);
+  EXPECT_EQ(j["numa_nodes"], 2);
+  EXPECT_EQ(j["affinity"][2]["cpu_affinity"], "48-95");
+  EXPECT_EQ(j["cross_socket_pairs"].size(), 2u);
+  EXPECT_TRUE(doctor_json(sample_run(), nullptr)["topology"].is_null());
+}
+
+// T.Limit margins survive the real parsers: fixture 004 (RTX 4090, -q text, margins only) and
+// fixture 022 (RTX 4090, -q -x). Their values are what the near-limit rule judges.
+TEST(DoctorTLimit, MarginsAreReadFromTextAndXml) {
+  const std::string dir = GW_SOURCE_DIR "/fixtures/captures/";
+  const DoctorRun q = run_from_files({dir + "004-rtx4090x8-sw-power-cap-under-load/input.txt"});
+  ASSERT_FALSE(q.obs.samples.empty());
+  const GpuState& g0 = q.obs.samples.back().gpus.at(0);
+  EXPECT_EQ(g0.sample.tlimit_margin_c, 53);
+  EXPECT_EQ(g0.info.tlimit_shutdown_c, -7);
+  EXPECT_EQ(g0.info.tlimit_slowdown_c, -2);
+  EXPECT_EQ(g0.info.tlimit_max_operating_c, 0);
+  EXPECT_FALSE(g0.info.temp_slowdown_c.has_value());  // a margin is never a threshold
+  const GpuState& g1 = q.obs.samples.back().gpus.at(1);
+  EXPECT_EQ(g1.sample.tlimit_margin_c, 11);  // 72 C under load, still 11 C from the limit
+  const DoctorRun x = run_from_files({dir + "022-rtx4090-host-limits-pcie-gen3/input.xml"});
+  ASSERT_FALSE(x.obs.samples.empty());
+  const GpuState& gx = x.obs.samples.back().gpus.at(0);
+  EXPECT_EQ(gx.sample.tlimit_margin_c, 43);
+  EXPECT_EQ(gx.info.tlimit_slowdown_c, -2);
+  EXPECT_EQ(gx.info.tlimit_max_operating_c, 0);
+}
+
 TEST(DoctorListChecks, ListsEveryRegisteredCode) {
   const std::string t = list_checks_text();
   for (const RuleInfo& r : rule_registry())

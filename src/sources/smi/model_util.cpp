@@ -105,6 +105,8 @@ bool apply_clock_reason(std::string_view name, bool active, GpuSample& s) {
     bit = clock_reason::kSwThermalSlowdown;
   else if (contains(n, "display clock"))
     bit = clock_reason::kDisplayClockSetting;
+  else if (contains(n, "unknown"))  // legacy drivers' "Unknown" reason
+    bit = clock_reason::kUnknown;
   else
     return false;
   uint64_t mask = s.clock_reasons.value_or(0);

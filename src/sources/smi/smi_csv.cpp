@@ -152,8 +152,10 @@ class CsvParser {
   }
 
   Status header(std::string_view line, size_t line_no);
-  void row_reference(std::string_view line, size_t line_no);
-  void row_fast(std::string_view line, size_t line_no, const char* text_end);
+  // Both return 0 when the row was read, else its field count (the row was not used).
+  size_t row_reference(std::string_view line, size_t line_no);
+  size_t row_fast(std::string_view line, size_t line_no, const char* text_end);
+  void row_error(size_t line_no, size_t got);
   size_t finish();
   std::string_view header_line() const { return header_text_; }
 
@@ -166,7 +168,6 @@ class CsvParser {
   std::optional<int64_t> fast_timestamp(std::string_view field);
   GpuState& next_gpu(std::optional<int64_t> ts);
   void apply_fast(const smi::FastColumn& c, size_t col, std::string_view v, GpuState& g);
-  void row_error(size_t line_no, size_t got);
 
   std::string_view origin_;
   const SnapshotSink& sink_;
@@ -237,9 +238,10 @@ void CsvParser::row_error(size_t line_no, size_t got) {
                                 std::string(origin_) + ":" + std::to_string(line_no)));
 }
 
-void CsvParser::row_reference(std::string_view line, size_t line_no) {
+size_t CsvParser::row_reference(std::string_view line, size_t line_no) {
+  (void)line_no;
   split_row(line, fields_);
-  if (fields_.size() != cols_.size()) return row_error(line_no, fields_.size());
+  if (fields_.size() != cols_.size()) return fields_.size();
   std::optional<int64_t> ts;
   if (ts_col_ >= 0) {
     const std::string_view t = fields_[static_cast<size_t>(ts_col_)];
@@ -260,6 +262,7 @@ void CsvParser::row_reference(std::string_view line, size_t line_no) {
     if (cols_[i].field != smi::CsvField::kIgnore)
       smi::apply_csv_value(cols_[i], fields_[i], cur_, g);
   ++in_group_;
+  return 0;
 }
 
 GpuState& CsvParser::next_gpu(std::optional<int64_t> ts) {
@@ -359,11 +362,12 @@ void CsvParser::apply_fast(const smi::FastColumn& c, size_t col, std::string_vie
   }
 }
 
-void CsvParser::row_fast(std::string_view line, size_t line_no, const char* text_end) {
+size_t CsvParser::row_fast(std::string_view line, size_t line_no, const char* text_end) {
+  (void)line_no;
   uint32_t* ends = ends_.data();
   const size_t cols = cols_.size();
   const size_t n = find_commas(line, text_end, ends, ends_.size());
-  if (n != cols) return row_error(line_no, n);
+  if (n != cols) return n;
   ends[cols - 1] = static_cast<uint32_t>(line.size());
   auto field = [&](size_t i) {
     const size_t b = i == 0 ? 0 : ends[i - 1] + 1;
@@ -382,6 +386,7 @@ void CsvParser::row_fast(std::string_view line, size_t line_no, const char* text
   const smi::FastColumn* plan = plan_.cols.data();
   for (size_t i = 0; i < cols; ++i) apply_fast(plan[i], i, field(i), g);
   ++in_group_;
+  return 0;
 }
 
 void CsvParser::emit() {
@@ -411,27 +416,71 @@ namespace smi {
 Result<size_t> parse_smi_csv_path(std::string_view text, std::string_view origin,
                                   const SnapshotSink& sink, std::vector<Error>* errors,
                                   CsvPath path) {
+  return parse_smi_csv_block(text, origin, sink, errors, path, nullptr, nullptr);
+}
+
+Result<size_t> parse_smi_csv_block(std::string_view text, std::string_view origin,
+                                   const SnapshotSink& sink, std::vector<Error>* errors,
+                                   CsvPath path, const CsvStopFn* is_other, CsvBlockInfo* info) {
   CsvParser p(origin, sink, errors);
   text = text::strip_bom(text);
   const char* text_end = text.data() + text.size();
   text::LineReader rd(text);
   std::string_view line;
   bool have_header = false;
-  while (rd.next(line)) {
-    if (text::trim(line).empty()) continue;
+  size_t start = 0, last_end = 0, last_line = 0;
+  while (true) {
+    start = rd.offset();
+    if (!rd.next(line)) break;
+    const std::string_view t = text::trim(line);
+    if (t.empty()) continue;
     if (!have_header) {
       if (auto st = p.header(line, rd.line_no()); !st) return st.error();
       have_header = true;
-    } else if (line != p.header_line()) {  // a repeated header (appended logs) is skipped
-      if (path == CsvPath::kFast)
-        p.row_fast(line, rd.line_no(), text_end);
-      else
-        p.row_reference(line, rd.line_no());
+      last_end = rd.offset();
+      last_line = rd.line_no();
+      continue;
     }
+    if (line == p.header_line()) {  // a repeated header (appended logs) is skipped
+      last_end = rd.offset();
+      last_line = rd.line_no();
+      continue;
+    }
+    const size_t got = path == CsvPath::kFast ? p.row_fast(line, rd.line_no(), text_end)
+                                              : p.row_reference(line, rd.line_no());
+    if (got == 0) {
+      if (info) ++info->rows;
+      last_end = rd.offset();
+      last_line = rd.line_no();
+      continue;
+    }
+    if (text::is_elision_line(t)) {  // "[...]" left by whoever pasted the log
+      if (info) ++info->elided;
+      last_end = rd.offset();
+      last_line = rd.line_no();
+      continue;
+    }
+    // In a mixed file a line with no comma, or one another reader claims, ends the table.
+    if (is_other && (got == 1 || (*is_other)(line))) {
+      if (info) {
+        info->end = last_end;
+        info->end_line = last_line;
+      }
+      (void)start;
+      return p.finish();
+    }
+    p.row_error(rd.line_no(), got);
+    if (info) ++info->bad_rows;
+    last_end = rd.offset();
+    last_line = rd.line_no();
   }
   if (!have_header) {
     return make_error("capture.smi_csv", "expected a CSV header line, found no text",
                       std::string(origin) + ":1");
+  }
+  if (info) {
+    info->end = is_other ? last_end : text.size();
+    info->end_line = last_line;
   }
   return p.finish();
 }

@@ -4,6 +4,7 @@
 // must match Snapshot for Snapshot.
 #pragma once
 
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -16,5 +17,23 @@ enum class CsvPath { kFast, kReference };
 Result<size_t> parse_smi_csv_path(std::string_view text, std::string_view origin,
                                   const SnapshotSink& sink, std::vector<Error>* errors,
                                   CsvPath path);
+
+// What a CSV block held, for a reader that finds the CSV inside a larger text.
+struct CsvBlockInfo {
+  size_t end = 0;       // byte offset just past the block's last CSV line
+  size_t end_line = 0;  // that line's number, 1 = the header
+  size_t rows = 0;      // rows read
+  size_t bad_rows = 0;  // rows with the wrong number of fields
+  size_t elided = 0;    // "[...]" lines
+};
+// True for a line that belongs to something else (a kernel log line, a prompt...).
+using CsvStopFn = std::function<bool(std::string_view line)>;
+
+// parse_smi_csv_path over the start of `text`: with `is_other` set, the table ends at the first
+// row with no comma or with the wrong field count that `is_other` claims (info->end says
+// where); without it, as parse_smi_csv. "[...]" lines are skipped and counted.
+Result<size_t> parse_smi_csv_block(std::string_view text, std::string_view origin,
+                                   const SnapshotSink& sink, std::vector<Error>* errors,
+                                   CsvPath path, const CsvStopFn* is_other, CsvBlockInfo* info);
 
 }  // namespace gw::smi

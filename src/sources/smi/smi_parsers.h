@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -18,6 +19,17 @@ using SnapshotSink = std::function<void(const Snapshot&)>;
 // nvidia-smi -q (text), any driver generation, Linux or Windows.
 Result<Snapshot> parse_smi_query_text(std::string_view text, std::string_view origin);
 
+// What a -q text said about itself, for the capture loader's notes.
+struct QueryTextInfo {
+  std::optional<unsigned> attached_gpus;  // "Attached GPUs : 8"
+  size_t gpu_sections = 0;                // "GPU <bus id>" lines read
+  bool implicit_gpu = false;  // fields before any GPU line: read as one GPU of unknown bus id
+  bool header_only = false;   // driver/CUDA header and no GPU section (returned, no GPUs)
+  size_t elided = 0;          // "[...]" lines
+};
+Result<Snapshot> parse_smi_query_text_ex(std::string_view text, std::string_view origin,
+                                         QueryTextInfo* info);
+
 // nvidia-smi -q -x (XML), driver 418 through 590 schemas.
 Result<Snapshot> parse_smi_query_xml(std::string_view text, std::string_view origin);
 
@@ -31,8 +43,10 @@ Result<size_t> parse_smi_csv(std::string_view text, std::string_view origin,
 Result<size_t> parse_smi_dmon(std::string_view text, std::string_view origin,
                               const SnapshotSink& sink, std::vector<Error>* errors);
 
-// nvidia-smi topo -m (ANSI escapes tolerated).
+// nvidia-smi topo -m (ANSI escapes tolerated; tabs or spaces; NIC rows and columns).
 Result<Topology> parse_smi_topo(std::string_view text, std::string_view origin);
+// The header row of topo -m ("GPU0 GPU1 ... CPU Affinity ...").
+bool looks_like_topo_header(std::string_view line);
 
 // Plain nvidia-smi (the table).
 Result<Snapshot> parse_smi_table(std::string_view text, std::string_view origin);

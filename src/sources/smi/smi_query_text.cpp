@@ -158,10 +158,16 @@ void on_ecc(Ctx& c, std::string_view sec, std::string_view key, std::string_view
   auto& sbe = vol ? s.ecc_sbe_volatile : s.ecc_sbe_aggregate;
   auto& dbe = vol ? s.ecc_dbe_volatile : s.ecc_dbe_aggregate;
   if (!bit_sec) {
-    if (key == "DRAM Correctable")
-      sbe = parse_u64(val);
-    else if (key == "DRAM Uncorrectable")
-      dbe = parse_u64(val);
+    // R510+: SRAM and DRAM counted apart ("SRAM Uncorrectable Parity"/"SEC-DED" on R550+).
+    // The totals are their sum, as NVML's total ECC count is.
+    auto add = [&](std::optional<uint64_t>& slot) {
+      if (const auto v = parse_u64(val)) slot = slot.value_or(0) + *v;
+    };
+    const bool mem = text::starts_with(key, "DRAM ") || text::starts_with(key, "SRAM ");
+    if (mem && key.find("Uncorrectable") != std::string_view::npos)
+      add(dbe);
+    else if (mem && key.find("Correctable") != std::string_view::npos)
+      add(sbe);
     return;
   }
   auto& slot = is_section(sec, "Single Bit") ? sbe : dbe;
@@ -193,11 +199,21 @@ void on_pages_rows(Ctx& c, std::string_view sec, std::string_view key, std::stri
 }
 
 void on_temperature(Ctx& c, std::string_view key, std::string_view val) {
-  // "T.Limit" values are margins to the limit, not readings: never put them in temp fields.
-  if (key.find("T.Limit") != std::string_view::npos) return;
   GpuSample& s = c.gpu->sample;
   DeviceInfo& d = c.gpu->info;
   auto v = text::to_int(text::parse_i64(val));
+  // "T.Limit" values are signed margins to the limit, not readings: kept in their own fields.
+  if (key.find("T.Limit") != std::string_view::npos) {
+    if (key == "GPU T.Limit Temp" || key == "GPU Current T.Limit Temp")
+      s.tlimit_margin_c = v;
+    else if (key == "GPU Shutdown T.Limit Temp")
+      d.tlimit_shutdown_c = v;
+    else if (key == "GPU Slowdown T.Limit Temp")
+      d.tlimit_slowdown_c = v;
+    else if (key == "GPU Max Operating T.Limit Temp")
+      d.tlimit_max_operating_c = v;
+    return;
+  }
   if (key == "GPU Current Temp")
     s.temp_c = v;
   else if (key == "GPU Shutdown Temp")
@@ -294,8 +310,25 @@ std::string normalized_section(std::string_view name) {
   return n;
 }
 
+// A fragment that starts inside a section ("-q -d TEMPERATURE" dedented, a pasted excerpt)
+// has keys but no section above them: the keys say which section they belong to.
+void on_loose_field(Ctx& c, std::string_view key, std::string_view val) {
+  on_top_gpu_field(c, key, val);
+  if (text::ends_with(key, "Temp") || key.find("T.Limit") != std::string_view::npos)
+    return on_temperature(c, key, val);
+  if (key.find("Power Draw") != std::string_view::npos ||
+      key.find("Power Limit") != std::string_view::npos)
+    return on_power(c, key, val);
+  if (key == "Correctable Error" || key == "Uncorrectable Error" ||
+      key == "Remapping Failure Occurred")
+    return on_pages_rows(c, "Remapped Rows", key, val);
+  if (key == "Single Bit ECC" || key == "Double Bit ECC" || text::starts_with(key, "Pending Page"))
+    return on_pages_rows(c, "Retired Pages", key, val);
+  if (auto on = text::parse_bool(val)) smi::apply_clock_reason(key, *on, c.gpu->sample);
+}
+
 void on_field(Ctx& c, std::string_view key, std::string_view val) {
-  if (c.stack.empty()) return on_top_gpu_field(c, key, val);
+  if (c.stack.empty()) return on_loose_field(c, key, val);
   if (inside_mig_device(c)) return;  // per-instance numbers, not the whole GPU's
   const std::string_view sec = parent(c);
   const std::string norm = normalized_section(sec);
@@ -361,34 +394,134 @@ void start_gpu(Ctx& c, std::string_view bus) {
   c.power_draw_exact = c.limit_exact = false;
 }
 
+// Dedented text (every line at column 0): the nesting is rebuilt from the section names.
+// Sub-sections sit one or two levels below a section; GPU-level keys close any section.
+size_t flat_section_indent(std::string_view name) {
+  for (std::string_view sub : {"Volatile", "Aggregate", "PCIe Generation", "Link Width",
+                               "Bank Remap Availability Histogram", "Current", "Pending"})
+    if (text::iequals(name, sub)) return 8;
+  if (text::iequals(name, "Single Bit") || text::iequals(name, "Double Bit")) return 12;
+  return 4;
+}
+
+bool is_gpu_level_key(std::string_view key) {
+  for (std::string_view k : {"Product Name",
+                             "Product Brand",
+                             "Product Architecture",
+                             "Display Mode",
+                             "Display Active",
+                             "Persistence Mode",
+                             "Addressing Mode",
+                             "Accounting Mode",
+                             "Accounting Mode Buffer Size",
+                             "Serial Number",
+                             "GPU UUID",
+                             "Minor Number",
+                             "VBIOS Version",
+                             "MultiGPU Board",
+                             "Board ID",
+                             "Board Part Number",
+                             "GPU Part Number",
+                             "FRU Part Number",
+                             "Module ID",
+                             "GSP Firmware Version",
+                             "Fan Speed",
+                             "Performance State",
+                             "Compute Mode",
+                             "Processes",
+                             "Sparse Operation Mode",
+                             "Platform Info",
+                             "Display Attached"})
+    if (key == k) return true;
+  return false;
+}
+
+bool all_at_column_zero(std::string_view text) {
+  text::LineReader rd(text);
+  std::string_view line;
+  while (rd.next(line))
+    if (!text::trim(line).empty() && (line.front() == ' ' || line.front() == '\t')) return false;
+  return true;
+}
+
+bool is_header_key(std::string_view key) {
+  return key == "Timestamp" || key == "Driver Version" || key == "KMD Version" ||
+         key == "CUDA Version" || key == "Attached GPUs" || key == "CUDA UMD Version" ||
+         key == "HIC Info";
+}
+
 }  // namespace
 
 Result<Snapshot> parse_smi_query_text(std::string_view text, std::string_view origin) {
+  return parse_smi_query_text_ex(text, origin, nullptr);
+}
+
+Result<Snapshot> parse_smi_query_text_ex(std::string_view text, std::string_view origin,
+                                         QueryTextInfo* info) {
+  QueryTextInfo scratch;
+  QueryTextInfo& qi = info ? *info : scratch;
   Ctx c;
   c.snap.source = "smi-text:" + std::string(origin);
   text::LineReader rd(text::strip_bom(text));
   std::string_view line;
   bool saw_banner = false;
+  const bool flat = all_at_column_zero(text);
+  size_t flat_section = 0;  // synthetic indent of the last section header (flat text)
   while (rd.next(line)) {
-    if (text::trim(line).empty()) continue;
-    if (line.find("NVSMI LOG") != std::string_view::npos) saw_banner = true;
+    const std::string_view t = text::trim(line);
+    if (t.empty()) continue;
+    if (line.find("NVSMI LOG") != std::string_view::npos) {
+      saw_banner = true;
+      continue;
+    }
+    if (text::is_elision_line(t)) {
+      ++qi.elided;
+      continue;
+    }
     size_t indent = 0;
     std::string_view key, val;
     const bool has_value = split_line(line, indent, key, val);
-    if (indent == 0 && !has_value && text::starts_with(key, "GPU ")) {
+    if (indent == 0 && !has_value && text::starts_with(key, "GPU ") &&
+        normalize_pci_bus_id(text::trim(key.substr(4)))) {
       start_gpu(c, key.substr(4));
+      ++qi.gpu_sections;
+      flat_section = 0;
       continue;
     }
-    if (indent == 0 && has_value) c.gpu = nullptr;  // back at the header level
-    if (!c.gpu) {
-      if (has_value) on_header_field(c, key, val);
+    // Header keys sit at column 0 above the GPU sections; once GPUs were read, a column-0
+    // key of another name belongs to a dedented GPU fragment.
+    if (indent == 0 && has_value &&
+        (is_header_key(key) ||
+         (c.snap.gpus.empty() && key.find("Version") != std::string_view::npos))) {
+      c.gpu = nullptr;  // back at the header level
+      if (key == "Attached GPUs") qi.attached_gpus = to_unsigned(parse_u64(val));
+      on_header_field(c, key, val);
       continue;
+    }
+    if (!c.gpu) {
+      // GPU fields with no "GPU <bus id>" line above: one GPU whose bus id is unknown.
+      start_gpu(c, "");
+      qi.implicit_gpu = true;
+    }
+    if (flat) {
+      if (!has_value)
+        indent = flat_section = flat_section_indent(key);
+      else if (is_gpu_level_key(key)) {
+        indent = 4;
+        flat_section = 0;
+      } else
+        indent = flat_section + 4;
     }
     while (!c.stack.empty() && c.stack.back().indent >= indent) c.stack.pop_back();
     if (!has_value)
       c.stack.push_back({indent, key});
     else
       on_field(c, key, val);
+  }
+  if (info && c.snap.gpus.empty() &&
+      (c.snap.driver_version || c.snap.cuda_driver_version || qi.attached_gpus)) {
+    qi.header_only = true;  // the header alone: versions known, GPU sections cut off
+    return std::move(c.snap);
   }
   if (c.snap.gpus.empty()) {
     return make_error(

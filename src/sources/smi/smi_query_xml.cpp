@@ -144,7 +144,11 @@ void read_temps_power(pugi::xml_node g, GpuState& gs) {
   DeviceInfo& d = gs.info;
   const auto t = g.child("temperature");
   auto temp = [&](const char* name) { return text::to_int(text::parse_i64(txt(t.child(name)))); };
-  // *_tlimit elements are margins to the limit, not readings: deliberately not read.
+  // *_tlimit elements are signed margins to the limit, not readings: kept in their own fields.
+  s.tlimit_margin_c = temp("gpu_temp_tlimit");
+  d.tlimit_shutdown_c = temp("gpu_temp_max_tlimit_threshold");
+  d.tlimit_slowdown_c = temp("gpu_temp_slow_tlimit_threshold");
+  d.tlimit_max_operating_c = temp("gpu_temp_max_gpu_tlimit_threshold");
   s.temp_c = temp("gpu_temp");
   s.mem_temp_c = temp("memory_temp");
   d.temp_shutdown_c = temp("gpu_temp_max_threshold");

@@ -34,6 +34,12 @@ inline std::string_view strip_bom(std::string_view s) {
   return starts_with(s, "\xEF\xBB\xBF") ? s.substr(3) : s;
 }
 
+// "[...]", "...", "[…]": the mark people leave where they cut lines out of a paste.
+inline bool is_elision_line(std::string_view trimmed) {
+  return trimmed == "[...]" || trimmed == "..." || trimmed == "[\xE2\x80\xA6]" ||
+         trimmed == "\xE2\x80\xA6" || trimmed == "[ ... ]" || trimmed == "(...)";
+}
+
 // Removes ANSI escape sequences (ESC [ ... letter) from one line.
 std::string strip_ansi(std::string_view s);
 inline bool has_escape(std::string_view s) {

@@ -1,0 +1,401 @@
+// Rules over application and tool errors found in captures (gw::AppMessage): CUDA out of
+// memory with the remedy its figures point to, NCCL failures, CUDA runtime errors, and the
+// nvidia-smi / NVML / Docker messages that say why no GPU can be used.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "diagnose/context.h"
+#include "diagnose/rules.h"
+
+namespace gw {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kGiB = kMiB * 1024.0;
+// Reserved-but-unallocated at a quarter of what the allocator holds (and 512 MiB or more) is
+// memory lost to fragmentation; below that it is the caching allocator's normal slack
+// (fixture 100: 194.87 MiB of 23.09 GiB).
+constexpr double kFragmentedShare = 0.25;
+constexpr double kFragmentedMinBytes = 512.0 * kMiB;
+// Memory used on the GPU beyond this process, at 1 GiB or 5 % of the card, is another holder;
+// less is other contexts and rounding in the message (fixture 100: about 40 MiB).
+constexpr double kOtherHolderMinBytes = 1.0 * kGiB;
+constexpr double kOtherHolderMinShare = 0.05;
+// Evidence keeps a few example lines; the count says how many there were.
+constexpr size_t kExampleLines = 3;
+
+// "22.00 MiB", "23.65 GiB": the units the frameworks print.
+std::string bytes_text(uint64_t b) {
+  const double v = static_cast<double>(b);
+  if (v >= kGiB) return fmt::format("{:.2f} GiB", v / kGiB);
+  if (v >= kMiB) return fmt::format("{:.2f} MiB", v / kMiB);
+  return fmt::format("{} bytes", b);
+}
+
+std::vector<const AppMessage*> of_kind(const DiagnoseContext& c, AppMessageKind k) {
+  std::vector<const AppMessage*> out;
+  for (const AppMessage& m : c.obs.app_messages) {
+    if (m.kind == k) out.push_back(&m);
+  }
+  return out;
+}
+
+// "3 messages; first: <text> (app.log:12)" plus up to kExampleLines distinct lines.
+std::vector<std::string> message_lines(const std::vector<const AppMessage*>& ms) {
+  std::vector<std::string> ev;
+  std::vector<std::string_view> seen;
+  for (const AppMessage* m : ms) {
+    if (std::find(seen.begin(), seen.end(), m->text) != seen.end()) continue;
+    if (seen.size() == kExampleLines) break;
+    seen.push_back(m->text);
+    ev.push_back(fmt::format("\"{}\"{}", m->text, m->origin.empty() ? "" : " (" + m->origin + ")"));
+  }
+  if (ms.size() > 1) ev.push_back(fmt::format("{} such messages in the input", ms.size()));
+  return ev;
+}
+
+std::string gpu_words(const AppMessage& m) {
+  return m.gpu_index ? fmt::format(" on GPU {} (as the process numbers it)", *m.gpu_index) : "";
+}
+
+// ---- CUDA out of memory ----------------------------------------------------------------
+
+struct OomFigures {
+  std::optional<double> tried, total, free, allocated, process;
+  std::optional<double> unallocated;  // reserved by the allocator but not in use
+  std::optional<double> reserved;     // everything the allocator holds
+};
+
+std::optional<double> as_d(const std::optional<uint64_t>& v) {
+  return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
+}
+
+// reserved_bytes is everything the allocator holds (PyTorch >= 2.2 states the unallocated
+// cache separately: reserved_unallocated_bytes); the cache is reserved minus allocated otherwise.
+OomFigures figures(const AppMessage& m) {
+  OomFigures f{as_d(m.tried_bytes),     as_d(m.total_bytes),   as_d(m.free_bytes),
+               as_d(m.allocated_bytes), as_d(m.process_bytes), {},
+               as_d(m.reserved_bytes)};
+  if (m.reserved_unallocated_bytes) {
+    f.unallocated = static_cast<double>(*m.reserved_unallocated_bytes);
+    if (!f.reserved && f.allocated) f.reserved = *f.allocated + *f.unallocated;
+  } else if (f.reserved && f.allocated && *f.reserved >= *f.allocated) {
+    f.unallocated = *f.reserved - *f.allocated;
+  }
+  return f;
+}
+
+const std::string kShrinkRemedy =
+    "Make the step need less memory: a smaller batch (keep the effective batch with gradient "
+    "accumulation), shorter sequences or smaller inputs, mixed precision (BF16/FP16), activation "
+    "(gradient) checkpointing; for inference, process the input in smaller tiles or chunks.";
+
+void oom_finding(const std::vector<const AppMessage*>& ms, Findings& out) {
+  // The message with the most figures speaks for the group.
+  const AppMessage* m = *std::max_element(ms.begin(), ms.end(), [](auto* a, auto* b) {
+    auto n = [](const AppMessage* x) {
+      return int(x->tried_bytes.has_value()) + int(x->total_bytes.has_value()) +
+             int(x->free_bytes.has_value()) + int(x->allocated_bytes.has_value()) +
+             int(x->reserved_bytes.has_value()) + int(x->process_bytes.has_value());
+    };
+    return n(a) < n(b);
+  });
+  const OomFigures f = figures(*m);
+  std::vector<std::string> ev;
+  std::string head = "CUDA out of memory" + gpu_words(*m);
+  if (f.tried) head += ": tried to allocate " + bytes_text(*m->tried_bytes);
+  if (f.free) head += ", " + bytes_text(*m->free_bytes) + " free";
+  if (f.total) head += " of " + bytes_text(*m->total_bytes) + " total";
+  ev.push_back(head);
+  if (f.process) {
+    std::string line = "this process holds " + bytes_text(*m->process_bytes);
+    if (f.allocated) line += ": " + bytes_text(*m->allocated_bytes) + " allocated by the framework";
+    if (f.unallocated)
+      line += fmt::format(", {} reserved but unallocated",
+                          bytes_text(static_cast<uint64_t>(*f.unallocated)));
+    ev.push_back(std::move(line));
+  } else if (f.allocated || f.reserved) {
+    ev.push_back(fmt::format("{} allocated, {} reserved by the framework",
+                             f.allocated ? bytes_text(*m->allocated_bytes) : "?",
+                             f.reserved ? bytes_text(static_cast<uint64_t>(*f.reserved)) : "?"));
+  }
+
+  std::string title;
+  std::string remedy;
+  // Figures that exceed the card cannot be fed into "who else holds memory" arithmetic.
+  const bool beyond_card = f.total && ((f.allocated && *f.allocated > *f.total) ||
+                                       (f.reserved && *f.reserved > *f.total));
+  if (beyond_card) {
+    ev.push_back(fmt::format(
+        "the figures are inconsistent: the framework reports more allocated/reserved than the "
+        "GPU's {} total, so the process already uses more than the card's dedicated memory "
+        "(most likely spilled into shared system memory: Windows sysmem fallback or unified "
+        "memory, which is slow); no per-holder arithmetic is possible",
+        bytes_text(*m->total_bytes)));
+  }
+  const bool too_big = f.tried && f.total && *f.tried > *f.total;
+  const bool fragmented = f.unallocated && f.reserved && *f.reserved > 0 && !beyond_card &&
+                          *f.unallocated >= kFragmentedMinBytes &&
+                          *f.unallocated >= kFragmentedShare * *f.reserved;
+  const double reclaimable = f.free.value_or(0) + f.unallocated.value_or(0);
+  std::optional<double> others;
+  if (f.total && f.free && f.process && !beyond_card) others = *f.total - *f.free - *f.process;
+  // The message may name the other holders itself ("Process 1234 has 20.00 GiB memory in use").
+  double named_others = 0;
+  for (const AppProcessMemory& p : m->other_processes) named_others += static_cast<double>(p.bytes);
+  if (named_others > 0 && (!others || named_others > *others)) others = named_others;
+  const bool other_holder =
+      others &&
+      *others >= std::max(kOtherHolderMinBytes, kOtherHolderMinShare * f.total.value_or(0));
+
+  if (too_big) {
+    title = fmt::format("CUDA out of memory{}: one request ({}) is larger than the whole GPU ({})",
+                        gpu_words(*m), bytes_text(*m->tried_bytes), bytes_text(*m->total_bytes));
+    ev.push_back("the request alone cannot fit on this GPU, whatever else is freed");
+    remedy =
+        "Reduce the batch or input size (e.g. run inference on smaller tiles), split the "
+        "operation, or use a GPU with more memory / shard the model across GPUs. " +
+        kShrinkRemedy;
+  } else if (other_holder) {
+    title = fmt::format("CUDA out of memory{}: other processes hold {} of the GPU", gpu_words(*m),
+                        bytes_text(static_cast<uint64_t>(*others)));
+    if (f.total && f.free && f.process)
+      ev.push_back(fmt::format(
+          "{} total - {} free - {} this process = {} held by others", bytes_text(*m->total_bytes),
+          bytes_text(*m->free_bytes), bytes_text(*m->process_bytes),
+          bytes_text(static_cast<uint64_t>(std::max(0.0, *f.total - *f.free - *f.process)))));
+    for (const AppProcessMemory& p : m->other_processes)
+      ev.push_back(fmt::format("process {} holds {}", p.pid, bytes_text(p.bytes)));
+    remedy =
+        "Find the other holders (nvidia-smi --query-compute-apps=pid,name,used_memory "
+        "--format=csv) and stop stale jobs or notebook kernels, or run on a free GPU "
+        "(CUDA_VISIBLE_DEVICES).";
+  } else if (fragmented && f.tried && *f.tried <= reclaimable) {
+    title = fmt::format("CUDA out of memory{}: fragmentation ({} reserved but unallocated)",
+                        gpu_words(*m), bytes_text(static_cast<uint64_t>(*f.unallocated)));
+    ev.push_back(fmt::format(
+        "{} of the {} the allocator holds is cached but unused; free + cached ({}) would fit the "
+        "request",
+        pct(*f.unallocated / *f.reserved), bytes_text(static_cast<uint64_t>(*f.reserved)),
+        bytes_text(static_cast<uint64_t>(reclaimable))));
+    remedy =
+        "Let the allocator grow segments instead of fragmenting: "
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (older PyTorch: "
+        "max_split_size_mb:128); avoid keeping many differently sized tensors alive. If it "
+        "still fails: " +
+        kShrinkRemedy;
+  } else if (f.tried && f.free && *f.tried > reclaimable && f.unallocated) {
+    title = fmt::format(
+        "CUDA out of memory{}: the request ({}) is larger than free plus cached memory ({})",
+        gpu_words(*m), bytes_text(*m->tried_bytes), bytes_text(static_cast<uint64_t>(reclaimable)));
+    ev.push_back(
+        fmt::format("{} free + {} reserved but unallocated = {} < {} requested",
+                    bytes_text(*m->free_bytes), bytes_text(static_cast<uint64_t>(*f.unallocated)),
+                    bytes_text(static_cast<uint64_t>(reclaimable)), bytes_text(*m->tried_bytes)));
+    if (fragmented)
+      ev.push_back(
+          "the cached share is large: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True may reduce "
+          "the waste, but on its own it cannot make this request fit");
+    remedy =
+        "The operation needs more memory than this GPU can give while the model is "
+        "resident: reduce the input/patch/batch size or split the operation. " +
+        kShrinkRemedy;
+  } else {
+    title =
+        fmt::format("CUDA out of memory{}: the job's own working set does not fit", gpu_words(*m));
+    if (others && f.total)
+      ev.push_back(
+          fmt::format("no other process holds a significant share ({} beyond this "
+                      "process)",
+                      bytes_text(static_cast<uint64_t>(std::max(0.0, *others)))));
+    if (f.unallocated && !fragmented)
+      ev.push_back(fmt::format("{} reserved but unallocated: not fragmentation",
+                               bytes_text(static_cast<uint64_t>(*f.unallocated))));
+    remedy = kShrinkRemedy;
+  }
+  if (m->framework == "tensorflow")
+    remedy +=
+        " TensorFlow reserves nearly all GPU memory up front: enable memory growth "
+        "(tf.config.experimental.set_memory_growth) when several processes share a GPU.";
+  else if (m->framework == "jax")
+    remedy +=
+        " JAX preallocates 75% of GPU memory: XLA_PYTHON_CLIENT_PREALLOCATE=false or "
+        "XLA_PYTHON_CLIENT_MEM_FRACTION when the GPU is shared.";
+  for (auto& line : message_lines(ms)) ev.push_back(std::move(line));
+  Finding x = make_finding("memory.cuda_oom", Severity::kWarning, nullptr, std::move(title),
+                           std::move(ev), std::move(remedy));
+  x.pci_bus_id = m->pci_bus_id;
+  out.push_back(std::move(x));
+}
+
+// Simple one-message-kind findings: the title, the severity and the registry's remedy.
+void simple(const DiagnoseContext& c, AppMessageKind k, std::string_view code, Severity sev,
+            const std::string& title, std::vector<std::string> extra, Findings& out) {
+  const auto ms = of_kind(c, k);
+  if (ms.empty()) return;
+  auto ev = message_lines(ms);
+  for (auto& e : extra) ev.push_back(std::move(e));
+  Finding x = make_finding(code, sev, nullptr, title + gpu_words(*ms.front()), std::move(ev));
+  x.pci_bus_id = ms.front()->pci_bus_id;
+  out.push_back(std::move(x));
+}
+
+}  // namespace
+
+void rule_app_cuda_oom(const DiagnoseContext& c, Findings& out) {
+  // One finding per GPU the messages name: several ranks may each run out.
+  std::map<std::optional<unsigned>, std::vector<const AppMessage*>> by_gpu;
+  for (const AppMessage* m : of_kind(c, AppMessageKind::kCudaOutOfMemory))
+    by_gpu[m->gpu_index].push_back(m);
+  for (const auto& [gpu, ms] : by_gpu) oom_finding(ms, out);
+}
+
+void rule_app_nccl_error(const DiagnoseContext& c, Findings& out) {
+  // A peer-access failure underneath names the cause itself (cuda.peer_access_unsupported).
+  if (!of_kind(c, AppMessageKind::kPeerAccessUnsupported).empty()) return;
+  simple(c, AppMessageKind::kNcclError, "nccl.error", Severity::kWarning,
+         "NCCL communication failed", {}, out);
+}
+
+void rule_app_nccl_timeout(const DiagnoseContext& c, Findings& out) {
+  simple(c, AppMessageKind::kNcclTimeout, "nccl.timeout", Severity::kWarning,
+         "An NCCL collective timed out (watchdog): a rank stalled or died",
+         {"the rank that timed out is usually the victim: the cause is on the rank that stopped "
+          "answering"},
+         out);
+}
+
+void rule_app_peer_access(const DiagnoseContext& c, Findings& out) {
+  const auto ms = of_kind(c, AppMessageKind::kPeerAccessUnsupported);
+  if (ms.empty()) return;
+  auto ev = message_lines(ms);
+  const auto nccl = of_kind(c, AppMessageKind::kNcclError);
+  if (!nccl.empty())
+    ev.push_back(fmt::format("the job then failed with \"{}\"", nccl.front()->text));
+  ev.push_back(
+      "the failing path is direct GPU peer-to-peer (P2P/IPC) inside the node, not the network");
+  out.push_back(make_finding("cuda.peer_access_unsupported", Severity::kWarning, nullptr,
+                             "GPU peer-to-peer access is not supported between these GPUs",
+                             std::move(ev)));
+}
+
+void rule_app_driver_insufficient(const DiagnoseContext& c, Findings& out) {
+  const auto ms = of_kind(c, AppMessageKind::kDriverInsufficient);
+  if (ms.empty()) return;
+  auto ev = message_lines(ms);
+  // The CUDA runtime in use: from the message, else a framework's or toolkit's in host facts.
+  std::optional<std::string> runtime;
+  for (const AppMessage* m : ms) {
+    if (m->cuda_runtime_version) runtime = m->cuda_runtime_version;
+  }
+  if (!runtime && c.obs.host) {
+    for (const FrameworkRuntime& fw : c.obs.host->frameworks) {
+      if (fw.cuda) runtime = fw.cuda;
+    }
+    if (!runtime && !c.obs.host->cuda_toolkits.empty())
+      runtime = c.obs.host->cuda_toolkits.back().version;
+  }
+  std::optional<DriverVersion> drv = running_driver(c);
+  for (const AppMessage* m : ms) {
+    if (!drv && m->driver_version) drv = parse_driver_version(*m->driver_version);
+  }
+  const auto need = runtime ? cuda_driver_need(*runtime) : std::nullopt;
+  const auto max_cuda = driver_max_cuda(c);
+  if (drv) ev.push_back("driver " + driver_version_string(*drv));
+  if (max_cuda) ev.push_back("the driver supports CUDA up to " + cuda_version_string(*max_cuda));
+  if (runtime) ev.push_back("CUDA runtime in use: " + *runtime);
+  bool supported = false;
+  if (drv && need) {
+    supported = *drv >= need->compat_min.value_or(need->toolkit_min);
+    ev.push_back(fmt::format("CUDA {} needs driver >= {}", need->cuda,
+                             driver_version_string(need->compat_min.value_or(need->toolkit_min))));
+  }
+  if (supported) {
+    ev.push_back(fmt::format("driver {} does support CUDA {}: the error has another cause",
+                             driver_version_string(*drv), need->cuda));
+    out.push_back(make_finding(
+        "cuda.driver_insufficient", Severity::kCritical, nullptr,
+        fmt::format("\"CUDA driver version is insufficient\" although driver {} supports CUDA {}",
+                    driver_version_string(*drv), need->cuda),
+        std::move(ev),
+        "The process does not load the host driver's libcuda: a cuda-compat package or an "
+        "image's stub libcuda.so earlier on LD_LIBRARY_PATH, or a container started without the "
+        "driver libraries mounted (use the NVIDIA Container Toolkit: --gpus all / "
+        "--runtime=nvidia). Check with ldconfig -p | grep libcuda and ldd on the program."));
+    return;
+  }
+  std::string title = "The NVIDIA driver is older than the CUDA runtime the program uses";
+  std::string remedy =
+      "Upgrade the driver to one that supports the program's CUDA version, or use a build of "
+      "the program/framework for the CUDA version the driver supports (nvidia-smi shows it as "
+      "\"CUDA Version\").";
+  if (drv && need) {
+    title =
+        fmt::format("Driver {} is too old for CUDA {}", driver_version_string(*drv), need->cuda);
+    remedy = fmt::format(
+        "Install driver {} or newer, or use a build of the program for the CUDA version the "
+        "driver supports.",
+        driver_version_string(need->toolkit_min));
+  }
+  out.push_back(make_finding("cuda.driver_insufficient", Severity::kCritical, nullptr,
+                             std::move(title), std::move(ev), std::move(remedy)));
+}
+
+void rule_app_no_cuda_device(const DiagnoseContext& c, Findings& out) {
+  std::vector<std::string> extra;
+  if (c.obs.host) {
+    if (auto it = c.obs.host->env.find("CUDA_VISIBLE_DEVICES"); it != c.obs.host->env.end())
+      extra.push_back("CUDA_VISIBLE_DEVICES=" + it->second);
+  }
+  if (!c.gpus.empty())
+    extra.push_back(
+        fmt::format("{} GPU(s) are visible to nvidia-smi/NVML in the input: the "
+                    "process's view differs (CUDA_VISIBLE_DEVICES, container)",
+                    c.gpus.size()));
+  simple(c, AppMessageKind::kNoCudaDevice, "cuda.no_device", Severity::kCritical,
+         "The CUDA program found no CUDA-capable device", std::move(extra), out);
+}
+
+void rule_app_smi_no_driver(const DiagnoseContext& c, Findings& out) {
+  simple(c, AppMessageKind::kSmiCannotTalkToDriver, "driver.smi_cannot_communicate",
+         Severity::kCritical, "nvidia-smi cannot communicate with the NVIDIA driver", {}, out);
+}
+
+void rule_app_no_device_handle(const DiagnoseContext& c, Findings& out) {
+  simple(c, AppMessageKind::kNoDeviceHandle, "gpu.no_device_handle", Severity::kCritical,
+         "The driver cannot get a handle for a GPU (lost or failed to initialise)", {}, out);
+}
+
+void rule_app_docker_no_gpu(const DiagnoseContext& c, Findings& out) {
+  simple(c, AppMessageKind::kDockerNoGpuDriver, "container.no_gpu_runtime", Severity::kCritical,
+         "Docker has no GPU device driver: the NVIDIA Container Toolkit is missing or not "
+         "configured",
+         {}, out);
+}
+
+void rule_app_launch_failure(const DiagnoseContext& c, Findings& out) {
+  simple(c, AppMessageKind::kLaunchFailure, "cuda.launch_failure", Severity::kWarning,
+         "A CUDA kernel crashed (unspecified launch failure)", {}, out);
+}
+
+void rule_app_illegal_address(const DiagnoseContext& c, Findings& out) {
+  simple(c, AppMessageKind::kIllegalAddress, "cuda.illegal_address", Severity::kWarning,
+         "A CUDA kernel accessed memory it does not own (illegal memory access)", {}, out);
+}
+
+void rule_app_uncorrectable_ecc(const DiagnoseContext& c, Findings& out) {
+  simple(c, AppMessageKind::kUncorrectableEcc, "ecc.uncorrectable_reported", Severity::kCritical,
+         "The GPU reported an uncorrectable ECC memory error to the application",
+         {"a GPU memory health event, not a bug in the program: the generic "
+          "CUDA_LAUNCH_BLOCKING / TORCH_USE_CUDA_DSA hints printed with it do not apply"},
+         out);
+}
+
+void rule_app_other_error(const DiagnoseContext& c, Findings& out) {
+  simple(c, AppMessageKind::kOther, "app.cuda_error", Severity::kInfo,
+         "The application reported a CUDA or driver error", {}, out);
+}
+
+}  // namespace gw

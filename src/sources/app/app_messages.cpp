@@ -1,0 +1,393 @@
+// Application/tool error lines -> AppMessage. Each message is known by the wording its tool
+// prints (the phrases below are the tools' own), never by where it stands in the file.
+#include "sources/app/app_messages.h"
+
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <string>
+
+#include "core/event.h"
+#include "sources/smi/text_util.h"
+
+namespace gw {
+
+namespace {
+
+size_t find_ci(std::string_view hay, std::string_view needle, size_t from = 0) {
+  if (needle.empty() || hay.size() < needle.size()) return std::string_view::npos;
+  for (size_t i = from; i + needle.size() <= hay.size(); ++i) {
+    size_t k = 0;
+    while (k < needle.size() && std::tolower(static_cast<unsigned char>(hay[i + k])) ==
+                                    std::tolower(static_cast<unsigned char>(needle[k])))
+      ++k;
+    if (k == needle.size()) return i;
+  }
+  return std::string_view::npos;
+}
+
+bool has(std::string_view hay, std::string_view needle) {
+  return hay.find(needle) != std::string_view::npos;
+}
+bool has_ci(std::string_view hay, std::string_view needle) {
+  return find_ci(hay, needle) != std::string_view::npos;
+}
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// The amount right after `key` ("Tried to allocate 22.00 MiB") or right before it
+// ("17.20 GiB already allocated"), searched from `from`.
+std::optional<uint64_t> bytes_after(std::string_view s, std::string_view key, size_t from = 0) {
+  const size_t p = find_ci(s, key, from);
+  if (p == std::string_view::npos) return std::nullopt;
+  return parse_app_bytes(s.substr(p + key.size()));
+}
+
+std::optional<uint64_t> bytes_before(std::string_view s, std::string_view key) {
+  const size_t p = find_ci(s, key);
+  if (p == std::string_view::npos) return std::nullopt;
+  // Walk back over "<num> <unit>".
+  size_t b = p;
+  while (b > 0 && s[b - 1] == ' ') --b;
+  while (b > 0 && std::isalpha(static_cast<unsigned char>(s[b - 1]))) --b;
+  while (b > 0 && s[b - 1] == ' ') --b;
+  while (b > 0 && (is_digit(s[b - 1]) || s[b - 1] == '.' || s[b - 1] == ',')) --b;
+  return parse_app_bytes(s.substr(b, p - b));
+}
+
+std::string framework_of(std::string_view s) {
+  if (has_ci(s, "torch") || has(s, "PyTorch") || has(s, "PYTORCH_CUDA_ALLOC_CONF"))
+    return "pytorch";
+  if (has_ci(s, "tensorflow") || has(s, "_bfc") || has(s, "ResourceExhaustedError"))
+    return "tensorflow";
+  if (has_ci(s, "jax") || has(s, "XlaRuntimeError") || has(s, "RESOURCE_EXHAUSTED") ||
+      has(s, "xla"))
+    return "jax";
+  if (has(s, "NCCL") || has(s, "nccl")) return "nccl";
+  if (has(s, "nvidia-container-cli") || has_ci(s, "docker") || has(s, "OCI runtime"))
+    return "docker";
+  if (has(s, "NVIDIA-SMI") || has(s, "nvidia-smi")) return "nvidia-smi";
+  if (has(s, "NVML")) return "nvml";
+  return "cuda";
+}
+
+// GPU index from "GPU 0", "GPU_0_bfc", "device:GPU:0", "cuda:0", "device ordinal 0".
+std::optional<unsigned> gpu_index_of(std::string_view s) {
+  for (std::string_view key : {"device:GPU:", "GPU_", "cuda:", "device ordinal ", "GPU "}) {
+    size_t p = 0;
+    while ((p = s.find(key, p)) != std::string_view::npos) {
+      p += key.size();
+      size_t used = 0;
+      const uint64_t n = text::leading_digits(s.substr(p), used);
+      if (used > 0 && used < 4) return static_cast<unsigned>(n);
+    }
+  }
+  return std::nullopt;
+}
+
+void oom_figures(std::string_view s, AppMessage& m) {
+  m.tried_bytes = bytes_after(s, "Tried to allocate ");
+  if (!m.tried_bytes) m.tried_bytes = bytes_after(s, "trying to allocate ");
+  if (!m.tried_bytes) m.tried_bytes = bytes_after(s, "while trying to allocate ");
+  if (!m.tried_bytes) m.tried_bytes = bytes_after(s, "Out of memory allocating ");
+  if (!m.tried_bytes) m.tried_bytes = bytes_after(s, "Failed to allocate request for ");
+  // PyTorch >= 2.2: "GPU 0 has a total capacity of 23.65 GiB of which 11.06 MiB is free.
+  // Including non-PyTorch memory, this process has 23.60 GiB memory in use. Of the allocated
+  // memory 22.90 GiB is allocated by PyTorch, and 194.87 MiB is reserved by PyTorch but
+  // unallocated."
+  m.total_bytes = bytes_after(s, "total capacity of ");
+  if (m.total_bytes) {
+    m.free_bytes = bytes_after(s, " of which ");
+    m.process_bytes = bytes_after(s, "this process has ");
+    m.allocated_bytes = bytes_after(s, "Of the allocated memory ");
+    m.reserved_unallocated_bytes = bytes_before(s, "is reserved by PyTorch but unallocated");
+    if (m.allocated_bytes && m.reserved_unallocated_bytes)
+      m.reserved_bytes = *m.allocated_bytes + *m.reserved_unallocated_bytes;
+    // "Process 1234 has 20.00 GiB memory in use" (other processes, newest wording).
+    size_t p = 0;
+    while ((p = s.find("Process ", p)) != std::string_view::npos) {
+      p += 8;
+      size_t used = 0;
+      const uint64_t pid = text::leading_digits(s.substr(p), used);
+      if (used == 0 || used > 9 || s.substr(p + used, 5) != " has ") continue;
+      if (auto b = parse_app_bytes(s.substr(p + used + 5)))
+        m.other_processes.push_back({static_cast<uint32_t>(pid), *b});
+    }
+    return;
+  }
+  // PyTorch <= 2.1: "(GPU 0; 8.00 GiB total capacity; 17.20 GiB already allocated; 0 bytes
+  // free; 19.15 GiB reserved in total by PyTorch)"; 1.x: "... 1.05 GiB cached)".
+  m.total_bytes = bytes_before(s, "total capacity");
+  m.allocated_bytes = bytes_before(s, "already allocated");
+  m.free_bytes = bytes_before(s, "free;");
+  if (!m.free_bytes) m.free_bytes = bytes_before(s, "free)");
+  m.reserved_bytes = bytes_before(s, "reserved in total");
+  if (!m.reserved_bytes) m.reserved_bytes = bytes_before(s, "cached)");
+  // TensorFlow BFC stats line: "Limit: 15701463040 InUse: ..." is on its own line; JAX/XLA
+  // "Out of memory while trying to allocate 17179869184 bytes." gives only the request.
+}
+
+struct Phrase {
+  std::string_view text;
+  AppMessageKind kind;
+  bool ci;
+};
+
+// Order matters: the more specific phrase first.
+constexpr std::array kPhrases = {
+    Phrase{"peer access is not supported", AppMessageKind::kPeerAccessUnsupported, true},
+    Phrase{"CUDA driver version is insufficient", AppMessageKind::kDriverInsufficient, true},
+    Phrase{"cudaErrorInsufficientDriver", AppMessageKind::kDriverInsufficient, false},
+    Phrase{"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", AppMessageKind::kDriverInsufficient, false},
+    Phrase{"no CUDA-capable device is detected", AppMessageKind::kNoCudaDevice, true},
+    Phrase{"CUDA_ERROR_NO_DEVICE", AppMessageKind::kNoCudaDevice, false},
+    Phrase{"cudaErrorNoDevice", AppMessageKind::kNoCudaDevice, false},
+    Phrase{"Driver/library version mismatch", AppMessageKind::kNvmlVersionMismatch, true},
+    Phrase{"couldn't communicate with the NVIDIA driver", AppMessageKind::kSmiCannotTalkToDriver,
+           true},
+    Phrase{"Unable to determine the device handle for", AppMessageKind::kNoDeviceHandle, true},
+    Phrase{"could not select device driver", AppMessageKind::kDockerNoGpuDriver, true},
+    Phrase{"unspecified launch failure", AppMessageKind::kLaunchFailure, true},
+    Phrase{"CUDA_ERROR_LAUNCH_FAILED", AppMessageKind::kLaunchFailure, false},
+    Phrase{"illegal memory access was encountered", AppMessageKind::kIllegalAddress, true},
+    Phrase{"CUDA_ERROR_ILLEGAL_ADDRESS", AppMessageKind::kIllegalAddress, false},
+    Phrase{"uncorrectable ECC error encountered", AppMessageKind::kUncorrectableEcc, true},
+    Phrase{"CUDA_ERROR_ECC_UNCORRECTABLE", AppMessageKind::kUncorrectableEcc, false},
+    Phrase{"Watchdog caught collective operation timeout", AppMessageKind::kNcclTimeout, true},
+    Phrase{"NCCL timeout", AppMessageKind::kNcclTimeout, true},
+    Phrase{"NCCL communicator was aborted", AppMessageKind::kNcclTimeout, true},
+    Phrase{"CUDA out of memory", AppMessageKind::kCudaOutOfMemory, true},
+    Phrase{"OutOfMemoryError", AppMessageKind::kCudaOutOfMemory, false},
+    Phrase{"CUDA error: out of memory", AppMessageKind::kCudaOutOfMemory, true},
+    Phrase{"CUDA_ERROR_OUT_OF_MEMORY", AppMessageKind::kCudaOutOfMemory, false},
+    Phrase{"cudaErrorMemoryAllocation", AppMessageKind::kCudaOutOfMemory, false},
+    Phrase{"OOM when allocating tensor", AppMessageKind::kCudaOutOfMemory, false},
+    Phrase{"ran out of memory trying to allocate", AppMessageKind::kCudaOutOfMemory, false},
+    Phrase{"RESOURCE_EXHAUSTED: Out of memory", AppMessageKind::kCudaOutOfMemory, false},
+    Phrase{"Out of memory while trying to allocate", AppMessageKind::kCudaOutOfMemory, false},
+    Phrase{"NCCL error", AppMessageKind::kNcclError, true},
+    Phrase{"ncclUnhandledCudaError", AppMessageKind::kNcclError, false},
+    Phrase{"ncclSystemError", AppMessageKind::kNcclError, false},
+    Phrase{"ncclInternalError", AppMessageKind::kNcclError, false},
+    Phrase{"ncclInvalidUsage", AppMessageKind::kNcclError, false},
+    Phrase{"ncclRemoteError", AppMessageKind::kNcclError, false},
+    Phrase{"device-side assert triggered", AppMessageKind::kOther, true},
+    Phrase{"CUDA-capable device(s) is/are busy or unavailable", AppMessageKind::kOther, true},
+    Phrase{"forward compatibility was attempted on non supported HW", AppMessageKind::kOther, true},
+    Phrase{"system has unsupported display driver / cuda driver combination",
+           AppMessageKind::kOther, true},
+};
+
+// deviceQuery and friends: "cudaGetDeviceCount returned 35".
+std::optional<AppMessage> cuda_call_returned(std::string_view s) {
+  const size_t p = s.find(" returned ");
+  if (p == std::string_view::npos || !text::starts_with(text::trim(s), "cuda")) return std::nullopt;
+  size_t used = 0;
+  const uint64_t code = text::leading_digits(s.substr(p + 10), used);
+  if (used == 0 || used > 4) return std::nullopt;
+  AppMessage m;
+  m.framework = "cuda";
+  m.cuda_error_code = static_cast<int>(code);
+  switch (code) {
+    case 35:
+      m.kind = AppMessageKind::kDriverInsufficient;
+      break;
+    case 100:
+      m.kind = AppMessageKind::kNoCudaDevice;
+      break;
+    case 2:
+      m.kind = AppMessageKind::kCudaOutOfMemory;
+      break;
+    default:
+      m.kind = AppMessageKind::kOther;
+  }
+  return m;
+}
+
+// "CUDA error 217" / "handle : 217 peer access ..." / "CUDA error: ... (217)".
+std::optional<int> cuda_code_in(std::string_view s) {
+  for (std::string_view key : {"CUDA error ", "handle : ", "cuda error "}) {
+    const size_t p = s.find(key);
+    if (p == std::string_view::npos) continue;
+    size_t used = 0;
+    const uint64_t n = text::leading_digits(s.substr(p + key.size()), used);
+    if (used > 0 && used < 5) return static_cast<int>(n);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<uint64_t> parse_app_bytes(std::string_view s) {
+  s = text::trim(s);
+  size_t i = 0;
+  while (i < s.size() && (is_digit(s[i]) || s[i] == '.')) ++i;
+  if (i == 0) return std::nullopt;
+  const auto num = text::parse_double(s.substr(0, i));
+  if (!num || !std::isfinite(*num) || *num < 0 || *num > 1e19) return std::nullopt;
+  std::string_view unit = s.substr(i);
+  while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+  double mul = 0;
+  auto unit_is = [&](std::string_view u) {
+    return unit.size() >= u.size() && text::iequals(unit.substr(0, u.size()), u) &&
+           (unit.size() == u.size() || !std::isalpha(static_cast<unsigned char>(unit[u.size()])));
+  };
+  if (unit_is("GiB"))
+    mul = 1024.0 * 1024 * 1024;
+  else if (unit_is("MiB"))
+    mul = 1024.0 * 1024;
+  else if (unit_is("KiB"))
+    mul = 1024.0;
+  else if (unit_is("TiB"))
+    mul = 1024.0 * 1024 * 1024 * 1024;
+  else if (unit_is("GB"))
+    mul = 1e9;
+  else if (unit_is("MB"))
+    mul = 1e6;
+  else if (unit_is("KB") || unit_is("kB"))
+    mul = 1e3;
+  else if (unit_is("bytes") || unit_is("byte") || unit_is("B"))
+    mul = 1;
+  if (mul == 0) return std::nullopt;
+  const double v = *num * mul;
+  if (v > 1.8e19) return std::nullopt;
+  return static_cast<uint64_t>(std::llround(v));
+}
+
+std::optional<AppMessage> parse_app_message_line(std::string_view line, std::string_view origin) {
+  const std::string_view s = text::trim(line);
+  if (s.size() < 8) return std::nullopt;
+  std::optional<AppMessage> out = cuda_call_returned(s);
+  if (!out) {
+    for (const Phrase& ph : kPhrases) {
+      const bool hit = ph.ci ? has_ci(s, ph.text) : has(s, ph.text);
+      if (!hit) continue;
+      out.emplace();
+      out->kind = ph.kind;
+      break;
+    }
+  }
+  if (!out) return std::nullopt;
+  AppMessage& m = *out;
+  if (m.framework.empty()) m.framework = framework_of(s);
+  m.text = std::string(s);
+  m.origin = std::string(origin);
+  if (!m.cuda_error_code) m.cuda_error_code = cuda_code_in(s);
+  switch (m.kind) {
+    case AppMessageKind::kCudaOutOfMemory:
+      oom_figures(s, m);
+      m.gpu_index = gpu_index_of(s);
+      break;
+    case AppMessageKind::kNoDeviceHandle: {
+      // "Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error"
+      const size_t p = find_ci(s, "handle for ");
+      std::string_view rest = s.substr(p + 11);
+      if (text::starts_with(rest, "GPU")) rest.remove_prefix(3);
+      while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+      const size_t colon = rest.find(": ");
+      m.pci_bus_id = normalize_pci_bus_id(rest.substr(0, colon));
+      if (colon != std::string_view::npos) m.detail = std::string(rest.substr(colon + 2));
+      break;
+    }
+    case AppMessageKind::kNcclError:
+    case AppMessageKind::kNcclTimeout:
+      m.framework = "nccl";
+      if (const size_t v = s.find("NCCL version "); v != std::string_view::npos)
+        m.detail = std::string(s.substr(v));
+      break;
+    case AppMessageKind::kPeerAccessUnsupported:
+      if (has(s, "NCCL")) m.framework = "nccl";
+      break;
+    default:
+      m.gpu_index = gpu_index_of(s);
+      break;
+  }
+  return out;
+}
+
+bool is_app_context_line(std::string_view line) {
+  const std::string_view s = text::trim(line);
+  if (s.empty()) return false;
+  static constexpr std::array<std::string_view, 26> kContext = {
+      "Traceback (most recent call last)",
+      "During handling of the above exception",
+      "The above exception was the direct cause",
+      "CUDA kernel errors might be asynchronously reported",
+      "For debugging consider passing CUDA_LAUNCH_BLOCKING",
+      "Compile with `TORCH_USE_CUDA_DSA`",
+      "NCCL INFO",
+      "NCCL WARN",
+      "Result = FAIL",
+      "Result = PASS",
+      "deviceQuery Starting",
+      "CUDA Device Query (Runtime API)",
+      "Detected 0 CUDA Capable device",
+      "OCI runtime create",
+      "runc create failed",
+      "error running hook",
+      "nvidia-container-cli",
+      "Encountered errors while bringing up the project",
+      "Error response from daemon",
+      "NVML library version",
+      "Make sure that the latest NVIDIA driver is installed and running",
+      "torch.cuda.OutOfMemoryError",
+      "ProcessGroupNCCL",
+      "See documentation for Memory Management",
+      "Stats:",
+      "Exception raised from",
+  };
+  for (std::string_view k : kContext)
+    if (has(s, k)) return true;
+  // Python frames: '  File "train.py", line 12, in <module>'.
+  return text::starts_with(s, "File \"") && has(s, "\", line ");
+}
+
+bool AppScanner::take(std::string_view line, std::string_view origin, size_t line_no,
+                      std::vector<AppMessage>& out) {
+  const std::string_view s = text::trim(line);
+  // A CUDA version named by the program's path ("NVIDIA_CUDA-7.0_Samples", "cuda-12.4/bin").
+  for (std::string_view key : {"CUDA-", "cuda-"}) {
+    const size_t p = s.find(key);
+    if (p == std::string_view::npos) continue;
+    std::string_view v = s.substr(p + key.size());
+    size_t n = 0;
+    while (n < v.size() && (is_digit(v[n]) || v[n] == '.')) ++n;
+    if (n >= 3 && v.substr(0, n).find('.') != std::string_view::npos)
+      cuda_hint_ = std::string(v.substr(0, n));
+  }
+  std::string where = std::string(origin) + ":" + std::to_string(line_no);
+  if (auto m = parse_app_message_line(s, where)) {
+    if (m->kind == AppMessageKind::kDriverInsufficient && !m->cuda_runtime_version)
+      m->cuda_runtime_version = cuda_hint_;
+    in_traceback_ = false;
+    // deviceQuery prints "returned 35" then "-> CUDA driver version is insufficient ...":
+    // one error, not two.
+    const bool explains_previous =
+        text::starts_with(s, "->") ||
+        (!out.empty() && out.back().text.find(" returned ") != std::string::npos);
+    if (explains_previous && last_kind_ && *last_kind_ == m->kind && line_no <= last_line_ + 2 &&
+        !out.empty()) {
+      AppMessage& prev = out.back();
+      if (!prev.cuda_error_code) prev.cuda_error_code = m->cuda_error_code;
+      if (prev.detail.empty()) prev.detail = m->text;
+      last_line_ = line_no;
+      return true;
+    }
+    last_kind_ = m->kind;
+    last_line_ = line_no;
+    out.push_back(std::move(*m));
+    return true;
+  }
+  if (text::starts_with(s, "Traceback (most recent call last)")) in_traceback_ = true;
+  if (is_app_context_line(s)) return true;
+  // The source line under a traceback frame is indented code: part of the traceback.
+  if (in_traceback_ && !line.empty() && (line.front() == ' ' || line.front() == '\t')) return true;
+  if (in_traceback_ && !s.empty() && (line.front() != ' ')) in_traceback_ = false;
+  // "RuntimeError: ...", "torch.OutOfMemoryError: ..." without a phrase we know: an error
+  // line of the program, understood as such (not shown as a finding).
+  return false;
+}
+
+}  // namespace gw

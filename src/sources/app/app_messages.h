@@ -1,0 +1,41 @@
+// Application and tool error messages in captured text -> AppMessage: PyTorch / TensorFlow /
+// JAX out-of-memory (with their figures), NCCL errors and watchdog timeouts, CUDA runtime
+// errors, NVML / nvidia-smi / Docker failures, deviceQuery's "returned N". Pure functions over
+// one line at a time; AppScanner keeps the little context a message needs across lines
+// (a CUDA version named in a prompt path, a message repeated on the next line).
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/observation.h"
+
+namespace gw {
+
+// One line -> a message, or nullopt. `origin` is "file:line" for the AppMessage.
+std::optional<AppMessage> parse_app_message_line(std::string_view line, std::string_view origin);
+
+// Lines that belong to an application's error output without being a message of their own:
+// Python traceback frames, PyTorch's "CUDA kernel errors might be asynchronously reported",
+// NCCL INFO lines, deviceQuery's banner, container-runtime continuation lines...
+bool is_app_context_line(std::string_view line);
+
+// "<number><space?><unit>" with GiB/MiB/KiB/GB/MB/KB/bytes/B -> bytes ("0 bytes" = 0).
+std::optional<uint64_t> parse_app_bytes(std::string_view s);
+
+class AppScanner {
+ public:
+  // True when the line was understood (a message, or context of one); a message is appended
+  // to `out` unless it repeats the previous one (same kind within two lines).
+  bool take(std::string_view line, std::string_view origin, size_t line_no,
+            std::vector<AppMessage>& out);
+
+ private:
+  std::optional<std::string> cuda_hint_;  // "NVIDIA_CUDA-7.0_Samples" in a prompt path
+  size_t last_line_ = 0;
+  std::optional<AppMessageKind> last_kind_;
+  bool in_traceback_ = false;
+};
+
+}  // namespace gw

@@ -1,0 +1,415 @@
+// One captured text -> Observation, part by part (see capture_reader.h). Hot paths: a 1 GB CSV
+// is one block read by the CSV parser itself (it finds the block's end in the same pass), and
+// a 1 GB kernel log costs one newline search and a first-byte test per line.
+#include "sources/capture_reader.h"
+
+#include <cctype>
+#include <string>
+
+#include "sources/app/app_messages.h"
+#include "sources/capture_merge.h"
+#include "sources/capture_text.h"
+#include "sources/env/env_reports.h"
+#include "sources/kmsg/kernel_log.h"
+#include "sources/smi/smi_csv.h"
+#include "sources/smi/smi_parsers.h"
+#include "sources/smi/text_util.h"
+
+namespace gw {
+
+namespace {
+
+using capture_text::Line;
+
+class Reader {
+ public:
+  Reader(std::string_view text, std::string_view origin, Observation& obs)
+      : text_(text), origin_(origin), obs_(obs), events_(obs), env_(std::string(origin)) {
+    cov_.origin = std::string(origin);
+  }
+
+  std::vector<CaptureSegment> run();
+
+ private:
+  Line line_at(size_t pos) const { return capture_text::line_at(text_, pos); }
+  bool try_block(const Line& l);
+  bool take_csv(const Line& l);
+  size_t block_end(const Line& first, bool (*fits)(const Line&));
+  void parse_block(CaptureFormat f, size_t begin, size_t end, size_t first_line);
+  void add_query_text(std::string_view block, size_t first_line);
+  void add_table(std::string_view block, size_t first_line);
+  void add_kernel_line(const Line& l);
+  void flush_kernel();
+  void segment(CaptureFormat f, size_t first_line, size_t last_line);
+  void not_understood(size_t line_no);
+  void rebase(size_t errors_before, size_t events_before, size_t first_line);
+  void finish_host();
+  void incomplete(std::string why);
+
+  std::string_view text_, origin_;
+  Observation& obs_;
+  EventReducer events_;
+  AppScanner app_;
+  EnvReader env_;
+  HostFacts host_;
+  InputCoverage cov_;
+  std::vector<CaptureSegment> segs_;
+  size_t pos_ = 0, line_no_ = 0;
+  // The kernel-log run being collected: [begin, end) of the text, its first and last line.
+  size_t k_begin_ = std::string_view::npos, k_end_ = 0, k_first_ = 0, k_last_ = 0;
+};
+
+void Reader::segment(CaptureFormat f, size_t first_line, size_t last_line) {
+  if (!segs_.empty() && segs_.back().format == f &&
+      (f == CaptureFormat::kAppLog || f == CaptureFormat::kEnvReport)) {
+    segs_.back().lines = last_line - segs_.back().first_line + 1;
+    return;
+  }
+  segs_.push_back({f, first_line, last_line - first_line + 1});
+  const std::string name(capture_format_name(f));
+  for (const auto& x : cov_.formats)
+    if (x == name) return;
+  cov_.formats.push_back(name);
+}
+
+void Reader::not_understood(size_t line_no) {
+  ++cov_.lines_not_understood;
+  if (!cov_.first_not_understood_line) cov_.first_not_understood_line = line_no;
+}
+
+void Reader::incomplete(std::string why) {
+  cov_.incomplete = true;
+  cov_.incomplete_reasons.push_back(std::move(why));
+}
+
+// Parsers name lines relative to the block they were given: make them file lines again.
+void Reader::rebase(size_t errors_before, size_t events_before, size_t first_line) {
+  if (first_line <= 1) return;
+  for (size_t i = errors_before; i < obs_.input_errors.size(); ++i)
+    capture_text::shift_line(obs_.input_errors[i].where, origin_, first_line - 1);
+  for (size_t i = events_before; i < obs_.events.size(); ++i)
+    capture_text::shift_line(obs_.events[i].origin, origin_, first_line - 1);
+}
+
+void Reader::add_kernel_line(const Line& l) {
+  if (k_begin_ == std::string_view::npos) {
+    k_begin_ = l.begin;
+    k_first_ = l.no;
+  }
+  k_end_ = l.next;
+  k_last_ = l.no;
+}
+
+void Reader::flush_kernel() {
+  if (k_begin_ == std::string_view::npos) return;
+  const size_t errs = obs_.input_errors.size(), evs = obs_.events.size();
+  parse_kernel_log_stream(
+      text_.substr(k_begin_, k_end_ - k_begin_), origin_,
+      [&](Event&& e) { events_.add(std::move(e)); }, &obs_.input_errors);
+  rebase(errs, evs, k_first_);
+  segment(CaptureFormat::kKernelLog, k_first_, k_last_);
+  k_begin_ = std::string_view::npos;
+}
+
+// Extends a block from `first` while lines fit it (blank lines may sit inside); ends after the
+// last line that fits.
+size_t Reader::block_end(const Line& first, bool (*fits)(const Line&)) {
+  size_t end = first.next, pos = first.next, last_no = first.no;
+  size_t no = first.no;
+  while (pos < text_.size()) {
+    Line l = line_at(pos);
+    l.no = ++no;
+    if (!l.trimmed.empty()) {
+      if (!fits(l)) break;
+      end = l.next;
+      last_no = l.no;
+    }
+    pos = l.next;
+  }
+  line_no_ = last_no;
+  return end;
+}
+
+void Reader::parse_block(CaptureFormat f, size_t begin, size_t end, size_t first_line) {
+  const std::string_view block = text_.substr(begin, end - begin);
+  const size_t errs = obs_.input_errors.size();
+  switch (f) {
+    case CaptureFormat::kSmiQueryXml: {
+      auto r = parse_smi_query_xml(block, origin_);
+      if (r)
+        obs_.samples.push_back(std::move(r.value()));
+      else
+        obs_.input_errors.push_back(r.error());
+      break;
+    }
+    case CaptureFormat::kSmiQueryText:
+      add_query_text(block, first_line);
+      break;
+    case CaptureFormat::kSmiTable:
+      add_table(block, first_line);
+      break;
+    case CaptureFormat::kSmiDmon: {
+      SampleReducer reducer;
+      auto r = parse_smi_dmon(
+          block, origin_, [&](const Snapshot& s) { reducer.add(s); }, &obs_.input_errors);
+      if (!r)
+        obs_.input_errors.push_back(r.error());
+      else if (r.value() == 0)
+        incomplete("nvidia-smi dmon header with no sample rows (line " +
+                   std::to_string(first_line) + ")");
+      merge_samples(reducer, origin_, obs_);
+      break;
+    }
+    case CaptureFormat::kSmiTopo: {
+      auto t = parse_smi_topo(block, origin_);
+      if (!t) {
+        obs_.input_errors.push_back(t.error());
+        break;
+      }
+      if (obs_.topology)
+        obs_.notes.push_back(std::string(origin_) + ":" + std::to_string(first_line) +
+                             ": a second topo -m table replaces the first one read");
+      obs_.topology = std::move(t.value());
+      break;
+    }
+    case CaptureFormat::kLspci: {
+      for (auto& d : parse_lspci(block)) host_.nvidia_pci_devices.push_back(std::move(d));
+      host_.sources.push_back(std::string(origin_) + ": lspci");
+      break;
+    }
+    default:
+      break;
+  }
+  rebase(errs, obs_.events.size(), first_line);
+  segment(f, first_line, line_no_);
+}
+
+void Reader::add_query_text(std::string_view block, size_t first_line) {
+  QueryTextInfo qi;
+  auto r = parse_smi_query_text_ex(block, origin_, &qi);
+  if (!r) {
+    obs_.input_errors.push_back(r.error());
+    return;
+  }
+  Snapshot& s = r.value();
+  const std::string at = std::string(origin_) + ":" + std::to_string(first_line);
+  if (qi.header_only) {
+    if (s.driver_version) host_.smi_driver_version = s.driver_version;
+    if (s.cuda_driver_version) host_.smi_cuda_version = cuda_version_string(*s.cuda_driver_version);
+    host_.sources.push_back(at + ": nvidia-smi -q header");
+    incomplete("nvidia-smi -q header without any GPU section (" + at + ")");
+    return;
+  }
+  if (qi.implicit_gpu) {
+    const std::string note =
+        at +
+        ": nvidia-smi -q fragment without a 'GPU <bus id>' line: read as one GPU of "
+        "unknown bus id";
+    cov_.notes.push_back(note);
+    obs_.notes.push_back(note);
+  }
+  const size_t read = qi.gpu_sections + (qi.implicit_gpu ? 1 : 0);
+  if (qi.attached_gpus && *qi.attached_gpus > read)
+    incomplete("Attached GPUs: " + std::to_string(*qi.attached_gpus) + " but " +
+               std::to_string(read) + " GPU section(s) read (" + at + "): the others are unknown");
+  cov_.elided_lines += qi.elided;
+  obs_.samples.push_back(std::move(s));
+}
+
+void Reader::add_table(std::string_view block, size_t first_line) {
+  auto r = parse_smi_table(block, origin_);
+  if (r) {
+    obs_.samples.push_back(std::move(r.value()));
+    return;
+  }
+  // No GPU rows: keep what the banner says (a table cut after its header).
+  text::LineReader rd(block);
+  std::string_view line;
+  bool banner = false;
+  while (rd.next(line)) {
+    if (auto b = parse_smi_banner_line(line)) {
+      if (b->driver_version) host_.smi_driver_version = b->driver_version;
+      if (b->cuda_version) host_.smi_cuda_version = b->cuda_version;
+      banner = true;
+    }
+  }
+  const std::string at = std::string(origin_) + ":" + std::to_string(first_line);
+  if (banner) {
+    host_.sources.push_back(at + ": nvidia-smi banner");
+    incomplete("nvidia-smi table without GPU rows (" + at + "): cut after its header");
+    return;
+  }
+  // The lower part of a table (the processes, a cut GPU row): nvidia-smi's, but no GPU in it.
+  for (std::string_view mark : {"MiB", "Bus-Id", "Processes", "Persistence-M", "GPU-Util", "PID"})
+    if (block.find(mark) != std::string_view::npos) {
+      incomplete("part of an nvidia-smi table without its GPU rows (" + at + ")");
+      return;
+    }
+  obs_.input_errors.push_back(r.error());
+}
+
+bool Reader::take_csv(const Line& l) {
+  if (!capture_text::looks_like_csv_header(l.trimmed)) return false;
+  flush_kernel();
+  SampleReducer reducer;
+  smi::CsvBlockInfo info;
+  const smi::CsvStopFn other = [](std::string_view line) {
+    return capture_text::claimed_by_other_format(text::trim(line));
+  };
+  const size_t errs = obs_.input_errors.size();
+  const std::string_view rest = text_.substr(l.begin);
+  auto r = smi::parse_smi_csv_block(
+      rest, origin_, [&](const Snapshot& s) { reducer.add(s); }, &obs_.input_errors,
+      smi::CsvPath::kFast, &other, &info);
+  if (!r) {
+    obs_.input_errors.push_back(r.error());
+    return false;
+  }
+  rebase(errs, obs_.events.size(), l.no);
+  if (info.rows == 0)
+    incomplete("CSV header with no data rows (line " + std::to_string(l.no) +
+               "): nothing was sampled");
+  cov_.elided_lines += info.elided;
+  merge_samples(reducer, origin_, obs_);
+  const size_t end = l.begin + info.end;
+  const size_t last = l.no + (info.end_line > 0 ? info.end_line - 1 : 0);
+  line_no_ = last;
+  pos_ = end;
+  segment(CaptureFormat::kSmiCsv, l.no, last);
+  return true;
+}
+
+bool Reader::try_block(const Line& l) {
+  if (take_csv(l)) return true;
+  const CaptureFormat f = capture_text::block_start(l, text_);
+  if (f == CaptureFormat::kUnknown) return false;
+  flush_kernel();
+  size_t end = 0;
+  if (f == CaptureFormat::kSmiQueryXml) {
+    // Through the closing tag (or to the end: a cut XML is the XML parser's to report).
+    const size_t close = text_.find("</nvidia_smi_log>", l.begin);
+    const size_t nl = close == std::string_view::npos ? close : text_.find('\n', close);
+    end = nl == std::string_view::npos ? text_.size() : nl + 1;
+    line_no_ = l.no + text::count_newlines(text_.data() + l.next, end - l.next) +
+               (end > l.next && text_[end - 1] != '\n' ? 1 : 0);
+  } else {
+    end = block_end(l, capture_text::block_fits(f));
+  }
+  parse_block(f, l.begin, end, l.no);
+  pos_ = end;
+  return true;
+}
+
+void Reader::finish_host() {
+  for (const auto& r : env_.reports()) host_.sources.push_back(r);
+  if (host_.sources.empty()) return;
+  if (!obs_.host) {
+    obs_.host = std::move(host_);
+    return;
+  }
+  HostFacts& h = *obs_.host;
+  auto fill = [](auto& dst, auto& src) {
+    if (!dst && src) dst = std::move(src);
+  };
+  fill(h.kernel_module_version, host_.kernel_module_version);
+  fill(h.smi_driver_version, host_.smi_driver_version);
+  fill(h.smi_cuda_version, host_.smi_cuda_version);
+  auto append = [](auto& dst, auto& src) {
+    for (auto& x : src) dst.push_back(std::move(x));
+  };
+  append(h.nvidia_pci_devices, host_.nvidia_pci_devices);
+  append(h.cuda_toolkits, host_.cuda_toolkits);
+  append(h.frameworks, host_.frameworks);
+  append(h.gpu_models, host_.gpu_models);
+  append(h.sources, host_.sources);
+}
+
+std::vector<CaptureSegment> Reader::run() {
+  text_ = text::strip_bom(text_);
+  std::string clean;  // the line without ANSI escapes, when it had any
+  while (pos_ < text_.size()) {
+    Line l = line_at(pos_);
+    l.no = ++line_no_;
+    ++cov_.lines;
+    if (l.trimmed.empty()) {
+      pos_ = l.next;
+      continue;
+    }
+    // Inside a dmesg run most lines are "[  123.456] ...": no other reader wants them (the hot
+    // path of a 1 GB log: one newline search and this test per line).
+    if (k_begin_ != std::string_view::npos &&
+        (capture_text::is_dmesg_bracket(l.trimmed) || capture_text::is_syslog_kernel(l.trimmed))) {
+      add_kernel_line(l);
+      pos_ = l.next;
+      continue;
+    }
+    if (text::has_escape(l.raw)) {
+      clean = text::strip_ansi(l.raw);
+      l.trimmed = text::trim(clean);
+      if (l.trimmed.empty()) {
+        pos_ = l.next;
+        continue;
+      }
+    }
+    if (text::is_elision_line(l.trimmed)) {
+      ++cov_.elided_lines;
+      pos_ = l.next;
+      continue;
+    }
+    const size_t before = line_no_;
+    if (try_block(l)) {
+      cov_.lines += line_no_ - before;
+      continue;
+    }
+    pos_ = l.next;
+    if (env_.take(l.trimmed, host_)) {
+      segment(CaptureFormat::kEnvReport, l.no, l.no);
+      continue;
+    }
+    if (looks_like_kernel_log_line(l.trimmed)) {
+      add_kernel_line(l);
+      // A syslog line from a user-space daemon (dockerd, nvidia-persistenced) may carry an
+      // application error; kernel lines never do.
+      if (!capture_text::is_dmesg_bracket(l.trimmed) &&
+          l.trimmed.find("kernel:") == std::string_view::npos)
+        app_.take(l.trimmed, origin_, l.no, obs_.app_messages);
+      continue;
+    }
+    if (app_.take(l.trimmed, origin_, l.no, obs_.app_messages)) {
+      segment(CaptureFormat::kAppLog, l.no, l.no);
+      continue;
+    }
+    if (looks_like_shell_prompt(l.trimmed)) continue;
+    if (capture_text::is_date_line(l.trimmed)) continue;
+    not_understood(l.no);
+  }
+  flush_kernel();
+  events_.finish(origin_);
+  finish_host();
+  if (cov_.lines_not_understood > 0) {
+    obs_.notes.push_back(std::string(origin_) + ": " + std::to_string(cov_.lines_not_understood) +
+                         " line(s) not understood, first at line " +
+                         std::to_string(*cov_.first_not_understood_line));
+  }
+  if (cov_.elided_lines > 0)
+    obs_.notes.push_back(std::string(origin_) + ": " + std::to_string(cov_.elided_lines) +
+                         " '[...]' mark(s): lines were left out of this capture");
+  for (const auto& why : cov_.incomplete_reasons)
+    obs_.notes.push_back(std::string(origin_) + ": incomplete: " + why);
+  obs_.coverage.push_back(std::move(cov_));
+  return std::move(segs_);
+}
+
+}  // namespace
+
+std::vector<CaptureSegment> read_capture(std::string_view text, std::string_view origin,
+                                         Observation& obs) {
+  Reader r(text, origin, obs);
+  return r.run();
+}
+
+bool looks_like_shell_prompt(std::string_view t) {
+  return capture_text::is_prompt(t);
+}
+
+}  // namespace gw

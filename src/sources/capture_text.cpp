@@ -1,0 +1,341 @@
+// Evidence per line for the capture reader. Each test looks at what the line itself shows
+// (its key, its shape, the tool's own wording), so a format is found wherever it starts.
+#include "sources/capture_text.h"
+
+#include <array>
+#include <cctype>
+
+#include "core/event.h"
+#include "sources/app/app_messages.h"
+#include "sources/env/env_reports.h"
+#include "sources/kmsg/kernel_log.h"
+#include "sources/smi/csv_fields.h"
+#include "sources/smi/smi_parsers.h"
+#include "sources/smi/text_util.h"
+
+namespace gw::capture_text {
+
+namespace {
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// Section headers and keys of nvidia-smi -q (any driver generation), enough to tell a
+// fragment that starts inside a GPU section.
+constexpr std::array<std::string_view, 40> kQuerySections = {
+    "ECC Errors",
+    "ECC Mode",
+    "Clocks Event Reasons",
+    "Clocks Throttle Reasons",
+    "Clocks_Event_Reasons",
+    "Clocks_Throttle_Reasons",
+    "Clocks Event Reasons Counters",
+    "Temperature",
+    "GPU Power Readings",
+    "Power Readings",
+    "Module Power Readings",
+    "FB Memory Usage",
+    "BAR1 Memory Usage",
+    "Conf Compute Protected Memory Usage",
+    "GPU Link Info",
+    "PCIe Generation",
+    "Link Width",
+    "Retired Pages",
+    "Remapped Rows",
+    "Bank Remap Availability Histogram",
+    "Performance",
+    "Utilization",
+    "Clocks",
+    "Applications Clocks",
+    "Default Applications Clocks",
+    "Max Clocks",
+    "Max Customer Boost Clocks",
+    "Clock Policy",
+    "Supported Clocks",
+    "Processes",
+    "PCI",
+    "MIG Mode",
+    "GPU Reset Status",
+    "Volatile",
+    "Aggregate",
+    "Inforom Version",
+    "GPU Operation Mode",
+    "Voltage",
+    "Fabric",
+    "Encoder Stats",
+};
+
+constexpr std::array<std::string_view, 24> kQueryKeys = {
+    "Timestamp",
+    "Driver Version",
+    "CUDA Version",
+    "Attached GPUs",
+    "Product Name",
+    "Product Brand",
+    "GPU UUID",
+    "Performance State",
+    "GPU Current Temp",
+    "GPU Shutdown Temp",
+    "GPU Slowdown Temp",
+    "Power Draw",
+    "Average Power Draw",
+    "Instantaneous Power Draw",
+    "Current Power Limit",
+    "Power Limit",
+    "Bus Id",
+    "Fan Speed",
+    "Persistence Mode",
+    "SRAM Correctable",
+    "DRAM Correctable",
+    "Pending",
+    "Remapping Failure Occurred",
+    "Idle",
+};
+
+bool in(std::string_view s, const auto& list) {
+  for (std::string_view x : list)
+    if (text::iequals(s, x)) return true;
+  return false;
+}
+
+// "    Key          : Value" -> key; empty when the line has no " : " (or a trailing " :").
+std::string_view query_key(std::string_view trimmed) {
+  size_t colon = trimmed.find(" :");
+  if (colon == std::string_view::npos || colon == 0) return {};
+  if (colon + 2 < trimmed.size() && trimmed[colon + 2] != ' ') return {};
+  return text::trim(trimmed.substr(0, colon));
+}
+
+// A value-less -q header line: a short name of words ("ECC Errors", "GPU 00000000:07:00.0").
+bool looks_like_query_header(std::string_view t) {
+  if (t.size() > 48 || !std::isalpha(static_cast<unsigned char>(t.front()))) return false;
+  if (text::starts_with(t, "GPU ") && normalize_pci_bus_id(text::trim(t.substr(4)))) return true;
+  size_t words = 1;
+  for (char c : t) {
+    if (c == ' ') ++words;
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == ' ' || c == '_' || c == '-' ||
+          c == '(' || c == ')' || c == '/' || c == '.'))
+      return false;
+  }
+  return words <= 6;
+}
+
+bool query_start(const Line& l) {
+  const std::string_view t = l.trimmed;
+  if (t.find("NVSMI LOG") != std::string_view::npos) return true;
+  if (text::starts_with(t, "GPU ") && normalize_pci_bus_id(text::trim(t.substr(4)))) return true;
+  if (in(t, kQuerySections)) return true;
+  const std::string_view key = query_key(t);
+  if (key.empty()) return false;
+  if (in(key, kQueryKeys)) return true;
+  // nvidia-smi pads keys to one column: "Key<2+ spaces>: value".
+  return t.find("  :") != std::string_view::npos && looks_like_query_header(key);
+}
+
+bool query_fits(const Line& l) {
+  const std::string_view t = l.trimmed;
+  if (text::is_elision_line(t) || t.find("NVSMI LOG") != std::string_view::npos) return true;
+  if (!query_key(t).empty()) return !looks_like_kernel_log_line(t);
+  return looks_like_query_header(t) && !is_prompt(t);
+}
+
+bool table_line(std::string_view t) {
+  return (t.front() == '+' && t.size() > 2 && (t[1] == '-' || t[1] == '=')) || t.front() == '|' ||
+         (text::starts_with(t, "NVIDIA-SMI ") &&
+          t.find("Driver Version") != std::string_view::npos);
+}
+
+// "# gpu   pwr  temp ..." / "#Date  Time  gpu ...": '#' then column names only.
+bool is_dmon_header(std::string_view t) {
+  if (t.front() != '#') return false;
+  bool named = false;
+  size_t words = 0, i = 1;
+  while (i < t.size()) {
+    while (i < t.size() && (t[i] == ' ' || t[i] == '\t')) ++i;
+    size_t e = i;
+    while (e < t.size() && t[e] != ' ' && t[e] != '\t') ++e;
+    if (e == i) break;
+    const std::string_view w = t.substr(i, e - i);
+    for (char c : w)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '%' && c != '/') return false;
+    if (w == "gpu" || w == "Idx" || w == "Date") named = true;
+    ++words;
+    i = e;
+  }
+  return named && words >= 3;
+}
+
+bool table_fits(const Line& l) {
+  return table_line(l.trimmed);
+}
+
+bool dmon_row(std::string_view t) {
+  if (t.front() == '#') return true;
+  size_t i = 0;
+  while (i < t.size() && is_digit(t[i])) ++i;
+  return i > 0 && (i == t.size() || t[i] == ' ' || t[i] == '\t');
+}
+
+bool dmon_fits(const Line& l) {
+  return dmon_row(l.trimmed);
+}
+
+bool topo_fits(const Line& l) {
+  const std::string_view t = l.trimmed;
+  if (text::starts_with(t, "Legend") || text::starts_with(t, "NIC Legend")) return true;
+  auto numbered = [&](std::string_view p) {
+    return text::starts_with(t, p) && t.size() > p.size() && is_digit(t[p.size()]);
+  };
+  if (numbered("GPU") || numbered("NIC")) return true;
+  // Legend entries: "X    = Self", "NV#  = Connection traversing ...".
+  const size_t eq = t.find(" = ");
+  return eq != std::string_view::npos && eq <= 6;
+}
+
+bool xml_fits(const Line&) {
+  return true;  // ends at </nvidia_smi_log>, see block_start
+}
+
+bool lspci_fits(const Line& l) {
+  return looks_like_lspci_device_line(l.raw) || l.raw.front() == '\t' || l.raw.front() == ' ';
+}
+
+}  // namespace
+
+Line line_at(std::string_view text, size_t pos) {
+  Line l;
+  l.begin = pos;
+  const size_t nl = text.find('\n', pos);
+  const size_t end = nl == std::string_view::npos ? text.size() : nl;
+  l.next = nl == std::string_view::npos ? text.size() : nl + 1;
+  l.raw = text.substr(pos, end - pos);
+  if (!l.raw.empty() && l.raw.back() == '\r') l.raw.remove_suffix(1);
+  l.trimmed = text::trim(l.raw);
+  return l;
+}
+
+void shift_line(std::string& where, std::string_view origin, size_t shift) {
+  if (where.size() <= origin.size() + 1 || where.compare(0, origin.size(), origin) != 0 ||
+      where[origin.size()] != ':')
+    return;
+  size_t used = 0;
+  const uint64_t n = text::leading_digits(std::string_view(where).substr(origin.size() + 1), used);
+  if (used == 0) return;
+  where = std::string(origin) + ":" + std::to_string(n + shift) +
+          where.substr(origin.size() + 1 + used);
+}
+
+bool looks_like_csv_header(std::string_view line) {
+  if (line.find(',') == std::string_view::npos) return false;
+  size_t known = 0, fields = 0;
+  size_t b = 0;
+  while (b <= line.size()) {
+    size_t e = line.find(',', b);
+    if (e == std::string_view::npos) e = line.size();
+    const auto f = text::trim(line.substr(b, e - b));
+    ++fields;
+    for (char c : f)  // field names: identifiers with dots, optional " [unit]"
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == ' ' ||
+            c == '[' || c == ']' || c == '%' || c == '/'))
+        return false;
+    if (smi::csv_column_for(f).field != smi::CsvField::kIgnore) ++known;
+    b = e + 1;
+  }
+  return known > 0 && fields >= 2;
+}
+
+bool is_dmesg_bracket(std::string_view t) {
+  if (t.size() < 4 || t.front() != '[') return false;
+  const char c = t[1];
+  return is_digit(c) || c == ' ' || (c == '+' && t.size() > 2) ||
+         (std::isupper(static_cast<unsigned char>(c)) && t.find(']') < 40 &&
+          t.find(']') != std::string_view::npos && t.substr(1, 3) != "...");
+}
+
+bool is_syslog_kernel(std::string_view t) {
+  if (t.size() < 20) return false;
+  const bool syslog_date =
+      text::month_from_abbrev(t.substr(0, 3)) != 0 && t[3] == ' ' && t[9] == ':' && t[12] == ':';
+  const bool iso_date = is_digit(t[0]) && is_digit(t[3]) && t[4] == '-' && t[7] == '-';
+  return (syslog_date || iso_date) && t.find(" kernel: ") != std::string_view::npos;
+}
+
+bool is_prompt(std::string_view t) {
+  if (t.size() < 2) return false;
+  // "$ cmd", "# cmd", "> cmd" (a bare prompt char then a space).
+  if ((t[0] == '$' || t[0] == '#' || t[0] == '>') && t.size() > 2 && t[1] == ' ') return true;
+  if (text::starts_with(t, "PS ") && t.find(">") != std::string_view::npos) return true;
+  // "user@host:~/dir$ cmd", "root@node4:~# cmd", "[user@host dir]$ cmd", "(venv) user@h:~$".
+  const size_t at = t.find('@');
+  if (at == std::string_view::npos || at == 0 || at > 64) return false;
+  for (const char* end : {"$ ", "# ", "$", "#"}) {
+    const size_t p = t.find(end, at);
+    if (p == std::string_view::npos) continue;
+    if (std::string_view(end).size() == 1 && p + 1 != t.size()) continue;
+    // Between '@' and the prompt char: a host and maybe ":path" or " dir]".
+    const std::string_view host = t.substr(at + 1, p - at - 1);
+    bool ok = !host.empty();
+    for (char c : host)
+      if (c == '"' || c == '\'' || c == ',' || c == '(') ok = false;
+    if (ok) return true;
+  }
+  return false;
+}
+
+bool is_date_line(std::string_view t) {
+  if (t.size() < 20 || t.size() > 40) return false;
+  if (text::parse_ctime_ms(t)) return true;
+  // date(1): "Tue Dec  1 08:14:02 UTC 2026".
+  return text::month_from_abbrev(t.substr(4, 3)) != 0 && t[3] == ' ' && t.find(':') == 13 &&
+         is_digit(t.back());
+}
+
+CaptureFormat block_start(const Line& l, std::string_view text) {
+  const std::string_view t = l.trimmed;
+  if (text::starts_with(t, "<?xml") || text::starts_with(t, "<nvidia_smi_log") ||
+      text::starts_with(t, "<!DOCTYPE nvidia_smi_log"))
+    return CaptureFormat::kSmiQueryXml;
+  if (is_dmon_header(t)) return CaptureFormat::kSmiDmon;
+  if (text::starts_with(t, "GPU0") && looks_like_topo_header(t)) return CaptureFormat::kSmiTopo;
+  // A table row ("|   0  NVIDIA A10 ... |") starts a table too: pastes cut its top off.
+  if (table_line(t) && (t.front() == '+' || t.find("NVIDIA-SMI") != std::string_view::npos ||
+                        t.find('|', 1) != std::string_view::npos))
+    return CaptureFormat::kSmiTable;
+  if (is_date_line(t)) {  // nvidia-smi prints the date above its table
+    const Line next = line_at(text, l.next);
+    if (!next.trimmed.empty() && table_line(next.trimmed)) return CaptureFormat::kSmiTable;
+  }
+  if (looks_like_lspci_device_line(l.raw)) return CaptureFormat::kLspci;
+  if (query_start(l)) return CaptureFormat::kSmiQueryText;
+  return CaptureFormat::kUnknown;
+}
+
+FitsFn block_fits(CaptureFormat f) {
+  switch (f) {
+    case CaptureFormat::kSmiQueryText:
+      return query_fits;
+    case CaptureFormat::kSmiTable:
+      return table_fits;
+    case CaptureFormat::kSmiDmon:
+      return dmon_fits;
+    case CaptureFormat::kSmiTopo:
+      return topo_fits;
+    case CaptureFormat::kLspci:
+      return lspci_fits;
+    default:
+      return xml_fits;
+  }
+}
+
+bool claimed_by_other_format(std::string_view t) {
+  if (t.empty()) return false;
+  if (is_dmesg_bracket(t) || is_prompt(t) || looks_like_kernel_log_line(t)) return true;
+  Line l;
+  l.raw = l.trimmed = t;
+  if (looks_like_csv_header(t)) return true;
+  if (parse_app_message_line(t, "").has_value()) return true;
+  return block_start(l, {}) != CaptureFormat::kUnknown;
+}
+
+}  // namespace gw::capture_text

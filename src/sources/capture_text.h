@@ -1,0 +1,40 @@
+// Line-level evidence used by the capture reader: which line starts which block format, which
+// lines still fit a block, prompts, dates. Pure functions over one line (and, for the table's
+// date line, a look at the next one).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "sources/captures.h"
+
+namespace gw::capture_text {
+
+struct Line {
+  size_t begin = 0, next = 0;  // offsets of the line and of the one after it
+  size_t no = 0;               // 1-based, set by the caller
+  std::string_view raw;        // without the line end ("\n" or "\r\n")
+  std::string_view trimmed;    // raw without surrounding whitespace
+};
+
+Line line_at(std::string_view text, size_t pos);
+
+// "file:12" -> "file:17" for shift 5, when `where` names `origin`.
+void shift_line(std::string& where, std::string_view origin, size_t shift);
+
+bool looks_like_csv_header(std::string_view trimmed);
+bool is_dmesg_bracket(std::string_view trimmed);  // "[  12.345678] ..." / "[Mon Dec ...] ..."
+// A syslog/journal line of the kernel: "Mar  3 10:00:00 host kernel: ...", ISO-dated too.
+bool is_syslog_kernel(std::string_view trimmed);
+bool is_prompt(std::string_view trimmed);
+bool is_date_line(std::string_view trimmed);  // "Tue Dec  1 08:14:02 2026" (nvidia-smi, date)
+
+// The block format `l` starts, kUnknown for none (CSV is handled by its own parser).
+CaptureFormat block_start(const Line& l, std::string_view text);
+using FitsFn = bool (*)(const Line&);
+FitsFn block_fits(CaptureFormat f);
+
+// A line some other reader claims: ends a CSV table in a mixed file.
+bool claimed_by_other_format(std::string_view trimmed);
+
+}  // namespace gw::capture_text

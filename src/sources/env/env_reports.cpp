@@ -1,0 +1,241 @@
+// collect_env / nvcc -V / /proc/driver/nvidia/version / nvidia-smi banner lines -> HostFacts.
+#include "sources/env/env_reports.h"
+
+#include <array>
+
+#include "sources/smi/text_util.h"
+
+namespace gw {
+
+namespace {
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// First "N.N[.N...]" token of s at or after `from` ("Module  535.129.03  Tue" -> "535.129.03").
+std::optional<std::string> version_token(std::string_view s, size_t from = 0) {
+  for (size_t i = from; i < s.size(); ++i) {
+    if (!is_digit(s[i]) || (i > 0 && (is_digit(s[i - 1]) || s[i - 1] == '.'))) continue;
+    size_t e = i;
+    while (e < s.size() && (is_digit(s[e]) || s[e] == '.')) ++e;
+    while (e > i && s[e - 1] == '.') --e;
+    const std::string_view tok = s.substr(i, e - i);
+    if (tok.find('.') != std::string_view::npos) return std::string(tok);
+    i = e;
+  }
+  return std::nullopt;
+}
+
+// "12.1.105" -> "12.1" (CUDA is named by major.minor everywhere the rules look).
+std::string major_minor(std::string_view v) {
+  const size_t a = v.find('.');
+  if (a == std::string_view::npos) return std::string(v);
+  const size_t b = v.find('.', a + 1);
+  return std::string(v.substr(0, b));
+}
+
+bool could_not_collect(std::string_view v) {
+  return v.empty() || text::iequals(v, "Could not collect") || text::iequals(v, "N/A") ||
+         text::iequals(v, "None") || text::starts_with(v, "No CUDA");
+}
+
+FrameworkRuntime& torch(HostFacts& f, const std::string& origin) {
+  for (auto& fw : f.frameworks)
+    if (fw.name == "torch") return fw;
+  f.frameworks.push_back({"torch", "", std::nullopt, origin});
+  return f.frameworks.back();
+}
+
+// Keys of collect_env's report (PyTorch 1.x and 2.x layouts).
+constexpr std::array<std::string_view, 24> kCollectEnvKeys = {
+    "PyTorch version",
+    "Is debug build",
+    "CUDA used to build PyTorch",
+    "ROCM used to build PyTorch",
+    "OS",
+    "GCC version",
+    "Clang version",
+    "CMake version",
+    "Libc version",
+    "Python version",
+    "Python platform",
+    "Is CUDA available",
+    "CUDA runtime version",
+    "CUDA_MODULE_LOADING set to",
+    "GPU models and configuration",
+    "Nvidia driver version",
+    "cuDNN version",
+    "HIP runtime version",
+    "MIOpen runtime version",
+    "Is XNNPACK available",
+    "CPU",
+    "Versions of relevant libraries",
+    "XPU used to build PyTorch",
+    "Is XPU available",
+};
+
+bool is_collect_env_key(std::string_view k) {
+  for (std::string_view x : kCollectEnvKeys)
+    if (k == x) return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<SmiBanner> parse_smi_banner_line(std::string_view line) {
+  std::string_view s = text::trim(line);
+  if (!s.empty() && s.front() == '|') s.remove_prefix(1);
+  if (!s.empty() && s.back() == '|') s.remove_suffix(1);
+  s = text::trim(s);
+  SmiBanner b;
+  if (text::starts_with(s, "NVIDIA-SMI ")) {
+    b.smi_version = version_token(s, 11);
+    if (const size_t p = s.find("Driver Version:"); p != std::string_view::npos)
+      b.driver_version = version_token(s, p + 15);
+    if (const size_t p = s.find("CUDA Version:"); p != std::string_view::npos)
+      b.cuda_version = version_token(s, p + 13);
+    if (!b.driver_version && !b.smi_version) return std::nullopt;
+    return b;
+  }
+  // nvidia-smi --version (R535+): "DRIVER version      : 535.129.03", "CUDA Version : 12.2".
+  const size_t colon = s.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  const std::string_view key = text::trim(s.substr(0, colon));
+  const auto v = version_token(s, colon + 1);
+  if (!v) return std::nullopt;
+  if (key == "NVIDIA-SMI version")
+    b.smi_version = v;
+  else if (key == "DRIVER version")
+    b.driver_version = v;
+  else if (key == "CUDA Version" || key == "CUDA version")
+    b.cuda_version = v;
+  else if (key != "NVML version")
+    return std::nullopt;
+  return b;
+}
+
+void EnvReader::saw(const char* what) {
+  const std::string s = origin_ + ": " + what;
+  for (const auto& x : seen_)
+    if (x == s) return;
+  seen_.push_back(s);
+}
+
+bool EnvReader::take_collect_env(std::string_view key, std::string_view val, HostFacts& f) {
+  in_gpu_list_ = key == "GPU models and configuration";
+  in_cpu_block_ = key == "CPU";
+  if (key == "Versions of relevant libraries") in_cpu_block_ = false;
+  if (key == "PyTorch version" && !could_not_collect(val)) {
+    FrameworkRuntime& t = torch(f, origin_);
+    t.version = std::string(val);
+    // "2.3.1+cu121": the wheel's CUDA when "CUDA used to build" is missing.
+    if (const size_t p = val.find("+cu"); p != std::string_view::npos && !t.cuda) {
+      const std::string_view d = val.substr(p + 3);
+      if (d.size() >= 3)
+        t.cuda = std::string(d.substr(0, d.size() - 1)) + "." + std::string(1, d.back());
+    }
+  } else if (key == "CUDA used to build PyTorch" && !could_not_collect(val)) {
+    torch(f, origin_).cuda = major_minor(val);
+  } else if (key == "Is CUDA available") {
+    if (auto b = text::parse_bool(val))
+      f.torch_cuda_available = b;
+    else if (val == "True" || val == "False")
+      f.torch_cuda_available = val == "True";
+  } else if (key == "CUDA runtime version" && !could_not_collect(val)) {
+    if (auto v = version_token(val))
+      f.cuda_toolkits.push_back({origin_ + " (collect_env)", major_minor(*v)});
+  } else if (key == "Nvidia driver version" && !could_not_collect(val)) {
+    if (auto v = version_token(val)) f.smi_driver_version = v;
+  } else if (key == "GPU models and configuration" && !could_not_collect(val)) {
+    // One GPU may be on the key's own line: "GPU models and configuration: GPU 0: A100".
+    f.gpu_models.emplace_back(val);
+  }
+  return true;
+}
+
+bool EnvReader::take(std::string_view line, HostFacts& f) {
+  const std::string_view s = text::trim(line);
+  if (s.empty()) return false;
+  // /proc/driver/nvidia/version.
+  if (text::starts_with(s, "NVRM version:")) {
+    const size_t m = s.find("Module");
+    if (auto v = version_token(s, m == std::string_view::npos ? 13 : m))
+      f.kernel_module_version = v;
+    saw("/proc/driver/nvidia/version");
+    return true;
+  }
+  if (text::starts_with(s, "GCC version:") && !in_collect_env_) {
+    saw("/proc/driver/nvidia/version");
+    return true;
+  }
+  // nvcc -V.
+  if (text::starts_with(s, "nvcc: NVIDIA (R) Cuda compiler")) {
+    in_nvcc_ = true;
+    saw("nvcc -V");
+    return true;
+  }
+  if (text::starts_with(s, "Cuda compilation tools, release ")) {
+    if (auto v = version_token(s, 31))
+      f.cuda_toolkits.push_back({origin_ + " (nvcc -V)", major_minor(*v)});
+    saw("nvcc -V");
+    in_nvcc_ = false;
+    return true;
+  }
+  if (in_nvcc_ && (text::starts_with(s, "Copyright (c)") || text::starts_with(s, "Built on ")))
+    return true;
+  if (text::starts_with(s, "Build cuda_")) return true;
+  // nvidia-smi banner / --version.
+  if (auto b = parse_smi_banner_line(s)) {
+    if (b->driver_version) f.smi_driver_version = b->driver_version;
+    if (b->cuda_version) f.smi_cuda_version = b->cuda_version;
+    saw("nvidia-smi banner");
+    return true;
+  }
+  // nvidia-smi -L: "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-...)", "  MIG 1g.10gb Device 0: ...".
+  if (s.find("(UUID: GPU-") != std::string_view::npos && text::starts_with(s, "GPU ")) {
+    const size_t colon = s.find(": ");
+    const size_t paren = s.rfind(" (UUID: ");
+    if (colon != std::string_view::npos && paren > colon)
+      f.gpu_models.emplace_back(text::trim(s.substr(colon + 2, paren - colon - 2)));
+    saw("nvidia-smi -L");
+    return true;
+  }
+  if (text::starts_with(s, "MIG ") && s.find("(UUID: MIG-") != std::string_view::npos) return true;
+  // collect_env.
+  if (s == "Collecting environment information...") {
+    in_collect_env_ = true;
+    saw("python -m torch.utils.collect_env");
+    return true;
+  }
+  const size_t colon = s.find(':');
+  if (colon != std::string_view::npos) {
+    const std::string_view key = text::trim(s.substr(0, colon));
+    const std::string_view val = text::trim(s.substr(colon + 1));
+    if (is_collect_env_key(key) &&
+        (in_collect_env_ || key == "PyTorch version" || key == "CUDA used to build PyTorch" ||
+         key == "Is CUDA available" || key == "Nvidia driver version")) {
+      in_collect_env_ = true;
+      saw("python -m torch.utils.collect_env");
+      return take_collect_env(key, val, f);
+    }
+  }
+  if (!in_collect_env_) return false;
+  if (in_gpu_list_ && text::starts_with(s, "GPU ") && colon != std::string_view::npos) {
+    f.gpu_models.emplace_back(text::trim(s.substr(colon + 1)));
+    return true;
+  }
+  if (text::starts_with(s, "[pip") || text::starts_with(s, "[conda]")) {
+    if (const size_t p = s.find("torch=="); p != std::string_view::npos) {
+      FrameworkRuntime& t = torch(f, origin_);
+      if (t.version.empty()) t.version = std::string(text::trim(s.substr(p + 7)));
+    }
+    return true;
+  }
+  if (s.front() == '/' || text::starts_with(s, "Probably one of the following")) return true;
+  // lscpu's "Key:   value" lines under "CPU:".
+  if (in_cpu_block_ && colon != std::string_view::npos && colon < 40) return true;
+  return false;
+}
+
+}  // namespace gw

@@ -1,0 +1,51 @@
+// Environment reports in captured text -> HostFacts: `python -m torch.utils.collect_env`,
+// `nvcc -V`, /proc/driver/nvidia/version, the nvidia-smi banner line, and `lspci -vv` link
+// status. They let the driver-vs-CUDA and PCIe rules judge a capture as they judge a live host.
+// Pure functions over text, one line at a time (EnvReader) or one block (parse_lspci).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/host.h"
+
+namespace gw {
+
+// "| NVIDIA-SMI 418.67       Driver Version: 418.67       CUDA Version: 10.1     |" (with or
+// without the box) -> driver and CUDA versions. nullopt when the line is not the banner.
+struct SmiBanner {
+  std::optional<std::string> smi_version, driver_version, cuda_version;
+};
+std::optional<SmiBanner> parse_smi_banner_line(std::string_view line);
+
+// Reads report lines one by one; take() is true when the line belongs to one of the reports.
+class EnvReader {
+ public:
+  explicit EnvReader(std::string origin) : origin_(std::move(origin)) {}
+  bool take(std::string_view line, HostFacts& facts);
+  bool saw_any() const { return !seen_.empty(); }
+  const std::vector<std::string>& reports() const { return seen_; }
+
+ private:
+  bool take_collect_env(std::string_view key, std::string_view val, HostFacts& facts);
+  void saw(const char* what);
+
+  std::string origin_;
+  std::vector<std::string> seen_;
+  bool in_collect_env_ = false;
+  bool in_gpu_list_ = false;
+  bool in_cpu_block_ = false;
+  bool in_nvcc_ = false;
+};
+
+// One `lspci -vv` block (a device line and its indented details). Only NVIDIA display/3D
+// devices are returned; other devices are still read (returns true) but give no facts.
+bool looks_like_lspci_device_line(std::string_view line);
+std::vector<PciDeviceFacts> parse_lspci(std::string_view text);
+
+// "16GT/s" -> 16.0; "2.5GT/s" -> 2.5.
+std::optional<double> parse_gt_s(std::string_view v);
+
+}  // namespace gw

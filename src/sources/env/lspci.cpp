@@ -1,0 +1,103 @@
+// lspci -vv (optionally -D, -nn, -k): a device line at column 0, then tab-indented details.
+//   3b:00.0 3D controller [0302]: NVIDIA Corporation GA100 [A100 SXM4 80GB] [10de:20b2] (rev a1)
+//           LnkCap: Port #0, Speed 16GT/s, Width x16, ASPM not supported
+//           LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok)
+//           Kernel driver in use: nvidia
+#include <cstdlib>
+#include <string>
+
+#include "core/event.h"
+#include "sources/env/env_reports.h"
+#include "sources/smi/text_util.h"
+
+namespace gw {
+
+namespace {
+
+bool hex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+// "3b:00.0 " or "0000:3b:00.0 " at the start: the length of the address, 0 when absent.
+size_t address_len(std::string_view s) {
+  auto bdf = [&](size_t at) {
+    return s.size() > at + 7 && hex(s[at]) && hex(s[at + 1]) && s[at + 2] == ':' &&
+           hex(s[at + 3]) && hex(s[at + 4]) && s[at + 5] == '.' && s[at + 6] >= '0' &&
+           s[at + 6] <= '7' && s[at + 7] == ' ';
+  };
+  if (bdf(0)) return 7;
+  if (s.size() > 5 && hex(s[0]) && hex(s[1]) && hex(s[2]) && hex(s[3]) && s[4] == ':' && bdf(5))
+    return 12;
+  return 0;
+}
+
+// "Speed 16GT/s, Width x16" fields of LnkCap / LnkSta.
+void link_fields(std::string_view v, std::optional<double>& speed, std::optional<unsigned>& width) {
+  if (const size_t p = v.find("Speed "); p != std::string_view::npos)
+    speed = parse_gt_s(v.substr(p + 6));
+  if (const size_t p = v.find("Width x"); p != std::string_view::npos)
+    width = text::to_unsigned(text::parse_u64(v.substr(p + 7)));
+}
+
+}  // namespace
+
+std::optional<double> parse_gt_s(std::string_view v) {
+  v = text::trim(v);
+  const size_t p = v.find("GT/s");
+  if (p == std::string_view::npos || p == 0) return std::nullopt;
+  return text::parse_double(v.substr(0, p));
+}
+
+bool looks_like_lspci_device_line(std::string_view line) {
+  const size_t n = address_len(line);
+  if (n == 0) return false;
+  // "<class>: <vendor> <device>" after the address.
+  return line.find(": ", n) != std::string_view::npos;
+}
+
+std::vector<PciDeviceFacts> parse_lspci(std::string_view text) {
+  std::vector<PciDeviceFacts> out;
+  text::LineReader rd(text);
+  std::string_view line;
+  PciDeviceFacts* cur = nullptr;
+  while (rd.next(line)) {
+    if (looks_like_lspci_device_line(line)) {
+      cur = nullptr;
+      const size_t n = address_len(line);
+      const std::string_view desc = line.substr(n + 1);
+      const bool nvidia = desc.find("NVIDIA") != std::string_view::npos ||
+                          desc.find("[10de:") != std::string_view::npos;
+      const bool display = desc.find("VGA compatible controller") != std::string_view::npos ||
+                           desc.find("3D controller") != std::string_view::npos ||
+                           desc.find("Display controller") != std::string_view::npos;
+      if (!nvidia || !display) continue;
+      auto id = normalize_pci_bus_id(line.substr(0, n));
+      if (!id) continue;
+      PciDeviceFacts d;
+      d.pci_bus_id = *id;
+      const size_t colon = desc.find(": ");
+      d.name = std::string(text::trim(desc.substr(colon + 2)));
+      if (const size_t p = desc.find("[10de:");
+          p != std::string_view::npos && p + 10 <= desc.size())
+        d.device_id = "0x" + std::string(desc.substr(p + 6, 4));
+      out.push_back(std::move(d));
+      cur = &out.back();
+      continue;
+    }
+    if (!cur) continue;
+    const std::string_view t = text::trim(line);
+    if (text::starts_with(t, "LnkCap:")) {
+      link_fields(t.substr(7), cur->max_link_speed_gt_s, cur->max_link_width);
+    } else if (text::starts_with(t, "LnkSta:")) {
+      link_fields(t.substr(7), cur->link_speed_gt_s, cur->link_width);
+      cur->link_downgraded = t.find("downgraded") != std::string_view::npos;
+    } else if (text::starts_with(t, "Kernel driver in use:")) {
+      cur->driver = std::string(text::trim(t.substr(21)));
+    } else if (text::starts_with(t, "NUMA node:")) {
+      cur->numa_node = text::to_int(text::parse_i64(t.substr(10)));
+    }
+  }
+  return out;
+}
+
+}  // namespace gw
