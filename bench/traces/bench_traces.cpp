@@ -10,7 +10,7 @@
 
 namespace {
 
-const std::string kPhilly = std::string(GW_SHARED_DIR) + "/traces/philly-sia/philly.csv";
+const std::string kPhilly = std::string(GW_SOURCE_DIR) + "/data/traces/philly-sia/philly.csv";
 
 // read_trace end to end: file read, parse, sort, synthesis, notes (82,247 jobs).
 void BM_ReadPhilly(benchmark::State& state) {
@@ -25,7 +25,7 @@ BENCHMARK(BM_ReadPhilly)->Unit(benchmark::kMillisecond);
 
 // Every other family, end to end (folder = all files merged).
 void BM_ReadFamily(benchmark::State& state, const char* rel) {
-  const std::string path = std::string(GW_SHARED_DIR) + "/traces/" + rel;
+  const std::string path = std::string(GW_SOURCE_DIR) + "/data/traces/" + rel;
   size_t jobs = 0;
   for (auto _ : state) {
     auto t = gw::sim::read_trace(path, {});

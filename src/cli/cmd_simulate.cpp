@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/sim_failure_options.h"
 #include "sched/policy.h"
 #include "sim/render.h"
 #include "sim/simulate.h"
@@ -22,10 +23,9 @@ struct SimulateArgs {
   unsigned nodes = 0, gpus_per_node = 0;
   uint64_t seed = 1;
   size_t limit = 0;
-  double failure_rate = 0, node_failure_rate = 0;
-  double repair_minutes = 240, checkpoint_minutes = 0, checkpoint_cost_s = 60, restart_s = 0;
+  FailureArgs failure;  // sim_failure_options.h
   double horizon_days = 0;
-  bool requeue = false, sweep = false, spread = false;
+  bool sweep = false, spread = false;
   std::string format = "table";
   std::string output;
 };
@@ -39,7 +39,8 @@ std::vector<std::string> split_commas(const std::string& s) {
 }
 
 void add_options(CLI::App& sub, SimulateArgs& a) {
-  sub.add_option("--trace", a.trace, "Trace file or folder (see docs/simulate.md)")->required();
+  sub.add_option("--trace", a.trace,
+                 "Trace file or folder, plain or .gz (default: the bundled Philly trace)");
   sub.add_option("--policies", a.policies, "Comma-separated policies to compare")
       ->capture_default_str();
   sub.add_option("--nodes", a.nodes, "Nodes in the simulated cluster (default: the trace's)");
@@ -47,25 +48,8 @@ void add_options(CLI::App& sub, SimulateArgs& a) {
   sub.add_option("--seed", a.seed, "Seed for synthesised fields and failures")
       ->capture_default_str();
   sub.add_option("--limit", a.limit, "Replay at most this many jobs");
-  sub.add_option("--failure-rate-per-gpu-hour", a.failure_rate,
-                 "GPU failures per GPU-hour (e.g. 2.19e-5)")
-      ->check(CLI::NonNegativeNumber);
-  sub.add_option("--node-failure-rate-per-node-hour", a.node_failure_rate,
-                 "Whole-node failures per node-hour")
-      ->check(CLI::NonNegativeNumber);
-  sub.add_option("--repair-minutes", a.repair_minutes, "Time to repair a failed GPU or node")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  sub.add_option("--checkpoint-minutes", a.checkpoint_minutes, "Checkpoint interval (0: none)")
-      ->check(CLI::NonNegativeNumber);
-  sub.add_option("--checkpoint-cost-seconds", a.checkpoint_cost_s, "Wall time one checkpoint takes")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  sub.add_option("--restart-seconds", a.restart_s, "Wall time to reload a checkpoint")
-      ->check(CLI::NonNegativeNumber);
-  sub.add_flag("--requeue", a.requeue, "Requeue jobs whose GPU failed (else they fail)");
-  sub.add_option("--horizon-days", a.horizon_days, "Stop the simulation after this many days")
-      ->check(CLI::NonNegativeNumber);
+  add_failure_options(sub, a.failure);
+  sub.add_option("--horizon-days", a.horizon_days, "Stop the simulation after this many days");
   sub.add_flag("--spread", a.spread, "Place jobs on the emptiest node (default: pack)");
   sub.add_flag("--checkpoint-sweep", a.sweep,
                "Goodput for a range of checkpoint intervals (first policy), vs Young/Daly");
@@ -75,20 +59,14 @@ void add_options(CLI::App& sub, SimulateArgs& a) {
   sub.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
 }
 
-sim::SimConfig make_config(const SimulateArgs& a, const sim::ClusterSpec& cluster) {
+sim::SimConfig make_config(const SimulateArgs& a, const sim::ClusterSpec& cluster,
+                           sim::FailureOptions failure) {
   sim::SimConfig c;
   c.cluster = cluster;
   c.policies = split_commas(a.policies);
   c.options.seed = a.seed;
   c.options.scheduler.packing = a.spread ? sched::Packing::kSpread : sched::Packing::kPack;
-  auto& f = c.options.failure;
-  f.gpu_failures_per_gpu_hour = a.failure_rate;
-  f.node_failures_per_node_hour = a.node_failure_rate;
-  f.repair_ms = static_cast<int64_t>(a.repair_minutes * 60000);
-  f.checkpoint_interval_ms = static_cast<int64_t>(a.checkpoint_minutes * 60000);
-  f.checkpoint_cost_ms = static_cast<int64_t>(a.checkpoint_cost_s * 1000);
-  f.restart_overhead_ms = static_cast<int64_t>(a.restart_s * 1000);
-  f.requeue = a.requeue;
+  c.options.failure = std::move(failure);
   if (a.horizon_days > 0) c.options.horizon_ms = static_cast<int64_t>(a.horizon_days * 86400000);
   return c;
 }
@@ -115,10 +93,19 @@ int emit(const std::string& text, const SimulateArgs& a, const Io& io) {
 }
 
 int simulate(const SimulateArgs& a, const Io& io) {
+  auto failure = make_failure_options(a.failure);
+  if (failure) {
+    if (Status h = check_range("--horizon-days", a.horizon_days, 0, 3650, "days"); !h)
+      failure = h.error();
+  }
+  if (!failure) {
+    io.err << "gpuwarden simulate: " << failure.error().to_string() << "\n";
+    return 2;
+  }
   sim::TraceOptions topt;
   topt.seed = a.seed;
   if (a.limit > 0) topt.limit = a.limit;
-  auto trace = sim::read_trace(a.trace, topt);
+  auto trace = a.trace.empty() ? sim::read_bundled_trace(topt) : sim::read_trace(a.trace, topt);
   if (!trace) {
     io.err << "gpuwarden simulate: " << trace.error().to_string() << "\n";
     return 2;
@@ -131,7 +118,7 @@ int simulate(const SimulateArgs& a, const Io& io) {
            << ": the trace suggests no cluster size; give --nodes and --gpus-per-node\n";
     return 2;
   }
-  const sim::SimConfig config = make_config(a, cluster);
+  const sim::SimConfig config = make_config(a, cluster, std::move(*failure));
   for (const std::string& p : config.policies) {
     if (auto ok = sched::make_policy(p); !ok) {
       io.err << "gpuwarden simulate: " << ok.error().to_string() << "\n";

@@ -42,6 +42,10 @@ struct JobOutcome {
   uint32_t interruptions = 0;
   uint32_t preemptions = 0;
   uint32_t final_transitions = 0;  // how often it reached a final state (must be 1)
+  // Useful work it got done (kept by checkpoints, finished, or running at the horizon), and
+  // that over the time from first start to end (or horizon): its effective training time.
+  int64_t useful_ms = 0;
+  std::optional<double> effective_training_time;
 };
 
 struct SimOutcome {
@@ -50,6 +54,7 @@ struct SimOutcome {
   std::vector<sched::Reservation> reservations;    // the first reservation each job got
   std::vector<std::string> rejected;               // jobs the scheduler refused, with why
   double useful_gpu_ms = 0, allocated_gpu_ms = 0;  // goodput = useful / allocated
+  std::optional<std::string> stop_note;            // why the run stopped early, if it did
 };
 
 // Replays `jobs` (any order) on `cluster` under the named policy.

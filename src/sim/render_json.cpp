@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/render.h"
+#include "sim/render_failures.h"
 
 namespace gw::sim {
 namespace {
@@ -37,6 +38,7 @@ ojson policy(const PolicyResult& p) {
   j["interruptions"] = p.interruptions;
   j["preemptions"] = p.preemptions;
   j["wall_time_s"] = p.wall_time_s;
+  render_detail::add_policy_failures(j, p);
   j["jct_s"] = p.jct_s;
   j["utilization"] = series(p.utilization);
   j["queue_length"] = series(p.queue_length);
@@ -54,6 +56,7 @@ std::string render_json(const SimReport& r) {
   j["notes"] = r.notes;
   j["policies"] = ojson::array();
   for (const PolicyResult& p : r.policies) j["policies"].push_back(policy(p));
+  render_detail::add_failure_model(j, r);
   // Replace invalid UTF-8 instead of throwing: trace names come from user paths.
   return j.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
 }

@@ -14,6 +14,13 @@ struct SeriesPoint {
   double value = 0;
 };
 
+// Failure events of one class, and how many of them stopped a job.
+struct FailureClassCount {
+  std::string name;
+  size_t events = 0;
+  size_t interruptions = 0;
+};
+
 struct PolicyResult {
   std::string policy;  // "fcfs", "priority", "fairshare", "fcfs+backfill", ...
   size_t jobs = 0;
@@ -32,6 +39,28 @@ struct PolicyResult {
   std::vector<double> jct_s;              // every finished job's JCT, for the CDF plot
   std::vector<SeriesPoint> utilization;   // over time
   std::vector<SeriesPoint> queue_length;  // over time
+  // GPU-weighted useful time / elapsed time from first start to end (or horizon), over the
+  // jobs that started.
+  std::optional<double> effective_training_time;
+  std::vector<FailureClassCount> failures_by_class;  // empty without a failure model
+};
+
+// One check of the failure model against a published figure that was not its input.
+struct FailureCheck {
+  std::string name;       // "Llama 3 effective training time"
+  std::string inputs;     // the parameters it was computed with
+  std::string published;  // the published figure, with its source
+  std::optional<double> published_value;
+  std::optional<double> model_value;
+  std::string unit;     // "fraction" or "hours"
+  std::string verdict;  // how far apart and why
+  bool agrees = false;  // within the stated tolerance
+};
+
+struct FailureModelReport {
+  std::string calibration;           // the one source the rates were fitted on
+  std::vector<std::string> classes;  // "gpu: 1.18e-05 per GPU-hour (GPU)"
+  std::vector<FailureCheck> checks;
 };
 
 struct SimReport {
@@ -40,6 +69,7 @@ struct SimReport {
   uint64_t seed = 0;
   std::vector<std::string> notes;  // caveats: synthesised limits, missing users, ...
   std::vector<PolicyResult> policies;
+  std::optional<FailureModelReport> failure_model;  // when failures are simulated
 };
 
 }  // namespace gw::sim

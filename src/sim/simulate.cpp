@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "sim/failure_check.h"
+
 namespace gw::sim {
 
 sched::Cluster build_cluster(const ClusterSpec& spec) {
@@ -50,6 +52,10 @@ std::optional<std::string> offered_load_note(const Trace& trace, const ClusterSp
 Result<SimReport> simulate_policies(const Trace& trace, const SimConfig& config) {
   if (config.cluster.total_gpus() == 0)
     return make_error("sim.empty_cluster", "the cluster has no GPUs", "--nodes/--gpus-per-node");
+  if (Status ok = validate_failure_options(config.options.failure); !ok) return ok.error();
+  if (Status ok = check_feasible(trace.jobs, config.cluster.gpus_per_node, config.options.failure);
+      !ok)
+    return ok.error();
   SimReport report;
   report.trace = trace.name + " (" + trace.path + ")";
   report.cluster = describe_cluster(config.cluster);
@@ -67,16 +73,18 @@ Result<SimReport> simulate_policies(const Trace& trace, const SimConfig& config)
       report.notes.push_back(fmt::format("{} jobs refused by the scheduler (first: {})",
                                          out->rejected.size(), out->rejected.front()));
     }
+    if (out->stop_note) report.notes.push_back(*out->stop_note);
     report.policies.push_back(std::move(out->result));
   }
   const FailureOptions& f = config.options.failure;
-  if (f.gpu_failures_per_gpu_hour > 0 || f.node_failures_per_node_hour > 0) {
-    report.notes.push_back(
-        fmt::format("failures: {:.3g}/GPU-h, {:.3g}/node-h, repair {} min, checkpoint every {} min "
-                    "costing {} s, {}",
-                    f.gpu_failures_per_gpu_hour, f.node_failures_per_node_hour, f.repair_ms / 60000,
-                    f.checkpoint_interval_ms / 60000, f.checkpoint_cost_ms / 1000,
-                    f.requeue ? "failed jobs requeued" : "failed jobs not requeued"));
+  if (has_failures(f)) {
+    report.notes.push_back(fmt::format(
+        "failures: {} classes, repair {} min, checkpoint every {} min costing {} s, "
+        "restart {} s, {}",
+        effective_classes(f).size(), f.repair_ms / 60000, f.checkpoint_interval_ms / 60000,
+        f.checkpoint_cost_ms / 1000, f.restart_overhead_ms / 1000,
+        f.requeue ? "failed jobs requeued" : "failed jobs not requeued"));
+    report.failure_model = failure_model_report(f);
   }
   return report;
 }
@@ -100,16 +108,21 @@ Result<CheckpointSweep> checkpoint_sweep(const Trace& trace, const SimConfig& co
                                          const std::string& policy,
                                          std::vector<double> intervals_s) {
   const FailureOptions& f = config.options.failure;
-  if (f.gpu_failures_per_gpu_hour <= 0)
-    return make_error("sim.sweep_needs_failures",
-                      "the checkpoint sweep needs a failure rate above 0",
-                      "--failure-rate-per-gpu-hour");
+  if (Status ok = validate_failure_options(f); !ok) return ok.error();
+  const std::vector<FailureClass> classes = effective_classes(f);
   CheckpointSweep sweep;
   sweep.policy = policy;
   sweep.checkpoint_cost_s = static_cast<double>(f.checkpoint_cost_ms) / 1000.0;
-  sweep.mtbf_per_gpu_h = 1.0 / f.gpu_failures_per_gpu_hour;
   sweep.reference_gpus = reference_width(trace);
-  const double mtbf_s = sweep.mtbf_per_gpu_h * 3600.0 / sweep.reference_gpus;
+  // The reference job's interruption rate over every class (whole nodes held when multi-node).
+  const double job_rate = job_rate_for_width(classes, sweep.reference_gpus,
+                                             config.cluster.gpus_per_node, f.nodes_per_group);
+  if (job_rate <= 0)
+    return make_error("sim.sweep_needs_failures",
+                      "the checkpoint sweep needs a failure rate above 0",
+                      "--failure-rate-per-gpu-hour or --failure-model");
+  sweep.mtbf_per_gpu_h = sweep.reference_gpus / job_rate;
+  const double mtbf_s = 3600.0 / job_rate;
   sweep.young_daly_interval_s = young_daly_interval_ms(sweep.checkpoint_cost_s, mtbf_s);
   if (intervals_s.empty()) {
     const double yd = std::max(60.0, sweep.young_daly_interval_s);

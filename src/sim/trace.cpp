@@ -6,11 +6,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "sim/trace_csv.h"
 #include "sim/trace_formats.h"
+#include "sim/trace_io.h"
 
 namespace gw::sim {
 namespace {
@@ -119,12 +118,7 @@ void add_format_facts(Format f, ParsedJobs& p, std::optional<ClusterSpec>& clust
 }
 
 Result<std::string> slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return make_error("trace.io", "cannot open the file for reading", p.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return make_error("trace.io", "read error", p.string());
-  return std::move(ss).str();
+  return read_trace_file(p);
 }
 
 // Files of a trace folder, sorted by name, whose names satisfy `want`.
@@ -132,7 +126,8 @@ std::vector<fs::path> files_in(const fs::path& dir, bool (*want)(const std::stri
   std::vector<fs::path> out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_regular_file(ec) && want(e.path().filename().string())) out.push_back(e.path());
+    if (e.is_regular_file(ec) && want(strip_gz(e.path().filename().string())))
+      out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -159,8 +154,9 @@ Status side_cluster(Format f, const fs::path& dir, std::optional<ClusterSpec>& c
     side = dir / "cluster_specs.json";
     parse = formats::parse_gavel_cluster_specs;
   }
-  std::error_code ec;
-  if (!parse || !fs::is_regular_file(side, ec)) return {};
+  if (!parse) return {};
+  side = find_plain_or_gz(dir, side.filename().string());
+  if (side.empty()) return {};
   auto text = slurp(side);
   if (!text) return text.error();
   auto spec = parse(*text, side.string());
@@ -188,11 +184,13 @@ Result<Trace> parse_trace_text(std::string_view text, std::string_view file, std
 Result<Trace> read_trace(const std::string& path, const TraceOptions& options) {
   std::error_code ec;
   fs::path p(path);
+  // The bundled traces are stored compressed: "philly.csv" finds "philly.csv.gz".
+  if (!fs::exists(p, ec) && fs::is_regular_file(path + ".gz", ec)) p = path + ".gz";
   if (!fs::exists(p, ec)) return make_error("trace.io", "no such file or folder", path);
   std::vector<fs::path> files;
   if (fs::is_directory(p, ec)) {
     for (const char* single : {"philly.csv", "60_job.csv", "openb_pod_list_default.csv"})
-      if (fs::is_regular_file(p / single, ec)) files = {p / single};
+      if (auto f = find_plain_or_gz(p, single); !f.empty()) files = {f};
     if (files.empty() && fs::is_directory(p / "raw", ec)) p /= "raw";
     if (files.empty()) files = files_in(p, is_gavel_file);
     if (files.empty()) files = files_in(p, is_itp_cluster_file);
@@ -216,7 +214,8 @@ Result<Trace> read_trace(const std::string& path, const TraceOptions& options) {
                         fmt::format("expected {} like the other files", format_name(format)),
                         f.string());
     format = ff;
-    if (auto st = parse_as(ff, *text, f.string(), f.stem().string(), parsed); !st)
+    const std::string stem = fs::path(strip_gz(f.filename().string())).stem().string();
+    if (auto st = parse_as(ff, *text, f.string(), stem, parsed); !st)
       return st.error();
   }
   if (files.size() > 1)

@@ -41,8 +41,12 @@ struct Trace {
   std::vector<std::string> notes;                // caveats handled, for the report
 };
 
-// Reads a trace file or folder; the format is detected from the path and header.
+// Reads a trace file or folder; the format is detected from the path and header. Any file may
+// be gzip-compressed ("philly.csv.gz", "ee9e8c.trace.gz"): it is inflated while reading.
 Result<Trace> read_trace(const std::string& path, const TraceOptions& options);
+
+// The Philly trace bundled in the binary (what `simulate` replays without --trace).
+Result<Trace> read_bundled_trace(const TraceOptions& options);
 
 // Resamples a trace to `n` jobs (bootstrap of jobs with rescaled arrival times) so cost can
 // be measured from 10k to 1M jobs.

@@ -53,7 +53,7 @@ TEST(CliMisc, ListChecksListsCodesWithSeverities) {
 }
 
 TEST(CliMisc, SimulateJsonHasEveryDefaultPolicy) {
-  const std::string trace = std::string(GW_SHARED_DIR) + "/traces/tiresias-60job";
+  const std::string trace = std::string(GW_SOURCE_DIR) + "/data/traces/tiresias-60job";
   const auto r = run_gpuwarden({"simulate", "--trace", trace, "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const json doc = json::parse(r.out);
@@ -72,7 +72,7 @@ TEST(CliMisc, SimulateJsonHasEveryDefaultPolicy) {
 
 // The report says how loaded the cluster is, and warns when it is too idle for policies to differ.
 TEST(CliMisc, SimulateNotesOfferedLoad) {
-  const std::string trace = std::string(GW_SHARED_DIR) + "/traces/tiresias-60job";
+  const std::string trace = std::string(GW_SOURCE_DIR) + "/data/traces/tiresias-60job";
   auto load_note = [&](std::vector<std::string> extra) {
     std::vector<std::string> args{"simulate", "--trace",  trace, "--policies",
                                   "fcfs",     "--format", "json"};
@@ -96,7 +96,7 @@ TEST(CliMisc, SimulateNotesOfferedLoad) {
 TEST(CliMisc, SimulateRunsEveryKnownPolicy) {
   std::string all;
   for (const auto& name : sched::policy_names()) all += (all.empty() ? "" : ",") + name;
-  const std::string trace = std::string(GW_SHARED_DIR) + "/traces/tiresias-60job";
+  const std::string trace = std::string(GW_SOURCE_DIR) + "/data/traces/tiresias-60job";
   const auto r =
       run_gpuwarden({"simulate", "--trace", trace, "--format", "json", "--policies", all});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
@@ -111,7 +111,7 @@ TEST(CliMisc, SimulateRunsEveryKnownPolicy) {
 }
 
 TEST(CliMisc, UnknownOptionIsAUsageErrorNamingIt) {
-  const std::string trace = std::string(GW_SHARED_DIR) + "/traces/tiresias-60job";
+  const std::string trace = std::string(GW_SOURCE_DIR) + "/data/traces/tiresias-60job";
   // simulate gets its required --trace: CLI11 reports a missing required option first.
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"status", "--no-such-option"},
@@ -134,7 +134,7 @@ TEST(CliMisc, NoSubcommandIsAUsageErrorWithHelp) {
 }
 
 TEST(CliMisc, UnknownPolicyNamesTheKnownOnes) {
-  const std::string trace = std::string(GW_SHARED_DIR) + "/traces/tiresias-60job";
+  const std::string trace = std::string(GW_SOURCE_DIR) + "/data/traces/tiresias-60job";
   const auto r = run_gpuwarden({"simulate", "--trace", trace, "--policies", "nope"});
   EXPECT_EQ(r.exit_code, 2) << r.describe();
   EXPECT_THAT(r.err, HasSubstr("'nope'"));

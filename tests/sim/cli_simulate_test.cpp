@@ -29,7 +29,7 @@ CliRun simulate(std::vector<std::string> args) {
   return r;
 }
 
-const std::string kTrace = std::string(GW_SHARED_DIR) + "/traces/tiresias-60job/60_job.csv";
+const std::string kTrace = std::string(GW_SOURCE_DIR) + "/data/traces/tiresias-60job/60_job.csv";
 
 TEST(SimulateCli, ComparesPoliciesSideBySide) {
   const CliRun r = simulate({"--trace", kTrace, "--nodes", "4", "--gpus-per-node", "4",

@@ -6,7 +6,7 @@ namespace gw::sim {
 namespace {
 
 Trace tiresias() {
-  auto t = read_trace(std::string(GW_SHARED_DIR) + "/traces/tiresias-60job", {});
+  auto t = read_trace(std::string(GW_SOURCE_DIR) + "/data/traces/tiresias-60job", {});
   if (!t) ADD_FAILURE() << t.error().to_string();
   return t ? std::move(t).value() : Trace{};
 }

@@ -1,4 +1,4 @@
-// Every trace family in ../shared/traces reads: job counts match the files minus the documented
+// Every trace family in data/traces reads: job counts match the files minus the documented
 // drops, and the first job equals the earliest row, read by hand from the file.
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 namespace gw::sim {
 namespace {
 
-const std::string kTraces = std::string(GW_SHARED_DIR) + "/traces/";
+const std::string kTraces = std::string(GW_SOURCE_DIR) + "/data/traces/";
 
 Trace read_ok(const std::string& rel, TraceOptions o = {}) {
   auto t = read_trace(kTraces + rel, o);

@@ -47,8 +47,8 @@ TEST(TraceRules, SynthesisedLimitsStayInRangeAndRepeatForASeed) {
   o.limit_factor_min = 1.5;
   o.limit_factor_max = 2.5;
   o.limit = 5000;
-  auto a = read_trace(std::string(GW_SHARED_DIR) + "/traces/philly-sia/philly.csv", o);
-  auto b = read_trace(std::string(GW_SHARED_DIR) + "/traces/philly-sia/philly.csv", o);
+  auto a = read_trace(std::string(GW_SOURCE_DIR) + "/data/traces/philly-sia/philly.csv", o);
+  auto b = read_trace(std::string(GW_SOURCE_DIR) + "/data/traces/philly-sia/philly.csv", o);
   ASSERT_TRUE(a && b);
   double lo = 9, hi = 0;
   for (size_t i = 0; i < a->jobs.size(); ++i) {
@@ -69,7 +69,7 @@ TEST(TraceRules, SynthesisedLimitsStayInRangeAndRepeatForASeed) {
   EXPECT_TRUE(has_note(*a, "factor uniform in [1.5, 2.5]"));
 
   o.seed = 8;
-  auto c = read_trace(std::string(GW_SHARED_DIR) + "/traces/philly-sia/philly.csv", o);
+  auto c = read_trace(std::string(GW_SOURCE_DIR) + "/data/traces/philly-sia/philly.csv", o);
   ASSERT_TRUE(c);
   size_t same = 0;
   for (size_t i = 0; i < c->jobs.size(); ++i)
