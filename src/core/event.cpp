@@ -42,6 +42,8 @@ std::string_view driver_message_kind_name(DriverMessageKind k) {
       return "pcie_aer";
     case DriverMessageKind::kHungTask:
       return "hung_task";
+    case DriverMessageKind::kPcieLinkLimited:
+      return "pcie_link_limited";
   }
   return "unknown";
 }

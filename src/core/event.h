@@ -29,6 +29,7 @@ enum class DriverMessageKind {
   kNoDeviceProbed = 7,       // probe routine not called/failed, "No NVIDIA graphics adapter"
   kPcieAer = 8,              // PCIe AER line ("pcieport 0000:00:03.0: AER: ...")
   kHungTask = 9,             // "INFO: task NAME:PID blocked for more than N seconds."
+  kPcieLinkLimited = 10,     // "... Gb/s available PCIe bandwidth, limited by ... link at ADDR"
 };
 
 struct Event {

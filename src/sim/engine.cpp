@@ -34,6 +34,7 @@ struct SimJob {
   int64_t overhead_ms = 0;
   unsigned allocated = 0;
   uint32_t gen = 0;
+  int64_t preempted_at_ms = -1;  // while waiting after a preemption
 };
 
 class Engine {
@@ -176,6 +177,7 @@ void Engine::on_submit(size_t i) {
   sim_.push_back(sj);
   JobOutcome jo;
   jo.id = s.id;
+  jo.source_line = s.source_line;
   jo.account = s.account;
   jo.gpus = s.gpus;
   jo.submit_ms = s.submit_ms;
@@ -202,10 +204,12 @@ void Engine::interrupt(size_t slot, bool preempted, bool keep_work) {
                          ? work_done(elapsed, sj.overhead_ms, sj.remaining_ms, f)
                          : work_saved(elapsed, sj.overhead_ms, sj.remaining_ms, f);
   ++sj.gen;
-  if (preempted)
+  if (preempted) {
     ++out_[slot].preemptions;
-  else
+    sj.preempted_at_ms = clock_.now_ms();
+  } else {
     ++out_[slot].interruptions;
+  }
 }
 
 // GPUs one event of a unit-scoped class takes down: one GPU, one node, or the nodes behind one
@@ -320,10 +324,19 @@ void Engine::after_pass(const sched::PassResult& pass) {
     const size_t slot = slot_of_.at(id);
     const sched::Job& j = *sched_.find(id);
     SimJob& sj = sim_[slot];
+    if (sj.preempted_at_ms >= 0) {
+      out_[slot].preemption_gaps_ms.push_back(now - sj.preempted_at_ms);
+      sj.preempted_at_ms = -1;
+    }
     sj.attempt_start_ms = now;
     sj.overhead_ms = j.attempts > 1 ? o_.failure.restart_overhead_ms : 0;
     sj.allocated = static_cast<unsigned>(j.gpus.size());
     out_[slot].allocated = sj.allocated;
+    std::vector<uint32_t>& nodes = out_[slot].nodes;
+    nodes.clear();
+    for (uint32_t g : j.gpus) nodes.push_back(sched_.cluster().gpu(g).node);
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
     const int64_t attempt_ms = sj.overhead_ms + wall_for_work(sj.remaining_ms, o_.failure);
     push(now + attempt_ms, Kind::kEnd, slot, sj.gen);
     arm_job_failures(slot, now, attempt_ms);
@@ -375,6 +388,8 @@ SimOutcome Engine::finish(int64_t t_end) {
     out_[slot].first_start_ms = j.first_start_ms;
     out_[slot].end_ms = j.end_ms;
     for (const sched::Transition& tr : j.history) out_[slot].final_transitions += is_final(tr.to);
+    if (sim_[slot].preempted_at_ms >= 0)
+      out_[slot].preemption_gaps_ms.push_back(t_end - sim_[slot].preempted_at_ms);
     if (j.state == JobState::kRunning)
       allocated_ += static_cast<double>(sim_[slot].allocated) *
                     static_cast<double>(t_end - sim_[slot].attempt_start_ms);

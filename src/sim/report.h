@@ -14,6 +14,21 @@ struct SeriesPoint {
   double value = 0;
 };
 
+// One job's fate under one policy (the per-job output, docs/simulate.md#per-job-output).
+// Times are seconds since the trace's first submit.
+struct JobRecord {
+  uint64_t id = 0;
+  uint64_t source_line = 0;  // line in the trace file (0: unknown)
+  std::string account;
+  unsigned gpus = 0;
+  double submit_s = 0;
+  std::optional<double> first_start_s;
+  std::optional<double> end_s;
+  std::string state;  // done, failed, cancelled, running, pending, preempted, requeued, refused
+  uint32_t preemptions = 0;
+  uint32_t interruptions = 0;
+  std::vector<uint32_t> nodes;  // of the last attempt
+  unsigned gpus_allocated = 0;  // of the last attempt
 // Failure events of one class, and how many of them stopped a job.
 struct FailureClassCount {
   std::string name;
@@ -39,6 +54,7 @@ struct PolicyResult {
   std::vector<double> jct_s;              // every finished job's JCT, for the CDF plot
   std::vector<SeriesPoint> utilization;   // over time
   std::vector<SeriesPoint> queue_length;  // over time
+  std::vector<JobRecord> job_records;     // every job of the trace, refused ones included
   // GPU-weighted useful time / elapsed time from first start to end (or horizon), over the
   // jobs that started.
   std::optional<double> effective_training_time;

@@ -92,6 +92,8 @@ bool Stream::anchor_at(size_t h) const {
       return h >= 2 && text_.substr(h - 2, 5) == "AER: ";
     case 'F':  // INFO: task
       return h >= 2 && text_.substr(h - 2, 11) == "INFO: task ";
+    case 'G':  // Gb/s available PCIe bandwidth, limited by
+      return text_.substr(h, 30) == "Gb/s available PCIe bandwidth,";
   }
   return false;
 }
@@ -107,8 +109,31 @@ void Stream::h_clock(const LogPrefix& p, Event* ev) {
   if (ev && !ev->time_in_year_ms) ev->time_in_year_ms = hclock_ms_;
 }
 
+// The common "[  1234.567890] " dmesg prefix, checked without parsing the number (the walk over
+// every line only needs to know that it is kernel log).
+bool uptime_bracket(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  if (i >= line.size() || line[i] != '[') return false;
+  bool digits = false;
+  for (++i; i < line.size() && i < 40; ++i) {
+    const char c = line[i];
+    if (c == ']') return digits;
+    if (c >= '0' && c <= '9') {
+      digits = true;
+    } else if (c != ' ' && c != '.') {
+      return false;
+    }
+  }
+  return false;
+}
+
 void Stream::other_line(std::string_view line, size_t line_no) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (!hmode_ && uptime_bracket(line)) {
+    if (opt_.classify_lines) ++st_.kernel_lines;
+    return;
+  }
   LogPrefix p;
   kmsg::strip_log_prefix(line, p);
   if (p.delta_s || p.minute_line) hmode_ = true;
@@ -223,10 +248,10 @@ KernelLogStats Stream::run() {
   const size_t n = text_.size();
   walk_ = opt_.classify_lines;
   // Next position of the rare byte of each anchor ('V' of "NVRM", 'X' of "SXid", 'R' of
-  // "AER:", 'F' of "INFO: task"); each is searched again only once the scan has passed it,
-  // so the text is read about once per anchor byte.
-  constexpr std::array<char, 4> kBytes = {'V', 'X', 'R', 'F'};
-  std::array<size_t, 4> next{};
+  // "AER:", 'F' of "INFO: task", 'G' of "Gb/s available PCIe bandwidth"); each is searched again
+  // only once the scan has passed it, so the text is read about once per anchor byte.
+  constexpr std::array<char, 5> kBytes = {'V', 'X', 'R', 'F', 'G'};
+  std::array<size_t, 5> next{};
   for (size_t i = 0; i < kBytes.size(); ++i) next[i] = next_of(kBytes[i], 0);
   size_t pos = 0;
   while (pos < n) {

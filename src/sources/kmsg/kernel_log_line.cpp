@@ -10,6 +10,7 @@ namespace gw::kmsg {
 namespace {
 
 constexpr std::string_view kSxid = "SXid (";
+constexpr std::string_view kLimited = " Gb/s available PCIe bandwidth, limited by ";
 
 bool digit(char c) {
   return c >= '0' && c <= '9';
@@ -191,7 +192,7 @@ ParsedLine parse_line(std::string_view line) {
   ParsedLine r;
   while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.remove_suffix(1);
   // Where the message starts, and what kind of line it is.
-  enum class A { kNvrm, kSxid, kAer, kHung } kind;
+  enum class A { kNvrm, kSxid, kAer, kHung, kLimited } kind;
   size_t at = line.find("NVRM");
   if (at != std::string_view::npos && at + 4 < line.size() &&
       (line[at + 4] == ':' || line[at + 4] == ' ')) {
@@ -200,6 +201,8 @@ ParsedLine parse_line(std::string_view line) {
     kind = A::kSxid;
   } else if ((at = line.find("AER: ")) != std::string_view::npos) {
     kind = A::kAer;
+  } else if ((at = line.find(kLimited)) != std::string_view::npos) {
+    kind = A::kLimited;
   } else if ((at = line.find("INFO: task ")) != std::string_view::npos &&
              has(line.substr(at), " blocked for more than")) {
     kind = A::kHung;
@@ -249,6 +252,19 @@ ParsedLine parse_line(std::string_view line) {
       parse_hung(body, bat, r.ev);
       r.role = LineRole::kEvent;
       return r;
+    case A::kLimited: {
+      // "pci 0000:04:00.0: 252.048 Gb/s available PCIe bandwidth, limited by ..."
+      set_driver(r.ev, DriverMessageKind::kPcieLinkLimited);
+      const auto head = body.substr(0, bat);
+      const size_t colon = head.find(": ");
+      const auto dev = head.substr(0, colon);
+      const size_t sp = dev.rfind(' ');
+      r.ev.pci_bus_id =
+          normalize_pci_bus_id(sp == std::string_view::npos ? dev : dev.substr(sp + 1));
+      r.ev.message = std::string(body);
+      r.role = LineRole::kEvent;
+      return r;
+    }
     case A::kNvrm:
       break;
   }

@@ -98,7 +98,7 @@ bool strip_kmsg_record(std::string_view& s, LogPrefix& p) {
 
 // "<node>: kern: warning: [<RFC 3339>]: " (talosctl dmesg and similar node-log tools).
 bool strip_node_log(std::string_view& s, LogPrefix& p) {
-  const size_t k = s.find(": kern:");
+  const size_t k = s.substr(0, 88).find(": kern:");
   if (k == std::string_view::npos || k == 0 || k > 80 || s.substr(0, k).find(' ') != s.npos)
     return false;
   std::string_view r = ltrim(s.substr(k + 7));
@@ -266,6 +266,11 @@ std::string_view strip_log_prefix(std::string_view line, LogPrefix& p) {
   if (strip_kmsg_record(s, p)) {
     p.recognised = true;
     return ltrim(s);
+  }
+  // dmesg --raw / syslog priority "<5>".
+  if (s.size() > 3 && s[0] == '<' && digit(s[1]) && (s[2] == '>' || (digit(s[2]) && s[3] == '>'))) {
+    s = ltrim(s.substr(s[2] == '>' ? 3 : 4));
+    p.recognised = true;
   }
   bool timed = false;
   for (int round = 0; round < 4 && !s.empty(); ++round) {

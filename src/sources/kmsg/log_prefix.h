@@ -13,6 +13,7 @@
 //                              "[  +0.000123]" (-H / -wH minute and delta lines), followed by an
 //                              optional caller id "[ T1946]" / "[    C3]"
 //   "kernel: " / "kernel:[" tags, also with an uptime bracket after them
+//   a syslog priority "<5>" (dmesg --raw) before any of these
 #pragma once
 
 #include <cstdint>
