@@ -363,6 +363,7 @@ std::vector<CaptureSegment> Reader::run() {
     }
     pos_ = l.next;
     if (env_.take(l.trimmed, host_)) {
+      flush_kernel();
       segment(CaptureFormat::kEnvReport, l.no, l.no);
       continue;
     }
@@ -375,6 +376,9 @@ std::vector<CaptureSegment> Reader::run() {
         app_.take(l.trimmed, origin_, l.no, obs_.app_messages);
       continue;
     }
+    // The kernel-log parser sees only kernel lines (and blanks): nothing else can be taken for
+    // a continuation of a driver message.
+    flush_kernel();
     if (app_.take(l.trimmed, origin_, l.no, obs_.app_messages)) {
       segment(CaptureFormat::kAppLog, l.no, l.no);
       continue;
