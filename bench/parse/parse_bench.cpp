@@ -161,6 +161,25 @@ void BM_StreamKernelLog(benchmark::State& st) {
   st.counters["events"] = static_cast<double>(n);
 }
 
+// The same with every line classified (kernel log or not), as a caller counting the lines
+// nothing understood runs it.
+void BM_StreamKernelLogClassify(benchmark::State& st) {
+  const std::string text = slurp(inputs().klog);
+  size_t n = 0, kernel = 0;
+  gw::KernelLogParseOptions opt;
+  opt.classify_lines = true;
+  for (auto _ : st) {
+    n = 0;
+    auto r = gw::parse_kernel_log_stream(
+        text, "klog", [&](gw::Event&&) { ++n; }, nullptr, opt);
+    kernel = r.kernel_lines;
+    benchmark::DoNotOptimize(r);
+  }
+  st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(text.size()));
+  st.counters["events"] = static_cast<double>(n);
+  st.counters["kernel_lines"] = static_cast<double>(kernel);
+}
+
 // The baseline users know: grep -c Xid over the same file (a separate process, wall time).
 void BM_GrepCountXid(benchmark::State& st) {
   const std::string cmd = "grep -c Xid '" + inputs().klog + "'";
@@ -187,6 +206,7 @@ BENCHMARK(BM_StreamCsv)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTi
 BENCHMARK(BM_StreamCsvMmapSequential)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 BENCHMARK(BM_StreamCsvMmap)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 BENCHMARK(BM_StreamKernelLog)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+BENCHMARK(BM_StreamKernelLogClassify)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 BENCHMARK(BM_GrepCountXid)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 
 int main(int argc, char** argv) {

@@ -1,23 +1,34 @@
-// Simulator cost: replay N jobs on a cluster under each policy, one core.
-//   sim_bench [--trace=PATH] [--nodes=552] [--gpus-per-node=8] [--sizes=10000,82247,1000000]
-//             [--policies=fcfs,...] [google-benchmark flags]
+// Simulator cost: replay N jobs on a cluster under each policy and placement, one core.
+//   sim_bench [--trace=PATH] [--nodes=N] [--gpus-per-node=G] [--sizes=10000,82247,1000000]
+//             [--policies=fcfs,...] [--placements=first-fit,pack,spread,pool]
+//             [google-benchmark flags]
+// It replays what `gpuwarden simulate --limit N` replays: the trace's first N jobs (a .gz file is
+// read through zlib), its cluster shares, the same checks (sim::simulate_policies); only a size
+// beyond the trace's own is resampled, and the row name then says `resampled`. The cluster is
+// the trace's suggested one unless --nodes / --gpus-per-node are given.
 // Without --trace jobs are synthetic and Philly-like:
 // Poisson arrivals (one per 115 s), GPU counts with Philly's mix (93% 1 GPU ... 0.1% 32),
 // log-normal run times with Philly's median 1,144 s and mean 13,136 s, 15 tenants (Zipf), limits
 // = run time x U[1,3].
 #include <benchmark/benchmark.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "sched/policy.h"
 #include "sim/engine.h"
 #include "sim/failure.h"
+#include "sim/simulate.h"
 #include "sim/trace.h"
+#include "sim/trace_formats.h"
 
 namespace {
 
@@ -68,10 +79,10 @@ std::vector<JobSpec> synthetic_philly(size_t n, uint64_t seed) {
 
 struct Args {
   std::string trace;
-  unsigned nodes = 552, gpus_per_node = 8;
+  unsigned nodes = 0, gpus_per_node = 0;  // 0: the trace's (synthetic: 552 x 8)
   std::vector<size_t> sizes = {10000, 82247, 1000000};
-  std::vector<std::string> policies = {
-      "fcfs", "fcfs+backfill", "priority+backfill", "fairshare+backfill", "sjf", "las"};
+  std::vector<std::string> policies = gw::sched::policy_names();
+  std::vector<std::string> placements = {"first-fit", "pack", "spread", "pool"};
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -97,6 +108,8 @@ Args parse(int& argc, char** argv) {
       a.gpus_per_node = static_cast<unsigned>(std::stoul(val("--gpus-per-node=")));
     else if (!val("--policies=").empty())
       a.policies = split(val("--policies="));
+    else if (!val("--placements=").empty())
+      a.placements = split(val("--placements="));
     else if (!val("--sizes=").empty()) {
       a.sizes.clear();
       for (const auto& x : split(val("--sizes="))) a.sizes.push_back(std::stoul(x));
@@ -107,19 +120,58 @@ Args parse(int& argc, char** argv) {
   return a;
 }
 
-// The jobs for one size: the real trace (resampled when a different size is asked for) or
-// synthetic ones.
-std::vector<JobSpec> jobs_for(const Args& a, size_t n) {
-  if (!a.trace.empty()) {
-    auto t = gw::sim::read_trace(a.trace, gw::sim::TraceOptions{});
-    if (!t) {
-      std::cerr << t.error().to_string() << "\n";
-      std::exit(2);
-    }
-    if (t->jobs.size() == n) return t->jobs;
-    return gw::sim::resample_trace(*t, n, 1).jobs;
+[[noreturn]] void die(const std::string& why) {
+  std::cerr << "sim_bench: " << why << "\n";
+  std::exit(2);
+}
+
+// The trace as `gpuwarden simulate --trace PATH --limit n` reads it; `.gz` through zlib.
+gw::sim::Trace read_first(const std::string& path, std::optional<size_t> n) {
+  gw::sim::TraceOptions o;
+  o.limit = n;
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
+    gzFile f = gzopen(path.c_str(), "rb");
+    if (!f) die("cannot open " + path);
+    std::string text;
+    char buf[1 << 16];
+    int got = 0;
+    while ((got = gzread(f, buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(got));
+    gzclose(f);
+    if (got < 0) die("cannot decompress " + path);
+    const std::filesystem::path p(path.substr(0, path.size() - 3));
+    auto t = gw::sim::parse_trace_text(text, p.filename().string(), p.stem().string(), o);
+    if (!t) die(t.error().to_string());
+    t->path = path;
+    return std::move(*t);
   }
-  return synthetic_philly(n, 1);
+  auto t = gw::sim::read_trace(path, o);
+  if (!t) die(t.error().to_string());
+  return std::move(*t);
+}
+
+struct Workload {
+  gw::sim::Trace trace;
+  gw::sim::ClusterSpec cluster;
+  bool resampled = false;
+};
+
+Workload workload_for(const Args& a, size_t n) {
+  Workload w;
+  if (!a.trace.empty()) {
+    w.trace = read_first(a.trace, n);
+    if (w.trace.jobs.size() < n) {  // more than the trace holds: resample the whole trace
+      w.trace = gw::sim::resample_trace(read_first(a.trace, std::nullopt), n, 1);
+      w.resampled = true;
+    }
+    w.cluster = w.trace.suggested_cluster.value_or(gw::sim::ClusterSpec{});
+  } else {
+    w.trace.name = "synthetic-philly";
+    w.trace.jobs = synthetic_philly(n, 1);
+    w.cluster.nodes = 552;
+  }
+  if (a.nodes > 0) w.cluster.nodes = a.nodes;
+  if (a.gpus_per_node > 0) w.cluster.gpus_per_node = a.gpus_per_node;
+  return w;
 }
 
 }  // namespace
@@ -127,32 +179,45 @@ std::vector<JobSpec> jobs_for(const Args& a, size_t n) {
 int main(int argc, char** argv) {
   const Args args = parse(argc, argv);
   benchmark::Initialize(&argc, argv);
-  const gw::sched::Cluster cluster = gw::sched::Cluster::uniform(args.nodes, args.gpus_per_node);
+  for (const std::string& pl : args.placements)
+    if (!gw::sched::parse_packing(pl)) die("unknown placement '" + pl + "'");
   for (size_t n : args.sizes) {
-    auto jobs = std::make_shared<std::vector<JobSpec>>(jobs_for(args, n));
+    auto w = std::make_shared<Workload>(workload_for(args, n));
     for (const std::string& p : args.policies) {
-      const std::string name = "replay/" + p + "/jobs:" + std::to_string(n) +
-                               "/gpus:" + std::to_string(cluster.gpu_count());
-      benchmark::RegisterBenchmark(
-          name.c_str(),
-          [jobs, p, &cluster](benchmark::State& st) {
-            gw::sim::SimOptions o;
-            o.seed = 1;
-            double util = 0, queue = 0;
-            for (auto _ : st) {
-              auto out = gw::sim::run_simulation(*jobs, cluster, p, o);
-              if (!out)
-                st.SkipWithError(out.error().message.c_str());
-              else
-                util = out->result.gpu_utilization, queue = out->result.queue_mean_s;
-            }
-            st.counters["jobs_per_s"] = benchmark::Counter(
-                static_cast<double>(jobs->size()), benchmark::Counter::kIsIterationInvariantRate);
-            st.counters["util"] = util;
-            st.counters["queue_mean_s"] = queue;
-          })
-          ->Unit(benchmark::kMillisecond)
-          ->Iterations(1);
+      for (const std::string& pl : args.placements) {
+        const std::string name = "replay/" + p + "/" + pl + "/jobs:" + std::to_string(n) +
+                                 (w->resampled ? "(resampled)" : "") +
+                                 "/gpus:" + std::to_string(w->cluster.total_gpus());
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [w, p, pl](benchmark::State& st) {
+                                       gw::sim::SimConfig c;
+                                       c.cluster = w->cluster;
+                                       c.policies = {p};
+                                       c.options.seed = 1;
+                                       c.options.scheduler.packing = *gw::sched::parse_packing(pl);
+                                       gw::sim::PolicyResult r;
+                                       for (auto _ : st) {
+                                         auto out = gw::sim::simulate_policies(w->trace, c);
+                                         if (!out) {
+                                           st.SkipWithError(out.error().message.c_str());
+                                           return;
+                                         }
+                                         r = std::move(out->policies.front());
+                                       }
+                                       st.counters["jobs_per_s"] = benchmark::Counter(
+                                           static_cast<double>(w->trace.jobs.size()),
+                                           benchmark::Counter::kIsIterationInvariantRate);
+                                       // The simulated results, to compare with `gpuwarden simulate
+                                       // --limit N`.
+                                       st.counters["util"] = r.gpu_utilization;
+                                       st.counters["jct_mean_s"] = r.jct_mean_s;
+                                       st.counters["queue_mean_s"] = r.queue_mean_s;
+                                       st.counters["preemptions"] =
+                                           static_cast<double>(r.preemptions);
+                                     })
+            ->Unit(benchmark::kMillisecond)
+            ->Iterations(1);
+      }
     }
   }
   benchmark::RunSpecifiedBenchmarks();

@@ -1,13 +1,18 @@
 // gpuwarden simulate: replay a cluster trace through the scheduling policies side by side.
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/sim_failure_options.h"
 #include "sched/policy.h"
 #include "sim/render.h"
 #include "sim/simulate.h"
@@ -22,12 +27,17 @@ struct SimulateArgs {
   unsigned nodes = 0, gpus_per_node = 0;
   uint64_t seed = 1;
   size_t limit = 0;
-  double failure_rate = 0, node_failure_rate = 0;
-  double repair_minutes = 240, checkpoint_minutes = 0, checkpoint_cost_s = 60, restart_s = 0;
+  FailureArgs failure;  // sim_failure_options.h
   double horizon_days = 0;
-  bool requeue = false, sweep = false, spread = false;
+  bool sweep = false, spread = false;
   std::string format = "table";
   std::string output;
+  std::string placement = "pack";
+  std::string jobs_out;
+  std::string limit_factor;  // "F" or "MIN,MAX": synthesised limit = run time x factor
+  std::string dlas_thresholds;
+  unsigned dlas_queues = 3;
+  bool dlas_quantum = false;
 };
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -48,26 +58,26 @@ void add_options(CLI::App& sub, SimulateArgs& a) {
   sub.add_option("--seed", a.seed, "Seed for synthesised fields and failures")
       ->capture_default_str();
   sub.add_option("--limit", a.limit, "Replay at most this many jobs");
-  sub.add_option("--failure-rate-per-gpu-hour", a.failure_rate,
-                 "GPU failures per GPU-hour (e.g. 2.19e-5)")
-      ->check(CLI::NonNegativeNumber);
-  sub.add_option("--node-failure-rate-per-node-hour", a.node_failure_rate,
-                 "Whole-node failures per node-hour")
-      ->check(CLI::NonNegativeNumber);
-  sub.add_option("--repair-minutes", a.repair_minutes, "Time to repair a failed GPU or node")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  sub.add_option("--checkpoint-minutes", a.checkpoint_minutes, "Checkpoint interval (0: none)")
-      ->check(CLI::NonNegativeNumber);
-  sub.add_option("--checkpoint-cost-seconds", a.checkpoint_cost_s, "Wall time one checkpoint takes")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  sub.add_option("--restart-seconds", a.restart_s, "Wall time to reload a checkpoint")
-      ->check(CLI::NonNegativeNumber);
-  sub.add_flag("--requeue", a.requeue, "Requeue jobs whose GPU failed (else they fail)");
-  sub.add_option("--horizon-days", a.horizon_days, "Stop the simulation after this many days")
-      ->check(CLI::NonNegativeNumber);
-  sub.add_flag("--spread", a.spread, "Place jobs on the emptiest node (default: pack)");
+  add_failure_options(sub, a.failure);
+  sub.add_option("--horizon-days", a.horizon_days, "Stop the simulation after this many days");
+  sub.add_flag("--spread", a.spread, "Same as --placement spread");
+  sub.add_option("--placement", a.placement,
+                 "first-fit, pack, spread or pool (docs/scheduling.md#placement)")
+      ->check(CLI::IsMember({"first-fit", "pack", "spread", "pool"}))
+      ->capture_default_str();
+  sub.add_option("--jobs-out", a.jobs_out, "Write every job's outcome per policy to this CSV");
+  sub.add_option("--limit-factor", a.limit_factor,
+                 "Synthesised time limit = run time x factor: F, or MIN,MAX for a seeded "
+                 "uniform factor (default 1,3); what sjf ranks by");
+  sub.add_option("--dlas-thresholds", a.dlas_thresholds,
+                 "dlas/dlas-gpu queue limits in seconds (GPU-seconds for dlas-gpu), e.g. "
+                 "3250,7200")
+      ->capture_default_str();
+  sub.add_option("--dlas-queues", a.dlas_queues, "dlas/dlas-gpu queue count")
+      ->check(CLI::Range(1u, 64u))
+      ->capture_default_str();
+  sub.add_flag("--dlas-quantum", a.dlas_quantum,
+               "dlas/dlas-gpu: check preemption every LAS quantum instead of on every event");
   sub.add_flag("--checkpoint-sweep", a.sweep,
                "Goodput for a range of checkpoint intervals (first policy), vs Young/Daly");
   sub.add_option("--format", a.format, "table, json, csv or html")
@@ -76,20 +86,36 @@ void add_options(CLI::App& sub, SimulateArgs& a) {
   sub.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
 }
 
-sim::SimConfig make_config(const SimulateArgs& a, const sim::ClusterSpec& cluster) {
+// A comma-separated list of numbers; nullopt (and a message) if any is not a finite number.
+std::optional<std::vector<double>> parse_numbers(const std::string& s, const char* option,
+                                                 const Io& io) {
+  std::vector<double> out;
+  for (const std::string& item : split_commas(s)) {
+    try {
+      size_t used = 0;
+      const double v = std::stod(item, &used);
+      if (used != item.size() || !std::isfinite(v) || v < 0) throw std::invalid_argument(item);
+      out.push_back(v);
+    } catch (const std::exception&) {
+      io.err << "gpuwarden simulate: " << option << ": '" << item << "' is not a number >= 0\n";
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+sim::SimConfig make_config(const SimulateArgs& a, const sim::ClusterSpec& cluster,
+                           sim::FailureOptions failure) {
   sim::SimConfig c;
   c.cluster = cluster;
   c.policies = split_commas(a.policies);
   c.options.seed = a.seed;
-  c.options.scheduler.packing = a.spread ? sched::Packing::kSpread : sched::Packing::kPack;
-  auto& f = c.options.failure;
-  f.gpu_failures_per_gpu_hour = a.failure_rate;
-  f.node_failures_per_node_hour = a.node_failure_rate;
-  f.repair_ms = static_cast<int64_t>(a.repair_minutes * 60000);
-  f.checkpoint_interval_ms = static_cast<int64_t>(a.checkpoint_minutes * 60000);
-  f.checkpoint_cost_ms = static_cast<int64_t>(a.checkpoint_cost_s * 1000);
-  f.restart_overhead_ms = static_cast<int64_t>(a.restart_s * 1000);
-  f.requeue = a.requeue;
+  c.options.scheduler.packing =
+      a.spread ? sched::Packing::kSpread
+               : sched::parse_packing(a.placement).value_or(sched::Packing::kPack);
+  c.options.policy.dlas_queues = a.dlas_queues;
+  c.options.policy.dlas_event_driven = !a.dlas_quantum;
+  c.options.failure = std::move(failure);
   if (a.horizon_days > 0) c.options.horizon_ms = static_cast<int64_t>(a.horizon_days * 86400000);
   return c;
 }
@@ -116,9 +142,38 @@ int emit(const std::string& text, const SimulateArgs& a, const Io& io) {
 }
 
 int simulate(const SimulateArgs& a, const Io& io) {
+  auto failure = make_failure_options(a.failure);
+  if (failure) {
+    if (Status h = check_range("--horizon-days", a.horizon_days, 0, 3650, "days"); !h)
+      failure = h.error();
+  }
+  if (!failure) {
+    io.err << "gpuwarden simulate: " << failure.error().to_string() << "\n";
+    return 2;
+  }
   sim::TraceOptions topt;
   topt.seed = a.seed;
   if (a.limit > 0) topt.limit = a.limit;
+  if (!a.limit_factor.empty()) {
+    const auto f = parse_numbers(a.limit_factor, "--limit-factor", io);
+    if (!f) return 2;
+    if (f->empty() || f->size() > 2 || f->front() < 1.0 || f->back() < 1.0) {
+      io.err << "gpuwarden simulate: --limit-factor: give F or MIN,MAX, each >= 1 (a limit "
+                "below the run time would kill the job)\n";
+      return 2;
+    }
+    topt.limit_factor_min = f->front();
+    topt.limit_factor_max = f->back();
+  }
+  std::optional<std::vector<double>> thresholds;
+  if (!a.dlas_thresholds.empty()) {
+    thresholds = parse_numbers(a.dlas_thresholds, "--dlas-thresholds", io);
+    if (!thresholds) return 2;
+    if (!std::is_sorted(thresholds->begin(), thresholds->end())) {
+      io.err << "gpuwarden simulate: --dlas-thresholds must be ascending\n";
+      return 2;
+    }
+  }
   auto trace = a.trace.empty() ? sim::read_bundled_trace(topt) : sim::read_trace(a.trace, topt);
   if (!trace) {
     io.err << "gpuwarden simulate: " << trace.error().to_string() << "\n";
@@ -132,7 +187,8 @@ int simulate(const SimulateArgs& a, const Io& io) {
            << ": the trace suggests no cluster size; give --nodes and --gpus-per-node\n";
     return 2;
   }
-  const sim::SimConfig config = make_config(a, cluster);
+  sim::SimConfig config = make_config(a, cluster, std::move(*failure));
+  if (thresholds) config.options.policy.dlas_thresholds_s = *thresholds;
   for (const std::string& p : config.policies) {
     if (auto ok = sched::make_policy(p); !ok) {
       io.err << "gpuwarden simulate: " << ok.error().to_string() << "\n";
@@ -151,6 +207,14 @@ int simulate(const SimulateArgs& a, const Io& io) {
   if (!report) {
     io.err << "gpuwarden simulate: " << report.error().to_string() << "\n";
     return 2;
+  }
+  if (!a.jobs_out.empty()) {
+    std::ofstream f(a.jobs_out, std::ios::binary);
+    f << sim::render_jobs_csv(*report);
+    if (!f) {
+      io.err << "gpuwarden simulate: cannot write " << a.jobs_out << "\n";
+      return 1;
+    }
   }
   return emit(render(*report, a.format, io.color && a.output.empty()), a, io);
 }

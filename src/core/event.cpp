@@ -22,6 +22,32 @@ std::string_view event_kind_name(EventKind k) {
   return "unknown";
 }
 
+std::string_view driver_message_kind_name(DriverMessageKind k) {
+  switch (k) {
+    case DriverMessageKind::kInitFailed:
+      return "init_failed";
+    case DriverMessageKind::kOpenModulesRequired:
+      return "open_modules_required";
+    case DriverMessageKind::kResetRequired:
+      return "reset_required";
+    case DriverMessageKind::kGspTimeout:
+      return "gsp_timeout";
+    case DriverMessageKind::kDriverAssert:
+      return "driver_assert";
+    case DriverMessageKind::kApiMismatch:
+      return "api_mismatch";
+    case DriverMessageKind::kNoDeviceProbed:
+      return "no_device_probed";
+    case DriverMessageKind::kPcieAer:
+      return "pcie_aer";
+    case DriverMessageKind::kHungTask:
+      return "hung_task";
+    case DriverMessageKind::kPcieLinkLimited:
+      return "pcie_link_limited";
+  }
+  return "unknown";
+}
+
 namespace {
 
 bool parse_hex(std::string_view s, unsigned long& out) {

@@ -62,6 +62,8 @@ std::vector<XidInfo> load_xids() {
     x.cause = cause_from(f[4]);
     x.severity = f[5];
     x.action = f[6];
+    x.immediate_action = f[7];
+    x.investigatory_action = f[8];
     x.notes = f.size() > 9 ? f[9] : std::string_view{};
     rows.push_back(x);
   });
@@ -112,6 +114,32 @@ std::string_view xid_cause_name(XidCause c) {
       return "other";
   }
   return "other";
+}
+
+std::string nvidia_action_words(std::string_view bucket) {
+  struct Word {
+    std::string_view bucket, words;
+  };
+  static constexpr Word kWords[] = {
+      {"RESTART_APP", "restart the application"},
+      {"RESET_GPU", "reset the GPU"},
+      {"RESTART_BM", "reboot the machine"},
+      {"RESTART_VM", "restart the VM"},
+      {"RESTART_FM", "restart the Fabric Manager"},
+      {"IGNORE", "nothing on its own"},
+      {"CONTACT_SUPPORT", "contact support"},
+      {"CHECK_MECHANICALS", "check power, cooling and seating"},
+      {"CHECK_UVM", "check the UVM driver"},
+      {"UPDATE_SWFW", "update the driver and firmware"},
+      {"INVESTIGATE_SW", "investigate the software (driver, application)"},
+      {"XID_154", "follow the recovery action Xid 154 announces"},
+  };
+  for (const Word& w : kWords) {
+    if (bucket == w.bucket) return std::string(w.words);
+  }
+  if (bucket.substr(0, 9) == "WORKFLOW_")
+    return "follow NVIDIA's " + std::string(bucket.substr(9)) + " workflow";
+  return std::string(bucket);
 }
 
 std::span<const XidInfo> xid_catalog() {

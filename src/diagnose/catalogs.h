@@ -22,10 +22,17 @@ struct XidInfo {
   XidCause cause = XidCause::kOther;
   std::string_view severity;  // info / warning / error / critical (catalog words)
   std::string_view action;    // "drain node & reset GPU"
+  // NVIDIA's resolution buckets: what to do now ("RESTART_APP", "RESET_GPU", "WORKFLOW_XID_45")
+  // and what to investigate after; for some Xids they say "Solo: ...; Not Solo: ...".
+  std::string_view immediate_action;
+  std::string_view investigatory_action;
   std::string_view notes;
 };
 
 std::span<const XidInfo> xid_catalog();
+// NVIDIA's bucket names in words: "RESTART_APP" -> "restart the application"; the bucket
+// itself when unknown.
+std::string nvidia_action_words(std::string_view bucket);
 const XidInfo* lookup_xid(unsigned xid);
 
 // Parses "535.129.03" / "418.39" into up to three numbers; nullopt when not a version.

@@ -19,6 +19,7 @@ const char* area_heading(std::string_view area) {
   if (area == "xid") return "Kernel log (Xid, SXid)";
   if (area == "gpu") return "GPU reachability";
   if (area == "utilization") return "Utilization and input pipeline";
+  if (area == "kernel") return "Kernel log: driver messages, Xid follow-ups, PCIe lines";
   return "Other";
 }
 

@@ -307,6 +307,86 @@ constexpr std::array kRules = {
              "expected, the GPU is not idle.",
              "Nothing to fix unless the engine is saturated: then spread streams over more GPUs.",
              rule_util_video_engine},
+    // ---- kernel log: driver messages, Xid follow-ups, PCIe lines (issue 7) ----
+    RuleInfo{"xid.recovery_action", "kernel", S::kCritical,
+             "Xid 154: the recovery action the driver now requires",
+             "Xid 154 lines, graded by the announced value ('to 0xN'), not the label: 1 GPU "
+             "reset, 2 node reboot, 3 drain P2P, 4 drain and reset, 5 IMEX recovery, 6 bus reset "
+             "(PF FLR), 7 system reboot are critical; 0 (none) is info; names the Xid before it.",
+             "Do what the value says: reset the GPU, reboot, or drain then reset.",
+             rule_xid_recovery_action},
+    RuleInfo{"xid.consequence", "kernel", S::kInfo,
+             "Xid that follows another Xid (a consequence, not a separate fault)",
+             "Xid 45 with 'caused by previous Xid N' or within 60 s after a non-informational Xid "
+             "on the same GPU; Xid 137 within 60 s of an NVLink Xid on the same GPU and link. "
+             "Solo Xid 45 is xid.application (a process was stopped).",
+             "Act on the root Xid named in the finding; nothing to do for the follow-up itself.",
+             rule_xid_consequence},
+    RuleInfo{"driver.init_failed", "kernel", S::kCritical,
+             "Driver could not initialise a GPU (RmInitAdapter failed)",
+             "'RmInitAdapter failed' / 'rm_init_adapter failed' kernel lines, per GPU, with the "
+             "driver's context lines (GSP firmware, assertions) around them.",
+             "Reboot or power-cycle; check driver support for the GPU, power and seating, AER or "
+             "Xid 79 before it; RMA if it persists. With the open-modules message: install those.",
+             rule_driver_init_failed},
+    RuleInfo{"driver.open_modules_required", "kernel", S::kCritical,
+             "GPU needs the NVIDIA open kernel modules",
+             "'requires use of the NVIDIA open kernel modules' (multi-line message joined), per "
+             "GPU: a driver-install problem, not hardware.",
+             "Install the open flavour of the same driver version (nvidia-driver-<branch>-open / "
+             "nvidia-open, or .run -m=kernel-open) and reboot.",
+             rule_driver_open_modules_required},
+    RuleInfo{"driver.reset_required", "kernel", S::kCritical, "GPU needs a reset, with no Xid",
+             "NV_ERR_RESET_REQUIRED, 'Reset required' assertions, 'GspRmAlloc failed', 'needs to "
+             "be reset' lines on a GPU that has no Xid in the log (with an Xid, that finding "
+             "quotes them).",
+             "Stop its jobs and reset the GPU (sudo nvidia-smi -r -i <gpu>) or reboot.",
+             rule_driver_reset_required},
+    RuleInfo{"driver.gsp_timeout", "kernel", S::kWarning, "GSP firmware heartbeat timed out",
+             "'Heartbeat timed out' / 'GSP RM heartbeat timed out' lines per GPU, with the "
+             "heartbeat counter, the time since the last beat and the assertions beside them.",
+             "Update the driver and report it (nvidia-bug-report.sh); watch for Xid 119/154 or "
+             "GPU loss; reset or reboot if the GPU stops answering.",
+             rule_driver_gsp_timeout},
+    RuleInfo{"driver.api_mismatch", "kernel", S::kCritical,
+             "Driver user-space and kernel module versions differ (NVRM API mismatch)",
+             "The multi-line 'NVRM: API mismatch: the client has the version X ... this kernel "
+             "module has the version Y' message; names both versions and an application error "
+             "the mismatch causes, if one is in the inputs.",
+             "Reboot, or stop GPU processes and reload the nvidia modules; make sure the new "
+             "module is built for the running kernel.",
+             rule_driver_api_mismatch},
+    RuleInfo{"driver.no_device_probed", "kernel", S::kCritical,
+             "NVIDIA driver bound to no GPU (probe not called / failed, no adapter found)",
+             "'The NVIDIA probe routine was not called for N device(s)' (another driver owns "
+             "them; the candidates it names are listed), 'probe routine failed', 'No NVIDIA "
+             "graphics adapter probed/found'.",
+             "Find the driver bound to the GPUs (lspci -k), blacklist or unbind it (nouveau, "
+             "vfio-pci), rebuild the initramfs and reload or reboot.",
+             rule_driver_no_device_probed},
+    RuleInfo{"kernel.hung_task", "kernel", S::kInfo,
+             "Tasks hung in the kernel (D state) next to GPU errors",
+             "'INFO: task NAME:PID blocked for more than N seconds' within 10 minutes of a GPU "
+             "error (Xid, fallen off the bus, init failure, reset required, GSP timeout); "
+             "context only.",
+             "Handle the GPU error; the tasks clear after the GPU reset or a reboot.",
+             rule_kernel_hung_task},
+    RuleInfo{"pcie.aer_errors", "kernel", S::kCritical,
+             "PCIe AER errors on a GPU or its upstream port",
+             "AER lines whose device is a GPU (or its audio function), that name a GPU as the "
+             "source, or a port's lines next to a GPU's; critical when fatal or unrecovered, "
+             "warning when uncorrected or 100+ corrected, info otherwise.",
+             "Reseat the GPU and riser/cable, check slot and retimers, update the BIOS; drain "
+             "and reboot after an unrecovered error.",
+             rule_pcie_aer_errors},
+    RuleInfo{"pcie.link_limited", "kernel", S::kWarning,
+             "GPU's PCIe bandwidth limited by an upstream link",
+             "The PCI core's boot line '<N> Gb/s available PCIe bandwidth, limited by <speed> "
+             "<width> link at <port> (capable of <M> Gb/s ...)' for a GPU (any device when the "
+             "inputs list no GPUs).",
+             "Check the upstream port (lspci -vv: LnkCap/LnkSta); a slower switch/root port is a "
+             "platform limit; otherwise check BIOS PCIe speed, risers, retimers.",
+             rule_pcie_link_limited},
 };
 
 }  // namespace

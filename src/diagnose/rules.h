@@ -58,11 +58,24 @@ void rule_xid_memory(const DiagnoseContext& c, Findings& out);
 void rule_xid_nvlink(const DiagnoseContext& c, Findings& out);
 void rule_xid_thermal_power(const DiagnoseContext& c, Findings& out);
 void rule_xid_other(const DiagnoseContext& c, Findings& out);
+void rule_xid_recovery_action(const DiagnoseContext& c, Findings& out);
+void rule_xid_consequence(const DiagnoseContext& c, Findings& out);
 void rule_nvswitch_sxid(const DiagnoseContext& c, Findings& out);
 void rule_gpu_fallen_off_bus(const DiagnoseContext& c, Findings& out);
 void rule_gpu_hung(const DiagnoseContext& c, Findings& out);
 void rule_gpu_reset_required(const DiagnoseContext& c, Findings& out);
 void rule_gpu_access_error(const DiagnoseContext& c, Findings& out);
+// driver_events.cpp (kernel-log driver messages that are not Xids)
+void rule_driver_init_failed(const DiagnoseContext& c, Findings& out);
+void rule_driver_open_modules_required(const DiagnoseContext& c, Findings& out);
+void rule_driver_reset_required(const DiagnoseContext& c, Findings& out);
+void rule_driver_gsp_timeout(const DiagnoseContext& c, Findings& out);
+void rule_driver_api_mismatch(const DiagnoseContext& c, Findings& out);
+void rule_driver_no_device_probed(const DiagnoseContext& c, Findings& out);
+void rule_kernel_hung_task(const DiagnoseContext& c, Findings& out);
+// kernel_pcie.cpp (PCIe lines of the kernel log)
+void rule_pcie_aer_errors(const DiagnoseContext& c, Findings& out);
+void rule_pcie_link_limited(const DiagnoseContext& c, Findings& out);
 // utilization.cpp
 void rule_util_input_cpu_bound(const DiagnoseContext& c, Findings& out);
 void rule_util_storage_bound(const DiagnoseContext& c, Findings& out);

@@ -3,10 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <ctime>
+#include <map>
 #include <set>
 
 #include "diagnose/context.h"
+#include "diagnose/kernel_events.h"
 #include "diagnose/rules.h"
 
 namespace gw {
@@ -15,25 +16,22 @@ namespace {
 // Xids closer together than this belong to one incident (the driver prints 13/31/119 in
 // bursts: one fault, many lines).
 constexpr double kBurstGapS = 60.0;
+// A follow-up Xid (45 after a fatal one, 137 beside an NVLink Xid) within this of its root is
+// part of the root's incident; without comparable times, within this many log events.
+constexpr double kFollowS = 60.0;
+constexpr size_t kFollowEvents = 50;
+constexpr unsigned kXidGraphics = 13;
+constexpr unsigned kXidStopped = 43;
+constexpr unsigned kXidCleanup = 45;
 constexpr unsigned kXidFallenOffBus = 79;
+constexpr unsigned kXidNvlinkPriv = 137;
+constexpr unsigned kXidRecovery = 154;
 
 std::optional<double> event_time_s(const Event& e) {
   if (e.time_ms) return static_cast<double>(*e.time_ms) / 1000.0;
   if (e.uptime_s) return *e.uptime_s;
+  if (e.time_in_year_ms) return static_cast<double>(*e.time_in_year_ms) / 1000.0;
   return std::nullopt;
-}
-
-std::string when(const Event& e) {
-  if (e.time_ms) {
-    const std::time_t t = static_cast<std::time_t>(*e.time_ms / 1000);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    return buf;
-  }
-  if (e.uptime_s) return fmt::format("{:.0f} s after boot", *e.uptime_s);
-  return e.origin;
 }
 
 size_t count_bursts(const EventGroup& g) {
@@ -49,11 +47,7 @@ size_t count_bursts(const EventGroup& g) {
 }
 
 std::string who(const EventGroup& g) {
-  if (g.gpu)
-    return g.pci_bus_id ? fmt::format("GPU {} ({})", *g.gpu, *g.pci_bus_id)
-                        : fmt::format("GPU {}", *g.gpu);
-  if (g.pci_bus_id) return "GPU at PCI " + *g.pci_bus_id;
-  return "an unidentified GPU";
+  return gpu_words(g.gpu, g.pci_bus_id);
 }
 
 std::string processes(const EventGroup& g) {
@@ -120,14 +114,44 @@ Severity xid_severity(const XidInfo* x, const EventGroup& g) {
   return Severity::kInfo;
 }
 
-// Driver lines about the same GPU that matter for the verdict ("The GPU likely needs to be
+// "Solo: RESTART_FM; Not Solo: IGNORE (follow other Xid)" -> the part for this case.
+std::string_view solo_part(std::string_view text, bool solo) {
+  const size_t not_solo = text.find("Not Solo:");
+  if (not_solo == std::string_view::npos) return text;
+  if (!solo) return trim_text(text.substr(not_solo + 9));
+  const size_t s = text.find("Solo:");
+  if (s == std::string_view::npos || s >= not_solo) return text;
+  auto part = trim_text(text.substr(s + 5, not_solo - s - 5));
+  if (!part.empty() && part.back() == ';') part.remove_suffix(1);
+  return part;
+}
+
+// NVIDIA's catalog for this Xid: what to do now and after, and its notes.
+void add_catalog(const XidInfo* x, bool solo, std::vector<std::string>& ev) {
+  if (!x) return;
+  auto bucket = [](std::string_view b) {
+    b = trim_text(b);
+    const size_t sp = b.find_first_of(" (");
+    const auto head = b.substr(0, sp);
+    return nvidia_action_words(head) + " (" + std::string(b) + ")";
+  };
+  std::string line = "NVIDIA catalog: now " + bucket(solo_part(x->immediate_action, solo));
+  const auto then = solo_part(x->investigatory_action, solo);
+  if (!trim_text(then).empty() && trim_text(then) != "N/A" &&
+      trim_text(then) != trim_text(solo_part(x->immediate_action, solo)))
+    line += "; then " + bucket(then);
+  ev.push_back(std::move(line));
+  if (!x->notes.empty()) ev.push_back("notes: " + std::string(x->notes.substr(0, 240)));
+}
+
+// Driver lines about the same GPU that say it needs a reset ("The GPU likely needs to be
 // reset").
 void add_driver_notes(const DiagnoseContext& c, const EventGroup& g, std::vector<std::string>& ev) {
   for (const EventGroup& d : c.groups) {
     if (d.kind != EventKind::kDriverMessage || d.gpu != g.gpu || d.pci_bus_id != g.pci_bus_id)
       continue;
     for (const Event* e : d.events) {
-      if (e->message.find("reset") != std::string::npos) {
+      if (e->driver_kind == DriverMessageKind::kResetRequired) {
         ev.push_back("driver: " + e->message.substr(0, 160));
         return;
       }
@@ -135,8 +159,45 @@ void add_driver_notes(const DiagnoseContext& c, const EventGroup& g, std::vector
   }
 }
 
-Finding xid_finding(const DiagnoseContext& c, const EventGroup& g, const XidInfo* x,
-                    XidCause cause) {
+// Xid 94/95 say whether the driver wants a reset: "RST: No, D-RST: No".
+void add_reset_flags(const EventGroup& g, std::vector<std::string>& ev) {
+  for (const Event* e : g.events) {
+    const size_t r = e->message.find("RST: ");
+    if (r == std::string::npos || (r > 0 && e->message[r - 1] == '-')) continue;
+    const bool yes = e->message.compare(r + 5, 3, "Yes") == 0;
+    ev.push_back(yes ? "driver: GPU reset required (RST: Yes)"
+                     : "driver: no GPU reset required for it (RST: No)");
+    return;
+  }
+}
+
+// Xid 13 names the SM: "(GPC 8, TPC 5, SM 0)". NVIDIA's Xid 13 workflow: one location that
+// keeps failing (across programs) points at the hardware, scattered locations at the program.
+void add_sm_locations(const EventGroup& g, std::vector<std::string>& ev) {
+  std::map<std::string, size_t> where;
+  for (const Event* e : g.events) {
+    const size_t p = e->message.find("(GPC ");
+    if (p == std::string::npos) continue;
+    const size_t q = e->message.find(')', p);
+    if (q == std::string::npos) continue;
+    ++where[e->message.substr(p, q - p + 1)];
+  }
+  if (where.empty()) return;
+  const auto top = std::max_element(
+      where.begin(), where.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::string line = fmt::format("SM locations: {} distinct; most often {} ({} line(s))",
+                                 where.size(), top->first, top->second);
+  if (where.size() == 1 && g.events.size() > 3)
+    line +=
+        ": one location in every line; if different programs hit it, NVIDIA's Xid 13 "
+        "workflow treats it as the GPU (run dcgmi diag -r 3)";
+  else if (where.size() > 1)
+    line += ": scattered locations point at the program rather than the GPU";
+  ev.push_back(std::move(line));
+}
+
+Finding xid_finding(const DiagnoseContext& c, const EventGroup& g, const XidInfo* x, XidCause cause,
+                    bool solo = true) {
   const std::string name = x ? std::string(x->short_name) : "unknown Xid";
   std::vector<std::string> ev;
   const size_t bursts = count_bursts(g);
@@ -150,13 +211,20 @@ Finding xid_finding(const DiagnoseContext& c, const EventGroup& g, const XidInfo
     last.time_ms = g.last_time_ms;
     last.uptime_s = g.last_uptime_s;
   }
-  ev.push_back(fmt::format("{} line(s){}, first {}, last {}", g.total, burst_text,
-                           when(*g.events.front()), when(last)));
+  if (event_time_s(*g.events.front()))
+    ev.push_back(fmt::format("{} line(s){}, first {}, last {}", g.total, burst_text,
+                             event_when(*g.events.front()), event_when(last)));
+  else
+    ev.push_back(fmt::format("{} line(s) (no times in the log), first at {}", g.total,
+                             g.events.front()->origin));
   if (x) ev.push_back(fmt::format("meaning: {}", x->meaning));
   ev.push_back(fmt::format("likely cause: {}", xid_cause_name(cause)));
   if (auto p = processes(g); !p.empty()) ev.push_back("processes: " + p);
   ev.push_back(fmt::format("log: {}", g.events.front()->message.substr(0, 160)));
+  add_reset_flags(g, ev);
   add_driver_notes(c, g, ev);
+  if (g.code == kXidGraphics) add_sm_locations(g, ev);
+  add_catalog(x, solo, ev);
   Finding f;
   f.code =
       fmt::format("xid.{}", cause == XidCause::kThermalPower ? "thermal_power"
@@ -170,12 +238,165 @@ Finding xid_finding(const DiagnoseContext& c, const EventGroup& g, const XidInfo
   return f;
 }
 
+// ---- follow-up Xids: 45 after another Xid, 137 beside an NVLink Xid --------------------
+
+struct XidIndex {
+  const DiagnoseContext& c;
+  DriverGpuMap drivers;
+  std::vector<std::string> keys;  // per obs.events index (Xid events only)
+
+  explicit XidIndex(const DiagnoseContext& ctx) : c(ctx), drivers(driver_gpu_map(ctx)) {
+    keys.resize(c.obs.events.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (c.obs.events[i].kind == EventKind::kXid) keys[i] = gpu_key(c, c.obs.events[i], drivers);
+    }
+  }
+  size_t index(const Event* e) const { return static_cast<size_t>(e - c.obs.events.data()); }
+};
+
+struct Root {
+  unsigned code = 0;
+  const Event* ev = nullptr;  // the root's line, when the log has it
+  bool stated = false;        // the line itself says "caused by previous Xid N"
+};
+
+// "... caused by previous Xid 149" -> 149.
+std::optional<unsigned> stated_root(std::string_view msg) {
+  const size_t p = msg.find("caused by previous Xid ");
+  if (p == std::string_view::npos) return std::nullopt;
+  return leading_uint(msg.substr(p + 23));
+}
+
+bool can_be_root(const Event& e) {
+  if (e.kind != EventKind::kXid || !e.code) return false;
+  const unsigned x = *e.code;
+  if (x == kXidCleanup || x == kXidStopped || x == kXidRecovery || x == kXidNvlinkPriv)
+    return false;
+  const XidInfo* info = lookup_xid(x);
+  return !info || info->severity != "info";
+}
+
+bool is_nvlink(const Event& e) {
+  if (e.kind != EventKind::kXid || !e.code) return false;
+  const XidInfo* info = lookup_xid(*e.code);
+  return info && info->cause == XidCause::kNvLink;
+}
+
+// "Link 08" / "link 1" -> the link number.
+std::optional<int> link_of(std::string_view msg) {
+  for (std::string_view tag : {"Link ", "link "}) {
+    for (size_t p = msg.find(tag); p != std::string_view::npos; p = msg.find(tag, p + 1)) {
+      if (auto v = leading_int(msg.substr(p + tag.size()))) return v;
+    }
+  }
+  return std::nullopt;
+}
+
+bool near_in_time(const Event& root, const Event& e, bool before_only) {
+  const auto gap = seconds_between(root, e);
+  if (!gap) return true;  // no comparable times: the event window decides
+  return (before_only ? *gap >= -1.0 : *gap >= -kFollowS) && *gap <= kFollowS;
+}
+
+std::optional<Root> root_of(const XidIndex& ix, const Event& e) {
+  const auto& events = ix.c.obs.events;
+  const size_t i = ix.index(&e);
+  if (e.code == kXidCleanup) {
+    if (auto n = stated_root(e.message)) {
+      Root r{*n, nullptr, true};
+      for (size_t j = i; j-- > (i > kFollowEvents * 20 ? i - kFollowEvents * 20 : 0);) {
+        if (events[j].code == *n && events[j].kind == EventKind::kXid) {
+          r.ev = &events[j];
+          break;
+        }
+      }
+      return r;
+    }
+    for (size_t j = i, k = 0; j-- > 0 && k < kFollowEvents; ++k) {
+      const Event& o = events[j];
+      if (ix.keys[j] != ix.keys[i] || !can_be_root(o)) continue;
+      if (!near_in_time(o, e, true)) return std::nullopt;
+      return Root{*o.code, &o, false};
+    }
+    return std::nullopt;
+  }
+  if (e.code == kXidNvlinkPriv) {
+    const auto link = link_of(e.message);
+    const size_t lo = i > kFollowEvents ? i - kFollowEvents : 0;
+    const size_t hi = std::min(events.size(), i + kFollowEvents);
+    for (size_t j = lo; j < hi; ++j) {
+      const Event& o = events[j];
+      if (j == i || ix.keys[j] != ix.keys[i] || !is_nvlink(o) || !near_in_time(o, e, false))
+        continue;
+      const auto olink = link_of(o.message);
+      if (link && olink && *link != *olink) continue;
+      return Root{*o.code, &o, false};
+    }
+  }
+  return std::nullopt;
+}
+
+// Splits a 45/137 group into lines with a root and solo lines.
+void split_follow_ups(const XidIndex& ix, const EventGroup& g, EventGroup& solo,
+                      std::map<unsigned, std::pair<EventGroup, Root>>* by_root) {
+  solo = g;
+  solo.events.clear();
+  for (const Event* e : g.events) {
+    auto r = root_of(ix, *e);
+    if (!r) {
+      solo.events.push_back(e);
+      continue;
+    }
+    if (!by_root) continue;
+    auto [it, fresh] = by_root->try_emplace(r->code);
+    if (fresh) {
+      it->second.first = g;
+      it->second.first.events.clear();
+      it->second.second = *r;
+    }
+    it->second.first.events.push_back(e);
+    if (!it->second.second.ev && r->ev) it->second.second.ev = r->ev;
+  }
+  const bool all_solo = solo.events.size() == g.events.size();
+  solo.total = all_solo ? g.total : solo.events.size();
+  if (by_root) {
+    for (auto& [code, gr] : *by_root) gr.first.total = gr.first.events.size();
+    if (solo.events.empty() && by_root->size() == 1) by_root->begin()->second.first.total = g.total;
+  }
+}
+
+// A solo Xid 45: a process was stopped while its work was on the GPU; nothing is wrong with
+// the GPU or, by this alone, the program.
+Finding solo_cleanup_finding(const DiagnoseContext& c, const EventGroup& g, const XidInfo* x) {
+  Finding f = xid_finding(c, g, x, XidCause::kApplication, true);
+  f.severity = Severity::kInfo;
+  f.title =
+      fmt::format("Xid 45 on {}: a process was stopped (its GPU channels were torn down)", who(g));
+  f.remedy =
+      "Nothing is wrong with the GPU: a process was killed or exited (Ctrl-C, OOM killer, "
+      "scheduler preemption, a crash elsewhere) while it had work on the GPU. If the job was not "
+      "meant to stop, find out why it was killed. On NVSwitch systems, repeated solo Xid 45 "
+      "lines call for restarting the Fabric Manager (sudo systemctl restart nvidia-fabricmanager).";
+  return f;
+}
+
 void xids_of(const DiagnoseContext& c, XidCause want, Findings& out) {
+  std::optional<XidIndex> ix;
   for (const EventGroup& g : c.groups) {
-    if (g.kind != EventKind::kXid || g.code == kXidFallenOffBus) continue;
+    if (g.kind != EventKind::kXid || g.code == kXidFallenOffBus || g.code == kXidRecovery) continue;
     const XidInfo* x = lookup_xid(g.code);
     const XidCause cause = x ? x->cause : XidCause::kOther;
-    if (cause == want) out.push_back(xid_finding(c, g, x, cause));
+    if (cause != want) continue;
+    if (g.code == kXidCleanup || g.code == kXidNvlinkPriv) {
+      if (!ix) ix.emplace(c);
+      EventGroup solo;
+      split_follow_ups(*ix, g, solo, nullptr);
+      if (solo.events.empty()) continue;  // all of them belong to another Xid (xid.consequence)
+      out.push_back(g.code == kXidCleanup ? solo_cleanup_finding(c, solo, x)
+                                          : xid_finding(c, solo, x, cause));
+      continue;
+    }
+    out.push_back(xid_finding(c, g, x, cause));
   }
 }
 
@@ -201,6 +422,59 @@ void rule_xid_thermal_power(const DiagnoseContext& c, Findings& out) {
 }
 void rule_xid_other(const DiagnoseContext& c, Findings& out) {
   xids_of(c, XidCause::kOther, out);
+}
+
+void rule_xid_consequence(const DiagnoseContext& c, Findings& out) {
+  std::optional<XidIndex> ix;
+  for (const EventGroup& g : c.groups) {
+    if (g.kind != EventKind::kXid || (g.code != kXidCleanup && g.code != kXidNvlinkPriv)) continue;
+    if (!ix) ix.emplace(c);
+    EventGroup solo;
+    std::map<unsigned, std::pair<EventGroup, Root>> by_root;
+    split_follow_ups(*ix, g, solo, &by_root);
+    for (const auto& [root_code, gr] : by_root) {
+      const EventGroup& sub = gr.first;
+      const Root& root = gr.second;
+      const XidInfo* rx = lookup_xid(root_code);
+      const std::string root_name =
+          fmt::format("Xid {} ({})", root_code, rx ? rx->short_name : "unknown Xid");
+      Finding f;
+      f.code = "xid.consequence";
+      f.severity = Severity::kInfo;
+      f.gpu = g.gpu;
+      f.pci_bus_id = g.pci_bus_id;
+      const bool cleanup = g.code == kXidCleanup;
+      f.title =
+          cleanup
+              ? fmt::format("Xid 45 on {}: channels torn down because of {}", who(g), root_name)
+              : fmt::format("Xid 137 on {}: part of the NVLink incident of {}", who(g), root_name);
+      f.evidence.push_back(fmt::format("{} line(s), first {}, last {}", sub.total,
+                                       event_when(*sub.events.front()),
+                                       event_when(*sub.events.back())));
+      if (root.stated)
+        f.evidence.push_back(fmt::format("the driver says: caused by previous Xid {}", root_code));
+      if (root.ev)
+        f.evidence.push_back(fmt::format("root: {} at {}: {}", root_name, event_when(*root.ev),
+                                         root.ev->message.substr(0, 120)));
+      else
+        f.evidence.push_back("root: " + root_name + " (its line is not in this log)");
+      if (auto p = processes(sub); !p.empty()) f.evidence.push_back("processes: " + p);
+      if (!cleanup) {
+        if (auto l = link_of(sub.events.front()->message))
+          f.evidence.push_back(fmt::format("link {}", *l));
+      }
+      f.remedy = cleanup ? fmt::format(
+                               "Nothing to do for Xid 45 itself: the driver stopped these "
+                               "channels because of {}. Act on that Xid's finding for "
+                               "this GPU; the program is not at fault for this line.",
+                               root_name)
+                         : fmt::format(
+                               "Treat it with the NVLink incident ({}): follow the NVLink "
+                               "finding for this GPU, not an application fix.",
+                               root_name);
+      out.push_back(std::move(f));
+    }
+  }
 }
 
 }  // namespace gw

@@ -2,9 +2,30 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <map>
 
 namespace gw::sched {
+
+std::string_view to_string(Packing p) {
+  switch (p) {
+    case Packing::kPack:
+      return "pack";
+    case Packing::kSpread:
+      return "spread";
+    case Packing::kFirstFit:
+      return "first-fit";
+    case Packing::kPool:
+      return "pool";
+  }
+  return "pack";
+}
+
+std::optional<Packing> parse_packing(std::string_view name) {
+  for (Packing p : {Packing::kFirstFit, Packing::kPack, Packing::kSpread, Packing::kPool})
+    if (to_string(p) == name) return p;
+  return std::nullopt;
+}
 
 Cluster::Cluster(std::vector<NodeSpec> nodes) {
   nodes_.reserve(nodes.size());
@@ -24,8 +45,15 @@ Cluster::Cluster(std::vector<NodeSpec> nodes) {
     nodes_.push_back(std::move(node));
   }
   healthy_total_ = free_total_;
-  by_free_.resize(max_size_ + 1);
-  for (uint32_t n = 0; n < nodes_.size(); ++n) bucket_insert(n);
+  words_ = (nodes_.size() + 63) / 64;
+  by_free_.assign(max_size_ + 1, std::vector<uint64_t>(words_, 0));
+  bucket_count_.assign(max_size_ + 1, 0);
+  full_bits_.assign(words_, 0);
+  for (uint32_t n = 0; n < nodes_.size(); ++n) {
+    set_bit(by_free_[nodes_[n].free], n, true);
+    ++bucket_count_[nodes_[n].free];
+    if (is_full(n)) set_bit(full_bits_, n, true);
+  }
 }
 
 Cluster Cluster::uniform(unsigned nodes, unsigned gpus_per_node, unsigned sockets,
@@ -44,90 +72,169 @@ Cluster Cluster::uniform(unsigned nodes, unsigned gpus_per_node, unsigned socket
   return Cluster(std::move(specs));
 }
 
-void Cluster::bucket_insert(uint32_t n) {
-  auto& b = by_free_[nodes_[n].free];
-  nodes_[n].bucket_pos = b.size();
-  b.push_back(n);
-}
-
-void Cluster::bucket_erase(uint32_t n, unsigned free) {
-  auto& b = by_free_[free];
-  const size_t pos = nodes_[n].bucket_pos;
-  b[pos] = b.back();
-  nodes_[b[pos]].bucket_pos = pos;
-  b.pop_back();
+void Cluster::set_bit(std::vector<uint64_t>& bits, uint32_t n, bool on) {
+  const uint64_t m = uint64_t{1} << (n % 64);
+  if (on)
+    bits[n / 64] |= m;
+  else
+    bits[n / 64] &= ~m;
 }
 
 void Cluster::rebucket(uint32_t n, unsigned old_free) {
-  if (old_free == nodes_[n].free) return;
-  const bool was_full = old_free == nodes_[n].gpus.size();
+  const unsigned now = nodes_[n].free;
+  const bool was_full = old_free == nodes_[n].gpus.size() && old_free > 0;
   if (was_full) full_gpus_ -= old_free;
-  if (is_full(n)) full_gpus_ += nodes_[n].free;
-  bucket_erase(n, old_free);
-  bucket_insert(n);
+  if (is_full(n)) full_gpus_ += now;
+  set_bit(full_bits_, n, is_full(n));
+  if (old_free == now) return;
+  set_bit(by_free_[old_free], n, false);
+  --bucket_count_[old_free];
+  set_bit(by_free_[now], n, true);
+  ++bucket_count_[now];
+}
+
+unsigned Cluster::usable(uint32_t n, const NodeCaps* caps) const {
+  const unsigned f = nodes_[n].free;
+  if (!caps) return f;
+  const auto c = caps->cap(n);
+  return c ? std::min(*c, f) : f;
 }
 
 unsigned Cluster::nodes_needed(unsigned count) const {
-  if (count <= max_size_ || max_size_ == 0) return 0;
+  if (pool_ || count <= max_size_ || max_size_ == 0) return 0;
   return (count + max_size_ - 1) / max_size_;
 }
 
+// Exact on uniform clusters; on mixed node sizes an upper bound, which callers tolerate (a
+// candidate that then does not fit is skipped), never an under-estimate.
 unsigned Cluster::max_fit(const NodeCaps* caps) const {
-  unsigned single = 0;
-  for (size_t f = by_free_.size(); f-- > 1 && single < f;) {
-    for (uint32_t n : by_free_[f]) {
-      const auto c = caps ? caps->cap(n) : std::nullopt;
-      const unsigned eff =
-          c ? std::min<unsigned>(*c, static_cast<unsigned>(f)) : static_cast<unsigned>(f);
-      single = std::max(single, eff);
-      if (eff == f) break;
+  if (pool_) {
+    unsigned f = free_total_;
+    if (caps && caps->pool_cap) f = std::min(f, *caps->pool_cap);
+    return f;
+  }
+  const auto capped_in = [&](size_t f) {
+    unsigned k = 0;
+    if (caps)
+      for (const auto& [n, c] : caps->caps) k += nodes_[n].free == f && c < f;
+    return k;
+  };
+  // The best single node, and the best node that is not fully free (a wide job's remainder).
+  unsigned single = 0, partial = 0;
+  for (size_t f = by_free_.size(); f-- > 1;) {
+    if (bucket_count_[f] <= capped_in(f)) continue;
+    single = std::max(single, static_cast<unsigned>(f));
+    if (f < max_size_) {
+      partial = static_cast<unsigned>(f);
+      break;
     }
   }
   unsigned full = full_gpus_;
   if (caps) {
-    for (const auto& [n, c] : caps->caps)
-      if (is_full(n) && c < nodes_[n].free) full -= nodes_[n].free;
+    for (const auto& [n, c] : caps->caps) {
+      const unsigned eff = std::min(c, nodes_[n].free);
+      single = std::max(single, eff);
+      if (is_full(n) && c < nodes_[n].free) {
+        full -= nodes_[n].free;
+        partial = std::max(partial, eff);
+      }
+    }
   }
-  return std::max(single, full > max_size_ ? full : 0u);
+  const unsigned wide = full >= max_size_ && full > 0 ? full + partial : 0;
+  return std::max(single, wide > max_size_ ? wide : 0u);
+}
+
+uint32_t Cluster::pick_node(unsigned count, Packing packing, const NodeCaps* caps,
+                            const std::vector<uint32_t>& skip) const {
+  const auto ok = [&](uint32_t n) {
+    return usable(n, caps) >= count && !std::binary_search(skip.begin(), skip.end(), n);
+  };
+  // Lowest index in bucket f that passes ok().
+  const auto lowest_in = [&](size_t f) -> uint32_t {
+    if (bucket_count_[f] == 0) return UINT32_MAX;
+    for (size_t w = 0; w < words_; ++w)
+      for (uint64_t m = by_free_[f][w]; m; m &= m - 1) {
+        const auto n = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(m)));
+        if (ok(n)) return n;
+      }
+    return UINT32_MAX;
+  };
+  const size_t top = by_free_.size();
+  if (count >= top) return UINT32_MAX;
+  switch (packing) {
+    case Packing::kFirstFit:
+    case Packing::kPool:
+      for (size_t w = 0; w < words_; ++w) {
+        uint64_t m = 0;
+        for (size_t f = std::max<size_t>(count, 1); f < top; ++f) m |= by_free_[f][w];
+        for (; m; m &= m - 1) {
+          const auto n = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(m)));
+          if (ok(n)) return n;
+        }
+      }
+      return UINT32_MAX;
+    case Packing::kPack:
+      for (size_t f = std::max<size_t>(count, 1); f < top; ++f)
+        if (const uint32_t n = lowest_in(f); n != UINT32_MAX) return n;
+      return UINT32_MAX;
+    case Packing::kSpread:
+      for (size_t f = top; f-- > std::max<size_t>(count, 1);)
+        if (const uint32_t n = lowest_in(f); n != UINT32_MAX) return n;
+      return UINT32_MAX;
+  }
+  return UINT32_MAX;
 }
 
 std::optional<std::vector<uint32_t>> Cluster::find(unsigned count, Packing packing,
                                                    const NodeCaps* caps) const {
   if (count == 0) return std::vector<uint32_t>{};
-  if (count > max_size_) return find_multi(count, caps);
-  const auto fits = [&](uint32_t n, size_t f) {
-    const auto c = caps ? caps->cap(n) : std::nullopt;
-    return f >= count && (!c || *c >= count);
-  };
-  if (packing == Packing::kPack) {
-    for (size_t f = count; f < by_free_.size(); ++f)
-      for (uint32_t n : by_free_[f])
-        if (fits(n, f)) return pick_in_node(n, count);
-  } else {
-    for (size_t f = by_free_.size(); f-- > count;)
-      for (uint32_t n : by_free_[f])
-        if (fits(n, f)) return pick_in_node(n, count);
-  }
-  return std::nullopt;
+  if (packing == Packing::kPool || pool_) return find_pool(count, caps);
+  if (count > max_size_) return find_multi(count, packing, caps);
+  const uint32_t n = pick_node(count, packing, caps, {});
+  if (n == UINT32_MAX) return std::nullopt;
+  return pick_in_node(n, count);
 }
 
-// Wide jobs take whole nodes (largest first), never a partial one: multi-node training
-// jobs want every GPU of a node and its NICs.
-std::optional<std::vector<uint32_t>> Cluster::find_multi(unsigned count,
+// Wide jobs: whole free nodes, lowest index first, while the rest still fills a node; the
+// remainder on one more node by the mode's rule (what the Tiresias simulator's yarn does).
+std::optional<std::vector<uint32_t>> Cluster::find_multi(unsigned count, Packing packing,
                                                          const NodeCaps* caps) const {
-  std::vector<uint32_t> out;
-  unsigned got = 0;
-  for (size_t f = by_free_.size(); f-- > 1 && got < count;) {
-    for (uint32_t n : by_free_[f]) {
-      if (!is_full(n)) continue;
-      const auto c = caps ? caps->cap(n) : std::nullopt;
-      if (c && *c < nodes_[n].free) continue;
+  std::vector<uint32_t> out, taken;
+  unsigned rem = count;
+  for (size_t w = 0; w < words_ && rem > 0; ++w)
+    for (uint64_t m = full_bits_[w]; m && rem > 0; m &= m - 1) {
+      const auto n = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(m)));
+      const unsigned size = nodes_[n].free;
+      if (size > rem || usable(n, caps) < size) continue;
       out.insert(out.end(), nodes_[n].gpus.begin(), nodes_[n].gpus.end());
-      got += nodes_[n].free;
-      if (got >= count) break;
+      taken.push_back(n);
+      rem -= size;
+    }
+  if (rem > 0) {
+    const uint32_t n = pick_node(rem, packing, caps, taken);
+    if (n == UINT32_MAX) return std::nullopt;
+    const auto part = pick_in_node(n, rem);
+    out.insert(out.end(), part.begin(), part.end());
+  }
+  return out;
+}
+
+// Pool placement: the lowest-index free GPUs; nodes do not matter to the model.
+std::optional<std::vector<uint32_t>> Cluster::find_pool(unsigned count,
+                                                        const NodeCaps* caps) const {
+  if (count > free_total_ || (caps && caps->pool_cap && count > *caps->pool_cap))
+    return std::nullopt;
+  std::vector<uint32_t> out;
+  out.reserve(count);
+  for (uint32_t n = 0; n < nodes_.size() && out.size() < count; ++n) {
+    if (nodes_[n].free == 0) continue;
+    for (uint32_t g : nodes_[n].gpus) {
+      const GpuSlot& s = gpus_[g];
+      if (s.health == GpuHealth::kOk && s.job == 0) out.push_back(g);
+      if (out.size() == count) break;
     }
   }
-  if (got < count) return std::nullopt;
+  if (out.size() < count) return std::nullopt;
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,14 +31,25 @@ struct NodeSpec {
   std::vector<std::pair<uint16_t, uint16_t>> gpus;
 };
 
-// Packing fills the fullest node that fits (keeps whole nodes free for big jobs); spreading
-// takes the emptiest node (less interference between jobs).
-enum class Packing : uint8_t { kPack, kSpread };
+// Where a job goes (docs/scheduling.md#placement). Every node-aware mode puts a job of at most
+// one node's GPUs on one node, and a wider job of g GPUs on floor(g / S) fully free nodes (lowest
+// index first) plus, for the remainder, one more node chosen by the mode's single-node rule.
+//  - kFirstFit: the lowest-index node with enough free GPUs (Tiresias `yarn`, PAI's default).
+//  - kPack: best fit, the node with the fewest free GPUs that fit; ties by node index.
+//  - kSpread: the node with the most free GPUs; ties by node index.
+//  - kPool: no node boundaries, any free GPUs (Tiresias `count`): a capacity model.
+// Ties never depend on allocation history, so a run is reproducible from its inputs alone.
+enum class Packing : uint8_t { kPack, kSpread, kFirstFit, kPool };
+std::string_view to_string(Packing p);
+// "first-fit", "pack", "spread" or "pool"; nullopt for anything else.
+std::optional<Packing> parse_packing(std::string_view name);
 
 // Per-node caps used by backfill: a job that would outlive the reservation may use at most
 // `cap` GPUs of these nodes. Few entries (the reserved nodes), so a flat list.
 struct NodeCaps {
   std::vector<std::pair<uint32_t, unsigned>> caps;
+  // Pool placement has no nodes: at most this many GPUs in all for such jobs.
+  std::optional<unsigned> pool_cap;
   std::optional<unsigned> cap(uint32_t node) const {
     for (const auto& [n, c] : caps)
       if (n == node) return c;
@@ -71,8 +83,12 @@ class Cluster {
   // one node (topology-aware inside it); wider requests take whole, fully free nodes.
   std::optional<std::vector<uint32_t>> find(unsigned count, Packing packing,
                                             const NodeCaps* caps = nullptr) const;
-  // Whole nodes a job of `count` GPUs occupies beyond one node (0 = fits on one node).
+  // Nodes a job of `count` GPUs spans when wider than one node (0 = fits on one node, or
+  // pool placement): floor(count / S) whole nodes plus one for a remainder.
   unsigned nodes_needed(unsigned count) const;
+  // Pool placement: node boundaries are ignored by max_fit and nodes_needed.
+  void set_pool(bool pool) { pool_ = pool; }
+  bool pool() const { return pool_; }
 
   void allocate(JobId job, const std::vector<uint32_t>& gpus);
   void release(const std::vector<uint32_t>& gpus);
@@ -86,19 +102,33 @@ class Cluster {
     std::vector<uint32_t> gpus;
     unsigned free = 0;  // healthy and idle
     unsigned healthy = 0;
-    size_t bucket_pos = 0;
   };
-  bool is_full(uint32_t n) const { return nodes_[n].free == nodes_[n].gpus.size(); }
+  bool is_full(uint32_t n) const {
+    return nodes_[n].free == nodes_[n].gpus.size() && nodes_[n].free > 0;
+  }
   void rebucket(uint32_t n, unsigned old_free);
-  void bucket_insert(uint32_t n);
-  void bucket_erase(uint32_t n, unsigned free);
+  void set_bit(std::vector<uint64_t>& bits, uint32_t n, bool on);
+  // Usable free GPUs of node n under caps.
+  unsigned usable(uint32_t n, const NodeCaps* caps) const;
+  // The node for a single-node request of `count` GPUs by the mode's rule, skipping nodes in
+  // `skip` (sorted); UINT32_MAX when none fits.
+  uint32_t pick_node(unsigned count, Packing packing, const NodeCaps* caps,
+                     const std::vector<uint32_t>& skip) const;
   std::vector<uint32_t> pick_in_node(uint32_t n, unsigned count) const;
   std::optional<std::vector<uint32_t>> pick_small(uint32_t n, unsigned count) const;
-  std::optional<std::vector<uint32_t>> find_multi(unsigned count, const NodeCaps* caps) const;
+  std::optional<std::vector<uint32_t>> find_multi(unsigned count, Packing packing,
+                                                  const NodeCaps* caps) const;
+  std::optional<std::vector<uint32_t>> find_pool(unsigned count, const NodeCaps* caps) const;
 
   std::vector<GpuSlot> gpus_;
   std::vector<Node> nodes_;
-  std::vector<std::vector<uint32_t>> by_free_;  // node ids by free-GPU count
+  // Node ids by free-GPU count, as bitsets (by_free_[f] bit n: node n has f free GPUs), so
+  // "lowest index with >= k free" is a few word operations whatever the history.
+  std::vector<std::vector<uint64_t>> by_free_;
+  std::vector<uint32_t> bucket_count_;
+  std::vector<uint64_t> full_bits_;  // nodes whose every GPU is healthy and idle
+  size_t words_ = 0;
+  bool pool_ = false;
   unsigned max_size_ = 0;
   unsigned free_total_ = 0, healthy_total_ = 0, busy_total_ = 0;
   unsigned full_gpus_ = 0;  // GPUs on nodes that are entirely free

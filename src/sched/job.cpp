@@ -51,6 +51,7 @@ Status Job::transition(JobState to, int64_t at_ms, std::string_view reason) {
   } else if (state == JobState::kRunning) {
     attained_gpu_ms +=
         static_cast<double>(gpus.size()) * static_cast<double>(at_ms - last_start_ms);
+    attained_ms += static_cast<double>(at_ms - last_start_ms);
   }
   if (is_final(to)) end_ms = at_ms;
   state = to;

@@ -27,6 +27,8 @@ struct JobSpec {
 
   // Trace replay only: how long the job really runs when given its GPUs.
   std::optional<int64_t> actual_runtime_ms;
+  // Trace replay only: the line of the trace file the job came from (0: not from a file).
+  uint64_t source_line = 0;
   bool limit_synthesised = false;  // time_limit_ms was made up by a documented rule
 };
 
@@ -70,7 +72,9 @@ struct Job {
   std::optional<int64_t> end_ms;  // when it reached a final state
   int64_t last_start_ms = 0;
   double attained_gpu_ms = 0;           // GPU-milliseconds of service over finished attempts
+  double attained_ms = 0;               // wall milliseconds of running over finished attempts
   uint32_t attempts = 0;                // how many times it started
+  uint32_t silent_restarts = 0;         // stopped and restarted in one pass (not preemptions)
   uint32_t account_index = UINT32_MAX;  // the scheduler's fair-share ledger slot (fast lookups)
 
   // Applies a transition if the state machine allows it; otherwise an error naming both states.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <iterator>
 
 namespace gw::sched {
 
@@ -77,6 +78,35 @@ bool PendingIndex::erase(const PendingKey& key) {
     summarize(b);
   }
   return true;
+}
+
+void PendingIndex::reorder(std::vector<PendingEntry> entries) {
+  const auto by_key = [](const PendingEntry& a, const PendingEntry& b) { return a.key < b.key; };
+  std::vector<PendingEntry> kept, moved;
+  kept.reserve(entries.size());
+  for (const PendingEntry& e : entries) {
+    if (!kept.empty() && e.key < kept.back().key)
+      moved.push_back(e);
+    else
+      kept.push_back(e);
+  }
+  if (moved.size() * 8 > entries.size()) {
+    std::sort(entries.begin(), entries.end(), by_key);
+  } else {
+    std::sort(moved.begin(), moved.end(), by_key);
+    entries.clear();
+    std::merge(kept.begin(), kept.end(), moved.begin(), moved.end(), std::back_inserter(entries),
+               by_key);
+  }
+  blocks_.clear();
+  for (size_t i = 0; i < entries.size(); i += kBlock) {
+    auto b = std::make_unique<Block>();
+    const size_t end = std::min(entries.size(), i + kBlock);
+    b->entries.assign(entries.begin() + static_cast<std::ptrdiff_t>(i),
+                      entries.begin() + static_cast<std::ptrdiff_t>(end));
+    summarize(*b);
+    blocks_.push_back(std::move(b));
+  }
 }
 
 void PendingIndex::rebuild(std::vector<PendingEntry> entries) {

@@ -66,7 +66,7 @@ class PendingIndex {
     std::vector<PendingEntry> all;
     all.reserve(size_);
     for (BlockPtr& b : blocks_) all.insert(all.end(), b->entries.begin(), b->entries.end());
-    rebuild(std::move(all));
+    reorder(std::move(all));
   }
   std::optional<PendingEntry> first() const;
   // First entry after `after` (or from the start) with gpus <= fit_now and
@@ -101,6 +101,10 @@ class PendingIndex {
   static constexpr uint32_t kResummarize = 64;
   static size_t size_class(unsigned gpus);
   static void summarize(Block& b);
+  // Re-sorts the same entries after re-ranking and rebuilds the blocks (the GPU counts stay).
+  // Ranks move little between re-rankings, so only the entries that fell out of order are
+  // sorted and merged back: O(n + k log k) for k such entries, a full sort when k is large.
+  void reorder(std::vector<PendingEntry> entries);
   size_t block_for(const PendingKey& key) const;
 
   // Blocks by pointer: inserting or dropping a block shifts pointers, not whole blocks.

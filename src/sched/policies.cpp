@@ -35,6 +35,17 @@ double attained_gpu_ms(const Job& job, int64_t now_ms) {
   return a;
 }
 
+double attained_run_ms(const Job& job, int64_t now_ms) {
+  double a = job.attained_ms;
+  if (job.state == JobState::kRunning) a += static_cast<double>(now_ms - job.last_start_ms);
+  return a;
+}
+
+size_t las_queue(double attained, const std::vector<double>& thresholds) {
+  return static_cast<size_t>(std::upper_bound(thresholds.begin(), thresholds.end(), attained) -
+                             thresholds.begin());
+}
+
 namespace {
 
 // Strict submit order.
@@ -93,8 +104,7 @@ class Las final : public Policy {
   double rank(const Job& job, const PolicyContext& ctx) const override {
     const double a = attained_gpu_ms(job, ctx.now_ms);
     if (!discretise_) return a;
-    return static_cast<double>(std::upper_bound(thresholds_ms_.begin(), thresholds_ms_.end(), a) -
-                               thresholds_ms_.begin());
+    return static_cast<double>(las_queue(a, thresholds_ms_));
   }
   int64_t rerank_period_ms() const override { return quantum_; }
   bool preemptive() const override { return true; }
@@ -107,6 +117,103 @@ class Las final : public Policy {
   std::vector<double> thresholds_ms_;
 };
 
+// Shortest job first on the true run time: an oracle (only a replay knows it). PAI's SJF.
+class SjfOracle final : public Policy {
+ public:
+  std::string name() const override { return "sjf-oracle"; }
+  double rank(const Job& job, const PolicyContext&) const override {
+    return static_cast<double>(job.spec.actual_runtime_ms.value_or(INT64_MAX / 2));
+  }
+  bool oracle() const override { return true; }
+};
+
+// Shortest remaining true run time first, preemptive on every event: an oracle lower bound on
+// mean JCT among non-sharing schedulers. Remaining time only shrinks while running, so a
+// waiting job's rank is fixed and the check is needed only when jobs arrive or end.
+class Srtf final : public Policy {
+ public:
+  std::string name() const override { return "srtf"; }
+  double rank(const Job& job, const PolicyContext& ctx) const override {
+    const double total = static_cast<double>(job.spec.actual_runtime_ms.value_or(INT64_MAX / 2));
+    return total - attained_run_ms(job, ctx.now_ms);
+  }
+  bool preemptive() const override { return true; }
+  bool preempt_on_events() const override { return true; }
+  bool waiting_rank_fixed() const override { return true; }
+  bool running_rank_piecewise() const override { return true; }
+  double running_rank_drift_per_ms() const override { return -1.0; }
+  bool oracle() const override { return true; }
+};
+
+// Fewest GPUs first, preemptive on every event (the Tiresias simulator's `sjf`, "smallest").
+class FewestGpus final : public Policy {
+ public:
+  std::string name() const override { return "fewest-gpus"; }
+  double rank(const Job& job, const PolicyContext&) const override {
+    return static_cast<double>(job.spec.gpus);
+  }
+  bool preemptive() const override { return true; }
+  bool preempt_on_events() const override { return true; }
+  bool waiting_rank_fixed() const override { return true; }
+  bool running_rank_piecewise() const override { return true; }
+};
+
+// Discretised LAS as in the Tiresias simulator: `dlas` on run time, `dlas-gpu` on GPU-time.
+// Queues in order, FIFO by submit inside one; a job is demoted when its service crosses a
+// threshold. Event-driven by default: checked on every arrival and end, and at the exact
+// moment a running job is demoted.
+class Dlas final : public Policy {
+ public:
+  Dlas(const PolicyOptions& o, bool gpu_time)
+      : gpu_time_(gpu_time), event_driven_(o.dlas_event_driven), quantum_(o.las_quantum_ms) {
+    const size_t keep = o.dlas_queues > 0 ? o.dlas_queues - 1 : 0;
+    for (size_t i = 0; i < o.dlas_thresholds_s.size() && i < keep; ++i)
+      thresholds_ms_.push_back(o.dlas_thresholds_s[i] * 1000.0);
+  }
+  std::string name() const override { return gpu_time_ ? "dlas-gpu" : "dlas"; }
+  double service(const Job& job, int64_t now) const {
+    return gpu_time_ ? attained_gpu_ms(job, now) : attained_run_ms(job, now);
+  }
+  double rank(const Job& job, const PolicyContext& ctx) const override {
+    return static_cast<double>(las_queue(service(job, ctx.now_ms), thresholds_ms_));
+  }
+  int64_t rerank_period_ms() const override { return event_driven_ ? 0 : quantum_; }
+  bool preemptive() const override { return true; }
+  bool preempt_on_events() const override { return event_driven_; }
+  bool waiting_rank_fixed() const override { return true; }
+  bool running_rank_piecewise() const override { return true; }
+  int64_t rank_change_ms(const Job& job, int64_t now) const override {
+    const double a = service(job, now);
+    const size_t q = las_queue(a, thresholds_ms_);
+    if (q >= thresholds_ms_.size()) return INT64_MAX;
+    const double rate = gpu_time_ ? static_cast<double>(std::max<size_t>(1, job.gpus.size())) : 1;
+    // Service reaches the threshold at this instant (rounded up: then it is past it).
+    return now + static_cast<int64_t>(std::ceil((thresholds_ms_[q] - a) / rate));
+  }
+
+ private:
+  bool gpu_time_;
+  bool event_driven_;
+  int64_t quantum_;
+  std::vector<double> thresholds_ms_;
+};
+
+// Start any later job that fits, in order, without a reservation.
+class Skip final : public Policy {
+ public:
+  explicit Skip(std::unique_ptr<Policy> inner) : inner_(std::move(inner)) {}
+  std::string name() const override { return inner_->name() + "+skip"; }
+  double rank(const Job& job, const PolicyContext& ctx) const override {
+    return inner_->rank(job, ctx);
+  }
+  int64_t rerank_period_ms() const override { return inner_->rerank_period_ms(); }
+  bool skip() const override { return true; }
+  bool oracle() const override { return inner_->oracle(); }
+
+ private:
+  std::unique_ptr<Policy> inner_;
+};
+
 // EASY backfill on top of any ordering.
 class Backfill final : public Policy {
  public:
@@ -117,6 +224,7 @@ class Backfill final : public Policy {
   }
   int64_t rerank_period_ms() const override { return inner_->rerank_period_ms(); }
   bool backfill() const override { return true; }
+  bool oracle() const override { return inner_->oracle(); }
 
  private:
   std::unique_ptr<Policy> inner_;
@@ -128,6 +236,16 @@ struct Entry {
   std::string_view name;
   Factory make;
 };
+
+template <class P>
+std::unique_ptr<Policy> with_skip(const PolicyOptions&) {
+  return std::make_unique<Skip>(std::make_unique<P>());
+}
+
+template <class P>
+std::unique_ptr<Policy> plain(const PolicyOptions&) {
+  return std::make_unique<P>();
+}
 
 template <class P>
 std::unique_ptr<Policy> with_backfill(const PolicyOptions& o) {
@@ -142,6 +260,7 @@ constexpr std::array kPolicies = {
     Entry{"fcfs",
           [](const PolicyOptions&) -> std::unique_ptr<Policy> { return std::make_unique<Fcfs>(); }},
     Entry{"fcfs+backfill", &with_backfill<Fcfs>},
+    Entry{"fcfs+skip", &with_skip<Fcfs>},
     Entry{"priority",
           [](const PolicyOptions& o) -> std::unique_ptr<Policy> {
             return std::make_unique<Priority>(o);
@@ -155,6 +274,12 @@ constexpr std::array kPolicies = {
     Entry{"sjf",
           [](const PolicyOptions&) -> std::unique_ptr<Policy> { return std::make_unique<Sjf>(); }},
     Entry{"sjf+backfill", &with_backfill<Sjf>},
+    Entry{"sjf+skip", &with_skip<Sjf>},
+    Entry{"sjf-oracle", &plain<SjfOracle>},
+    Entry{"sjf-oracle+skip", &with_skip<SjfOracle>},
+    Entry{"sjf-oracle+backfill", &with_backfill<SjfOracle>},
+    Entry{"srtf", &plain<Srtf>},
+    Entry{"fewest-gpus", &plain<FewestGpus>},
     Entry{"las",
           [](const PolicyOptions& o) -> std::unique_ptr<Policy> {
             return std::make_unique<Las>(o, false);
@@ -162,6 +287,14 @@ constexpr std::array kPolicies = {
     Entry{"tiresias",
           [](const PolicyOptions& o) -> std::unique_ptr<Policy> {
             return std::make_unique<Las>(o, true);
+          }},
+    Entry{"dlas",
+          [](const PolicyOptions& o) -> std::unique_ptr<Policy> {
+            return std::make_unique<Dlas>(o, false);
+          }},
+    Entry{"dlas-gpu",
+          [](const PolicyOptions& o) -> std::unique_ptr<Policy> {
+            return std::make_unique<Dlas>(o, true);
           }},
 };
 

@@ -39,6 +39,24 @@ class Policy {
   // A waiting job's rank never changes while it waits (it depends only on state frozen while
   // the job is not running), so periodic re-ranking may skip the waiting queue.
   virtual bool waiting_rank_fixed() const { return false; }
+  // Jobs behind a blocked one that fit start, in order, without a reservation (Tiresias
+  // `fjf`, PAI FIFO): no head-of-line blocking, but wide jobs may wait for ever.
+  virtual bool skip() const { return false; }
+  // Preemption is checked on every pass (arrival, end, rank change), not once a quantum.
+  virtual bool preempt_on_events() const { return false; }
+  // For a running job: when its rank next changes (a LAS queue demotion), INT64_MAX if never.
+  // Event-driven policies wake the scheduler then.
+  virtual int64_t rank_change_ms(const Job& /*running*/, int64_t /*now_ms*/) const {
+    return INT64_MAX;
+  }
+  // A running job's rank changes only at rank_change_ms (else it is constant), so the
+  // scheduler may cache it between changes instead of re-ranking every running job each pass.
+  virtual bool running_rank_piecewise() const { return false; }
+  // Between changes a running job's rank moves by this much per millisecond, the same for all
+  // (SRTF: -1, its remaining time shrinks), so a cached rank is `base + drift x now`.
+  virtual double running_rank_drift_per_ms() const { return 0.0; }
+  // Uses true run times (trace replay only): an oracle, a bound no real scheduler reaches.
+  virtual bool oracle() const { return false; }
 };
 
 // Slurm multifactor weights. The priority is the weighted sum of factors in [0, 1] plus the
@@ -61,6 +79,12 @@ struct PolicyOptions {
   // thresholds in GPU-seconds of attained service.
   int64_t las_quantum_ms = 10 * 60 * 1000;
   std::vector<double> tiresias_thresholds_gpu_s = {3600.0, 10 * 3600.0};
+  // `dlas` (run time) and `dlas-gpu` (GPU-time): the Tiresias simulator's defaults (jobs.py:
+  // 3 queues, limits 3250 and 7200 s; a third listed limit is unused with 3 queues), checked
+  // on every event and at each running job's exact demotion time.
+  std::vector<double> dlas_thresholds_s = {3250.0, 7200.0};
+  unsigned dlas_queues = 3;       // thresholds beyond queues - 1 are ignored
+  bool dlas_event_driven = true;  // false: check only every las_quantum_ms
 };
 
 // The job's account's fair-share factor F (1 without a ledger).
@@ -69,6 +93,10 @@ double fair_share_factor(const Job& job, const PolicyContext& ctx);
 double multifactor_priority(const Job& job, const PolicyContext& ctx, const PriorityWeights& w);
 // 2D attained service of a job (GPUs x time), counting its current run.
 double attained_gpu_ms(const Job& job, int64_t now_ms);
+// Attained run time (wall time it has run), counting its current run.
+double attained_run_ms(const Job& job, int64_t now_ms);
+// Discretised attained service: the index of the first threshold above `attained`.
+size_t las_queue(double attained, const std::vector<double>& thresholds);
 
 // Builds a policy from its name, e.g. "fcfs", "priority+backfill", "las"; an unknown name
 // gives an error that lists the known ones.

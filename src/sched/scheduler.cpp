@@ -1,6 +1,7 @@
 #include "sched/scheduler.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 namespace gw::sched {
@@ -11,7 +12,11 @@ Scheduler::Scheduler(Cluster cluster, std::unique_ptr<Policy> policy, const Cloc
       policy_(std::move(policy)),
       clock_(clock),
       options_(std::move(options)),
-      ledger_(options_.fairshare) {}
+      ledger_(options_.fairshare) {
+  cluster_.set_pool(options_.packing == Packing::kPool);
+  gpu_owner_.assign(cluster_.gpu_count(), kNoOwner);
+  gpu_rank_.assign(cluster_.gpu_count(), -std::numeric_limits<double>::infinity());
+}
 
 PolicyContext Scheduler::context() const {
   return PolicyContext{clock_.now_ms(), &cluster_, &ledger_};
@@ -59,8 +64,15 @@ Status Scheduler::submit(JobSpec spec) {
   for (JobId d : spec.depends_on)
     if (find(d)->state != JobState::kDone) dependents_[d].push_back(i);
   const uint32_t account = ledger_.add_account(spec.account);
-  jobs_.push_back(Job{std::move(spec), JobState::kPending, {}, {}, {}, {}, 0, 0, 0, account});
+  Job job;
+  job.spec = std::move(spec);
+  job.account_index = account;
+  jobs_.push_back(std::move(job));
   keys_.emplace_back();
+  run_rank_.push_back(0.0);
+  victim_ok_.push_back(0);
+  victim_mark_.push_back(0);
+  rank_change_at_.push_back(INT64_MAX);
   unmet_deps_.push_back(unmet);
   if (dep_failed) {
     (void)at(i).transition(JobState::kCancelled, clock_.now_ms(), "dependency failed");
@@ -93,11 +105,23 @@ void Scheduler::rerank() {
 }
 
 int64_t Scheduler::next_wakeup_ms() const {
+  int64_t wake = INT64_MAX;
+  if (policy_->preempt_on_events() && !pending_.empty()) {
+    // Event-driven: the next moment a running job's rank changes (a demotion) while someone
+    // waits who could take its place.
+    if (rank_cache()) {
+      if (!rank_changes_.empty()) wake = rank_changes_.begin()->first;
+    } else {
+      const int64_t now = clock_.now_ms();
+      for (const auto& [end, i] : running_)
+        wake = std::min(wake, policy_->rank_change_ms(jobs_[i], now));
+    }
+  }
   const int64_t period = policy_->rerank_period_ms();
   if (period <= 0 || (pending_.empty() && !(policy_->preemptive() && !running_.empty())))
-    return INT64_MAX;
+    return wake;
   if (last_rerank_ms_ == INT64_MIN) return clock_.now_ms();
-  return last_rerank_ms_ + period;
+  return std::min(wake, last_rerank_ms_ + period);
 }
 
 bool Scheduler::try_start(size_t i, const NodeCaps* caps) {
@@ -106,8 +130,14 @@ bool Scheduler::try_start(size_t i, const NodeCaps* caps) {
   if (!gpus) return false;
   pending_.erase(keys_[i]);
   cluster_.allocate(j.spec.id, *gpus);
+  for (uint32_t g : *gpus) gpu_owner_[g] = static_cast<uint32_t>(i);
   j.gpus = std::move(*gpus);
   (void)j.transition(JobState::kRunning, clock_.now_ms(), "resources available");
+  victim_ok_[i] = 1;  // placement hands out healthy GPUs only
+  if (rank_cache())
+    cache_rank(i, clock_.now_ms());
+  else
+    set_run_rank(i, run_rank_[i]);
   running_.emplace(expected_end_ms(j), i);
   ledger_.job_started(j.spec.account, static_cast<unsigned>(j.gpus.size()));
   return true;
@@ -118,6 +148,11 @@ void Scheduler::stop_running(size_t i) {
   running_.erase({expected_end_ms(j), i});
   ledger_.job_stopped(j.spec.account, static_cast<unsigned>(j.gpus.size()));
   cluster_.release(j.gpus);
+  for (uint32_t g : j.gpus) {
+    gpu_owner_[g] = kNoOwner;
+    gpu_rank_[g] = -std::numeric_limits<double>::infinity();
+  }
+  if (rank_cache()) uncache_rank(i);
 }
 
 PassResult Scheduler::schedule() {
@@ -128,20 +163,41 @@ PassResult Scheduler::schedule() {
   const bool rerank_due =
       period > 0 && (last_rerank_ms_ == INT64_MIN || now - last_rerank_ms_ >= period);
   if (rerank_due) rerank();
-  if (policy_->preemptive() && rerank_due) preempt_pass(out);
+  if (policy_->preemptive() && (rerank_due || policy_->preempt_on_events())) preempt_pass(out);
   reservation_.reset();
   while (auto head = pending_.first()) {
     const size_t i = head->slot;
     if (!try_start(i, nullptr)) {
-      // Preemptive policies are work-conserving (as in Tiresias): later jobs that fit start
-      // without a reservation, since the head can always preempt its way in next quantum.
-      if (policy_->backfill() || policy_->preemptive()) backfill_pass(i, out, policy_->backfill());
+      // Preemptive policies are work-conserving (as in Tiresias): later jobs that fit start,
+      // without a reservation unless the head is wider than a node: a wide head could never
+      // preempt whole nodes free while small jobs keep landing on them, so it reserves them.
+      const bool wide_head = policy_->preemptive() && cluster_.nodes_needed(head->gpus) > 0;
+      if (policy_->backfill() || policy_->preemptive() || policy_->skip())
+        backfill_pass(i, out, policy_->backfill() || wide_head);
       break;
     }
     out.started.push_back(head->key.id);
   }
+  drop_restarts(out);
   update_hol();
   return out;
+}
+
+// A job stopped and started again in the same pass kept running: neither a preemption nor a
+// start (its run time was never lost).
+void Scheduler::drop_restarts(PassResult& out) {
+  if (out.preempted.empty() || out.started.empty()) return;
+  std::vector<JobId> both;
+  for (JobId id : out.preempted)
+    if (std::find(out.started.begin(), out.started.end(), id) != out.started.end())
+      both.push_back(id);
+  if (both.empty()) return;
+  const auto in_both = [&](JobId id) {
+    return std::find(both.begin(), both.end(), id) != both.end();
+  };
+  std::erase_if(out.preempted, in_both);
+  std::erase_if(out.started, in_both);
+  for (JobId id : both) ++at(index_.at(id)).silent_restarts;
 }
 
 void Scheduler::update_hol() {
@@ -157,6 +213,19 @@ void Scheduler::update_hol() {
 std::optional<Reservation> Scheduler::plan_reservation(const Job& head, NodeCaps& caps) const {
   const int64_t now = clock_.now_ms();
   const unsigned need = head.spec.gpus;
+  if (cluster_.pool()) {
+    // No nodes: the head starts when enough GPUs are free in all; the surplus then is what
+    // jobs outliving the reservation may hold.
+    unsigned future = cluster_.free_gpus();
+    for (const auto& [end, i] : running_) {
+      for (uint32_t g : jobs_[i].gpus) future += cluster_.gpu(g).health == GpuHealth::kOk;
+      if (future >= need) {
+        caps.pool_cap = future - need;
+        return Reservation{head.spec.id, std::max(end, now), {}};
+      }
+    }
+    return std::nullopt;
+  }
   const bool multi = cluster_.nodes_needed(need) > 0;
   // Scratch per-node counts, reset on exit for the nodes touched.
   std::vector<unsigned>& freed = freed_scratch_;
@@ -238,56 +307,12 @@ void Scheduler::backfill_pass(size_t head, PassResult& out, bool reserve) {
     if (!try_start(i, ends_in_time ? nullptr : &caps)) continue;
     out.started.push_back(cand->key.id);
     if (ends_in_time) continue;
+    if (caps.pool_cap)
+      *caps.pool_cap -=
+          std::min<unsigned>(*caps.pool_cap, static_cast<unsigned>(jobs_[i].gpus.size()));
     for (auto& [n, cap] : caps.caps)
       for (uint32_t g : jobs_[i].gpus)
         if (cluster_.gpu(g).node == n && cap > 0) --cap;
-  }
-}
-
-// Preemptive policies: the jobs that should run are the best-ranked ones that fit in the
-// healthy GPUs; running jobs outside that set are stopped (progress kept) and re-queued.
-void Scheduler::preempt_pass(PassResult& out) {
-  const PolicyContext ctx = context();
-  auto& run = preempt_run_;  // scratch kept across passes: no allocation per quantum
-  run.clear();
-  for (const auto& [end, i] : running_)
-    run.emplace_back(
-        PendingKey{policy_->rank(jobs_[i], ctx), jobs_[i].spec.submit_ms, jobs_[i].spec.id}, i);
-  std::sort(run.begin(), run.end());
-  long left = static_cast<long>(cluster_.healthy_gpus());
-  auto& keep = preempt_keep_;
-  keep.assign(run.size(), 0);
-  size_t r = 0;
-  bool any_waiting_chosen = false;
-  const auto width = [&](unsigned g) {
-    const unsigned n = cluster_.nodes_needed(g);
-    return static_cast<long>(n ? n * cluster_.max_node_size() : g);
-  };
-  // Once no GPU is left nothing more can be kept or chosen, so the walk stops there.
-  pending_.for_each_while([&](const PendingEntry& e) {
-    for (; r < run.size() && run[r].first < e.key; ++r) {
-      const long w = static_cast<long>(jobs_[run[r].second].gpus.size());
-      if (w <= left) keep[r] = 1, left -= w;
-    }
-    if (left <= 0) return false;
-    const long w = width(e.gpus);
-    if (w <= left) left -= w, any_waiting_chosen = true;
-    return left > 0;
-  });
-  for (; r < run.size(); ++r) {
-    const long w = static_cast<long>(jobs_[run[r].second].gpus.size());
-    if (w <= left) keep[r] = 1, left -= w;
-  }
-  if (!any_waiting_chosen) return;
-  for (size_t k = 0; k < run.size(); ++k) {
-    if (keep[k]) continue;
-    const size_t i = run[k].second;
-    stop_running(i);
-    (void)at(i).transition(JobState::kPreempted, ctx.now_ms,
-                           "preempted: less attained service waiting");
-    at(i).gpus.clear();
-    enqueue(i);
-    out.preempted.push_back(at(i).spec.id);
   }
 }
 
@@ -365,6 +390,10 @@ void Scheduler::repair_gpu(uint32_t gpu) {
   cluster_.set_health(gpu, GpuHealth::kOk);
 }
 void Scheduler::drain_gpu(uint32_t gpu) {
+  if (const uint32_t o = gpu_owner_[gpu]; o != kNoOwner) {  // never a victim: see choose_victims
+    victim_ok_[o] = 0;
+    set_run_rank(o, run_rank_[o]);
+  }
   cluster_.set_health(gpu, GpuHealth::kDrained);
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -24,7 +25,7 @@
 namespace gw::sched {
 
 struct SchedulerOptions {
-  Packing packing = Packing::kPack;
+  Packing packing = Packing::kPack;  // see cluster.h; kPool ignores node boundaries
   // Estimate used when a job states no time limit (backfill plans with it).
   int64_t default_time_limit_ms = 24LL * 3600 * 1000;
   FairShareOptions fairshare;
@@ -88,6 +89,19 @@ class Scheduler {
   void stop_running(size_t i);
   void settle_dependents(size_t i);
   void preempt_pass(PassResult& out);
+  // Victims for waiting job i among running jobs ranked strictly worse; empty if freeing
+  // them would still not let it be placed.
+  std::vector<size_t> choose_victims(size_t i, double rank);
+  // Cached ranks of running jobs (policies whose running ranks are piecewise constant).
+  bool rank_cache() const {
+    return policy_->preempt_on_events() && policy_->running_rank_piecewise();
+  }
+  void cache_rank(size_t i, int64_t now);
+  void uncache_rank(size_t i);
+  void refresh_ranks(int64_t now);
+  // Sets a running job's (cached or live) rank, on the job and on each of its GPUs.
+  void set_run_rank(size_t i, double rank);
+  void drop_restarts(PassResult& out);
   void backfill_pass(size_t head, PassResult& out, bool reserve);
   std::optional<Reservation> plan_reservation(const Job& head, NodeCaps& caps) const;
   void update_hol();
@@ -109,9 +123,19 @@ class Scheduler {
   int64_t last_rerank_ms_ = INT64_MIN;
   std::optional<Reservation> reservation_;
   bool hol_blocked_ = false;
-  mutable std::vector<unsigned> freed_scratch_;             // plan_reservation's per-node counts
-  std::vector<std::pair<PendingKey, size_t>> preempt_run_;  // preempt_pass's scratch
-  std::vector<char> preempt_keep_;
+  mutable std::vector<unsigned> freed_scratch_;  // plan_reservation's per-node counts
+  std::vector<double> run_rank_;   // preempt_pass: live rank of each running job, by job index
+  std::vector<char> victim_ok_;    // preempt_pass: the running job holds only healthy GPUs
+  std::vector<char> victim_mark_;  // choose_victims scratch: already chosen
+  static constexpr uint32_t kNoOwner = UINT32_MAX;
+  std::vector<uint32_t> gpu_owner_;  // job index on each GPU (kNoOwner: idle)
+  // The owner's rank on each GPU (-inf: idle, or the owner cannot be a victim), so a node's
+  // reclaimable GPUs are counted from one contiguous array.
+  std::vector<double> gpu_rank_;
+  double rank_offset_ = 0;  // cached ranks: drift x now, added to run_rank_ and gpu_rank_
+  std::vector<int64_t> rank_change_at_;                // cached: when the rank next changes
+  std::set<std::pair<int64_t, size_t>> rank_changes_;  // cached: (change time, job index)
+  std::map<double, size_t> run_rank_count_;            // cached: running jobs per rank
 };
 
 }  // namespace gw::sched

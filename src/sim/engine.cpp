@@ -1,5 +1,7 @@
 #include "sim/engine.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <numeric>
@@ -14,14 +16,15 @@ namespace {
 
 using sched::JobState;
 
-enum class Kind : uint8_t { kEnd, kGpuFail, kNodeFail, kRepair, kSubmit, kWake };
+enum class Kind : uint8_t { kEnd, kFail, kJobFail, kPlanned, kRepair, kSubmit, kWake };
 
 struct Event {
   int64_t t = 0;
   uint64_t seq = 0;
   Kind kind = Kind::kWake;
   size_t a = 0;      // job slot, GPU or node
-  uint32_t gen = 0;  // attempt generation for kEnd
+  uint32_t gen = 0;  // attempt generation for kEnd and kJobFail
+  uint16_t cls = 0;  // failure class for kFail and kJobFail
   bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
 };
 
@@ -31,6 +34,7 @@ struct SimJob {
   int64_t overhead_ms = 0;
   unsigned allocated = 0;
   uint32_t gen = 0;
+  int64_t preempted_at_ms = -1;  // while waiting after a preemption
 };
 
 class Engine {
@@ -40,19 +44,29 @@ class Engine {
       : specs_(jobs),
         o_(o),
         rng_(o.seed),
-        sched_(cluster, std::move(policy), clock_, o.scheduler) {}
+        sched_(cluster, std::move(policy), clock_, o.scheduler),
+        classes_(effective_classes(o.failure)) {
+    for (const FailureClass& c : classes_) tally_.push_back({c.name, 0, 0});
+    if (o.failure.planned.every_ms > 0) tally_.push_back({"planned-maintenance", 0, 0});
+  }
   SimOutcome run();
 
  private:
-  void push(int64_t t, Kind k, size_t a, uint32_t gen = 0) { q_.push(Event{t, seq_++, k, a, gen}); }
+  void push(int64_t t, Kind k, size_t a, uint32_t gen = 0, uint16_t cls = 0) {
+    q_.push(Event{t, seq_++, k, a, gen, cls});
+  }
   void handle(const Event& e);
   void on_submit(size_t slot);
   void on_end(size_t slot, uint32_t gen);
-  void on_gpu_fail(size_t gpu, bool node_event);
-  void interrupt(size_t slot, bool preempted);
+  void on_unit_fail(uint16_t cls, size_t unit);
+  void on_job_fail(size_t slot, uint32_t gen, uint16_t cls);
+  void on_planned();
+  void interrupt(size_t slot, bool preempted, bool keep_work = false);
   void after_pass(const sched::PassResult& pass);
-  void arm_failure(Kind kind, int64_t t);
+  void arm_failure(uint16_t cls, int64_t t);
+  void arm_job_failures(size_t slot, int64_t now, int64_t attempt_ms);
   void record(int64_t t);
+  void training_time(size_t slot, const sched::Job& j, int64_t t_end);
   // Every accepted job final (cancellations of dependents included) and nothing left to submit.
   bool all_settled() const {
     return sched_.final_count() == accepted_ && submitted_ == specs_.size();
@@ -77,6 +91,11 @@ class Engine {
   int64_t t0_ = 0, last_t_ = 0, wake_at_ = INT64_MAX;
   double hol_ms_ = 0, useful_ = 0, allocated_ = 0;
   bool hol_ = false;
+  std::vector<FailureClass> classes_;     // failure.h effective_classes
+  std::vector<FailureClassCount> tally_;  // per class, then planned maintenance
+  uint64_t failure_events_ = 0;
+  bool bounded_ = false;              // stopped at max_failure_events
+  double ett_num_ = 0, ett_den_ = 0;  // GPU-weighted useful and elapsed time
 };
 
 SimOutcome Engine::run() {
@@ -88,14 +107,18 @@ SimOutcome Engine::run() {
   last_t_ = t0_;
   clock_.set_ms(t0_);
   for (size_t i : order) push(specs_[i].submit_ms, Kind::kSubmit, i);
-  arm_failure(Kind::kGpuFail, t0_);
-  arm_failure(Kind::kNodeFail, t0_);
+  for (size_t c = 0; c < classes_.size(); ++c) arm_failure(static_cast<uint16_t>(c), t0_);
+  if (o_.failure.planned.every_ms > 0) push(t0_ + o_.failure.planned.every_ms, Kind::kPlanned, 0);
   const int64_t horizon = o_.horizon_ms ? t0_ + *o_.horizon_ms : INT64_MAX;
   int64_t t_end = t0_;
   while (!q_.empty() && !all_settled()) {
     const int64_t t = q_.top().t;
     if (t > horizon) {
       t_end = horizon;
+      break;
+    }
+    if (failure_events_ >= o_.failure.max_failure_events) {
+      bounded_ = true;  // a bound, so that a run that cannot finish still ends
       break;
     }
     if (hol_) hol_ms_ += static_cast<double>(t - last_t_);
@@ -121,11 +144,14 @@ void Engine::handle(const Event& e) {
     case Kind::kEnd:
       on_end(e.a, e.gen);
       break;
-    case Kind::kGpuFail:
-      on_gpu_fail(e.a, false);
+    case Kind::kFail:
+      on_unit_fail(e.cls, e.a);
       break;
-    case Kind::kNodeFail:
-      on_gpu_fail(e.a, true);
+    case Kind::kJobFail:
+      on_job_fail(e.a, e.gen, e.cls);
+      break;
+    case Kind::kPlanned:
+      on_planned();
       break;
     case Kind::kRepair:
       sched_.repair_gpu(static_cast<uint32_t>(e.a));
@@ -151,6 +177,7 @@ void Engine::on_submit(size_t i) {
   sim_.push_back(sj);
   JobOutcome jo;
   jo.id = s.id;
+  jo.source_line = s.source_line;
   jo.account = s.account;
   jo.gpus = s.gpus;
   jo.submit_ms = s.submit_ms;
@@ -168,50 +195,126 @@ void Engine::on_end(size_t slot, uint32_t gen) {
 }
 
 // A failed job's attempt is charged in full; what its last checkpoint saved carries over.
-void Engine::interrupt(size_t slot, bool preempted) {
+void Engine::interrupt(size_t slot, bool preempted, bool keep_work) {
   SimJob& sj = sim_[slot];
   const int64_t elapsed = clock_.now_ms() - sj.attempt_start_ms;
   allocated_ += static_cast<double>(sj.allocated) * static_cast<double>(elapsed);
   const FailureOptions& f = o_.failure;
-  sj.remaining_ms -= preempted ? work_done(elapsed, sj.overhead_ms, sj.remaining_ms, f)
-                               : work_saved(elapsed, sj.overhead_ms, sj.remaining_ms, f);
+  sj.remaining_ms -= preempted || keep_work
+                         ? work_done(elapsed, sj.overhead_ms, sj.remaining_ms, f)
+                         : work_saved(elapsed, sj.overhead_ms, sj.remaining_ms, f);
   ++sj.gen;
-  if (preempted)
+  if (preempted) {
     ++out_[slot].preemptions;
-  else
+    sj.preempted_at_ms = clock_.now_ms();
+  } else {
     ++out_[slot].interruptions;
+  }
 }
 
-void Engine::on_gpu_fail(size_t which, bool node_event) {
+// GPUs one event of a unit-scoped class takes down: one GPU, one node, or the nodes behind one
+// switch (`nodes_per_group` consecutive nodes).
+void Engine::on_unit_fail(uint16_t cls, size_t unit) {
   const sched::Cluster& c = sched_.cluster();
+  const FailureClass& fc = classes_[cls];
   std::vector<uint32_t> gpus;
-  if (node_event)
-    gpus = c.node_gpus(static_cast<uint32_t>(which));
-  else
-    gpus.push_back(static_cast<uint32_t>(which));
+  const auto u = static_cast<uint32_t>(unit);
+  if (fc.scope == FailureScope::kGpu) {
+    gpus.push_back(u);
+  } else if (fc.scope == FailureScope::kNode) {
+    gpus = c.node_gpus(u);
+  } else {
+    const uint32_t k = o_.failure.nodes_per_group;
+    const auto nodes = static_cast<uint32_t>(c.node_count());
+    for (uint32_t n = u * k; n < std::min(nodes, u * k + k); ++n)
+      for (uint32_t g : c.node_gpus(n)) gpus.push_back(g);
+  }
+  ++failure_events_;
+  ++tally_[cls].events;
   const int64_t now = clock_.now_ms();
   for (uint32_t g : gpus) {
     if (c.gpu(g).health == sched::GpuHealth::kFailed) continue;  // already down
     const sched::JobId victim = c.gpu(g).job;
-    if (victim != 0) interrupt(slot_of_.at(victim), false);
+    if (victim != 0) {
+      interrupt(slot_of_.at(victim), false);
+      ++tally_[cls].interruptions;
+    }
     (void)sched_.fail_gpu(g, o_.failure.requeue);
     push(now + o_.failure.repair_ms, Kind::kRepair, g);
   }
-  arm_failure(node_event ? Kind::kNodeFail : Kind::kGpuFail, now);
+  arm_failure(cls, now);
 }
 
-// Failures form a Poisson process over all GPUs (or nodes): the gap to the next one is
-// exponential with rate = per-unit rate x units, and the unit hit is uniform.
-void Engine::arm_failure(Kind kind, int64_t t) {
-  const FailureOptions& f = o_.failure;
+// A job-scoped (software) failure stops the job but takes no hardware: its GPU is failed and
+// repaired at once, which is how the scheduler is told to requeue (or fail) it.
+void Engine::on_job_fail(size_t slot, uint32_t gen, uint16_t cls) {
+  if (sim_[slot].gen != gen) return;  // that attempt already ended
+  const sched::Job* j = sched_.find(out_[slot].id);
+  if (j == nullptr || j->state != JobState::kRunning || j->gpus.empty()) return;
+  const uint32_t g = j->gpus.front();
+  ++failure_events_;
+  ++tally_[cls].events;
+  ++tally_[cls].interruptions;
+  interrupt(slot, false);
+  (void)sched_.fail_gpu(g, o_.failure.requeue);
+  sched_.repair_gpu(g);
+}
+
+// Planned maintenance: every running job checkpoints and stops (its work is kept) and is
+// requeued; the whole cluster is down for `down_ms`.
+void Engine::on_planned() {
+  const PlannedMaintenance& pm = o_.failure.planned;
+  const int64_t now = clock_.now_ms();
+  FailureClassCount& tally = tally_.back();
+  ++tally.events;
+  std::vector<sched::JobId> running;
+  for (const sched::Job& j : sched_.jobs())
+    if (j.state == JobState::kRunning) running.push_back(j.spec.id);
+  for (sched::JobId id : running) {
+    interrupt(slot_of_.at(id), false, true);
+    ++tally.interruptions;
+  }
   const sched::Cluster& c = sched_.cluster();
-  const bool gpu = kind == Kind::kGpuFail;
-  const double per_hour = gpu ? f.gpu_failures_per_gpu_hour : f.node_failures_per_node_hour;
-  const size_t units = gpu ? c.gpu_count() : c.node_count();
-  if (per_hour <= 0 || units == 0) return;
-  const double gap_ms = rng_.exponential(per_hour * static_cast<double>(units) / 3.6e6);
+  for (uint32_t g = 0; g < c.gpu_count(); ++g) {
+    if (c.gpu(g).health == sched::GpuHealth::kFailed) continue;  // has its own repair
+    (void)sched_.fail_gpu(g, true);
+    if (pm.down_ms > 0)
+      push(now + pm.down_ms, Kind::kRepair, g);
+    else
+      sched_.repair_gpu(g);
+  }
+  push(now + pm.every_ms, Kind::kPlanned, 0);
+}
+
+// Failures of a unit-scoped class form a Poisson process over all its units (GPUs, nodes or
+// switch groups, busy or idle): the gap to the next one is exponential with rate = per-unit
+// rate x units, and the unit hit is uniform.
+void Engine::arm_failure(uint16_t cls, int64_t t) {
+  const FailureClass& fc = classes_[cls];
+  const sched::Cluster& c = sched_.cluster();
+  size_t units = 0;
+  if (fc.scope == FailureScope::kGpu) units = c.gpu_count();
+  if (fc.scope == FailureScope::kNode) units = c.node_count();
+  if (fc.scope == FailureScope::kNodeGroup)
+    units = (c.node_count() + o_.failure.nodes_per_group - 1) / o_.failure.nodes_per_group;
+  if (fc.rate_per_unit_hour <= 0 || units == 0) return;
+  const double gap_ms =
+      rng_.exponential(fc.rate_per_unit_hour * static_cast<double>(units) / 3.6e6);
   const size_t unit = static_cast<size_t>(rng_.below(units));
-  push(t + std::max<int64_t>(1, static_cast<int64_t>(gap_ms)), kind, unit);
+  push(t + std::max<int64_t>(1, static_cast<int64_t>(gap_ms)), Kind::kFail, unit, 0, cls);
+}
+
+// Job-scoped classes: per attempt, the first failure of each; only one before the attempt's end
+// matters (the earliest one stops it and bumps the generation).
+void Engine::arm_job_failures(size_t slot, int64_t now, int64_t attempt_ms) {
+  for (size_t c = 0; c < classes_.size(); ++c) {
+    const FailureClass& fc = classes_[c];
+    if (fc.scope != FailureScope::kJob || fc.rate_per_unit_hour <= 0) continue;
+    const double gap_ms = rng_.exponential(fc.rate_per_unit_hour / 3.6e6);
+    if (gap_ms >= static_cast<double>(attempt_ms)) continue;
+    push(now + std::max<int64_t>(1, static_cast<int64_t>(gap_ms)), Kind::kJobFail, slot,
+         sim_[slot].gen, static_cast<uint16_t>(c));
+  }
 }
 
 void Engine::after_pass(const sched::PassResult& pass) {
@@ -221,12 +324,22 @@ void Engine::after_pass(const sched::PassResult& pass) {
     const size_t slot = slot_of_.at(id);
     const sched::Job& j = *sched_.find(id);
     SimJob& sj = sim_[slot];
+    if (sj.preempted_at_ms >= 0) {
+      out_[slot].preemption_gaps_ms.push_back(now - sj.preempted_at_ms);
+      sj.preempted_at_ms = -1;
+    }
     sj.attempt_start_ms = now;
     sj.overhead_ms = j.attempts > 1 ? o_.failure.restart_overhead_ms : 0;
     sj.allocated = static_cast<unsigned>(j.gpus.size());
     out_[slot].allocated = sj.allocated;
-    push(now + sj.overhead_ms + wall_for_work(sj.remaining_ms, o_.failure), Kind::kEnd, slot,
-         sj.gen);
+    std::vector<uint32_t>& nodes = out_[slot].nodes;
+    nodes.clear();
+    for (uint32_t g : j.gpus) nodes.push_back(sched_.cluster().gpu(g).node);
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    const int64_t attempt_ms = sj.overhead_ms + wall_for_work(sj.remaining_ms, o_.failure);
+    push(now + attempt_ms, Kind::kEnd, slot, sj.gen);
+    arm_job_failures(slot, now, attempt_ms);
   }
   if (const auto& r = sched_.reservation(); r && !reserved_[r->job]) {
     reserved_[r->job] = true;
@@ -249,6 +362,23 @@ void Engine::record(int64_t t) {
     queue_steps_.emplace_back(t, waiting);
 }
 
+// Work up to the horizon counts: a running attempt's progress since its restart is useful.
+void Engine::training_time(size_t slot, const sched::Job& j, int64_t t_end) {
+  JobOutcome& jo = out_[slot];
+  const SimJob& sj = sim_[slot];
+  jo.useful_ms = jo.runtime_ms - sj.remaining_ms;
+  if (j.state == JobState::kDone) jo.useful_ms = jo.runtime_ms;
+  if (j.state == JobState::kRunning)
+    jo.useful_ms +=
+        work_done(t_end - sj.attempt_start_ms, sj.overhead_ms, sj.remaining_ms, o_.failure);
+  if (!jo.first_start_ms) return;
+  const int64_t elapsed = jo.end_ms.value_or(t_end) - *jo.first_start_ms;
+  if (elapsed <= 0) return;
+  jo.effective_training_time = static_cast<double>(jo.useful_ms) / static_cast<double>(elapsed);
+  ett_num_ += static_cast<double>(jo.gpus) * static_cast<double>(jo.useful_ms);
+  ett_den_ += static_cast<double>(jo.gpus) * static_cast<double>(elapsed);
+}
+
 SimOutcome Engine::finish(int64_t t_end) {
   SimOutcome o;
   // Attempts still running at the horizon are charged up to it.
@@ -258,9 +388,12 @@ SimOutcome Engine::finish(int64_t t_end) {
     out_[slot].first_start_ms = j.first_start_ms;
     out_[slot].end_ms = j.end_ms;
     for (const sched::Transition& tr : j.history) out_[slot].final_transitions += is_final(tr.to);
+    if (sim_[slot].preempted_at_ms >= 0)
+      out_[slot].preemption_gaps_ms.push_back(t_end - sim_[slot].preempted_at_ms);
     if (j.state == JobState::kRunning)
       allocated_ += static_cast<double>(sim_[slot].allocated) *
                     static_cast<double>(t_end - sim_[slot].attempt_start_ms);
+    training_time(slot, j, t_end);
   }
   PolicyResult& r = o.result;
   r.policy = sched_.policy().name();
@@ -271,6 +404,13 @@ SimOutcome Engine::finish(int64_t t_end) {
       r.makespan_s > 0 ? allocated_ / (static_cast<double>(total) * r.makespan_s * 1000.0) : 0.0;
   r.hol_blocking_s = hol_ms_ / 1000.0;
   r.goodput = allocated_ > 0 ? useful_ / allocated_ : 1.0;
+  if (ett_den_ > 0) r.effective_training_time = ett_num_ / ett_den_;
+  if (has_failures(o_.failure)) r.failures_by_class = tally_;
+  if (bounded_)
+    o.stop_note = fmt::format(
+        "{}: stopped at the bound of {} failure events after {:.1f} simulated days; the figures "
+        "cover that span only",
+        r.policy, o_.failure.max_failure_events, static_cast<double>(t_end - t0_) / 86400000.0);
   r.utilization = downsample(util_steps_, t0_, t_end, o_.series_points);
   r.queue_length = downsample(queue_steps_, t0_, t_end, o_.series_points);
   o.jobs = std::move(out_);
@@ -286,6 +426,7 @@ SimOutcome Engine::finish(int64_t t_end) {
 Result<SimOutcome> run_simulation(const std::vector<sched::JobSpec>& jobs,
                                   const sched::Cluster& cluster, std::string_view policy,
                                   const SimOptions& options) {
+  if (Status ok = validate_failure_options(options.failure); !ok) return ok.error();
   auto p = sched::make_policy(policy, options.policy);
   if (!p) return p.error();
   const auto start = std::chrono::steady_clock::now();

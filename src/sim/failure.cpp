@@ -1,9 +1,80 @@
 #include "sim/failure.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
 namespace gw::sim {
+namespace {
+
+constexpr double kMaxRatePerHour = 100;                    // one event every 36 s per unit
+constexpr int64_t kMaxDurationMs = 10LL * 365 * 86400000;  // ten years
+
+double seconds(int64_t ms) {
+  return static_cast<double>(ms) / 1000.0;
+}
+
+Status bad(std::string what, std::string why) {
+  return make_error("sim.bad_failure_option", std::move(why), std::move(what));
+}
+
+Status check_duration(const char* name, int64_t ms) {
+  if (ms < 0 || ms > kMaxDurationMs)
+    return bad(name, fmt::format("must be between 0 and 10 years (got {} ms)", ms));
+  return {};
+}
+
+}  // namespace
+
+std::vector<FailureClass> effective_classes(const FailureOptions& f) {
+  std::vector<FailureClass> out =
+      single_rate_classes(f.gpu_failures_per_gpu_hour, f.node_failures_per_node_hour);
+  out.insert(out.end(), f.classes.begin(), f.classes.end());
+  return out;
+}
+
+bool has_failures(const FailureOptions& f) {
+  for (const FailureClass& c : effective_classes(f))
+    if (c.rate_per_unit_hour > 0) return true;
+  return f.planned.every_ms > 0;
+}
+
+Status validate_failure_options(const FailureOptions& f) {
+  // The single rates directly: a NaN one would not become a class.
+  std::vector<FailureClass> all = f.classes;
+  all.push_back({"gpu", FailureScope::kGpu, f.gpu_failures_per_gpu_hour, true, true, 0});
+  all.push_back({"node", FailureScope::kNode, f.node_failures_per_node_hour, true, true, 0});
+  for (const FailureClass& c : all) {
+    const double r = c.rate_per_unit_hour;
+    if (!std::isfinite(r) || r < 0 || r > kMaxRatePerHour)
+      return bad("failure class " + c.name,
+                 fmt::format("rate must be a finite number between 0 and {} per {} (got {})",
+                             kMaxRatePerHour, rate_unit(c.scope), r));
+  }
+  for (auto [name, ms] : {std::pair{"repair time", f.repair_ms},
+                          {"checkpoint interval", f.checkpoint_interval_ms},
+                          {"checkpoint cost", f.checkpoint_cost_ms},
+                          {"restart time", f.restart_overhead_ms},
+                          {"maintenance period", f.planned.every_ms},
+                          {"maintenance downtime", f.planned.down_ms}})
+    if (Status s = check_duration(name, ms); !s) return s;
+  if (f.nodes_per_group == 0 || f.nodes_per_group > 100000)
+    return bad("nodes per network event", "must be between 1 and 100,000");
+  if (f.checkpoint_interval_ms > 0 && f.checkpoint_cost_ms > f.checkpoint_interval_ms)
+    return bad("checkpoint cost",
+               fmt::format("{} s is longer than the checkpoint interval ({} s): a job would spend "
+                           "more time writing checkpoints than training; allowed: cost <= "
+                           "interval",
+                           seconds(f.checkpoint_cost_ms), seconds(f.checkpoint_interval_ms)));
+  if (f.planned.every_ms > 0 && f.planned.every_ms <= f.planned.down_ms + f.restart_overhead_ms)
+    return bad("maintenance period",
+               fmt::format("every {} s is not longer than the downtime plus restart ({} s): no "
+                           "job could make progress between two stops",
+                           seconds(f.planned.every_ms),
+                           seconds(f.planned.down_ms + f.restart_overhead_ms)));
+  return {};
+}
 
 int64_t wall_for_work(int64_t work_ms, const FailureOptions& f) {
   if (work_ms <= 0) return 0;

@@ -4,6 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "sim/failure_classes.h"
 
 namespace gw::sim {
 
@@ -15,7 +20,22 @@ struct FailureOptions {
   int64_t checkpoint_cost_ms = 0;          // wall time one checkpoint takes
   int64_t restart_overhead_ms = 0;         // wall time to reload a checkpoint on restart
   bool requeue = false;                    // a job whose GPU failed goes back to the queue
+  // Failures by cause (failure_classes.h); the two single rates above are added as the classes
+  // "gpu" and "node".
+  std::vector<FailureClass> classes;
+  unsigned nodes_per_group = kLlama3NodesPerSwitch;  // nodes one kNodeGroup event takes
+  PlannedMaintenance planned;
+  std::string calibration;  // where the class rates come from ("" = given by hand)
+  // The run stops with a note after this many failure events (a bound, not a target).
+  uint64_t max_failure_events = 20'000'000;
 };
+
+// The single rates as classes, then `classes`.
+std::vector<FailureClass> effective_classes(const FailureOptions& f);
+bool has_failures(const FailureOptions& f);
+// NaN, infinite, negative or out-of-range numbers, and settings that cannot make progress
+// (checkpoint cost above the interval, maintenance more often than a restart takes).
+Status validate_failure_options(const FailureOptions& f);
 
 // Wall time to do `work_ms` of useful work with periodic checkpoints (none after the last piece).
 int64_t wall_for_work(int64_t work_ms, const FailureOptions& f);

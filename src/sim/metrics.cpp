@@ -100,6 +100,29 @@ void fill_fairness(PolicyResult& r, const std::vector<JobOutcome>& jobs, unsigne
 
 }  // namespace
 
+std::vector<JobRecord> job_records(const std::vector<JobOutcome>& jobs) {
+  std::vector<JobRecord> out;
+  out.reserve(jobs.size());
+  const auto secs = [](int64_t ms) { return static_cast<double>(ms) / 1000.0; };
+  for (const JobOutcome& j : jobs) {
+    JobRecord r;
+    r.id = j.id;
+    r.source_line = j.source_line;
+    r.account = j.account;
+    r.gpus = j.gpus;
+    r.submit_s = secs(j.submit_ms);
+    if (j.first_start_ms) r.first_start_s = secs(*j.first_start_ms);
+    if (j.end_ms) r.end_s = secs(*j.end_ms);
+    r.state = std::string(sched::to_string(j.state));
+    r.preemptions = j.preemptions;
+    r.interruptions = j.interruptions;
+    r.nodes = j.nodes;
+    r.gpus_allocated = j.allocated;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 void fill_job_metrics(PolicyResult& r, const std::vector<JobOutcome>& jobs, unsigned total_gpus,
                       const std::vector<std::pair<std::string, double>>& shares) {
   r.jobs = jobs.size();

@@ -30,6 +30,9 @@ struct TenantShare {
   double shares = 1;
 };
 
+// Per-job records (report.h) from a simulation's outcomes, in submit order.
+std::vector<JobRecord> job_records(const std::vector<JobOutcome>& jobs);
+
 // Fills the job-derived fields of `r` (counts, JCT, queueing, fairness).
 void fill_job_metrics(PolicyResult& r, const std::vector<JobOutcome>& jobs, unsigned total_gpus,
                       const std::vector<std::pair<std::string, double>>& shares);

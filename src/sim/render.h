@@ -12,5 +12,7 @@ std::string render_table(const SimReport& report, bool color);
 std::string render_json(const SimReport& report);
 std::string render_csv(const SimReport& report);
 std::string render_html(const SimReport& report);
+// Every policy's per-job records as one CSV (header first), for --jobs-out.
+std::string render_jobs_csv(const SimReport& report);
 
 }  // namespace gw::sim

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sim/render.h"
+#include "sim/render_failures.h"
 #include "sim/render_metrics.h"
 #include "sim/svg.h"
 
@@ -122,6 +123,7 @@ std::string render_html(const SimReport& r) {
                    escape(r.trace), escape(r.cluster), r.seed, r.policies.size());
   o += "\n<h2>Metrics</h2>";
   o += r.policies.empty() ? "<p>No policies were simulated.</p>" : metrics_table(r);
+  o += render_detail::failures_html(r);
   o += "\n" + plots(r) + "\n";
   if (!r.notes.empty()) {
     o += "<h2>Notes</h2><ul class=\"notes\">";

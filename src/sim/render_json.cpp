@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/render.h"
+#include "sim/render_failures.h"
 
 namespace gw::sim {
 namespace {
@@ -37,6 +38,7 @@ ojson policy(const PolicyResult& p) {
   j["interruptions"] = p.interruptions;
   j["preemptions"] = p.preemptions;
   j["wall_time_s"] = p.wall_time_s;
+  render_detail::add_policy_failures(j, p);
   j["jct_s"] = p.jct_s;
   j["utilization"] = series(p.utilization);
   j["queue_length"] = series(p.queue_length);
@@ -54,6 +56,28 @@ std::string render_json(const SimReport& r) {
   j["notes"] = r.notes;
   j["policies"] = ojson::array();
   for (const PolicyResult& p : r.policies) j["policies"].push_back(policy(p));
+  render_detail::add_failure_model(j, r);
+  // One flat array of per-job records, `policy` on each (docs/simulate.md#per-job-output).
+  ojson jobs = ojson::array();
+  for (const PolicyResult& p : r.policies)
+    for (const JobRecord& x : p.job_records) {
+      ojson o;
+      o["policy"] = p.policy;
+      o["job_id"] = x.id;
+      o["source_line"] = x.source_line;
+      o["account"] = x.account;
+      o["gpus"] = x.gpus;
+      o["submit_s"] = x.submit_s;
+      o["first_start_s"] = x.first_start_s ? ojson(*x.first_start_s) : ojson(nullptr);
+      o["end_s"] = x.end_s ? ojson(*x.end_s) : ojson(nullptr);
+      o["state"] = x.state;
+      o["preemptions"] = x.preemptions;
+      o["interruptions"] = x.interruptions;
+      o["nodes"] = x.nodes;
+      o["gpus_allocated"] = x.gpus_allocated;
+      jobs.push_back(std::move(o));
+    }
+  j["jobs"] = std::move(jobs);
   // Replace invalid UTF-8 instead of throwing: trace names come from user paths.
   return j.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
 }

@@ -13,7 +13,7 @@ std::optional<double> count(size_t n) {
 }
 
 // Field readers as captureless lambdas so the table is a constexpr-friendly array.
-const std::array<Metric, 18> kMetrics = {{
+const std::array<Metric, 19> kMetrics = {{
     {"jobs", Unit::kCount, Better::kNeither, [](const PolicyResult& p) { return count(p.jobs); }},
     {"jobs finished", Unit::kCount, Better::kHigher,
      [](const PolicyResult& p) { return count(p.jobs_finished); }},
@@ -45,6 +45,8 @@ const std::array<Metric, 18> kMetrics = {{
      [](const PolicyResult& p) -> std::optional<double> { return p.hol_blocking_s; }},
     {"goodput", Unit::kFraction, Better::kHigher,
      [](const PolicyResult& p) -> std::optional<double> { return p.goodput; }},
+    {"effective training time", Unit::kFraction, Better::kHigher,
+     [](const PolicyResult& p) { return p.effective_training_time; }},
     {"interruptions / preemptions", Unit::kCount, Better::kNeither,
      [](const PolicyResult& p) { return count(p.interruptions + p.preemptions); }},
     {"simulation wall time", Unit::kSeconds, Better::kNeither,

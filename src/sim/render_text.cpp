@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "sim/render.h"
+#include "sim/render_failures.h"
 #include "sim/render_metrics.h"
 
 namespace gw::sim {
@@ -72,6 +73,7 @@ std::string render_table(const SimReport& r, bool color) {
     o += "\n";
   }
   if (r.policies.empty()) o += "(no policies were simulated)\n";
+  o += render_detail::failures_text(r);
   if (!r.notes.empty()) {
     o += "\n" + paint("notes:", kBold, color) + "\n";
     for (const std::string& n : r.notes) o += paint("  - " + n, kDim, color) + "\n";
@@ -83,7 +85,8 @@ std::string render_csv(const SimReport& r) {
   std::string o =
       "policy,jobs,jobs_finished,jct_mean_s,jct_median_s,jct_p95_s,jct_p99_s,queue_mean_s,"
       "queue_median_s,queue_p95_s,queue_p99_s,gpu_utilization,makespan_s,jain_fairness,"
-      "finish_time_fairness,hol_blocking_s,goodput,interruptions,preemptions,wall_time_s\n";
+      "finish_time_fairness,hol_blocking_s,goodput,interruptions,preemptions,wall_time_s,"
+      "effective_training_time\n";
   for (const PolicyResult& p : r.policies) {
     o += csv_field(p.policy);
     o += fmt::format(",{},{}", p.jobs, p.jobs_finished);
@@ -92,8 +95,9 @@ std::string render_csv(const SimReport& r) {
           p.queue_p95_s, p.queue_p99_s, p.gpu_utilization, p.makespan_s, p.jain_fairness})
       o += "," + csv_number(v);
     o += "," + (p.finish_time_fairness ? csv_number(*p.finish_time_fairness) : std::string());
-    o += fmt::format(",{},{},{},{},{}\n", csv_number(p.hol_blocking_s), csv_number(p.goodput),
+    o += fmt::format(",{},{},{},{},{}", csv_number(p.hol_blocking_s), csv_number(p.goodput),
                      p.interruptions, p.preemptions, csv_number(p.wall_time_s));
+    o += "," + (p.effective_training_time ? csv_number(*p.effective_training_time) : "") + "\n";
   }
   return o;
 }

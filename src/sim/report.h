@@ -14,6 +14,28 @@ struct SeriesPoint {
   double value = 0;
 };
 
+// One job's fate under one policy (the per-job output, docs/simulate.md#per-job-output).
+// Times are seconds since the trace's first submit.
+struct JobRecord {
+  uint64_t id = 0;
+  uint64_t source_line = 0;  // line in the trace file (0: unknown)
+  std::string account;
+  unsigned gpus = 0;
+  double submit_s = 0;
+  std::optional<double> first_start_s;
+  std::optional<double> end_s;
+  std::string state;  // done, failed, cancelled, running, pending, preempted, requeued, refused
+  uint32_t preemptions = 0;
+  uint32_t interruptions = 0;
+  std::vector<uint32_t> nodes;  // of the last attempt
+  unsigned gpus_allocated = 0;  // of the last attempt
+// Failure events of one class, and how many of them stopped a job.
+struct FailureClassCount {
+  std::string name;
+  size_t events = 0;
+  size_t interruptions = 0;
+};
+
 struct PolicyResult {
   std::string policy;  // "fcfs", "priority", "fairshare", "fcfs+backfill", ...
   size_t jobs = 0;
@@ -32,6 +54,29 @@ struct PolicyResult {
   std::vector<double> jct_s;              // every finished job's JCT, for the CDF plot
   std::vector<SeriesPoint> utilization;   // over time
   std::vector<SeriesPoint> queue_length;  // over time
+  std::vector<JobRecord> job_records;     // every job of the trace, refused ones included
+  // GPU-weighted useful time / elapsed time from first start to end (or horizon), over the
+  // jobs that started.
+  std::optional<double> effective_training_time;
+  std::vector<FailureClassCount> failures_by_class;  // empty without a failure model
+};
+
+// One check of the failure model against a published figure that was not its input.
+struct FailureCheck {
+  std::string name;       // "Llama 3 effective training time"
+  std::string inputs;     // the parameters it was computed with
+  std::string published;  // the published figure, with its source
+  std::optional<double> published_value;
+  std::optional<double> model_value;
+  std::string unit;     // "fraction" or "hours"
+  std::string verdict;  // how far apart and why
+  bool agrees = false;  // within the stated tolerance
+};
+
+struct FailureModelReport {
+  std::string calibration;           // the one source the rates were fitted on
+  std::vector<std::string> classes;  // "gpu: 1.18e-05 per GPU-hour (GPU)"
+  std::vector<FailureCheck> checks;
 };
 
 struct SimReport {
@@ -40,6 +85,7 @@ struct SimReport {
   uint64_t seed = 0;
   std::vector<std::string> notes;  // caveats: synthesised limits, missing users, ...
   std::vector<PolicyResult> policies;
+  std::optional<FailureModelReport> failure_model;  // when failures are simulated
 };
 
 }  // namespace gw::sim

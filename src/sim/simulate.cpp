@@ -7,6 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "sim/metrics.h"
+#include "sim/failure_check.h"
+
 namespace gw::sim {
 
 sched::Cluster build_cluster(const ClusterSpec& spec) {
@@ -45,38 +48,114 @@ std::optional<std::string> offered_load_note(const Trace& trace, const ClusterSp
   return note;
 }
 
+JobRecord refused_record(const sched::JobSpec& j) {
+  JobRecord r;
+  r.id = j.id;
+  r.source_line = j.source_line;
+  r.account = j.account;
+  r.gpus = j.gpus;
+  r.submit_s = static_cast<double>(j.submit_ms) / 1000.0;
+  r.state = "refused";
+  return r;
+}
+
 }  // namespace
+
+Result<PreparedJobs> prepare_jobs(const Trace& trace, const ClusterSpec& cluster) {
+  PreparedJobs p;
+  p.jobs.reserve(trace.jobs.size());
+  const unsigned total = cluster.total_gpus();
+  size_t too_wide = 0, modelled = 0, no_runtime = 0;
+  unsigned widest = 0;
+  std::string first_wide, first_missing;
+  for (const sched::JobSpec& j : trace.jobs) {
+    if (j.gpus > total) {
+      ++too_wide;
+      widest = std::max(widest, j.gpus);
+      if (first_wide.empty()) first_wide = fmt::format("job {} (line {})", j.id, j.source_line);
+      p.refused.push_back(refused_record(j));
+      continue;
+    }
+    if (!j.actual_runtime_ms) {
+      if (!j.time_limit_ms) {
+        ++no_runtime;
+        if (first_missing.empty())
+          first_missing = fmt::format("job {} (line {})", j.id, j.source_line);
+        p.refused.push_back(refused_record(j));
+        continue;
+      }
+      ++modelled;
+      sched::JobSpec m = j;
+      m.actual_runtime_ms = j.time_limit_ms;
+      p.jobs.push_back(std::move(m));
+      continue;
+    }
+    p.jobs.push_back(j);
+  }
+  if (!trace.jobs.empty() && no_runtime == trace.jobs.size())
+    return make_error("sim.no_runtimes",
+                      "the trace gives no job a run time or time limit, so a replay has nothing "
+                      "to measure (JCTs would all be 0); use a trace with durations",
+                      trace.path);
+  if (too_wide)
+    p.notes.push_back(fmt::format(
+        "{} jobs ask for more GPUs than the simulated cluster's {} (widest {}, first {}): "
+        "refused, not replayed; give more --nodes or --gpus-per-node to replay them",
+        too_wide, total, widest, first_wide));
+  if (no_runtime)
+    p.notes.push_back(fmt::format(
+        "{} jobs have neither a run time nor a time limit (first {}): refused, not replayed",
+        no_runtime, first_missing));
+  if (modelled)
+    p.notes.push_back(fmt::format(
+        "{} jobs have no run time: modelled as running for their whole time limit", modelled));
+  return p;
+}
 
 Result<SimReport> simulate_policies(const Trace& trace, const SimConfig& config) {
   if (config.cluster.total_gpus() == 0)
     return make_error("sim.empty_cluster", "the cluster has no GPUs", "--nodes/--gpus-per-node");
+  if (Status ok = validate_failure_options(config.options.failure); !ok) return ok.error();
+  if (Status ok = check_feasible(trace.jobs, config.cluster.gpus_per_node, config.options.failure);
+      !ok)
+    return ok.error();
   SimReport report;
   report.trace = trace.name + " (" + trace.path + ")";
   report.cluster = describe_cluster(config.cluster);
   report.seed = config.options.seed;
   report.notes = trace.notes;
   if (auto load = offered_load_note(trace, config.cluster)) report.notes.push_back(*load);
+  auto prepared = prepare_jobs(trace, config.cluster);
+  if (!prepared) return prepared.error();
+  report.notes.insert(report.notes.end(), prepared->notes.begin(), prepared->notes.end());
+  report.notes.push_back(
+      fmt::format("placement: {}", sched::to_string(config.options.scheduler.packing)));
   const sched::Cluster cluster = build_cluster(config.cluster);
   const SimOptions options = with_shares(config);
   bool noted_rejects = false;
   for (const std::string& name : config.policies) {
-    auto out = run_simulation(trace.jobs, cluster, name, options);
+    auto out = run_simulation(prepared->jobs, cluster, name, options);
     if (!out) return out.error();
+    out->result.job_records = job_records(out->jobs);
+    out->result.job_records.insert(out->result.job_records.end(), prepared->refused.begin(),
+                                   prepared->refused.end());
     if (!noted_rejects && !out->rejected.empty()) {
       noted_rejects = true;
       report.notes.push_back(fmt::format("{} jobs refused by the scheduler (first: {})",
                                          out->rejected.size(), out->rejected.front()));
     }
+    if (out->stop_note) report.notes.push_back(*out->stop_note);
     report.policies.push_back(std::move(out->result));
   }
   const FailureOptions& f = config.options.failure;
-  if (f.gpu_failures_per_gpu_hour > 0 || f.node_failures_per_node_hour > 0) {
-    report.notes.push_back(
-        fmt::format("failures: {:.3g}/GPU-h, {:.3g}/node-h, repair {} min, checkpoint every {} min "
-                    "costing {} s, {}",
-                    f.gpu_failures_per_gpu_hour, f.node_failures_per_node_hour, f.repair_ms / 60000,
-                    f.checkpoint_interval_ms / 60000, f.checkpoint_cost_ms / 1000,
-                    f.requeue ? "failed jobs requeued" : "failed jobs not requeued"));
+  if (has_failures(f)) {
+    report.notes.push_back(fmt::format(
+        "failures: {} classes, repair {} min, checkpoint every {} min costing {} s, "
+        "restart {} s, {}",
+        effective_classes(f).size(), f.repair_ms / 60000, f.checkpoint_interval_ms / 60000,
+        f.checkpoint_cost_ms / 1000, f.restart_overhead_ms / 1000,
+        f.requeue ? "failed jobs requeued" : "failed jobs not requeued"));
+    report.failure_model = failure_model_report(f);
   }
   return report;
 }
@@ -100,28 +179,35 @@ Result<CheckpointSweep> checkpoint_sweep(const Trace& trace, const SimConfig& co
                                          const std::string& policy,
                                          std::vector<double> intervals_s) {
   const FailureOptions& f = config.options.failure;
-  if (f.gpu_failures_per_gpu_hour <= 0)
-    return make_error("sim.sweep_needs_failures",
-                      "the checkpoint sweep needs a failure rate above 0",
-                      "--failure-rate-per-gpu-hour");
+  if (Status ok = validate_failure_options(f); !ok) return ok.error();
+  const std::vector<FailureClass> classes = effective_classes(f);
   CheckpointSweep sweep;
   sweep.policy = policy;
   sweep.checkpoint_cost_s = static_cast<double>(f.checkpoint_cost_ms) / 1000.0;
-  sweep.mtbf_per_gpu_h = 1.0 / f.gpu_failures_per_gpu_hour;
   sweep.reference_gpus = reference_width(trace);
-  const double mtbf_s = sweep.mtbf_per_gpu_h * 3600.0 / sweep.reference_gpus;
+  // The reference job's interruption rate over every class (whole nodes held when multi-node).
+  const double job_rate = job_rate_for_width(classes, sweep.reference_gpus,
+                                             config.cluster.gpus_per_node, f.nodes_per_group);
+  if (job_rate <= 0)
+    return make_error("sim.sweep_needs_failures",
+                      "the checkpoint sweep needs a failure rate above 0",
+                      "--failure-rate-per-gpu-hour or --failure-model");
+  sweep.mtbf_per_gpu_h = sweep.reference_gpus / job_rate;
+  const double mtbf_s = 3600.0 / job_rate;
   sweep.young_daly_interval_s = young_daly_interval_ms(sweep.checkpoint_cost_s, mtbf_s);
   if (intervals_s.empty()) {
     const double yd = std::max(60.0, sweep.young_daly_interval_s);
     for (double k : {0.125, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, 8.0})
       intervals_s.push_back(yd * k);
   }
+  auto prepared = prepare_jobs(trace, config.cluster);
+  if (!prepared) return prepared.error();
   const sched::Cluster cluster = build_cluster(config.cluster);
   SimOptions options = with_shares(config);
   options.failure.requeue = true;
   for (double iv : intervals_s) {
     options.failure.checkpoint_interval_ms = std::max<int64_t>(1000, std::llround(iv * 1000.0));
-    auto out = run_simulation(trace.jobs, cluster, policy, options);
+    auto out = run_simulation(prepared->jobs, cluster, policy, options);
     if (!out) return out.error();
     sweep.points.push_back(
         SweepPoint{static_cast<double>(options.failure.checkpoint_interval_ms) / 1000.0,

@@ -26,6 +26,17 @@ struct SimConfig {
 sched::Cluster build_cluster(const ClusterSpec& spec);
 std::string describe_cluster(const ClusterSpec& spec);
 
+// The jobs a replay runs, after the checks every replay makes (the CLI and sim_bench alike):
+// a job wider than the simulated cluster is refused (a note and a "refused" record, never a
+// silent drop); a job without a run time runs for its time limit when it has one (said in a
+// note) and is refused otherwise; a trace with no run time at all is an error.
+struct PreparedJobs {
+  std::vector<sched::JobSpec> jobs;
+  std::vector<JobRecord> refused;
+  std::vector<std::string> notes;
+};
+Result<PreparedJobs> prepare_jobs(const Trace& trace, const ClusterSpec& cluster);
+
 // Every policy over the same jobs; fair-share weights come from the cluster's shares.
 Result<SimReport> simulate_policies(const Trace& trace, const SimConfig& config);
 

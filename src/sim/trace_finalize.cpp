@@ -108,11 +108,17 @@ Trace finalize_trace(std::string name, std::string path, formats::ParsedJobs par
           "no cluster size documented: suggested {} nodes x {} GPUs from the average GPU demand",
           cluster->nodes, cluster->gpus_per_node));
   }
+  // Jobs wider than the trace's own cluster are kept: the simulated cluster (--nodes x
+  // --gpus-per-node) decides, and refuses with a note what it cannot hold (prepare_jobs).
   if (cluster) {
     const unsigned total = cluster->total_gpus();
-    if (size_t n = drop_if(jobs, [total](const JobSpec& j) { return j.gpus > total; }))
-      t.notes.push_back(
-          fmt::format("{} jobs ask for more than the cluster's {} GPUs: dropped", n, total));
+    const auto wider = std::count_if(jobs.begin(), jobs.end(),
+                                     [total](const JobSpec& j) { return j.gpus > total; });
+    if (wider > 0)
+      t.notes.push_back(fmt::format(
+          "{} jobs ask for more than the trace's documented {} GPUs: kept (a replay refuses "
+          "what its cluster cannot hold)",
+          wider, total));
   }
   if (options.limit && jobs.size() > *options.limit) {
     t.notes.push_back(

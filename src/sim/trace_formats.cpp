@@ -113,7 +113,10 @@ Status for_each_row(std::string_view text, std::string_view file, char delim, bo
                                     delim == '\t' ? "tab" : "comma", n),
                         row.where());
     for (size_t i = 0; i < names.size(); ++i) row.f[i] = csv::trim(all[idx[i]]);
+    const size_t before = reserve_in ? reserve_in->size() : 0;
     if (auto st = on_row(row); !st) return st;
+    // Remember where each job came from (the per-job output names the line).
+    if (reserve_in && reserve_in->size() > before) reserve_in->back().source_line = row.line;
   }
   if (need_header)
     return make_error("trace.empty", "no header line: the file is empty", std::string(file));

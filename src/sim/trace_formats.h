@@ -60,8 +60,8 @@ Result<Trace> parse_trace_text(std::string_view text, std::string_view file, std
                                const TraceOptions& options);
 
 // Shared post-processing (see docs/traces.md): drops jobs without GPUs or with a run time <= 0,
-// stable-sorts by submit, drops jobs wider than the cluster, applies options.limit, makes submit
-// times 0-based, numbers ids 1..N, synthesises users and time limits, adds notes.
+// stable-sorts by submit, notes (keeps) jobs wider than the cluster, applies options.limit, makes
+// submit times 0-based, numbers ids 1..N, synthesises users and time limits, adds notes.
 Trace finalize_trace(std::string name, std::string path, formats::ParsedJobs parsed,
                      std::optional<ClusterSpec> cluster, const TraceOptions& options);
 

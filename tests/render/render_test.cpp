@@ -54,7 +54,7 @@ TEST(RenderCsv, HeaderAndOneRowPerPolicy) {
   ASSERT_EQ(lines.size(), 4U);
   EXPECT_EQ(lines[0].rfind("policy,jobs,jobs_finished,jct_mean_s,", 0), 0U);
   const size_t columns = count(lines[0], ",") + 1;
-  EXPECT_EQ(columns, 20U);
+  EXPECT_EQ(columns, 21U);  // the last: effective_training_time
   EXPECT_EQ(lines[1].rfind("fcfs,1000,990,5400,1200,", 0), 0U) << lines[1];
   EXPECT_EQ(lines[2].rfind("\"a,\"\"b\"\"\",1000,", 0), 0U) << lines[2];
   EXPECT_EQ(count(lines[3], ",") + 1, columns);

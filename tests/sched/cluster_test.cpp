@@ -42,17 +42,78 @@ TEST(Placement, PackFillsTheFullestNodeSpreadTheEmptiest) {
   EXPECT_EQ(c.gpu((*c.find(1, Packing::kSpread))[0]).node, 1u);
 }
 
-TEST(Placement, MultiNodeJobsTakeWholeFreeNodes) {
+TEST(Placement, WideJobsTakeWholeFreeNodesPlusARemainder) {
   Cluster c = Cluster::uniform(3, 4);
   c.allocate(1, {4});  // node 1 is no longer whole
-  auto got = c.find(6, Packing::kPack);
+  // 6 GPUs: one whole node (the lowest-index free one, node 0) and 2 more on one node.
+  auto got = c.find(6, Packing::kFirstFit);
   ASSERT_TRUE(got);
-  EXPECT_EQ(got->size(), 8u);  // 2 whole nodes
-  for (uint32_t g : *got) EXPECT_NE(c.gpu(g).node, 1u);
-  EXPECT_EQ(c.max_fit(), 8u);
+  EXPECT_EQ(got->size(), 6u);
+  std::vector<unsigned> per_node(3, 0);
+  for (uint32_t g : *got) ++per_node[c.gpu(g).node];
+  EXPECT_EQ(per_node, (std::vector<unsigned>{4, 2, 0}));  // first-fit: remainder on node 1
+  // Pack puts the remainder on the fullest node that fits (node 1, 3 free), spread on the
+  // emptiest (node 2, 4 free).
+  per_node.assign(3, 0);
+  const auto spread = c.find(6, Packing::kSpread);
+  ASSERT_TRUE(spread);
+  for (uint32_t g : *spread) ++per_node[c.gpu(g).node];
+  EXPECT_EQ(per_node, (std::vector<unsigned>{4, 0, 2}));
+  EXPECT_EQ(c.max_fit(), 11u);  // nodes 0 and 2 whole, 3 more on node 1
   c.allocate(2, {0});
-  EXPECT_FALSE(c.find(6, Packing::kPack));
-  EXPECT_EQ(c.max_fit(), 4u);  // node 2 whole: a single-node request up to 4
+  EXPECT_EQ(c.max_fit(), 7u);  // node 2 whole plus 3 on node 0 or 1
+  EXPECT_TRUE(c.find(7, Packing::kPack));
+  EXPECT_FALSE(c.find(8, Packing::kPack));
+  c.allocate(3, {8});
+  EXPECT_EQ(c.max_fit(), 3u);  // no whole node left: nothing wider than a node fits
+  EXPECT_FALSE(c.find(5, Packing::kFirstFit));
+}
+
+TEST(Placement, FirstFitTakesTheLowestIndexNodeThatFits) {
+  Cluster c = Cluster::uniform(4, 8);
+  c.allocate(1, {0, 1, 2, 3, 4, 5});  // node 0: 2 free
+  EXPECT_EQ(c.gpu((*c.find(2, Packing::kFirstFit))[0]).node, 0u);
+  EXPECT_EQ(c.gpu((*c.find(3, Packing::kFirstFit))[0]).node, 1u);
+  c.allocate(2, {8});  // node 1: 7 free; first-fit still prefers it to the emptier node 2
+  EXPECT_EQ(c.gpu((*c.find(3, Packing::kFirstFit))[0]).node, 1u);
+}
+
+TEST(Placement, PackTiesGoToTheLowestIndexWhateverTheHistory) {
+  // Two clusters in the same state reached in different orders place alike.
+  Cluster a = Cluster::uniform(4, 4), b = Cluster::uniform(4, 4);
+  a.allocate(1, {12});
+  a.allocate(2, {4});
+  b.allocate(2, {4});
+  b.allocate(1, {12});
+  a.allocate(3, {0});
+  a.release({0});
+  for (Packing p : {Packing::kPack, Packing::kSpread, Packing::kFirstFit}) {
+    EXPECT_EQ(*a.find(1, p), *b.find(1, p)) << to_string(p);
+    EXPECT_EQ(*a.find(4, p), *b.find(4, p)) << to_string(p);
+  }
+  EXPECT_EQ(a.gpu((*a.find(1, Packing::kPack))[0]).node, 1u);    // 3 free, lowest of 1 and 3
+  EXPECT_EQ(a.gpu((*a.find(1, Packing::kSpread))[0]).node, 0u);  // 4 free, lowest of 0 and 2
+}
+
+TEST(Placement, PoolIgnoresNodeBoundaries) {
+  Cluster c = Cluster::uniform(3, 4);
+  c.set_pool(true);
+  c.allocate(1, {0, 1, 2, 4, 5, 6, 8, 9});  // one free GPU on each node
+  EXPECT_EQ(c.max_fit(), 4u);
+  auto got = c.find(3, Packing::kPool);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(*got, (std::vector<uint32_t>{3, 7, 10}));
+  EXPECT_EQ(c.nodes_needed(12), 0u);
+  NodeCaps caps;
+  caps.pool_cap = 2;
+  EXPECT_EQ(c.max_fit(&caps), 2u);
+  EXPECT_FALSE(c.find(3, Packing::kPool, &caps));
+}
+
+TEST(Placement, ModeNamesRoundTrip) {
+  for (Packing p : {Packing::kFirstFit, Packing::kPack, Packing::kSpread, Packing::kPool})
+    EXPECT_EQ(parse_packing(to_string(p)), p);
+  EXPECT_FALSE(parse_packing("best-fit"));
 }
 
 TEST(Placement, CapsKeepReservedGpusFree) {
@@ -61,7 +122,7 @@ TEST(Placement, CapsKeepReservedGpusFree) {
   caps.caps.emplace_back(0, 1u);  // only 1 GPU of node 0 for long jobs
   c.allocate(1, {4, 5, 6});       // node 1: 1 free
   EXPECT_EQ(c.max_fit(&caps), 1u);
-  EXPECT_EQ(c.max_fit(), 4u);
+  EXPECT_EQ(c.max_fit(), 5u);  // node 0 whole plus node 1's free GPU
   EXPECT_FALSE(c.find(2, Packing::kPack, &caps));
   EXPECT_TRUE(c.find(2, Packing::kPack));
 }

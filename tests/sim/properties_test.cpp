@@ -119,3 +119,45 @@ TEST(Simulator, SameSeedSameRun) {
 
 }  // namespace
 }  // namespace gw::sim
+
+namespace gw::sim {
+namespace {
+
+using namespace test;
+
+// A preemption stops a job that then waits: every counted preemption has a gap > 0 before the
+// job runs again (a stop and restart in the same pass is not one), on every preemptive policy
+// and placement.
+TEST(Preemption, NeverCountedWithoutLosingRunTime) {
+  size_t preemptions = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    const auto jobs = random_jobs(seed, 200, false);
+    for (const std::string& p : sched::policy_names()) {
+      auto probe = sched::make_policy(p);
+      ASSERT_TRUE(probe);
+      if (!(*probe)->preemptive()) continue;
+      for (sched::Packing pl : {sched::Packing::kFirstFit, sched::Packing::kPack,
+                                sched::Packing::kSpread, sched::Packing::kPool}) {
+        SimOptions o;
+        o.scheduler.packing = pl;
+        o.policy.las_quantum_ms = 20000;
+        o.policy.dlas_thresholds_s = {30, 120};
+        const auto out = run(jobs, sched::Cluster::uniform(4, 4), p, o);
+        for (const auto& j : out.jobs) {
+          ASSERT_EQ(j.preemption_gaps_ms.size(), j.preemptions)
+              << p << "/" << sched::to_string(pl) << " job " << j.id;
+          for (int64_t gap : j.preemption_gaps_ms)
+            EXPECT_GT(gap, 0) << p << "/" << sched::to_string(pl) << " job " << j.id;
+          if (j.preemptions > 0 && j.end_ms && j.first_start_ms) {
+            EXPECT_GT(*j.end_ms - *j.first_start_ms, j.runtime_ms) << p << " job " << j.id;
+          }
+          preemptions += j.preemptions;
+        }
+      }
+    }
+  }
+  EXPECT_GT(preemptions, 100u);  // the workloads do preempt
+}
+
+}  // namespace
+}  // namespace gw::sim

@@ -1,322 +1,325 @@
 #include "sources/kmsg/kernel_log.h"
 
 #include <algorithm>
-#include <cctype>
+#include <array>
 #include <cstring>
 #include <string>
 
+#include "sources/kmsg/kernel_log_line.h"
 #include "sources/smi/text_util.h"
 
 namespace gw {
 
 namespace {
 
+using kmsg::LineRole;
+using kmsg::LogPrefix;
+using kmsg::ParsedLine;
+
 constexpr size_t kMaxLineErrors = 50;
-constexpr std::string_view kNvrm = "NVRM: ";
-constexpr std::string_view kSxid = "SXid (";
-constexpr std::string_view kFallen = "fallen off the bus";
-
-bool digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-// "2024-11-15T05:39:15,491363+00:00", "2025-01-21T02:21:33+0000", "...Z" -> epoch ms.
-// Sets `used` to the characters consumed.
-std::optional<int64_t> parse_iso_ms(std::string_view s, size_t& used) {
-  if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') ||
-      s[13] != ':' || s[16] != ':')
-    return std::nullopt;
-  auto num = [&](size_t p, size_t n) {
-    int64_t v = 0;
-    for (size_t i = p; i < p + n; ++i) v = digit(s[i]) ? v * 10 + (s[i] - '0') : -1000000;
-    return v;
-  };
-  const int64_t y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2),
-                sec = num(17, 2);
-  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || sec < 0)
-    return std::nullopt;
-  size_t i = 19;
-  int64_t ms = 0;
-  if (i < s.size() && (s[i] == ',' || s[i] == '.')) {
-    ++i;
-    int64_t scale = 100;
-    for (; i < s.size() && digit(s[i]); ++i, scale /= 10) ms += (s[i] - '0') * scale;
-  }
-  int64_t offset_min = 0;
-  if (i < s.size() && s[i] == 'Z') {
-    ++i;
-  } else if (i + 5 <= s.size() && (s[i] == '+' || s[i] == '-')) {
-    const int sign = s[i] == '-' ? -1 : 1;
-    const size_t colon = s[i + 3] == ':' ? 1 : 0;
-    if (i + 5 + colon <= s.size()) {
-      const int64_t oh = num(i + 1, 2), om = num(i + 3 + colon, 2);
-      if (oh >= 0 && om >= 0) {
-        offset_min = sign * (oh * 60 + om);
-        i += 5 + colon;
-      }
-    }
-  }
-  used = i;
-  const int64_t days =
-      text::days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
-  return (((days * 24 + h) * 60 + mi - offset_min) * 60 + sec) * 1000 + ms;
-}
-
-// dmesg --decode: "kern  :warn  : " (facility, level, each padded).
-std::string_view strip_decode(std::string_view s) {
-  size_t i = 0;
-  for (int part = 0; part < 2; ++part) {
-    const size_t b = i;
-    while (i < s.size() && s[i] >= 'a' && s[i] <= 'z') ++i;
-    if (i == b || i - b > 8) return s;
-    while (i < s.size() && s[i] == ' ') ++i;
-    if (i >= s.size() || s[i] != ':') return s;
-    ++i;
-  }
-  return text::trim(s.substr(i));
-}
-
-// "[ 1234.567890]" or "[Sun Feb 23 16:24:18 2025]" at the start of s; also drops a
-// following "[ T1946]" caller id.
-std::string_view strip_bracket_time(std::string_view s, Event& ev) {
-  if (s.empty() || s.front() != '[') return s;
-  const size_t close = s.find(']');
-  if (close == std::string_view::npos || close > 40) return s;
-  const auto inner = text::trim(s.substr(1, close - 1));
-  if (auto up = text::parse_double(inner); up && !inner.empty() && digit(inner.front())) {
-    ev.uptime_s = *up;
-  } else if (auto t = text::parse_ctime_ms(inner)) {
-    ev.time_ms = *t;
-  } else {
-    return s;
-  }
-  s = text::trim(s.substr(close + 1));
-  if (s.size() > 3 && s[0] == '[' && (s[1] == 'T' || s[1] == 'C' || s[1] == ' ')) {
-    const size_t c2 = s.find(']');
-    if (c2 != std::string_view::npos && c2 < 16) s = text::trim(s.substr(c2 + 1));
-  }
-  return s;
-}
-
-// /dev/kmsg record: "6,1234,5678901,-;message".
-bool strip_kmsg_record(std::string_view& s, Event& ev) {
-  const size_t semi = s.find(';');
-  if (semi == std::string_view::npos || semi > 64 || s.empty() || !digit(s.front())) return false;
-  const auto head = s.substr(0, semi);
-  const size_t c1 = head.find(','), c2 = head.find(',', c1 + 1);
-  if (c1 == std::string_view::npos || c2 == std::string_view::npos) return false;
-  const size_t c3 = head.find(',', c2 + 1);
-  auto usec =
-      text::parse_u64(head.substr(c2 + 1, c3 == std::string_view::npos ? head.npos : c3 - c2 - 1));
-  if (!usec) return false;
-  ev.uptime_s = static_cast<double>(*usec) / 1e6;
-  s = s.substr(semi + 1);
-  return true;
-}
-
-// Fills ev.time_ms / ev.uptime_s from whatever prefix the source wrote.
-void parse_prefix(std::string_view s, Event& ev) {
-  s = text::trim(s);
-  if (strip_kmsg_record(s, ev)) return;
-  s = strip_decode(s);
-  size_t used = 0;
-  if (auto t = parse_iso_ms(s, used)) {
-    ev.time_ms = *t;
-    s = text::trim(s.substr(used));
-  } else if (s.size() > 15 && text::month_from_abbrev(s.substr(0, 3)) != 0 && s[3] == ' ') {
-    // syslog "Mar  3 10:00:00 host kernel:": no year in the line, so no wall time.
-  } else {
-    s = strip_bracket_time(s, ev);
-  }
-  if (const size_t k = s.find("kernel: "); k != std::string_view::npos && k < 80)
-    strip_bracket_time(text::trim(s.substr(k + 8)), ev);
-}
-
-// "PCI:0000:3b:00" / "0000:3b:00" / "PCI:0000:05:00.0" -> normalised id.
-std::optional<std::string> pci_of(std::string_view addr) {
-  addr = text::trim(addr);
-  if (text::starts_with(addr, "PCI:")) addr.remove_prefix(4);
-  return normalize_pci_bus_id(addr);
-}
-
-// After "Xid (" or "SXid (": "<addr>): <code>, rest". False when malformed.
-bool parse_code_part(std::string_view& s, Event& ev) {
-  const size_t close = s.find("): ");
-  if (close == std::string_view::npos || close > 32) return false;
-  ev.pci_bus_id = pci_of(s.substr(0, close));
-  s = s.substr(close + 3);
-  size_t n = 0;
-  while (n < s.size() && digit(s[n])) ++n;
-  if (n == 0 || n > 6) return false;
-  ev.code = text::to_unsigned(text::parse_u64(s.substr(0, n)));
-  s = s.substr(n);
-  if (!s.empty() && s.front() == ',') s.remove_prefix(1);
-  s = text::trim(s);
-  return true;
-}
-
-// "pid=1234, name=python, rest" (either part optional; '<unknown>' values dropped).
-void parse_pid_name(std::string_view& s, Event& ev) {
-  if (text::starts_with(s, "pid=")) {
-    const size_t comma = s.find(',');
-    const auto v = s.substr(4, comma == std::string_view::npos ? s.npos : comma - 4);
-    if (auto pid = text::parse_u64(v); pid && *pid <= 0xffffffffULL)
-      ev.pid = static_cast<uint32_t>(*pid);
-    s = comma == std::string_view::npos ? std::string_view{} : text::trim(s.substr(comma + 1));
-  }
-  if (text::starts_with(s, "name=")) {
-    const size_t comma = s.find(", ");
-    const auto v = s.substr(5, comma == std::string_view::npos ? s.npos : comma - 5);
-    if (!v.empty() && v != "<unknown>") ev.process_name = std::string(v);
-    s = comma == std::string_view::npos ? std::string_view{} : text::trim(s.substr(comma + 2));
-  }
-}
-
-// "NVRM: GPU 0000:2b:00.0: GPU has fallen off the bus." / "The NVIDIA GPU 0000:18:00.0 ..."
-std::optional<std::string> gpu_address_in(std::string_view s) {
-  size_t p = 0;
-  while ((p = s.find("GPU ", p)) != std::string_view::npos) {
-    p += 4;
-    size_t e = p;
-    while (e < s.size() && (std::isxdigit(static_cast<unsigned char>(s[e])) || s[e] == ':' ||
-                            s[e] == '.' || s[e] == 'P' || s[e] == 'C' || s[e] == 'I'))
-      ++e;
-    auto tok = s.substr(p, e - p);
-    while (!tok.empty() && (tok.back() == ':' || tok.back() == '.')) tok.remove_suffix(1);
-    if (auto id = pci_of(tok)) return id;
-  }
-  return std::nullopt;
-}
+// A multi-line driver message: continuation lines right after its first line, at most this
+// many in all (the probe-routine message runs to 8 lines) and this much text.
+constexpr int kMaxJoinedLines = 10;
+constexpr size_t kMaxJoinedChars = 800;
 
 Error line_error(std::string_view origin, size_t line_no, std::string msg) {
   return make_error("capture.kernel_log", std::move(msg),
                     std::string(origin) + ":" + std::to_string(line_no));
 }
 
-}  // namespace
-
-std::optional<Event> parse_kernel_log_line(std::string_view line, std::string_view origin,
-                                           size_t line_no, Error* error) {
-  Event ev;
-  std::string_view body;
-  if (const size_t x = line.find("NVRM: Xid ("); x != std::string_view::npos) {
-    ev.kind = EventKind::kXid;
-    body = line.substr(x + 11);
-  } else if (const size_t sx = line.find(kSxid); sx != std::string_view::npos) {
-    ev.kind = EventKind::kSXid;
-    body = line.substr(sx + kSxid.size());
-  } else if (line.find(kFallen) != std::string_view::npos &&
-             line.find(kNvrm) != std::string_view::npos) {
-    ev.kind = EventKind::kFallenOffBus;
-    parse_prefix(line.substr(0, line.find(kNvrm)), ev);
-    ev.pci_bus_id = gpu_address_in(line);
-    ev.message = std::string(text::trim(line.substr(line.find(kNvrm) + kNvrm.size())));
-    ev.origin = std::string(origin) + ":" + std::to_string(line_no);
-    return ev;
-  } else {
-    return std::nullopt;
-  }
-  std::string_view rest = body;
-  if (!parse_code_part(rest, ev)) {
-    if (error)
-      *error =
-          line_error(origin, line_no,
-                     std::string("expected '") + (ev.kind == EventKind::kXid ? "Xid" : "SXid") +
-                         " (<pci address>): <number>, ...' in a kernel log line");
-    return std::nullopt;
-  }
-  const size_t anchor = static_cast<size_t>(body.data() - line.data());
-  parse_prefix(line.substr(0, anchor), ev);
-  if (ev.kind == EventKind::kXid) {
-    parse_pid_name(rest, ev);
-    ev.message = std::string(rest);
-  } else {
-    // Keep which switch reported it: "nvidia-nvswitch1: SXid (...)".
-    const auto head = line.substr(0, anchor - kSxid.size());
-    const size_t nv = head.rfind("nvidia-nvswitch");
-    std::string sw =
-        nv == std::string_view::npos ? std::string() : std::string(text::trim(head.substr(nv)));
-    ev.message = sw.empty() ? std::string(rest) : sw + " " + std::string(rest);
-  }
-  ev.origin = std::string(origin) + ":" + std::to_string(line_no);
-  return ev;
+std::string origin_of(std::string_view origin, size_t line_no) {
+  std::string o(origin);
+  o += ':';
+  o += std::to_string(line_no);
+  return o;
 }
 
-KernelLogStats parse_kernel_log_stream(std::string_view text, std::string_view origin,
-                                       const EventSink& sink, std::vector<Error>* errors) {
-  KernelLogStats st;
-  const char* base = text.data();
-  const size_t n = text.size();
-  size_t pos = 0, counted = 0, line_no = 1;
-  // Multi-line variant: "NVRM: The NVIDIA GPU 0000:18:00.0 ..." then, two lines later,
-  // "NVRM: fallen off the bus and is not responding to commands." names no GPU itself.
-  std::optional<std::string> announced_gpu;
-  size_t announced_line = 0;
-  // Next position of the rare byte of each anchor ('V' of "NVRM", 'X' of "SXid"); each is
-  // searched again only once the scan has passed it, so the text is read about once.
-  auto next_of = [&](char c, size_t from) {
-    const void* p = from < n ? std::memchr(base + from, c, n - from) : nullptr;
-    return p ? static_cast<size_t>(static_cast<const char*>(p) - base) : n;
-  };
-  size_t next_v = next_of('V', 0), next_x = next_of('X', 0);
+bool blank(std::string_view s) {
+  return text::trim(s).empty();
+}
+
+// The stream's state: the message being joined, the dmesg -H clock and the counters.
+class Stream {
+ public:
+  Stream(std::string_view text, std::string_view origin, const EventSink& sink,
+         std::vector<Error>* errors, const KernelLogParseOptions& opt)
+      : text_(text), origin_(origin), sink_(sink), errors_(errors), opt_(opt) {}
+
+  KernelLogStats run();
+
+ private:
+  size_t next_of(char c, size_t from) const {
+    const void* p =
+        from < text_.size() ? std::memchr(text_.data() + from, c, text_.size() - from) : nullptr;
+    return p ? static_cast<size_t>(static_cast<const char*>(p) - text_.data()) : text_.size();
+  }
+  size_t line_end(size_t from) const { return next_of('\n', from); }
+  bool anchor_at(size_t h) const;
+  void advance_to(size_t ls);
+  void other_line(std::string_view line, size_t line_no);
+  void h_clock(const LogPrefix& p, Event* ev);
+  void rebuild_h_clock(size_t upto);
+  void gpu_line(std::string_view line, size_t line_no);
+  void flush();
+  void emit(Event&& ev);
+
+  std::string_view text_, origin_;
+  const EventSink& sink_;
+  std::vector<Error>* errors_;
+  const KernelLogParseOptions& opt_;
+  KernelLogStats st_;
+  size_t cur_ = 0;      // start of the first line not yet accounted for
+  size_t line_no_ = 1;  // its line number
+  bool walk_ = false;   // every line is looked at (classify_lines or a dmesg -H log)
+  bool hmode_ = false;  // dmesg -H seen: delta lines need the running clock
+  std::optional<int64_t> hclock_ms_;
+  std::optional<Event> pending_;
+  bool pending_announce_ = false;
+  size_t pending_last_ = 0;
+  int pending_lines_ = 0;
+};
+
+bool Stream::anchor_at(size_t h) const {
+  const char c = text_[h];
+  if (h < 1) return false;
+  switch (c) {
+    case 'V':  // NVRM: / NVRM <function>
+      return h + 3 < text_.size() && text_[h - 1] == 'N' && text_[h + 1] == 'R' &&
+             text_[h + 2] == 'M' && (text_[h + 3] == ':' || text_[h + 3] == ' ');
+    case 'X':  // SXid (
+      return text_.substr(h - 1, 6) == "SXid (";
+    case 'R':  // AER:
+      return h >= 2 && text_.substr(h - 2, 5) == "AER: ";
+    case 'F':  // INFO: task
+      return h >= 2 && text_.substr(h - 2, 11) == "INFO: task ";
+    case 'G':  // Gb/s available PCIe bandwidth, limited by
+      return text_.substr(h, 30) == "Gb/s available PCIe bandwidth,";
+  }
+  return false;
+}
+
+void Stream::h_clock(const LogPrefix& p, Event* ev) {
+  if (p.minute_line) {
+    hclock_ms_ = p.time_in_year_ms;
+  } else if (p.delta_s && hclock_ms_) {
+    *hclock_ms_ += static_cast<int64_t>(*p.delta_s * 1000.0 + 0.5);
+  } else {
+    return;
+  }
+  if (ev && !ev->time_in_year_ms) ev->time_in_year_ms = hclock_ms_;
+}
+
+// The common "[  1234.567890] " dmesg prefix, checked without parsing the number (the walk over
+// every line only needs to know that it is kernel log).
+bool uptime_bracket(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  if (i >= line.size() || line[i] != '[') return false;
+  bool digits = false;
+  for (++i; i < line.size() && i < 40; ++i) {
+    const char c = line[i];
+    if (c == ']') return digits;
+    if (c >= '0' && c <= '9') {
+      digits = true;
+    } else if (c != ' ' && c != '.') {
+      return false;
+    }
+  }
+  return false;
+}
+
+void Stream::other_line(std::string_view line, size_t line_no) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (!hmode_ && uptime_bracket(line)) {
+    if (opt_.classify_lines) ++st_.kernel_lines;
+    return;
+  }
+  LogPrefix p;
+  kmsg::strip_log_prefix(line, p);
+  if (p.delta_s || p.minute_line) hmode_ = true;
+  if (hmode_) h_clock(p, nullptr);
+  if (!opt_.classify_lines || blank(line)) return;
+  if (p.recognised || looks_like_kernel_log_line(line)) {
+    ++st_.kernel_lines;
+    return;
+  }
+  ++st_.unread_lines;
+  if (!st_.first_unread_line) st_.first_unread_line = line_no;
+  if (opt_.on_unread) opt_.on_unread(line_no, line);
+}
+
+// Accounts for the lines in [cur_, ls): counted only, or looked at one by one.
+void Stream::advance_to(size_t ls) {
+  if (!walk_) {
+    line_no_ += text::count_newlines(text_.data() + cur_, ls - cur_);
+    cur_ = ls;
+    return;
+  }
+  while (cur_ < ls) {
+    const size_t e = std::min(line_end(cur_), ls);
+    other_line(text_.substr(cur_, e - cur_), line_no_);
+    cur_ = e + 1;
+    ++line_no_;
+  }
+  cur_ = ls;
+}
+
+// The first dmesg -H delta line: replay the minute/delta lines before it for the clock.
+void Stream::rebuild_h_clock(size_t upto) {
+  size_t p = 0;
+  while (p < upto) {
+    const size_t e = std::min(line_end(p), upto);
+    LogPrefix lp;
+    kmsg::strip_log_prefix(text_.substr(p, e - p), lp);
+    h_clock(lp, nullptr);
+    p = e + 1;
+  }
+}
+
+void Stream::emit(Event&& ev) {
+  ++st_.events;
+  sink_(std::move(ev));
+}
+
+void Stream::flush() {
+  if (!pending_) return;
+  // An announcement nothing completed ("The NVIDIA GPU ..." then other text) is no event.
+  if (!pending_announce_) emit(std::move(*pending_));
+  pending_.reset();
+  pending_announce_ = false;
+  pending_lines_ = 0;
+}
+
+void Stream::gpu_line(std::string_view line, size_t line_no) {
+  ParsedLine pl = kmsg::parse_line(line);
+  if (!hmode_ && (pl.prefix.delta_s || pl.prefix.minute_line)) {
+    hmode_ = true;
+    rebuild_h_clock(static_cast<size_t>(line.data() - text_.data()));
+    walk_ = true;
+  }
+  if (hmode_) h_clock(pl.prefix, &pl.ev);
+  if (opt_.classify_lines) ++st_.kernel_lines;
+  // Does this line continue the message being joined?
+  const bool adjacent =
+      pending_ && line_no == pending_last_ + 1 && pending_lines_ < kMaxJoinedLines;
+  const bool continues =
+      adjacent && (pl.role == LineRole::kDriverText ||
+                   (pending_announce_ && pl.role == LineRole::kEvent && !pl.ev.pci_bus_id &&
+                    (pl.ev.kind == EventKind::kFallenOffBus || pl.ev.driver_kind)));
+  if (continues) {
+    Event& ev = *pending_;
+    if (ev.message.size() < kMaxJoinedChars) {
+      ev.message += ' ';
+      ev.message.append(pl.body.empty() ? std::string_view(pl.ev.message) : pl.body);
+    }
+    if (pending_announce_) {
+      kmsg::classify_driver_text(ev.message, ev);
+      if (ev.kind == EventKind::kFallenOffBus || ev.driver_kind) pending_announce_ = false;
+    }
+    pending_last_ = line_no;
+    ++pending_lines_;
+    ++st_.gpu_lines;
+    return;
+  }
+  if (pl.role == LineRole::kBad) {
+    flush();
+    if (errors_ && st_.bad_lines < kMaxLineErrors)
+      errors_->push_back(line_error(origin_, line_no, pl.error));
+    ++st_.bad_lines;
+    return;
+  }
+  if (pl.role == LineRole::kNone || pl.role == LineRole::kDriverText) return;
+  flush();
+  ++st_.gpu_lines;
+  pl.ev.origin = origin_of(origin_, line_no);
+  if (pl.role == LineRole::kEvent &&
+      (pl.ev.kind == EventKind::kXid || pl.ev.kind == EventKind::kSXid)) {
+    emit(std::move(pl.ev));
+    return;
+  }
+  // Driver messages and announcements may go on over the next lines.
+  pending_ = std::move(pl.ev);
+  pending_announce_ = pl.role == LineRole::kAnnounce;
+  pending_last_ = line_no;
+  pending_lines_ = 1;
+}
+
+KernelLogStats Stream::run() {
+  const size_t n = text_.size();
+  walk_ = opt_.classify_lines;
+  // Next position of the rare byte of each anchor ('V' of "NVRM", 'X' of "SXid", 'R' of
+  // "AER:", 'F' of "INFO: task", 'G' of "Gb/s available PCIe bandwidth"); each is searched again
+  // only once the scan has passed it, so the text is read about once per anchor byte.
+  constexpr std::array<char, 5> kBytes = {'V', 'X', 'R', 'F', 'G'};
+  std::array<size_t, 5> next{};
+  for (size_t i = 0; i < kBytes.size(); ++i) next[i] = next_of(kBytes[i], 0);
+  size_t pos = 0;
   while (pos < n) {
-    if (next_v < pos) next_v = next_of('V', pos);
-    if (next_x < pos) next_x = next_of('X', pos);
-    const size_t h = std::min(next_v, next_x);
+    size_t h = n;
+    for (size_t i = 0; i < kBytes.size(); ++i) {
+      if (next[i] < pos) next[i] = next_of(kBytes[i], pos);
+      h = std::min(h, next[i]);
+    }
     if (h >= n) break;
-    const char* hit = base + h;
-    const bool nvrm = *hit == 'V' && h >= 1 && text.substr(h - 1, kNvrm.size()) == kNvrm;
-    const bool sxid = *hit == 'X' && h >= 1 && text.substr(h - 1, kSxid.size()) == kSxid;
-    if (!nvrm && !sxid) {
+    if (!anchor_at(h)) {
       pos = h + 1;
       continue;
     }
     size_t ls = h;
-    while (ls > 0 && base[ls - 1] != '\n') --ls;
-    const void* nl = std::memchr(base + h, '\n', n - h);
-    const size_t le = nl ? static_cast<size_t>(static_cast<const char*>(nl) - base) : n;
-    line_no += text::count_newlines(base + counted, ls - counted);
-    counted = ls;
-    std::string_view line = text.substr(ls, le - ls);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    Error err;
-    if (line.find("The NVIDIA GPU ") != std::string_view::npos) {
-      announced_gpu = gpu_address_in(line);
-      announced_line = line_no;
-    }
-    if (auto ev = parse_kernel_log_line(line, origin, line_no, &err)) {
-      if (ev->kind == EventKind::kFallenOffBus && !ev->pci_bus_id && announced_gpu &&
-          line_no - announced_line <= 4)
-        ev->pci_bus_id = announced_gpu;
-      ++st.events;
-      sink(std::move(*ev));
-    } else if (!err.message.empty()) {
-      if (errors && st.bad_lines < kMaxLineErrors) errors->push_back(std::move(err));
-      ++st.bad_lines;
-    }
+    while (ls > 0 && text_[ls - 1] != '\n') --ls;
+    const size_t le = line_end(h);
+    advance_to(ls);
+    gpu_line(text_.substr(ls, le - ls), line_no_);
     pos = le + 1;
+    cur_ = std::min(pos, n);
+    ++line_no_;
   }
-  st.lines = line_no - 1 + text::count_newlines(base + counted, n - counted) +
-             (n > 0 && base[n - 1] != '\n' ? 1 : 0);
-  return st;
+  flush();
+  if (walk_) {
+    advance_to(n);  // a last line without '\n' counts as a line there
+    st_.lines = line_no_ - 1;
+  } else {
+    const bool partial = cur_ < n && text_.back() != '\n';
+    line_no_ += text::count_newlines(text_.data() + cur_, n - cur_);
+    st_.lines = line_no_ - 1 + (partial ? 1 : 0);
+  }
+  return st_;
+}
+
+}  // namespace
+
+std::optional<Event> parse_kernel_log_line(std::string_view line, std::string_view origin,
+                                           size_t line_no, Error* error) {
+  ParsedLine pl = kmsg::parse_line(line);
+  if (pl.role == LineRole::kBad) {
+    if (error) *error = line_error(origin, line_no, pl.error);
+    return std::nullopt;
+  }
+  if (pl.role != LineRole::kEvent) return std::nullopt;
+  pl.ev.origin = origin_of(origin, line_no);
+  return std::move(pl.ev);
+}
+
+KernelLogStats parse_kernel_log_stream(std::string_view text, std::string_view origin,
+                                       const EventSink& sink, std::vector<Error>* errors,
+                                       const KernelLogParseOptions& options) {
+  return Stream(text, origin, sink, errors, options).run();
+}
+
+KernelLogStats parse_kernel_log_stream(std::string_view text, std::string_view origin,
+                                       const EventSink& sink, std::vector<Error>* errors) {
+  static const KernelLogParseOptions kDefaults;
+  return parse_kernel_log_stream(text, origin, sink, errors, kDefaults);
 }
 
 bool looks_like_kernel_log_line(std::string_view line) {
-  Event ev;
-  std::string_view s = text::trim(line);
-  if (s.empty()) return false;
-  if (strip_kmsg_record(s, ev)) return true;
-  const auto d = strip_decode(s);
-  if (d.size() != s.size()) return true;
-  size_t used = 0;
-  if (parse_iso_ms(s, used)) return true;
-  if (s.front() == '[' && strip_bracket_time(s, ev).size() != s.size()) return true;
-  // syslog "Mar  3 10:00:00 host ...".
-  if (s.size() > 16 && text::month_from_abbrev(s.substr(0, 3)) != 0 && s[3] == ' ' && s[6] == ' ' &&
-      s[9] == ':' && s[12] == ':')
-    return true;
-  return s.find(" kernel: ") != std::string_view::npos || text::starts_with(s, "NVRM: ") ||
-         text::starts_with(s, "-- Logs begin") || text::starts_with(s, "-- Journal begins");
+  LogPrefix p;
+  const auto body = kmsg::strip_log_prefix(line, p);
+  if (p.recognised) return true;
+  return text::starts_with(body, "NVRM") || body.find("NVRM: ") != std::string_view::npos ||
+         body.find("SXid (") != std::string_view::npos ||
+         text::starts_with(body, "-- Logs begin") || text::starts_with(body, "-- Journal begins") ||
+         text::starts_with(body, "-- No entries --") || text::starts_with(body, "-- Boot ");
 }
 
 }  // namespace gw

@@ -1,7 +1,9 @@
-// Kernel log -> Events (Xid, SXid, GPU fallen off the bus). Pure functions over text.
-// Accepts dmesg ("[ 1234.567890]", -T "[Sun Feb 23 16:24:18 2025]", --time-format=iso,
-// --ctime, --decode "kern  :warn  : "), journalctl -k (short, short-iso), syslog/kern.log
-// ("Mar  3 10:00:00 host kernel: ...") and raw /dev/kmsg records ("6,123,456789,-;...").
+// Kernel log -> Events: Xid, SXid, GPU fallen off the bus, and the driver messages that are
+// not Xids (DriverMessageKind: adapter init failures, open-module requirement, reset required,
+// GSP timeouts, API mismatch, devices not probed, PCIe AER, hung tasks). Pure functions over
+// text. Every prefix in sources/kmsg/log_prefix.h is read, the time optional; a GPU line is
+// found wherever it stands (among shell prompts, lsmod output, application errors), so a file
+// need not be a kernel log as a whole.
 #pragma once
 
 #include <functional>
@@ -20,19 +22,43 @@ struct KernelLogStats {
   size_t lines = 0;      // lines in the text
   size_t events = 0;     // events given to the sink
   size_t bad_lines = 0;  // GPU lines that could not be parsed (first few are in errors)
+  // Lines that made an event or were part of one (continuation lines of a multi-line driver
+  // message included). Always counted.
+  size_t gpu_lines = 0;
+  // Only with KernelLogParseOptions::classify_lines: non-blank lines that carry a kernel-log prefix
+  // (or an NVRM/SXid/AER text) and so were read as kernel log, GPU lines included ...
+  size_t kernel_lines = 0;
+  // ... and the non-blank lines that are not kernel log (shell prompts, lsmod, app output).
+  size_t unread_lines = 0;
+  std::optional<size_t> first_unread_line;  // 1-based
 };
 
-// Streams events in file order. Non-GPU lines are skipped without being split into lines:
-// the scan jumps between "NVRM: " and "SXid (" anchors.
+struct KernelLogParseOptions {
+  // Walk every line (not only the GPU lines) and count kernel_lines / unread_lines. Costs
+  // about one prefix check per line; off, the scan jumps between GPU anchors.
+  bool classify_lines = false;
+  // With classify_lines: called for each non-blank line that is not kernel log, in order
+  // (line_no 1-based, the line without its end), so the caller can offer it to other parsers.
+  std::function<void(size_t line_no, std::string_view line)> on_unread;
+};
+
+// Streams events in file order. Without classify_lines, non-GPU lines are skipped without
+// being split into lines: the scan jumps between the anchors "NVRM", "SXid (", "AER: " and
+// "INFO: task ". Multi-line driver messages (continuation lines with or without their own
+// prefix) are joined into one event named after their first line.
 KernelLogStats parse_kernel_log_stream(std::string_view text, std::string_view origin,
                                        const EventSink& sink, std::vector<Error>* errors);
+KernelLogStats parse_kernel_log_stream(std::string_view text, std::string_view origin,
+                                       const EventSink& sink, std::vector<Error>* errors,
+                                       const KernelLogParseOptions& options);
 
 // One line (any supported prefix) -> an Event, or nullopt when it is not a GPU event line.
-// `line_no` only names the origin ("origin:line_no").
+// `line_no` only names the origin ("origin:line_no"). Continuation lines are not joined here.
 std::optional<Event> parse_kernel_log_line(std::string_view line, std::string_view origin,
                                            size_t line_no, Error* error);
 
-// True when the text looks like a kernel log (used by format detection).
+// True when the line carries a kernel-log prefix or kernel GPU text (format detection and
+// coverage counting).
 bool looks_like_kernel_log_line(std::string_view line);
 
 }  // namespace gw

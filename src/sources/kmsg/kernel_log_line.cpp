@@ -1,0 +1,294 @@
+#include "sources/kmsg/kernel_log_line.h"
+
+#include <array>
+#include <cctype>
+
+#include "sources/smi/text_util.h"
+
+namespace gw::kmsg {
+
+namespace {
+
+constexpr std::string_view kSxid = "SXid (";
+constexpr std::string_view kLimited = " Gb/s available PCIe bandwidth, limited by ";
+
+bool digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool has(std::string_view s, std::string_view what) {
+  return s.find(what) != std::string_view::npos;
+}
+
+// "PCI:0000:3b:00" / "0000:3b:00" / "PCI:0000:05:00.0" -> normalised id.
+std::optional<std::string> pci_of(std::string_view addr) {
+  addr = text::trim(addr);
+  if (text::starts_with(addr, "PCI:")) addr.remove_prefix(4);
+  return normalize_pci_bus_id(addr);
+}
+
+// The address token starting at s[p]: hex digits, ':' and '.'.
+std::optional<std::string> address_at(std::string_view s, size_t p) {
+  size_t e = p;
+  while (e < s.size() &&
+         (std::isxdigit(static_cast<unsigned char>(s[e])) || s[e] == ':' || s[e] == '.'))
+    ++e;
+  auto tok = s.substr(p, e - p);
+  while (!tok.empty() && (tok.back() == ':' || tok.back() == '.')) tok.remove_suffix(1);
+  if (tok.find(':') == std::string_view::npos) return std::nullopt;
+  return normalize_pci_bus_id(tok);
+}
+
+// After "Xid (" or "SXid (": "<addr>): <code>, rest". False when malformed.
+bool parse_code_part(std::string_view& s, Event& ev) {
+  const size_t close = s.find("): ");
+  if (close == std::string_view::npos || close > 32) return false;
+  ev.pci_bus_id = pci_of(s.substr(0, close));
+  s = s.substr(close + 3);
+  size_t n = 0;
+  while (n < s.size() && digit(s[n])) ++n;
+  if (n == 0 || n > 6) return false;
+  ev.code = text::to_unsigned(text::parse_u64(s.substr(0, n)));
+  s = s.substr(n);
+  if (!s.empty() && s.front() == ',') s.remove_prefix(1);
+  s = text::trim(s);
+  return true;
+}
+
+// "pid=1234, name=python, rest" (either part optional; '<unknown>' values dropped).
+void parse_pid_name(std::string_view& s, Event& ev) {
+  if (text::starts_with(s, "pid=")) {
+    const size_t comma = s.find(',');
+    const auto v = s.substr(4, comma == std::string_view::npos ? s.npos : comma - 4);
+    if (auto pid = text::parse_u64(v); pid && *pid <= 0xffffffffULL)
+      ev.pid = static_cast<uint32_t>(*pid);
+    s = comma == std::string_view::npos ? std::string_view{} : text::trim(s.substr(comma + 1));
+  }
+  if (text::starts_with(s, "name=")) {
+    const size_t comma = s.find(", ");
+    const auto v = s.substr(5, comma == std::string_view::npos ? s.npos : comma - 5);
+    if (!v.empty() && v != "<unknown>") ev.process_name = std::string(v);
+    s = comma == std::string_view::npos ? std::string_view{} : text::trim(s.substr(comma + 2));
+  }
+}
+
+void set_driver(Event& ev, DriverMessageKind k) {
+  ev.kind = EventKind::kDriverMessage;
+  ev.driver_kind = k;
+  ev.code = static_cast<unsigned>(k);
+}
+
+// "GPU4 _kgsp..." -> 4 (the driver's own numbering).
+std::optional<unsigned> driver_gpu_of(std::string_view nv) {
+  if (!text::starts_with(nv, "GPU") || nv.size() < 5 || !digit(nv[3])) return std::nullopt;
+  size_t i = 3;
+  unsigned n = 0;
+  while (i < nv.size() && digit(nv[i]) && i < 7) n = n * 10 + static_cast<unsigned>(nv[i++] - '0');
+  if (i < nv.size() && nv[i] != ' ' && nv[i] != ':') return std::nullopt;
+  return n;
+}
+
+void fill_times(const LogPrefix& p, Event& ev) {
+  ev.time_ms = p.time_ms;
+  ev.uptime_s = p.uptime_s;
+  ev.time_in_year_ms = p.time_in_year_ms;
+}
+
+bool parse_xid(std::string_view line, size_t at, bool with_address, ParsedLine& r) {
+  Event& ev = r.ev;
+  ev.kind = EventKind::kXid;
+  std::string_view rest = line.substr(at);
+  if (with_address) {
+    if (!parse_code_part(rest, ev)) {
+      r.error = "expected 'Xid (<pci address>): <number>, ...' in a kernel log line";
+      return false;
+    }
+  } else {
+    // "NVRM: Xid: 79, ..." names no GPU.
+    size_t n = 0;
+    while (n < rest.size() && digit(rest[n])) ++n;
+    if (n == 0 || n > 6) {
+      r.error = "expected 'Xid: <number>, ...' in a kernel log line";
+      return false;
+    }
+    ev.code = text::to_unsigned(text::parse_u64(rest.substr(0, n)));
+    rest = rest.substr(n);
+    if (!rest.empty() && rest.front() == ',') rest.remove_prefix(1);
+    rest = text::trim(rest);
+  }
+  parse_pid_name(rest, ev);
+  ev.message = std::string(rest);
+  return true;
+}
+
+// "pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) error received: 0000:00:03.0"
+void parse_aer(std::string_view body, size_t aer, Event& ev) {
+  set_driver(ev, DriverMessageKind::kPcieAer);
+  auto head = text::trim(body.substr(0, aer));
+  if (!head.empty() && head.back() == ':') head.remove_suffix(1);
+  const size_t sp = head.rfind(' ');
+  ev.pci_bus_id = normalize_pci_bus_id(sp == std::string_view::npos ? head : head.substr(sp + 1));
+  ev.message = std::string(text::trim(body));
+}
+
+// "INFO: task python3:1234 blocked for more than 120 seconds."
+void parse_hung(std::string_view body, size_t at, Event& ev) {
+  set_driver(ev, DriverMessageKind::kHungTask);
+  auto rest = body.substr(at + 11);
+  const size_t bl = rest.find(" blocked for more than");
+  const auto who = rest.substr(0, bl);
+  const size_t colon = who.rfind(':');
+  if (colon != std::string_view::npos) {
+    ev.process_name = std::string(who.substr(0, colon));
+    if (auto pid = text::parse_u64(who.substr(colon + 1)); pid && *pid <= 0xffffffffULL)
+      ev.pid = static_cast<uint32_t>(*pid);
+  }
+  ev.message = std::string(text::trim(body.substr(at)));
+}
+
+}  // namespace
+
+std::optional<std::string> gpu_address_in(std::string_view s) {
+  size_t p = 0;
+  while ((p = s.find("PCI:", p)) != std::string_view::npos) {
+    p += 4;
+    if (auto id = address_at(s, p)) return id;
+  }
+  p = 0;
+  while ((p = s.find("GPU ", p)) != std::string_view::npos) {
+    p += 4;
+    if (auto id = address_at(s, p)) return id;
+  }
+  return std::nullopt;
+}
+
+void classify_driver_text(std::string_view t, Event& ev) {
+  using K = DriverMessageKind;
+  if (has(t, "requires use of the NVIDIA open kernel modules"))
+    return set_driver(ev, K::kOpenModulesRequired);
+  if (has(t, "fallen off the bus")) {
+    ev.kind = EventKind::kFallenOffBus;
+    ev.driver_kind.reset();
+    ev.code.reset();
+    return;
+  }
+  if (has(t, "RmInitAdapter failed") || has(t, "rm_init_adapter failed"))
+    return set_driver(ev, K::kInitFailed);
+  if (has(t, "NV_ERR_RESET_REQUIRED") || has(t, "Reset required") || has(t, "GspRmAlloc failed") ||
+      has(t, "needs to be reset") || has(t, "need to be reset"))
+    return set_driver(ev, K::kResetRequired);
+  if (has(t, "eartbeat timed out")) return set_driver(ev, K::kGspTimeout);
+  if (has(t, "API mismatch")) return set_driver(ev, K::kApiMismatch);
+  if (has(t, "probe routine was not called") || has(t, "probe routine failed") ||
+      has(t, "No NVIDIA graphics adapter") || has(t, "No NVIDIA GPU found") ||
+      has(t, "No NVIDIA devices"))
+    return set_driver(ev, K::kNoDeviceProbed);
+  if (has(t, "FailedNoLog") || has(t, "RmInitAdapter:") || has(t, "_kgspProcessRpcEvent") ||
+      has(t, "_kgspBootGspRm") || has(t, "GspRmFree failed") || has(t, "Cannot initialize GSP") ||
+      has(t, "cannot initialize GSP") || has(t, "kgspInitRm"))
+    return set_driver(ev, K::kDriverAssert);
+}
+
+ParsedLine parse_line(std::string_view line) {
+  ParsedLine r;
+  while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.remove_suffix(1);
+  // Where the message starts, and what kind of line it is.
+  enum class A { kNvrm, kSxid, kAer, kHung, kLimited } kind;
+  size_t at = line.find("NVRM");
+  if (at != std::string_view::npos && at + 4 < line.size() &&
+      (line[at + 4] == ':' || line[at + 4] == ' ')) {
+    kind = A::kNvrm;
+  } else if ((at = line.find(kSxid)) != std::string_view::npos) {
+    kind = A::kSxid;
+  } else if ((at = line.find("AER: ")) != std::string_view::npos) {
+    kind = A::kAer;
+  } else if ((at = line.find(kLimited)) != std::string_view::npos) {
+    kind = A::kLimited;
+  } else if ((at = line.find("INFO: task ")) != std::string_view::npos &&
+             has(line.substr(at), " blocked for more than")) {
+    kind = A::kHung;
+  } else {
+    return r;
+  }
+  std::string_view body = strip_log_prefix(line, r.prefix);
+  if (!r.prefix.recognised) {
+    // Something before the prefix ("> ", a prompt): try again from the first bracket.
+    const size_t br = line.find('[');
+    if (br != std::string_view::npos && br < at) {
+      LogPrefix p2;
+      const auto b2 = strip_log_prefix(line.substr(br), p2);
+      if (p2.recognised) {
+        r.prefix = p2;
+        body = b2;
+      }
+    }
+  }
+  // The anchor's position inside body (the prefix never reaches it).
+  const size_t off = static_cast<size_t>(body.data() - line.data());
+  const size_t bat = at >= off ? at - off : 0;
+  fill_times(r.prefix, r.ev);
+  switch (kind) {
+    case A::kSxid: {
+      r.ev.kind = EventKind::kSXid;
+      std::string_view rest = body.substr(bat + kSxid.size());
+      if (!parse_code_part(rest, r.ev)) {
+        r.role = LineRole::kBad;
+        r.error = "expected 'SXid (<pci address>): <number>, ...' in a kernel log line";
+        return r;
+      }
+      // Keep which switch reported it: "nvidia-nvswitch1: SXid (...)".
+      const auto head = body.substr(0, bat);
+      const size_t nv = head.rfind("nvidia-nvswitch");
+      std::string sw =
+          nv == std::string_view::npos ? std::string() : std::string(text::trim(head.substr(nv)));
+      r.ev.message = sw.empty() ? std::string(rest) : sw + " " + std::string(rest);
+      r.role = LineRole::kEvent;
+      return r;
+    }
+    case A::kAer:
+      parse_aer(body, bat, r.ev);
+      r.role = LineRole::kEvent;
+      return r;
+    case A::kHung:
+      parse_hung(body, bat, r.ev);
+      r.role = LineRole::kEvent;
+      return r;
+    case A::kLimited: {
+      // "pci 0000:04:00.0: 252.048 Gb/s available PCIe bandwidth, limited by ..."
+      set_driver(r.ev, DriverMessageKind::kPcieLinkLimited);
+      const auto head = body.substr(0, bat);
+      const size_t colon = head.find(": ");
+      const auto dev = head.substr(0, colon);
+      const size_t sp = dev.rfind(' ');
+      r.ev.pci_bus_id =
+          normalize_pci_bus_id(sp == std::string_view::npos ? dev : dev.substr(sp + 1));
+      r.ev.message = std::string(body);
+      r.role = LineRole::kEvent;
+      return r;
+    }
+    case A::kNvrm:
+      break;
+  }
+  std::string_view nv = text::trim(body.substr(bat + 4));
+  if (!nv.empty() && nv.front() == ':') nv = text::trim(nv.substr(1));
+  if (text::starts_with(nv, "Xid (") || text::starts_with(nv, "Xid: ")) {
+    const bool addr = nv[3] == ' ';
+    const size_t x = static_cast<size_t>(nv.data() - line.data()) + 5;
+    r.role = parse_xid(line, x, addr, r) ? LineRole::kEvent : LineRole::kBad;
+    return r;
+  }
+  r.body = nv;
+  r.ev.driver_gpu = driver_gpu_of(nv);
+  r.ev.pci_bus_id = gpu_address_in(nv);
+  r.ev.message = std::string(nv);
+  classify_driver_text(nv, r.ev);
+  if (r.ev.kind == EventKind::kFallenOffBus || r.ev.driver_kind) {
+    r.role = LineRole::kEvent;
+  } else if (text::starts_with(nv, "The NVIDIA GPU ") && r.ev.pci_bus_id) {
+    r.role = LineRole::kAnnounce;
+  } else {
+    r.role = LineRole::kDriverText;
+  }
+  return r;
+}
+
+}  // namespace gw::kmsg

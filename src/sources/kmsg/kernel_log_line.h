@@ -1,0 +1,40 @@
+// One kernel-log line -> what it is (an event, the first line of a multi-line driver message,
+// driver text that may continue a message, or nothing). Shared by parse_kernel_log_line and
+// the stream, which joins continuation lines.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/event.h"
+#include "sources/kmsg/log_prefix.h"
+
+namespace gw::kmsg {
+
+enum class LineRole {
+  kNone,        // no GPU content
+  kEvent,       // ev is an event
+  kAnnounce,    // "NVRM: The NVIDIA GPU 0000:18:00.0": what it is comes on the next lines
+  kDriverText,  // other NVRM text: may continue the message of the line before
+  kBad,         // an Xid/SXid line that could not be read (error says why)
+};
+
+struct ParsedLine {
+  LineRole role = LineRole::kNone;
+  Event ev;  // time fields, pci, code, ... (origin left empty)
+  LogPrefix prefix;
+  std::string_view body;  // the NVRM text after "NVRM:" (kDriverText / kAnnounce)
+  std::string error;
+};
+
+ParsedLine parse_line(std::string_view line);
+
+// The kind a (joined) NVRM message announces, if any: fallen off the bus, open modules
+// required, ... Used when continuation lines complete an announcement.
+void classify_driver_text(std::string_view text, Event& ev);
+
+// "PCI:0000:9b:00", "GPU 0000:2b:00.0", "GPU at PCI:0000:9b:00" anywhere in s.
+std::optional<std::string> gpu_address_in(std::string_view s);
+
+}  // namespace gw::kmsg

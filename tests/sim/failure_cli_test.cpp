@@ -1,0 +1,131 @@
+// `gpuwarden simulate` failure options end to end: every numeric option refuses NaN, infinity,
+// negative and huge values by name with its range, and the report carries the failure model's
+// calibration source and checks. The trace is written here (the repository stands alone).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+
+namespace gw::cli {
+namespace {
+
+struct CliRun {
+  int code = 0;
+  std::string out, err;
+};
+
+CliRun simulate(std::vector<std::string> args) {
+  args.insert(args.begin(), {"gpuwarden", "simulate"});
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  Io io{out, err, false};
+  CliRun r;
+  r.code = run(static_cast<int>(argv.size()), argv.data(), io);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+// Six jobs in the Tiresias CSV layout: one wide and long, the rest small.
+std::string trace_file() {
+  const std::string path = ::testing::TempDir() + "/gw_failure_cli_trace.csv";
+  std::ofstream f(path);
+  f << "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n"
+       "0,16,0,100,vgg19,200000,30\n"
+       "1,1,10,100,vgg11,3000,30\n"
+       "2,2,20,100,resnet50,5000,30\n"
+       "3,4,30,100,resnet50,8000,30\n"
+       "4,8,40,100,bert,20000,30\n"
+       "5,1,50,100,vgg11,1000,30\n";
+  return path;
+}
+
+std::vector<std::string> base() {
+  return {"--trace", trace_file(), "--nodes", "4", "--gpus-per-node", "8", "--policies", "fcfs"};
+}
+
+TEST(SimulateFailureCli, EveryNumericOptionIsRangeChecked) {
+  const std::vector<std::string> options = {"--failure-rate-per-gpu-hour",
+                                            "--node-failure-rate-per-node-hour",
+                                            "--repair-minutes",
+                                            "--checkpoint-minutes",
+                                            "--checkpoint-cost-seconds",
+                                            "--restart-seconds",
+                                            "--maintenance-every-hours",
+                                            "--maintenance-minutes",
+                                            "--network-nodes-per-event",
+                                            "--horizon-days"};
+  for (const std::string& opt : options) {
+    for (const std::string bad : {"nan", "inf", "-inf", "-1", "1e30"}) {
+      auto args = base();
+      args.push_back(opt + "=" + bad);  // "=" so that "-1" is a value, not an option
+      const CliRun r = simulate(args);
+      EXPECT_EQ(r.code, 2) << opt << " " << bad << ": " << r.err;
+      EXPECT_NE(r.err.find(opt + ": must be"), std::string::npos)
+          << opt << " " << bad << ": " << r.err;
+    }
+  }
+  // Combinations: a checkpoint that costs more than its interval; two failure models.
+  auto args = base();
+  args.insert(args.end(), {"--checkpoint-minutes", "1", "--checkpoint-cost-seconds", "61"});
+  CliRun r = simulate(args);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--checkpoint-cost-seconds"), std::string::npos) << r.err;
+  args = base();
+  args.insert(args.end(), {"--failure-model", "llama3", "--failure-rate-per-gpu-hour", "1e-5"});
+  r = simulate(args);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("either"), std::string::npos) << r.err;
+}
+
+TEST(SimulateFailureCli, UnfinishableRunIsRefusedUpFront) {
+  auto args = base();
+  // 100 failures per GPU-hour, requeue, no checkpoints: the 16-GPU job of 55 h never finishes.
+  args.insert(args.end(), {"--failure-rate-per-gpu-hour", "100", "--requeue"});
+  const CliRun r = simulate(args);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("job 1 (16 GPUs"), std::string::npos) << r.err;  // ids from 1
+  EXPECT_NE(r.err.find("--checkpoint-minutes"), std::string::npos) << r.err;
+}
+
+TEST(SimulateFailureCli, ReportStatesCalibrationAndChecks) {
+  auto args = base();
+  args.insert(args.end(),
+              {"--failure-model", "llama3", "--requeue", "--checkpoint-minutes", "15",
+               "--checkpoint-cost-seconds", "0", "--restart-seconds", "300", "--format", "json"});
+  CliRun r = simulate(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& fm = j["failure_model"];
+  EXPECT_NE(fm["calibration"].get<std::string>().find("Table 5"), std::string::npos);
+  ASSERT_EQ(fm["checks"].size(), 6u);
+  EXPECT_NE(fm["checks"][0]["name"].get<std::string>().find("effective training time"),
+            std::string::npos);
+  EXPECT_TRUE(fm["checks"][0]["agrees"].get<bool>());
+  const auto& p = j["policies"][0];
+  ASSERT_EQ(p["failures_by_class"].size(), 8u);  // seven classes and planned maintenance
+  EXPECT_EQ(p["failures_by_class"][7]["class"], "planned-maintenance");
+  const double ett = p["effective_training_time"].get<double>();
+  EXPECT_GT(ett, 0.5);
+  EXPECT_LE(ett, 1.0);
+  args.back() = "table";
+  r = simulate(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("calibrated on: Llama 3"), std::string::npos);
+  EXPECT_NE(r.out.find("mean time to failure, 1024-GPU job"), std::string::npos);
+  EXPECT_NE(r.out.find("effective training time"), std::string::npos);
+  args.back() = "html";
+  r = simulate(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("<h2>Failure model</h2>"), std::string::npos);
+  EXPECT_NE(r.out.find("Interruptions by class"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gw::cli
