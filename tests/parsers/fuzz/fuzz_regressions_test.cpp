@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sources/captures.h"
+#include "sources/kmsg/kernel_log.h"
 #include "sources/smi/smi_parsers.h"
 #include "sources/smi/text_util.h"
 
@@ -85,6 +86,29 @@ TEST(ParserFuzzRegressions, CtimeWithHugeYearIsNotADate) {
   EXPECT_FALSE(text::parse_ctime_ms("Wed Sep 25 10:40:24 0"));
   EXPECT_EQ(*text::parse_ctime_ms("Wed Sep 25 10:40:24 2024"), 1727260824000);
   EXPECT_TRUE(text::parse_ctime_ms("Fri Dec 31 23:59:59 9999"));
+}
+
+// fuzz_kernel_log crash-91c90e78: "NVRM:V\xff\x15: kern:kernel:) k" reads as a node-log
+// prefix that swallows the "NVRM" anchor; the message offset went past the message and
+// substr threw std::out_of_range out of the parser (terminate).
+TEST(ParserFuzzRegressions, PrefixSwallowingTheAnchorIsNotAThrow) {
+  const std::string text = finding("kernel_log-crash-91c90e78");
+  ASSERT_EQ(text.size(), 25u);
+  std::vector<Error> errors;
+  size_t events = 0;
+  const auto st = parse_kernel_log_stream(
+      text, "crash.log", [&](Event&&) { ++events; }, &errors);
+  EXPECT_EQ(st.events, events);
+  EXPECT_LE(events, 1u);
+  // A host named like the anchor in front of a real Xid line: the Xid is still read.
+  const std::string real =
+      "node-NVRM: kern: warning: [2025-03-03T10:00:00Z]: NVRM: Xid (PCI:0000:3b:00): 79, "
+      "pid=0, GPU has fallen off the bus.\n";
+  std::vector<Event> got;
+  parse_kernel_log_stream(
+      real, "node.log", [&](Event&& e) { got.push_back(std::move(e)); }, &errors);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].pci_bus_id, "00000000:3B:00.0");
 }
 
 }  // namespace
