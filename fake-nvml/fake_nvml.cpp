@@ -1,8 +1,8 @@
 #include "fake-nvml/fake_nvml.h"
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
+
+#include "sources/input_file.h"
 
 namespace gwfake {
 
@@ -16,14 +16,13 @@ FakeNvml& FakeNvml::instance() {
 
 int FakeNvml::load(const char* path) {
   std::lock_guard lk(m_);
-  std::ifstream in(path != nullptr ? path : "");
-  if (!in) {
-    last_error_ = std::string("cannot read scenario file ") + (path != nullptr ? path : "(null)");
+  // Never a plain ifstream: /dev/zero never ends and a FIFO without a writer blocks in open.
+  auto text = gw::read_input(path != nullptr ? path : "");
+  if (!text) {
+    last_error_ = "cannot read scenario file " + text.error().to_string();
     return 1;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  auto s = parse_scenario(text.str(), path);
+  auto s = parse_scenario(text->text(), path);
   if (!s) {
     last_error_ = s.error().to_string();
     return 1;
@@ -37,6 +36,7 @@ int FakeNvml::load(const char* path) {
     return 1;
   }
   hostname_ = scenario_.hostname.value_or("");
+  sets_.clear();
   next_event_ = 0;
   init_count_ = 0;
   frozen_t_.reset();
@@ -127,6 +127,15 @@ void FakeNvml::advance() {
     if (e.hang_call) {
       g.hang_call = e.hang_call;
       g.hang_ms = e.hang_ms;
+    }
+    if (e.xid) {
+      for (const auto& set : sets_)
+        for (const auto& [gpu, mask] : set->registered)
+          if (gpu == e.gpu && (mask & kEventXidCritical) != 0)
+            set->pending.push_back(nvmlEventData_t{reinterpret_cast<nvmlDevice_t>(&tags_[e.gpu]),
+                                                   kEventXidCritical, *e.xid, 0xFFFFFFFFu,
+                                                   0xFFFFFFFFu});
+      events_cv_.notify_all();
     }
   }
 }

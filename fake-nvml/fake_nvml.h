@@ -7,6 +7,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -20,6 +22,12 @@ namespace gwfake {
 
 using gw::Capability;
 using gw::nvml::ScenarioGpu;
+
+// One nvmlEventSet_t: what was registered on it and the events queued for its reader.
+struct EventSet {
+  std::vector<std::pair<unsigned, unsigned long long>> registered;  // GPU index, type mask
+  std::deque<nvmlEventData_t> pending;
+};
 
 struct GpuRuntime {
   ScenarioGpu gpu;
@@ -64,6 +72,14 @@ class FakeNvml {
     return f(*this);
   }
 
+  // The event API: scenario timeline "xid" entries are delivered to every set registered for
+  // Xid events on that GPU, when scenario time reaches them.
+  nvmlReturn_t event_set_create(nvmlEventSet_t* out);
+  nvmlReturn_t event_set_free(nvmlEventSet_t set);
+  nvmlReturn_t register_events(nvmlDevice_t d, unsigned long long types, nvmlEventSet_t set);
+  nvmlReturn_t supported_events(nvmlDevice_t d, unsigned long long* types);
+  nvmlReturn_t event_wait(nvmlEventSet_t set, nvmlEventData_t* data, unsigned timeout_ms);
+
   const gw::nvml::Scenario& scenario() const { return scenario_; }
   const std::vector<GpuRuntime>& gpus() const { return gpus_; }
 
@@ -75,9 +91,13 @@ class FakeNvml {
   static bool hangs(const GpuRuntime& g, std::string_view call);
   double now_s() const;
   void advance();
+  EventSet* find_set(nvmlEventSet_t set);
+  int device_index(nvmlDevice_t d) const;
 
   std::mutex m_;
   std::condition_variable hang_cv_;
+  std::condition_variable events_cv_;
+  std::vector<std::unique_ptr<EventSet>> sets_;
   uint64_t generation_ = 0;  // bumped by load(): releases calls hung in the old scenario
   bool loaded_ = false;
   gw::nvml::Scenario scenario_;

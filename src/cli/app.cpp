@@ -1,11 +1,27 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/options.h"
+#include "core/text_safety.h"
 
 namespace gw::cli {
+namespace {
+
+// The subcommand a failed parse was in: CLI11's record of it, else the first argument that
+// names one (an error can come before CLI11 has entered the subcommand).
+std::string command_named(CLI::App& app, int argc, const char* const* argv) {
+  for (const CLI::App* sub : app.get_subcommands()) return sub->get_name();
+  for (int i = 1; i < argc; ++i)
+    for (const auto& spec : command_table())
+      if (std::string_view(argv[i]) == spec.name) return spec.name;
+  return {};
+}
+
+}  // namespace
 
 int run(int argc, const char* const* argv, const Io& io) {
   CLI::App app{"gpuwarden: keeps GPU servers for AI training fast and alive"};
@@ -22,14 +38,25 @@ int run(int argc, const char* const* argv, const Io& io) {
   }
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e, io.out, io.err);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e, io.out, io.err);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e, io.out, io.err);
+  } catch (const CLI::ParseError& e) {
+    // One shape and one exit code for every usage error, whatever CLI11 numbered it.
+    const std::string cmd = command_named(app, argc, argv);
+    const std::string prog = cmd.empty() ? "gpuwarden" : "gpuwarden " + cmd;
+    io.err << prog << ": " << terminal_safe(e.what()) << "\n"
+           << "Run '" << prog << " --help' for the options.\n";
+    return kUsageError;
   }
   for (auto& [sub, action] : actions) {
     if (sub->parsed()) return action();
   }
   io.err << "gpuwarden: name a subcommand\n\n" << app.help();
-  return 64;  // EX_USAGE
+  return kUsageError;
 }
 
 }  // namespace gw::cli

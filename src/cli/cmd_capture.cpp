@@ -1,54 +1,127 @@
 // gpuwarden capture: record what NVML says into a scenario file the fake NVML can replay.
+// Samples are streamed to a temporary file beside the output, renamed into place at the end,
+// so a long capture keeps what it has when interrupted and never leaves half a file.
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <memory>
+#include <optional>
 #include <ostream>
-#include <thread>
 
 #include "cli/command.h"
 #include "cli/gpu_options.h"
+#include "cli/interrupt.h"
+#include "cli/options.h"
+#include "cli/output_check.h"
+#include "cli/progress.h"
 #include "core/clock.h"
-#include "sources/nvml/capture.h"
+#include "sources/nvml/scenario.h"
 
 namespace gw::cli {
 namespace {
 
 struct CaptureArgs {
   GpuSourceOptions source;
+  CommonFlags common;
   std::string output = "-";
   int samples = 1;
   int interval_ms = 1000;
+  bool force = false;
 };
 
+// Where the scenario text goes: stdout, or a temporary file that becomes the output.
+class Sink {
+ public:
+  Sink(const Io& io, std::optional<AtomicFile> file) : io_(io), file_(std::move(file)) {}
+  Status write(const std::string& text) {
+    if (file_) return file_->write(text);
+    io_.out << text << std::flush;
+    if (!io_.out) return make_error("output.write_failed", "cannot write", "standard output");
+    return {};
+  }
+  Status commit() { return file_ ? file_->commit() : Status{}; }
+
+ private:
+  const Io& io_;
+  std::optional<AtomicFile> file_;
+};
+
+int fail(const Io& io, const Error& e, int code) {
+  io.err << "gpuwarden capture: " << e.to_string() << " [" << e.code << "]\n";
+  return code;
+}
+
 int run_capture(const CaptureArgs& a, const Io& io) {
+  std::optional<AtomicFile> file;
+  if (a.output != "-") {
+    auto f = AtomicFile::create(a.output, a.force);
+    if (!f) return fail(io, f.error(), f.error().code == "output.exists" ? kUsageError : 1);
+    file.emplace(std::move(*f));
+  }
+  Sink sink(io, std::move(file));
   auto src = open_gpu_source(a.source);
-  if (!src) {
-    io.err << "gpuwarden capture: " << src.error().to_string() << " [" << src.error().code << "]\n";
-    return 2;
-  }
-  nvml::CaptureOptions o;
-  o.samples = a.samples;
-  o.interval = std::chrono::milliseconds(a.interval_ms);
+  if (!src) return fail(io, src.error(), 2);
+
+  const InterruptGuard interrupt;
+  Progress progress(io.err, progress_wanted(a.common.quiet));
   const SystemClock clock;
-  auto sc = nvml::capture_scenario(
-      **src, o, clock, [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); });
-  if (!sc) {
-    io.err << "gpuwarden capture: " << sc.error().to_string() << " [" << sc.error().code << "]\n";
+  nvml::ScenarioBuilder builder;
+  int taken = 0;
+  bool first_entry = true;
+  std::optional<Error> stopped_by;  // a sample failed after some were taken
+  for (int k = 0; k < a.samples; ++k) {
+    if (k > 0 && !interrupt.sleep_for(std::chrono::milliseconds(a.interval_ms))) break;
+    if (interrupt.requested()) break;
+    auto snap = (*src)->sample();
+    if (!snap) {
+      if (k == 0) return fail(io, snap.error(), 2);
+      stopped_by = snap.error();
+      break;
+    }
+    snap->time_ms = clock.now_ms();
+    std::string text;
+    if (k == 0) {
+      builder.start(*snap, "capture");
+      nvml::Scenario& sc = builder.scenario();
+      sc.description = "captured by gpuwarden from " + (*src)->describe() + " (" +
+                       std::to_string(a.samples) + " sample(s) requested, " +
+                       std::to_string(a.interval_ms) + " ms apart)";
+      text = nvml::scenario_stream_begin(sc);
+      first_entry = sc.timeline.empty();
+    } else {
+      for (const nvml::ScenarioEvent& e : builder.next(*snap)) {
+        text += nvml::scenario_stream_event(e, first_entry);
+        first_entry = false;
+      }
+    }
+    if (Status st = sink.write(text); !st) return fail(io, st.error(), kWriteError);
+    ++taken;
+    progress.update("capture: sample " + std::to_string(taken) + " of " +
+                    std::to_string(a.samples));
+  }
+  progress.clear();
+  if (taken == 0) {
+    io.err << "gpuwarden capture: interrupted by " << signal_name(interrupt.signal())
+           << " before the first sample; nothing written\n";
+    return 128 + interrupt.signal();
+  }
+  if (Status st = sink.write(nvml::scenario_stream_end()); !st)
+    return fail(io, st.error(), kWriteError);
+  if (Status st = sink.commit(); !st) return fail(io, st.error(), kWriteError);
+  const std::string where = a.output == "-" ? std::string("standard output") : a.output;
+  if (interrupt.requested()) {
+    io.err << "gpuwarden capture: interrupted by " << signal_name(interrupt.signal()) << " after "
+           << taken << " of " << a.samples << " sample(s); kept them in " << where << "\n";
+    return 128 + interrupt.signal();
+  }
+  if (stopped_by) {
+    io.err << "gpuwarden capture: sample " << taken + 1 << " failed (" << stopped_by->to_string()
+           << " [" << stopped_by->code << "]); kept the " << taken << " before it in " << where
+           << "\n";
     return 2;
   }
-  const std::string text = nvml::write_scenario(*sc);
-  if (a.output == "-") {
-    io.out << text;
-    return 0;
-  }
-  std::ofstream out(a.output);
-  if (!(out << text) || !out.flush()) {
-    io.err << "gpuwarden capture: cannot write " << a.output << "\n";
-    return 1;
-  }
-  io.err << "captured " << a.samples << " sample(s) of " << sc->gpus.size() << " GPU(s) from "
-         << (*src)->describe() << " into " << a.output << " (replay: gpuwarden status --scenario "
-         << a.output << ")\n";
+  if (a.output != "-")
+    io.err << "captured " << taken << " sample(s) of " << builder.scenario().gpus.size()
+           << " GPU(s) from " << (*src)->describe() << " into " << a.output
+           << " (replay: gpuwarden status --scenario " << a.output << ")\n";
   return 0;
 }
 
@@ -57,11 +130,13 @@ int run_capture(const CaptureArgs& a, const Io& io) {
 Action configure_capture(CLI::App& sub, const Io& io) {
   auto args = std::make_shared<CaptureArgs>();
   add_gpu_source_options(sub, args->source);
+  add_common_flags(sub, args->common);
   sub.add_option("-o,--output", args->output, "Scenario file to write ('-' = stdout)");
-  sub.add_option("--samples", args->samples, "How many samples to record")
-      ->check(CLI::Range(1, 100000));
-  sub.add_option("--interval-ms", args->interval_ms, "Time between samples")
-      ->check(CLI::Range(0, 86400000));
+  sub.add_flag("--force", args->force, "Replace the output file if it exists");
+  add_int_option(sub, "--samples", args->samples, {1, 1e6, false, "samples"},
+                 "How many samples to record (Ctrl-C stops early and keeps them)");
+  add_int_option(sub, "--interval-ms", args->interval_ms, {0, 86400000, false, "ms"},
+                 "Time between samples");
   return [args, &io] { return run_capture(*args, io); };
 }
 

@@ -1,44 +1,99 @@
 // gpuwarden doctor: why is this server (or this captured dump) slow or broken, and what to do.
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "cli/command.h"
 #include "cli/doctor_report.h"
 #include "cli/doctor_run.h"
 #include "cli/gpu_options.h"
+#include "cli/options.h"
+#include "cli/progress.h"
+#include "core/text_safety.h"
 #include "diagnose/diagnose.h"
+#include "sources/input_file.h"
 
 namespace gw::cli {
 namespace {
+
+struct DoctorArgs {
+  DoctorOptions opts;
+  CommonFlags common;
+};
 
 // Option combinations CLI11 cannot express; returns an error message or "".
 std::string usage_problem(const DoctorOptions& o) {
   if (!o.from.empty() && (o.source.demo || o.source.scenario))
     return "--from reads captured files; it cannot be combined with --demo or --scenario";
-  if (o.window_s <= 0 || o.window_s > 3600) return "--window must be between 0 and 3600 seconds";
-  if (o.interval_s < 0.1 || o.interval_s > o.window_s)
-    return "--interval must be at least 0.1 s and at most the window";
+  if (o.interval_s > o.window_s) return "--interval must be at most the window";
   if (o.markdown && !o.list_checks) return "--markdown only applies to --list-checks";
+  if (o.markdown && o.json) return "--markdown and --json cannot be combined";
   return {};
 }
 
-int run_doctor(const DoctorOptions& opts, const Io& io) {
-  if (opts.list_checks) {
-    io.out << (opts.markdown ? checks_markdown() : list_checks_text());
-    return kDoctorHealthy;
-  }
+// `--list-checks --json`: the rule registry, one object per check (schema gpuwarden.checks/v1).
+std::string checks_json() {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const RuleInfo& r : rule_registry())
+    rows.push_back({{"code", r.code},
+                    {"area", r.area},
+                    {"severity", severity_name(r.severity)},
+                    {"title", r.title},
+                    {"checks", r.checks},
+                    {"remedy", r.remedy}});
+  return dump_json(nlohmann::json{{"schema", "gpuwarden.checks/v1"}, {"checks", rows}}) + "\n";
+}
+
+int run_doctor(DoctorArgs& args, const Io& base_io) {
+  DoctorOptions& opts = args.opts;
+  const Io io{base_io.out, base_io.err, base_io.color && !args.common.no_color};
   if (auto problem = usage_problem(opts); !problem.empty()) {
     io.err << "gpuwarden doctor: " << problem << "\n";
     return kDoctorUsage;
   }
+  if (opts.list_checks) {
+    io.out << (opts.json ? checks_json() : opts.markdown ? checks_markdown() : list_checks_text());
+    return kDoctorHealthy;
+  }
+  // A scenario path that cannot be read is the user's input error, not a GPU finding.
+  if (opts.source.scenario) {
+    if (Status st = check_input_path(*opts.source.scenario, false, true); !st) {
+      io.err << "gpuwarden doctor: --scenario: " << terminal_safe(st.error().to_string()) << " ["
+             << st.error().code << "]\n";
+      return kDoctorNoInput;
+    }
+  }
+  Progress progress(io.err, progress_wanted(args.common.quiet));
+  opts.on_sample = [&progress](size_t taken, size_t planned) {
+    progress.update("doctor: sample " + std::to_string(taken) + " of " + std::to_string(planned),
+                    true);
+  };
+  if (!opts.from.empty() && progress.enabled())
+    progress.update("doctor: reading " + std::to_string(opts.from.size()) + " file(s)", true);
   std::optional<DoctorRun> demo;
-  const DoctorRun run = opts.from.empty() ? run_live(opts, &demo) : run_from_files(opts.from);
-  const DoctorRun* demo_ptr = demo ? &*demo : nullptr;
+  DoctorRun run = opts.from.empty() ? run_live(opts, &demo) : run_from_files(opts.from);
+  progress.clear();
+  // A scenario the fake NVML could not load is the user's file, not a sick GPU.
+  if (opts.source.scenario && run.obs.source_error &&
+      run.obs.source_error->code.starts_with("scenario.")) {
+    io.err << "gpuwarden doctor: --scenario: " << terminal_safe(run.obs.source_error->to_string())
+           << " [" << run.obs.source_error->code << "]\n";
+    return kDoctorNoInput;
+  }
   if (opts.json) {
-    io.out << doctor_json(run, demo_ptr).dump(2) << "\n";
+    io.out << dump_json(doctor_json(run, demo ? &*demo : nullptr)) << "\n";
   } else {
-    render_doctor_text(io.out, run, demo_ptr, io.color);
+    // Names and log lines from the inputs must not drive the reader's terminal.
+    make_terminal_safe(run.obs);
+    for (Finding& f : run.findings) make_terminal_safe(f);
+    for (std::string& n : run.notes) n = terminal_safe(n);
+    run.source = terminal_safe(run.source);
+    if (demo) {
+      make_terminal_safe(demo->obs);
+      for (Finding& f : demo->findings) make_terminal_safe(f);
+    }
+    render_doctor_text(io.out, run, demo ? &*demo : nullptr, io.color);
   }
   const int code = doctor_exit_code(run);
   if (code == kDoctorNoInput && !opts.json)
@@ -49,27 +104,34 @@ int run_doctor(const DoctorOptions& opts, const Io& io) {
 }  // namespace
 
 Action configure_doctor(CLI::App& sub, const Io& io) {
-  auto opts = std::make_shared<DoctorOptions>();
+  auto args = std::make_shared<DoctorArgs>();
+  DoctorOptions& opts = args->opts;
   sub.description(
       "Say why this server (or a captured dump) is slow or broken: the cause, the evidence with "
       "numbers, and the fix. Exit status: 0 healthy, 1 warnings, 2 critical, 3 nothing could be "
-      "read, 4 invalid options.");
-  add_gpu_source_options(sub, opts->source);
-  sub.add_flag("--quick", opts->quick, "One snapshot instead of a sampling window");
-  sub.add_option("--window", opts->window_s, "Seconds to sample the live GPUs (default 10)");
-  sub.add_option("--interval", opts->interval_s, "Seconds between samples (default 1)");
-  sub.add_option("--from", opts->from,
+      "read, 64 invalid options, 74 the report could not be written.");
+  add_gpu_source_options(sub, opts.source);
+  add_common_flags(sub, args->common);
+  sub.add_flag("--quick", opts.quick, "One snapshot instead of a sampling window");
+  add_real_option(sub, "--window", opts.window_s, {0, 3600, true, "seconds"},
+                  "Seconds to sample the live GPUs");
+  add_real_option(sub, "--interval", opts.interval_s, {0.1, 3600, false, "seconds"},
+                  "Seconds between samples (at most the window)");
+  sub.add_option("--from", opts.from,
                  "Diagnose captured files instead of this machine: nvidia-smi -q / -q -x / "
-                 "--query-gpu CSV / dmon / topo -m output, dmesg / journalctl -k / kern.log")
+                 "--query-gpu CSV / dmon / topo -m output, dmesg / journalctl -k / kern.log "
+                 "('-' reads standard input)")
       ->expected(1, -1);
-  sub.add_option("--root", opts->root,
+  sub.add_option("--root", opts.root,
                  "Read /proc, /sys, /dev and logs below this directory (tests, chroots)");
-  sub.add_flag("--no-kernel-log", opts->no_kernel_log, "Skip reading the kernel log");
-  sub.add_flag("--no-host", opts->no_host, "Skip the host checks (driver, CPU, CUDA installs)");
-  sub.add_flag("--json", opts->json, "Print JSON (schema gpuwarden.doctor/v1, docs/doctor.md)");
-  sub.add_flag("--list-checks", opts->list_checks, "List every check and its code, then exit");
-  sub.add_flag("--markdown", opts->markdown, "With --list-checks: print docs/checks.md");
-  return [opts, &io] { return run_doctor(*opts, io); };
+  sub.add_flag("--no-kernel-log", opts.no_kernel_log, "Skip reading the kernel log");
+  sub.add_flag("--no-host", opts.no_host, "Skip the host checks (driver, CPU, CUDA installs)");
+  sub.add_flag("--json", opts.json,
+               "Print JSON (schema gpuwarden.doctor/v1, docs/doctor.md); with --list-checks, "
+               "the checks as JSON (gpuwarden.checks/v1)");
+  sub.add_flag("--list-checks", opts.list_checks, "List every check and its code, then exit");
+  sub.add_flag("--markdown", opts.markdown, "With --list-checks: print docs/checks.md");
+  return [args, &io] { return run_doctor(*args, io); };
 }
 
 }  // namespace gw::cli

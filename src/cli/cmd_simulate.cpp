@@ -12,11 +12,16 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/options.h"
+#include "cli/output_check.h"
+#include "cli/progress.h"
 #include "cli/sim_failure_options.h"
+#include "core/text_safety.h"
 #include "sched/policy.h"
 #include "sim/render.h"
 #include "sim/simulate.h"
 #include "sim/trace.h"
+#include "sources/input_file.h"
 
 namespace gw::cli {
 namespace {
@@ -30,8 +35,9 @@ struct SimulateArgs {
   FailureArgs failure;  // sim_failure_options.h
   double horizon_days = 0;
   bool sweep = false, spread = false;
-  std::string format = "table";
+  std::string format;  // "" = from the -o extension, else table
   std::string output;
+  CommonFlags common;
   std::string placement = "pack";
   std::string jobs_out;
   std::string limit_factor;  // "F" or "MIN,MAX": synthesised limit = run time x factor
@@ -53,13 +59,17 @@ void add_options(CLI::App& sub, SimulateArgs& a) {
                  "Trace file or folder, plain or .gz (default: the bundled Philly trace)");
   sub.add_option("--policies", a.policies, "Comma-separated policies to compare")
       ->capture_default_str();
-  sub.add_option("--nodes", a.nodes, "Nodes in the simulated cluster (default: the trace's)");
-  sub.add_option("--gpus-per-node", a.gpus_per_node, "GPUs per node (default: the trace's)");
-  sub.add_option("--seed", a.seed, "Seed for synthesised fields and failures")
-      ->capture_default_str();
-  sub.add_option("--limit", a.limit, "Replay at most this many jobs");
+  // Cluster sizes: bounded so nodes x GPUs stays far inside 64-bit counts and memory.
+  add_unsigned_option(sub, "--nodes", a.nodes, {1, 1e6, false, "nodes"},
+                      "Nodes in the simulated cluster (default: the trace's)");
+  add_unsigned_option(sub, "--gpus-per-node", a.gpus_per_node, {1, 1024, false, "GPUs"},
+                      "GPUs per node (default: the trace's)");
+  add_u64_option(sub, "--seed", a.seed, {0, 18446744073709551615.0, false, ""},
+                 "Seed for synthesised fields and failures");
+  add_u64_option(sub, "--limit", a.limit, {1, 1e9, false, "jobs"}, "Replay at most this many jobs");
   add_failure_options(sub, a.failure);
-  sub.add_option("--horizon-days", a.horizon_days, "Stop the simulation after this many days");
+  add_real_option(sub, "--horizon-days", a.horizon_days, {0, 3650, false, "days"},
+                  "Stop the simulation after this many days");
   sub.add_flag("--spread", a.spread, "Same as --placement spread");
   sub.add_option("--placement", a.placement,
                  "first-fit, pack, spread or pool (docs/scheduling.md#placement)")
@@ -80,10 +90,25 @@ void add_options(CLI::App& sub, SimulateArgs& a) {
                "dlas/dlas-gpu: check preemption every LAS quantum instead of on every event");
   sub.add_flag("--checkpoint-sweep", a.sweep,
                "Goodput for a range of checkpoint intervals (first policy), vs Young/Daly");
-  sub.add_option("--format", a.format, "table, json, csv or html")
-      ->check(CLI::IsMember({"table", "json", "csv", "html"}))
-      ->capture_default_str();
+  sub.add_option("--format", a.format,
+                 "table, json, csv or html (default: from the -o extension, else table)")
+      ->check(CLI::IsMember({"table", "json", "csv", "html"}));
   sub.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
+  add_common_flags(sub, a.common);
+}
+
+// -o report.html without --format writes HTML; a --format that contradicts the extension is
+// refused rather than writing JSON into a file named .html.
+std::string resolve_format(SimulateArgs& a) {
+  const std::string implied = format_from_extension(a.output);
+  if (a.format.empty()) {
+    a.format = implied.empty() ? "table" : implied;
+    return {};
+  }
+  if (!implied.empty() && implied != a.format && !(implied == "table" && a.format == "table"))
+    return "--format " + a.format + " does not match the extension of -o " + a.output +
+           " (which means " + implied + "); drop --format or rename the file";
+  return {};
 }
 
 // A comma-separated list of numbers; nullopt (and a message) if any is not a finite number.
@@ -132,11 +157,10 @@ int emit(const std::string& text, const SimulateArgs& a, const Io& io) {
     io.out << text;
     return 0;
   }
-  std::ofstream f(a.output, std::ios::binary);
-  f << text;
-  if (!f) {
-    io.err << "gpuwarden simulate: cannot write " << a.output << "\n";
-    return 1;
+  // Through a temporary file: a full disk never leaves a truncated report in place.
+  if (Status st = write_file_atomically(a.output, text, true); !st) {
+    io.err << "gpuwarden simulate: " << st.error().to_string() << "\n";
+    return kWriteError;
   }
   return 0;
 }
@@ -149,7 +173,8 @@ int simulate(const SimulateArgs& a, const Io& io) {
   }
   if (!failure) {
     io.err << "gpuwarden simulate: " << failure.error().to_string() << "\n";
-    return 2;
+    // A value out of range is a usage error, with the one code every subcommand uses.
+    return failure.error().code == "cli.bad_option" ? kUsageError : 2;
   }
   sim::TraceOptions topt;
   topt.seed = a.seed;
@@ -174,7 +199,19 @@ int simulate(const SimulateArgs& a, const Io& io) {
       return 2;
     }
   }
+  // The trace reader opens paths itself: refuse devices and FIFOs before it blocks on one.
+  if (!a.trace.empty()) {
+    if (Status st = check_input_path(a.trace, true); !st) {
+      io.err << "gpuwarden simulate: --trace: " << terminal_safe(st.error().to_string()) << " ["
+             << st.error().code << "]\n";
+      return 2;
+    }
+  }
+  Progress progress(io.err, progress_wanted(a.common.quiet));
+  progress.update(
+      "simulate: reading " + (a.trace.empty() ? std::string("the bundled trace") : a.trace), true);
   auto trace = a.trace.empty() ? sim::read_bundled_trace(topt) : sim::read_trace(a.trace, topt);
+  progress.clear();
   if (!trace) {
     io.err << "gpuwarden simulate: " << trace.error().to_string() << "\n";
     return 2;
@@ -203,20 +240,26 @@ int simulate(const SimulateArgs& a, const Io& io) {
     }
     return emit(sim::render_sweep(*sweep, a.format == "html" ? "table" : a.format), a, io);
   }
+  progress.update("simulate: replaying " + std::to_string(trace->jobs.size()) + " jobs through " +
+                      std::to_string(config.policies.size()) + " policies",
+                  true);
   auto report = sim::simulate_policies(*trace, config);
+  progress.clear();
   if (!report) {
     io.err << "gpuwarden simulate: " << report.error().to_string() << "\n";
     return 2;
   }
+  if (a.format == "table") {  // the trace's path and notes must not drive the terminal
+    report->trace = terminal_safe(report->trace);
+    for (std::string& n : report->notes) n = terminal_safe(n);
+  }
   if (!a.jobs_out.empty()) {
-    std::ofstream f(a.jobs_out, std::ios::binary);
-    f << sim::render_jobs_csv(*report);
-    if (!f) {
-      io.err << "gpuwarden simulate: cannot write " << a.jobs_out << "\n";
-      return 1;
+    if (Status st = write_file_atomically(a.jobs_out, sim::render_jobs_csv(*report), true); !st) {
+      io.err << "gpuwarden simulate: " << st.error().to_string() << "\n";
+      return kWriteError;
     }
   }
-  return emit(render(*report, a.format, io.color && a.output.empty()), a, io);
+  return emit(render(*report, a.format, io.color && !a.common.no_color && a.output.empty()), a, io);
 }
 
 }  // namespace
@@ -227,7 +270,11 @@ Action configure_simulate(CLI::App& sub, const Io& io) {
   return [args, &io] {
     if (args->policies.empty() || split_commas(args->policies).empty()) {
       io.err << "gpuwarden simulate: --policies is empty\n";
-      return 2;
+      return kUsageError;
+    }
+    if (auto problem = resolve_format(*args); !problem.empty()) {
+      io.err << "gpuwarden simulate: " << problem << "\n";
+      return kUsageError;
     }
     return simulate(*args, io);
   };

@@ -39,5 +39,7 @@ Action configure_status(CLI::App& sub, const Io& io);
 Action configure_capture(CLI::App& sub, const Io& io);
 Action configure_doctor(CLI::App& sub, const Io& io);
 Action configure_simulate(CLI::App& sub, const Io& io);
+Action configure_serve(CLI::App& sub, const Io& io);
+Action configure_history(CLI::App& sub, const Io& io);
 
 }  // namespace gw::cli

@@ -14,6 +14,10 @@ std::span<const CommandSpec> command_table() {
                   &configure_capture},
       CommandSpec{"simulate", "Replay cluster traces through the scheduling policies",
                   &configure_simulate},
+      CommandSpec{"serve", "Run the monitoring daemon (/metrics, /healthz, /api, history, alerts)",
+                  &configure_serve},
+      CommandSpec{"history", "Query the daemon's recorded history by GPU, metric and time",
+                  &configure_history},
   };
   return kCommands;
 }

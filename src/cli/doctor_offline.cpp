@@ -1,10 +1,8 @@
 // Offline mode of gpuwarden doctor: captured files in, the same rules as live.
-#include <fstream>
-#include <sstream>
-
 #include "cli/doctor_run.h"
 #include "diagnose/diagnose.h"
 #include "sources/captures.h"
+#include "sources/input_file.h"
 
 namespace gw::cli {
 
@@ -13,17 +11,16 @@ DoctorRun run_from_files(const std::vector<std::string>& paths) {
   run.mode = "from";
   for (const std::string& p : paths) {
     run.source += (run.source.empty() ? "" : ", ") + p;
-    std::ifstream in(p, std::ios::binary);
+    // Regular files are mapped (page cache, not heap); pipes and `-` are read with a cap.
+    auto in = read_input(p);
     if (!in) {
-      run.obs.input_errors.push_back(make_error("input.unreadable", "cannot open file", p));
+      run.obs.input_errors.push_back(in.error());
       continue;
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
     const size_t errs = run.obs.input_errors.size();
     const size_t before = run.obs.samples.size() + run.obs.events.size();
     const bool had_topo = run.obs.topology.has_value();
-    add_capture(ss.str(), p, run.obs);
+    add_capture(in->text(), p, run.obs);
     const bool gave = run.obs.samples.size() + run.obs.events.size() > before ||
                       (!had_topo && run.obs.topology.has_value());
     if (gave || run.obs.input_errors.size() == errs) ++run.inputs_read;

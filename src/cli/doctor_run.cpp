@@ -84,7 +84,15 @@ DoctorRun sample_source(const DoctorOptions& opts, GpuSource& src, std::string m
   run.mode = std::move(mode);
   run.source = src.describe();
   const auto interval = std::chrono::milliseconds(static_cast<int64_t>(opts.interval_s * 1000));
-  sample_window(src, sample_count(opts), interval, real_sleep, run.obs);
+  const size_t planned = sample_count(opts);
+  size_t taken = 0;
+  sample_window(
+      src, planned, interval,
+      [&](std::chrono::milliseconds d) {
+        if (opts.on_sample) opts.on_sample(++taken, planned);
+        real_sleep(d);
+      },
+      run.obs);
   if (!run.obs.samples.empty()) run.inputs_read = 1;
   run.window_s = span_s(run.obs);
   return run;

@@ -19,7 +19,7 @@ inline constexpr int kDoctorHealthy = 0;   // no warning or critical finding
 inline constexpr int kDoctorWarning = 1;   // worst finding is a warning
 inline constexpr int kDoctorCritical = 2;  // at least one critical finding
 inline constexpr int kDoctorNoInput = 3;   // nothing could be read: no diagnosis possible
-inline constexpr int kDoctorUsage = 4;     // invalid combination of options
+inline constexpr int kDoctorUsage = 64;    // usage error: the one code of every subcommand
 
 struct DoctorOptions {
   GpuSourceOptions source;
@@ -33,6 +33,8 @@ struct DoctorOptions {
   bool markdown = false;
   bool no_kernel_log = false;
   bool no_host = false;
+  // Called after each live sample but the last (samples taken, samples planned): progress.
+  std::function<void(size_t, size_t)> on_sample;
 };
 
 // One diagnosed input: what was read and what the rules concluded.

@@ -7,6 +7,8 @@
 
 #include "cli/status_view.h"
 #include "core/snapshot_json.h"
+#include "core/text_safety.h"
+#include "diagnose/diagnose.h"
 
 namespace gw::cli {
 namespace {
@@ -60,11 +62,10 @@ json error_json(const Error& e) {
 
 int print_failure(const Error& e, const StatusCommandOptions& options, const Io& io) {
   if (options.json) {
-    io.out << json{{"schema", std::string(kStatusSchema)},
-                   {"fallback", nullptr},
-                   {"snapshot", nullptr},
-                   {"error", error_json(e)}}
-                  .dump(2)
+    io.out << dump_json(json{{"schema", std::string(kStatusSchema)},
+                             {"fallback", nullptr},
+                             {"snapshot", nullptr},
+                             {"error", error_json(e)}})
            << "\n";
   }
   io.err << "gpuwarden status: cannot read the GPUs: " << e.to_string() << " [" << e.code << "]\n";
@@ -98,12 +99,11 @@ int run_status(const StatusCommandOptions& options, const Io& io, const SourceOp
     if (fallback) {
       fb = json{{"reason", fallback->message}, {"code", fallback->code}, {"showing", "demo"}};
     }
-    io.out << json{{"schema", std::string(kStatusSchema)},
-                   {"fallback", fb},
-                   {"source_description", r.description},
-                   {"snapshot", snapshot_to_json(*r.snapshot)},
-                   {"error", nullptr}}
-                  .dump(2)
+    io.out << dump_json(json{{"schema", std::string(kStatusSchema)},
+                             {"fallback", fb},
+                             {"source_description", r.description},
+                             {"snapshot", snapshot_to_json(*r.snapshot)},
+                             {"error", nullptr}})
            << "\n";
     return kStatusOk;
   }
@@ -113,7 +113,14 @@ int run_status(const StatusCommandOptions& options, const Io& io, const SourceOp
   }
   StatusViewOptions view;
   view.color = io.color && !options.no_color;
-  io.out << render_status(*r.snapshot, view);
+  // The warnings doctor would give for this one snapshot, from the same rules.
+  Observation obs;
+  obs.samples.push_back(*r.snapshot);
+  for (const Finding& f : diagnose(obs))
+    if (f.gpu && f.severity >= Severity::kWarning) view.findings[*f.gpu].push_back(f.code);
+  Snapshot shown = std::move(*r.snapshot);
+  make_terminal_safe(shown);  // names from the driver or a scenario must not drive the terminal
+  io.out << render_status(shown, view);
   return kStatusOk;
 }
 

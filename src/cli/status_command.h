@@ -16,6 +16,7 @@ inline constexpr std::string_view kStatusSchema = "gpuwarden.status/1";
 
 // Exit statuses (documented in docs/status.md).
 inline constexpr int kStatusOk = 0;
+inline constexpr int kStatusNoInput = 66;       // EX_NOINPUT: --scenario names no readable file
 inline constexpr int kStatusSourceFailed = 69;  // EX_UNAVAILABLE: the GPUs could not be read
 
 struct StatusCommandOptions {

@@ -255,9 +255,31 @@ std::string_view access_words(GpuAccess a) {
   return "ERROR";
 }
 
+bool has_finding(const GpuState& g, const StatusViewOptions& o, std::string_view code) {
+  const auto it = o.findings.find(g.info.index);
+  if (it == o.findings.end()) return false;
+  for (const std::string& c : it->second)
+    if (c == code) return true;
+  return false;
+}
+
+// The doctor warnings status shows, in the words of the summary line.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 3> kDoctorWarnings = {{
+    {"memory.near_full", "VRAM nearly full"},
+    {"memory.held_by_idle", "memory held by an idle process"},
+    {"power.limit_below_default", "power limit lowered"},
+}};
+
+Cell flagged(Cell c, bool warn) {
+  if (warn && c.tone != Tone::kBad) c.tone = Tone::kWarn;
+  return c;
+}
+
 // Why a GPU needs a look, in a few words; empty when it does not.
 std::vector<std::string> attention(const GpuState& g, const StatusViewOptions& o) {
   std::vector<std::string> why;
+  for (const auto& [code, words] : kDoctorWarnings)
+    if (has_finding(g, o, code)) why.emplace_back(words);
   if (g.access != GpuAccess::kOk) why.emplace_back(gpu_access_name(g.access));
   const auto& s = g.sample;
   if (s.clock_reasons && (*s.clock_reasons & kHardwareReasons) != 0) {
@@ -317,8 +339,14 @@ std::string render_gpu(const GpuState& g, const StatusViewOptions& o, const Pain
   const bool unreachable = g.access == GpuAccess::kLost || g.access == GpuAccess::kResetRequired;
   if (!unreachable) {
     const auto& s = g.sample;
-    out += join_cells({{temp_cell(g, o), 40}, {power_cell(g), 24}, {clock_cell(g), 0}}, paint);
-    out += join_cells({{util_cell(s), 40}, {vram_cell(g), 24}, {pcie_cell(g, o), 0}}, paint);
+    const bool power_warn = has_finding(g, o, "power.limit_below_default");
+    const bool vram_warn =
+        has_finding(g, o, "memory.near_full") || has_finding(g, o, "memory.held_by_idle");
+    out += join_cells(
+        {{temp_cell(g, o), 40}, {flagged(power_cell(g), power_warn), 24}, {clock_cell(g), 0}},
+        paint);
+    out += join_cells(
+        {{util_cell(s), 40}, {flagged(vram_cell(g), vram_warn), 24}, {pcie_cell(g, o), 0}}, paint);
     std::vector<std::pair<Cell, size_t>> third{{procs_cell(s), 0}};
     for (auto& c : mode_cells(s)) third.emplace_back(std::move(c), 0);
     for (auto& c : ecc_cells(s)) third.emplace_back(std::move(c), 0);

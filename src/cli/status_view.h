@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct StatusViewOptions {
   unsigned busy_util_pct = 10;
   // Temperatures within this many degrees of the slowdown threshold are shown as a warning.
   int temp_warn_margin_c = 5;
+  // Finding codes of warning or worse that `doctor` (the same rules) reports for each GPU
+  // index in this snapshot: their cells are coloured and named in the summary line.
+  std::map<unsigned, std::vector<std::string>> findings;
 };
 
 std::string render_status(const Snapshot& snapshot, const StatusViewOptions& options);

@@ -29,6 +29,8 @@ struct JobRecord {
   uint32_t interruptions = 0;
   std::vector<uint32_t> nodes;  // of the last attempt
   unsigned gpus_allocated = 0;  // of the last attempt
+};
+
 // Failure events of one class, and how many of them stopped a job.
 struct FailureClassCount {
   std::string name;

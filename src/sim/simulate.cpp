@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "core/text_safety.h"
 #include "sim/metrics.h"
 #include "sim/failure_check.h"
 
@@ -234,7 +235,7 @@ std::string render_sweep(const CheckpointSweep& s, std::string_view format) {
                              {"goodput", p.goodput},
                              {"makespan_s", p.makespan_s},
                              {"interruptions", p.interruptions}});
-    return j.dump(2) + "\n";
+    return dump_json(j) + "\n";
   }
   if (format == "csv") {
     std::string out = "interval_s,goodput,makespan_s,interruptions\n";

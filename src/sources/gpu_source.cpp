@@ -59,25 +59,36 @@ Result<std::string> scenario_dir() {
 
 }  // namespace
 
-Result<std::unique_ptr<GpuSource>> open_gpu_source(const GpuSourceOptions& options) {
-  nvml::NvmlSourceOptions o;
-  o.call_deadline = options.call_deadline;
+Result<ResolvedGpuSource> resolve_gpu_source(const GpuSourceOptions& options) {
+  ResolvedGpuSource r;
+  r.label = "nvml";
   if (!options.demo && !options.scenario) {
-    if (options.nvml_library) o.library_path = *options.nvml_library;
-    return nvml::open_nvml_source(o);
+    r.library_path = options.nvml_library.value_or("libnvidia-ml.so.1");
+    return r;
   }
   auto lib = options.nvml_library ? Result<std::string>(*options.nvml_library) : fake_library();
   if (!lib) return lib.error();
-  o.library_path = *lib;
+  r.library_path = *lib;
   if (options.demo) {
     auto dir = scenario_dir();
     if (!dir) return dir.error();
-    o.scenario_path = (fs::path(*dir) / "demo.json").string();
-    o.label = "demo fleet (fake NVML)";
+    r.scenario_path = (fs::path(*dir) / "demo.json").string();
+    r.label = "demo fleet (fake NVML)";
   } else {
-    o.scenario_path = *options.scenario;
-    o.label = "scenario " + fs::path(*options.scenario).filename().string() + " (fake NVML)";
+    r.scenario_path = *options.scenario;
+    r.label = "scenario " + fs::path(*options.scenario).filename().string() + " (fake NVML)";
   }
+  return r;
+}
+
+Result<std::unique_ptr<GpuSource>> open_gpu_source(const GpuSourceOptions& options) {
+  auto r = resolve_gpu_source(options);
+  if (!r) return r.error();
+  nvml::NvmlSourceOptions o;
+  o.call_deadline = options.call_deadline;
+  o.library_path = r->library_path;
+  o.scenario_path = r->scenario_path;
+  o.label = r->label;
   return nvml::open_nvml_source(o);
 }
 

@@ -29,6 +29,15 @@ struct GpuSourceOptions {
   std::chrono::milliseconds call_deadline{2000};  // every NVML call runs under it
 };
 
+// Which library (and scenario) open_gpu_source would load, without opening it: for callers
+// that drive the NVML loader themselves (the daemon's per-GPU sampler).
+struct ResolvedGpuSource {
+  std::string library_path;
+  std::optional<std::string> scenario_path;  // set for the fake NVML
+  std::string label;                         // Snapshot::source
+};
+Result<ResolvedGpuSource> resolve_gpu_source(const GpuSourceOptions& options);
+
 // Opens the requested source. With neither demo nor scenario it loads the real NVML.
 Result<std::unique_ptr<GpuSource>> open_gpu_source(const GpuSourceOptions& options);
 

@@ -141,9 +141,10 @@ TEST(CliMisc, UnknownPolicyNamesTheKnownOnes) {
   EXPECT_THAT(r.err, HasSubstr("fcfs"));
 }
 
-TEST(CliMisc, DoctorInvalidCombinationExitsFour) {
+TEST(CliMisc, DoctorInvalidCombinationIsAUsageError) {
   const auto r = run_gpuwarden({"doctor", "--demo", "--from", "x.txt"});
-  EXPECT_EQ(r.exit_code, 4) << r.describe();
+  EXPECT_EQ(r.exit_code, 64) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("gpuwarden doctor: --from reads captured files"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // `gpuwarden capture` end to end: options, the file it writes, and that the fake can play it.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -23,6 +24,7 @@ int run_cli(std::vector<std::string> args, std::string& out, std::string& err) {
 
 TEST(CaptureCli, WritesAScenarioThatReplays) {
   const std::string path = ::testing::TempDir() + "/cli-capture.json";
+  std::remove(path.c_str());  // capture refuses to replace a file without --force
   std::string out, err;
   ASSERT_EQ(run_cli({"gpuwarden", "capture", "--scenario", scenario("consumer-rtx4090.json"), "-o",
                      path, "--samples", "2", "--interval-ms", "1"},

@@ -217,15 +217,52 @@ TEST(NvmlSource, HungCallMarksOnlyThatGpuAndReturnsInTime) {
   }
 }
 
-TEST(NvmlSource, HangDuringEnumerationFailsTheSourceInTime) {
+TEST(NvmlSource, HandleLookupThatHangsHidesOnlyThatGpu) {
   const auto t0 = std::chrono::steady_clock::now();
   auto src = open_fake(data("init-hang.json"), fake_lib(), milliseconds(200));
   EXPECT_LT(std::chrono::steady_clock::now() - t0, milliseconds(2000));
-  ASSERT_FALSE(src.ok());
-  EXPECT_EQ(src.error().code, "nvml.init_hung");
-  EXPECT_NE(src.error().message.find("nvmlDeviceGetHandleByIndex_v2 did not return within 200 ms"),
+  ASSERT_TRUE(src.ok()) << src.error().to_string();
+  auto s = (*src)->sample();
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  ASSERT_EQ(s->gpus.size(), 2u);
+  EXPECT_EQ(s->gpus[0].access, GpuAccess::kOk);
+  EXPECT_TRUE(s->gpus[0].sample.power_mw);
+  EXPECT_EQ(s->gpus[1].access, GpuAccess::kHung);
+  ASSERT_FALSE(s->gpus[1].errors.empty());
+  EXPECT_NE(s->gpus[1].errors[0].find("nvmlDeviceGetHandleByIndex_v2 did not return within 200 ms"),
             std::string::npos)
-      << src.error().message;
+      << s->gpus[1].errors[0];
+}
+
+// Eight wedged GPUs are waited on together: about one deadline in all, not eight.
+void expect_eight_hung_within_one_deadline(const char* file, const char* call) {
+  const milliseconds deadline(600);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto src = open_fake(data(file), fake_lib(), deadline);
+  ASSERT_TRUE(src.ok()) << src.error().to_string();
+  auto s = (*src)->sample();
+  const auto took = std::chrono::steady_clock::now() - t0;
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  ASSERT_EQ(s->gpus.size(), 8u);
+  for (const GpuState& g : s->gpus) {
+    EXPECT_EQ(g.access, GpuAccess::kHung) << g.info.index;
+    ASSERT_FALSE(g.errors.empty());
+    EXPECT_NE(g.errors[0].find(call), std::string::npos) << g.errors[0];
+  }
+  // Serial waiting would take 8 x 600 ms = 4.8 s; in parallel it is one deadline plus work.
+  EXPECT_LT(took, 3 * deadline) << std::chrono::duration_cast<milliseconds>(took).count() << " ms";
+  // Later samples do not wait on them again.
+  const auto t1 = std::chrono::steady_clock::now();
+  ASSERT_TRUE((*src)->sample().ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - t1, deadline);
+}
+
+TEST(NvmlSource, EightHandleLookupsHangingCostOneDeadline) {
+  expect_eight_hung_within_one_deadline("eight-wedged-handles.json", "nvmlDeviceGetHandleByIndex");
+}
+
+TEST(NvmlSource, EightSampleCallsHangingCostOneDeadline) {
+  expect_eight_hung_within_one_deadline("eight-wedged-samples.json", "nvmlDeviceGetPowerUsage");
 }
 
 TEST(NvmlSource, LostGpuLeavesTheOthersReadable) {

@@ -66,7 +66,7 @@ TEST(SimulateFailureCli, EveryNumericOptionIsRangeChecked) {
       auto args = base();
       args.push_back(opt + "=" + bad);  // "=" so that "-1" is a value, not an option
       const CliRun r = simulate(args);
-      EXPECT_EQ(r.code, 2) << opt << " " << bad << ": " << r.err;
+      EXPECT_EQ(r.code, 64) << opt << " " << bad << ": " << r.err;  // the usage-error code
       EXPECT_NE(r.err.find(opt + ": must be"), std::string::npos)
           << opt << " " << bad << ": " << r.err;
     }
@@ -80,7 +80,7 @@ TEST(SimulateFailureCli, EveryNumericOptionIsRangeChecked) {
   args = base();
   args.insert(args.end(), {"--failure-model", "llama3", "--failure-rate-per-gpu-hour", "1e-5"});
   r = simulate(args);
-  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.code, 64);  // a bad combination of options is a usage error
   EXPECT_NE(r.err.find("either"), std::string::npos) << r.err;
 }
 

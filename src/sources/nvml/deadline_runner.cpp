@@ -46,17 +46,23 @@ DeadlineRunner::~DeadlineRunner() {
   thread_.join();
 }
 
-DeadlineRunner::Outcome DeadlineRunner::run(Task task) {
+void DeadlineRunner::submit(Task task) {
   if (!worker_) {
     worker_ = std::make_shared<Worker>();
     thread_ = std::thread([w = worker_] { Worker::loop(w); });
   }
   Worker& w = *worker_;
-  std::unique_lock lk(w.m);
+  std::lock_guard lk(w.m);
   w.task = std::move(task);
   w.has_task = true;
   w.done = false;
   w.cv.notify_all();
+}
+
+DeadlineRunner::Outcome DeadlineRunner::await() {
+  if (!worker_) return Outcome{};
+  Worker& w = *worker_;
+  std::unique_lock lk(w.m);
   const int64_t deadline_ns = std::chrono::nanoseconds(deadline_).count();
   while (!w.done) {
     const int64_t start = w.tracker.start_ns();

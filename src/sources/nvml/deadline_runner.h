@@ -60,7 +60,16 @@ class DeadlineRunner {
   // Runs `task` on the worker. When one tracked call overruns the deadline the worker is
   // abandoned (it exits on its own once the call returns) and the next run gets a fresh one.
   // The task must own what it touches (capture shared_ptrs): it may outlive this call.
-  Outcome run(Task task);
+  Outcome run(Task task) {
+    submit(std::move(task));
+    return await();
+  }
+
+  // run() in two halves, so that several runners (one per GPU) work at the same time and a
+  // caller waiting on all of them pays one deadline, not one per wedged GPU. Every submit()
+  // must be followed by one await().
+  void submit(Task task);
+  Outcome await();
 
   std::chrono::milliseconds deadline() const { return deadline_; }
 

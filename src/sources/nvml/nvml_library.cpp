@@ -80,6 +80,11 @@ void for_each_symbol(NvmlApi& a, Bind&& b) {
   b(a.nvlink_state, {"nvmlDeviceGetNvLinkState"}, false);
   b(a.nvlink_version, {"nvmlDeviceGetNvLinkVersion"}, false);
   b(a.nvlink_error_counter, {"nvmlDeviceGetNvLinkErrorCounter"}, false);
+  b(a.event_set_create, {"nvmlEventSetCreate"}, false);
+  b(a.supported_event_types, {"nvmlDeviceGetSupportedEventTypes"}, false);
+  b(a.register_events, {"nvmlDeviceRegisterEvents"}, false);
+  b(a.event_set_wait, {"nvmlEventSetWait_v2", "nvmlEventSetWait"}, false);
+  b(a.event_set_free, {"nvmlEventSetFree"}, false);
 }
 
 bool ends_with_version(const char* name) {

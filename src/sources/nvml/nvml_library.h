@@ -98,6 +98,13 @@ struct NvmlApi {
   Sym<nvmlReturn_t (*)(Dev, Uint, Uint*)> nvlink_version;
   Sym<nvmlReturn_t (*)(Dev, Uint, int, Ull*)> nvlink_error_counter;
 
+  // Events (Xid and ECC as they happen, not on the next poll).
+  Sym<nvmlReturn_t (*)(nvmlEventSet_t*)> event_set_create;
+  Sym<nvmlReturn_t (*)(Dev, Ull*)> supported_event_types;
+  Sym<nvmlReturn_t (*)(Dev, Ull, nvmlEventSet_t)> register_events;
+  Sym<nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventData_t*, Uint)> event_set_wait;
+  Sym<nvmlReturn_t (*)(nvmlEventSet_t)> event_set_free;
+
   bool compute_processes_v1 = false;
   bool graphics_processes_v1 = false;
 };

@@ -21,6 +21,7 @@ struct InitResult {
   unsigned count = 0;
   std::vector<nvmlDevice_t> handles;
   std::vector<nvmlReturn_t> handle_rets;
+  std::vector<std::string> handle_hung;  // per GPU: the lookup call that overran, or ""
   std::optional<std::string> driver_version, nvml_version;
   std::optional<int> cuda_version;
 };
@@ -96,21 +97,51 @@ void run_init(const NvmlLibrary& lib, CallTracker& t, InitResult& r) {
   t.begin(a.device_count.name);
   r.count_ret = a.device_count.fn(&r.count);
   t.end();
-  if (r.count_ret != kSuccess) return;
+}
+
+// Handle lookups, one GPU per runner, all at once: a GPU whose lookup hangs is hidden alone,
+// and eight wedged GPUs cost one deadline, not eight.
+struct HandleLookup {
+  std::vector<nvmlDevice_t> handles;
+  std::vector<nvmlReturn_t> rets;
+};
+
+void look_up_handles(const std::shared_ptr<const NvmlLibrary>& lib,
+                     const std::vector<std::shared_ptr<DeadlineRunner>>& runners, InitResult& r) {
+  auto h = std::make_shared<HandleLookup>();
+  h->handles.assign(r.count, nullptr);
+  h->rets.assign(r.count, kUnknown);
+  for (unsigned i = 0; i < r.count; ++i)
+    runners[i]->submit([lib, h, i](CallTracker& t) {
+      t.begin(lib->api().handle_by_index.name);
+      const nvmlReturn_t ret = lib->api().handle_by_index.fn(i, &h->handles[i]);
+      t.end();
+      h->rets[i] = ret;
+    });
   r.handles.assign(r.count, nullptr);
   r.handle_rets.assign(r.count, kUnknown);
+  r.handle_hung.assign(r.count, std::string());
   for (unsigned i = 0; i < r.count; ++i) {
-    t.begin(a.handle_by_index.name);
-    r.handle_rets[i] = a.handle_by_index.fn(i, &r.handles[i]);
-    t.end();
+    const auto out = runners[i]->await();
+    if (!out.finished) {
+      r.handle_hung[i] = out.hung_call;
+      continue;
+    }
+    r.handles[i] = h->handles[i];
+    r.handle_rets[i] = h->rets[i];
   }
 }
 
 class NvmlSource final : public GpuSource {
  public:
   NvmlSource(std::shared_ptr<const NvmlLibrary> lib, NvmlSourceOptions opts, const InitResult& init,
-             std::shared_ptr<DeadlineRunner> runner, std::optional<std::string> hostname)
-      : lib_(std::move(lib)), opts_(std::move(opts)), runner_(std::move(runner)) {
+             std::shared_ptr<DeadlineRunner> runner,
+             std::vector<std::shared_ptr<DeadlineRunner>> gpu_runners,
+             std::optional<std::string> hostname)
+      : lib_(std::move(lib)),
+        opts_(std::move(opts)),
+        runner_(std::move(runner)),
+        gpu_runners_(std::move(gpu_runners)) {
     base_.source = opts_.label;
     base_.hostname = std::move(hostname);
     base_.driver_version = init.driver_version;
@@ -143,7 +174,11 @@ class NvmlSource final : public GpuSource {
     plan->info.index = i;
     plan->handle = init.handles[i];
     const nvmlReturn_t r = init.handle_rets[i];
-    if (r != kSuccess) {
+    if (!init.handle_hung[i].empty()) {
+      s.fixed_access = GpuAccess::kHung;
+      s.fixed_error = init.handle_hung[i] + " did not return within " +
+                      std::to_string(runner_->deadline().count()) + " ms";
+    } else if (r != kSuccess) {
       s.fixed_access = r == kNoPermission    ? GpuAccess::kNoPermission
                        : r == kGpuIsLost     ? GpuAccess::kLost
                        : r == kResetRequired ? GpuAccess::kResetRequired
@@ -154,16 +189,10 @@ class NvmlSource final : public GpuSource {
     return s;
   }
 
-  void collect(Job& job, const std::vector<size_t>& idx, size_t upto, Snapshot& snap) {
-    for (size_t k = 0; k < upto; ++k) {
-      if (job.probed[k]) slots_[idx[k]].plan = job.probed[k];
-      snap.gpus[idx[k]] = std::move(job.states[k]);
-    }
-  }
-
   std::shared_ptr<const NvmlLibrary> lib_;
   NvmlSourceOptions opts_;
-  std::shared_ptr<DeadlineRunner> runner_;
+  std::shared_ptr<DeadlineRunner> runner_;                    // init and shutdown
+  std::vector<std::shared_ptr<DeadlineRunner>> gpu_runners_;  // one per GPU, run in parallel
   Snapshot base_;
   std::vector<Slot> slots_;
 };
@@ -186,33 +215,38 @@ Result<Snapshot> NvmlSource::sample() {
     g.access = s.fixed_access;
     g.errors.push_back(s.fixed_error);
   }
-  while (!todo.empty()) {
-    auto job = std::make_shared<Job>(todo.size());
+  // Every GPU on its own worker at once, then wait for all: hung GPUs overrun together.
+  std::vector<std::shared_ptr<Job>> jobs;
+  for (size_t i : todo) {
+    auto job = std::make_shared<Job>(1);
     job->lib = lib_;
-    for (size_t i : todo) job->plans.push_back(slots_[i].plan);
-    const auto out = runner_->run([job](CallTracker& t) { job->run(t); });
+    job->plans.push_back(slots_[i].plan);
+    gpu_runners_[i]->submit([job](CallTracker& t) { job->run(t); });
+    jobs.push_back(std::move(job));
+  }
+  for (size_t k = 0; k < todo.size(); ++k) {
+    Job& job = *jobs[k];
+    Slot& slot = slots_[todo[k]];
+    const auto out = gpu_runners_[todo[k]]->await();
     if (out.finished) {
-      collect(*job, todo, todo.size(), snap);
-      break;
+      if (job.probed[0]) slot.plan = job.probed[0];
+      snap.gpus[todo[k]] = std::move(job.states[0]);
+      continue;
     }
-    // One call overran: that GPU is hung from now on; the others go on with a fresh worker.
-    job->cancelled.store(true);
-    const size_t k = job->done.load(std::memory_order_acquire);
-    collect(*job, todo, k, snap);
-    Slot& hung = slots_[todo[k]];
-    if (job->identity_ready[k].load(std::memory_order_acquire)) {
-      auto known = std::make_shared<GpuPlan>(*hung.plan);
-      known->info = job->identity[k];
-      hung.plan = std::move(known);
+    // That GPU is hung from now on: it is reported, never called again.
+    job.cancelled.store(true);
+    if (job.identity_ready[0].load(std::memory_order_acquire)) {
+      auto known = std::make_shared<GpuPlan>(*slot.plan);
+      known->info = job.identity[0];
+      slot.plan = std::move(known);
     }
-    hung.fixed_access = GpuAccess::kHung;
-    hung.fixed_error = out.hung_call + " did not return within " +
+    slot.fixed_access = GpuAccess::kHung;
+    slot.fixed_error = out.hung_call + " did not return within " +
                        std::to_string(runner_->deadline().count()) + " ms";
     GpuState& g = snap.gpus[todo[k]];
-    g.info = hung.plan->info;
+    g.info = slot.plan->info;
     g.access = GpuAccess::kHung;
-    g.errors = {hung.fixed_error};
-    todo.erase(todo.begin(), todo.begin() + static_cast<std::ptrdiff_t>(k + 1));
+    g.errors = {slot.fixed_error};
   }
   return snap;
 }
@@ -245,8 +279,6 @@ Error init_error(int code, const std::string& text, const std::string& library_p
   }
 }
 
-namespace {
-
 // Loads the scenario into the fake NVML and returns its hostname, if it names one.
 Result<std::optional<std::string>> load_fake_scenario(const NvmlLibrary& lib,
                                                       const std::string& scenario) {
@@ -275,8 +307,6 @@ std::optional<std::string> local_hostname() {
   if (gethostname(buf.data(), buf.size() - 1) != 0) return std::nullopt;
   return std::string(buf.data());
 }
-
-}  // namespace
 
 Result<std::unique_ptr<GpuSource>> open_nvml_source(const NvmlSourceOptions& options) {
   auto lib = NvmlLibrary::open(options.library_path);
@@ -317,8 +347,12 @@ Result<std::unique_ptr<GpuSource>> open_nvml_source(const NvmlSourceOptions& opt
                       "NVML is working but reports no GPUs: check that the GPUs are visible "
                       "(lspci | grep -i nvidia) and not hidden from this container",
                       l->path());
-  return std::unique_ptr<GpuSource>(
-      new NvmlSource(l, options, *init, std::move(runner), std::move(hostname)));
+  std::vector<std::shared_ptr<DeadlineRunner>> gpu_runners;
+  for (unsigned i = 0; i < init->count; ++i)
+    gpu_runners.push_back(std::make_shared<DeadlineRunner>(options.call_deadline));
+  look_up_handles(l, gpu_runners, *init);
+  return std::unique_ptr<GpuSource>(new NvmlSource(l, options, *init, std::move(runner),
+                                                   std::move(gpu_runners), std::move(hostname)));
 }
 
 }  // namespace gw::nvml

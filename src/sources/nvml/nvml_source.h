@@ -25,6 +25,13 @@ struct NvmlSourceOptions {
 // nvml.no_devices, nvml.not_fake, scenario.* (a scenario the fake could not load).
 Result<std::unique_ptr<GpuSource>> open_nvml_source(const NvmlSourceOptions& options);
 
+class NvmlLibrary;
+// Hands `scenario` to the fake NVML (gwfake_load_scenario); returns the hostname it names.
+// Errors: nvml.not_fake, scenario.invalid.
+Result<std::optional<std::string>> load_fake_scenario(const NvmlLibrary& lib,
+                                                      const std::string& scenario);
+std::optional<std::string> local_hostname();
+
 // Maps a failed nvmlInit return code to the error a user can act on.
 Error init_error(int code, const std::string& text, const std::string& library_path);
 

@@ -77,8 +77,20 @@ struct nvmlFieldValue_t {
   nvmlValue_t value;
 };
 
+typedef struct nvmlEventSet_st* nvmlEventSet_t;
+
+struct nvmlEventData_t {
+  nvmlDevice_t device;
+  unsigned long long eventType;  // one bit of the registered mask
+  unsigned long long eventData;  // the Xid for Xid events (999 = unknown Xid), else 0
+  unsigned int gpuInstanceId;    // 0xFFFFFFFF when not MIG-attributable
+  unsigned int computeInstanceId;
+};
+
 }  // extern "C"
 
+static_assert(sizeof(nvmlEventData_t) == 32 && offsetof(nvmlEventData_t, eventData) == 16 &&
+              offsetof(nvmlEventData_t, gpuInstanceId) == 24);
 static_assert(sizeof(nvmlPciInfo_t) == 68 && offsetof(nvmlPciInfo_t, busId) == 36);
 static_assert(sizeof(nvmlMemory_t) == 24);
 static_assert(sizeof(nvmlMemory_v2_t) == 40 && offsetof(nvmlMemory_v2_t, total) == 8 &&
@@ -153,6 +165,11 @@ enum ValueType : int {
   kValSll = 4,
   kValSint = 5
 };
+
+// Event type bits for nvmlDeviceRegisterEvents (reference §4.17).
+inline constexpr unsigned long long kEventSingleBitEcc = 0x1;
+inline constexpr unsigned long long kEventDoubleBitEcc = 0x2;
+inline constexpr unsigned long long kEventXidCritical = 0x8;
 
 // Field ids for nvmlDeviceGetFieldValues (reference §7).
 enum FieldId : unsigned {

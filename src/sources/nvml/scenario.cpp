@@ -5,6 +5,8 @@
 #include <charconv>
 #include <set>
 
+#include "core/text_safety.h"
+
 namespace gw::nvml {
 namespace {
 
@@ -45,7 +47,7 @@ Result<ScenarioEvent> parse_event(const Json& e, const Scenario& s, const std::s
                                   std::vector<ScenarioEvent>& extra) {
   if (!e.is_object()) return bad(where, "expected an object");
   ScenarioEvent ev;
-  std::set<std::string> used{"t", "gpu", "set", "error", "hang"};
+  std::set<std::string> used{"t", "gpu", "set", "error", "hang", "xid"};
   if (!e.contains("t") || !e["t"].is_number() || e["t"].get<double>() < 0)
     return bad(where + ".t", "expected seconds >= 0");
   ev.t_s = e["t"].get<double>();
@@ -66,11 +68,18 @@ Result<ScenarioEvent> parse_event(const Json& e, const Scenario& s, const std::s
   }
   if (auto it = e.find("hang"); it != e.end()) {
     if (!it->is_object()) return bad(where + ".hang", "expected {\"call\": NAME, \"ms\": N}");
+    if (it->contains("call") && !(*it)["call"].is_string())
+      return bad(where + ".hang.call", "expected an NVML function name");
     ev.hang_call = it->value("call", std::string());
     const Json ms = it->value("ms", Json(30000));
     if (!ms.is_number_unsigned() || ms.get<uint64_t>() > 3600000)
       return bad(where + ".hang.ms", "expected milliseconds between 0 and 3600000");
     ev.hang_ms = ms.get<int>();
+  }
+  if (auto it = e.find("xid"); it != e.end()) {
+    if (!it->is_number_unsigned() || it->get<uint64_t>() == 0 || it->get<uint64_t>() > 999)
+      return bad(where + ".xid", "expected an Xid number between 1 and 999");
+    ev.xid = it->get<unsigned>();
   }
   for (const auto& [k, v] : e.items())
     if (!used.count(k)) return bad(where + "." + k, "unknown timeline key");
@@ -95,13 +104,19 @@ Status parse_top(const Json& j, Scenario& s, const std::string& o) {
     out = j[k].get<std::string>();
     return {};
   };
-  s.name = j.value("name", std::string());
-  s.description = j.value("description", std::string());
+  std::optional<std::string> name, description;
+  if (Status st = str("name", name); !st) return st;
+  if (Status st = str("description", description); !st) return st;
+  s.name = name.value_or("");
+  s.description = description.value_or("");
   if (Status st = str("hostname", s.hostname); !st) return st;
   if (Status st = str("driver_version", s.driver_version); !st) return st;
   if (Status st = str("nvml_version", s.nvml_version); !st) return st;
   if (j.contains("cuda_driver_version")) {
-    if (!j["cuda_driver_version"].is_number_integer())
+    const Json& v = j["cuda_driver_version"];
+    if (!v.is_number_integer() ||
+        (v.is_number_unsigned() ? v.get<uint64_t>() > 1000000
+                                : v.get<int64_t>() < 0 || v.get<int64_t>() > 1000000))
       return bad(o + ": cuda_driver_version", "expected an integer like 12040");
     s.cuda_driver_version = j["cuda_driver_version"].get<int>();
   }
@@ -112,6 +127,8 @@ Status parse_top(const Json& j, Scenario& s, const std::string& o) {
   }
   return {};
 }
+
+Result<Scenario> parse_object(const Json& j, const std::string& o);
 
 }  // namespace
 
@@ -140,9 +157,22 @@ Result<Scenario> parse_scenario(std::string_view text, std::string_view origin) 
     return make_error("scenario.bad_json", e.what(), o);
   }
   if (!j.is_object()) return make_error("scenario.bad_json", "expected a JSON object", o);
+  // Every key is type-checked where it is read; this net turns a check we missed into an
+  // error naming the file instead of an exception escaping into the fake driver.
+  try {
+    return parse_object(j, o);
+  } catch (const nlohmann::json::exception& e) {
+    return bad(o, std::string("a value has the wrong JSON type: ") + e.what());
+  }
+}
+
+namespace {
+
+Result<Scenario> parse_object(const Json& j, const std::string& o) {
   Scenario s;
   if (Status st = parse_top(j, s, o); !st) return st.error();
   const Json defaults = j.value("defaults", Json::object());
+  if (!defaults.is_object()) return bad(o + ": defaults", "expected an object");
   const Json devices = j.value("devices", Json::array());
   if (!devices.is_array()) return bad(o + ": devices", "expected a list");
   for (size_t i = 0; i < devices.size(); ++i) {
@@ -168,6 +198,21 @@ Result<Scenario> parse_scenario(std::string_view text, std::string_view origin) 
   return s;
 }
 
+}  // namespace
+
+namespace {
+
+Json event_json(const ScenarioEvent& e) {
+  Json ej = {{"t", e.t_s}, {"gpu", e.gpu}};
+  if (!e.set.empty()) ej["set"] = e.set;
+  if (e.error) ej["error"] = nvml_return_name(*e.error);
+  if (e.hang_call) ej["hang"] = {{"call", *e.hang_call}, {"ms", e.hang_ms}};
+  if (e.xid) ej["xid"] = *e.xid;
+  return ej;
+}
+
+}  // namespace
+
 std::string write_scenario(const Scenario& s) {
   Json j = Json::object();
   if (!s.name.empty()) j["name"] = s.name;
@@ -181,15 +226,30 @@ std::string write_scenario(const Scenario& s) {
   for (const ScenarioGpu& g : s.gpus) devices.push_back(device_fields(g));
   j["devices"] = devices;
   Json timeline = Json::array();
-  for (const ScenarioEvent& e : s.timeline) {
-    Json ej = {{"t", e.t_s}, {"gpu", e.gpu}};
-    if (!e.set.empty()) ej["set"] = e.set;
-    if (e.error) ej["error"] = nvml_return_name(*e.error);
-    if (e.hang_call) ej["hang"] = {{"call", *e.hang_call}, {"ms", e.hang_ms}};
-    timeline.push_back(ej);
-  }
+  for (const ScenarioEvent& e : s.timeline) timeline.push_back(event_json(e));
   j["timeline"] = timeline;
-  return j.dump(2) + "\n";
+  return dump_json(j) + "\n";
+}
+
+std::string scenario_stream_begin(const Scenario& header) {
+  Scenario h = header;
+  h.timeline.clear();
+  std::string text = write_scenario(h);
+  // write_scenario ends with `"timeline": []\n}\n`: reopen that list.
+  static constexpr std::string_view kTail = "[]\n}\n";
+  if (text.ends_with(kTail)) text.resize(text.size() - kTail.size());
+  text += "[";
+  for (size_t i = 0; i < header.timeline.size(); ++i)
+    text += scenario_stream_event(header.timeline[i], i == 0);
+  return text;
+}
+
+std::string scenario_stream_event(const ScenarioEvent& e, bool first_entry) {
+  return std::string(first_entry ? "\n    " : ",\n    ") + dump_json(event_json(e), -1);
+}
+
+std::string scenario_stream_end() {
+  return "\n  ]\n}\n";
 }
 
 }  // namespace gw::nvml

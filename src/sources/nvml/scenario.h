@@ -30,6 +30,7 @@ struct ScenarioEvent {
   std::optional<int> error;              // from t every call on the GPU returns it; 0 clears
   std::optional<std::string> hang_call;  // from t this call hangs ("" = the next call)
   int hang_ms = 30000;                   // how long a hang lasts (real ms, not scaled)
+  std::optional<unsigned> xid;           // an Xid the NVML event API delivers at t
 };
 
 struct Scenario {
@@ -57,6 +58,27 @@ Json device_fields(const ScenarioGpu& gpu);
 // Builds a replayable scenario from consecutive snapshots of one machine: the first one
 // gives the devices, each later one a timeline entry per GPU with what changed.
 Scenario scenario_from_snapshots(const std::vector<Snapshot>& snaps, std::string name);
+
+// The same, one snapshot at a time, so `capture` can stream a long recording to disk.
+class ScenarioBuilder {
+ public:
+  // Devices from the first snapshot, plus t=0 entries for GPUs already lost or hung.
+  void start(const Snapshot& first, std::string name);
+  // The timeline entries for what changed since the previous snapshot.
+  std::vector<ScenarioEvent> next(const Snapshot& snap);
+  Scenario& scenario() { return s_; }
+
+ private:
+  Scenario s_;
+  int64_t first_ms_ = 0;
+  std::vector<GpuState> last_;  // the last readings per GPU while it answered
+};
+
+// A scenario file written in pieces: the header with the devices and an open timeline list,
+// then one entry at a time, then the end. The pieces concatenated parse like write_scenario's.
+std::string scenario_stream_begin(const Scenario& header);  // header.timeline is written too
+std::string scenario_stream_event(const ScenarioEvent& e, bool first_entry);
+std::string scenario_stream_end();
 
 // NVML return codes by name ("GPU_IS_LOST" <-> 15); numbers are accepted too.
 std::optional<int> nvml_return_from_name(std::string_view name);

@@ -54,12 +54,12 @@ void diff_gpu(double t, unsigned i, const GpuState& prev, const GpuState& cur,
   const auto was = access_error(prev.access);
   const auto now = access_error(cur.access);
   if (cur.access == GpuAccess::kHung && prev.access != GpuAccess::kHung) {
-    ScenarioEvent ev{t, i, Json::object(), std::nullopt, hung_call(cur), 30000};
+    ScenarioEvent ev{t, i, Json::object(), std::nullopt, hung_call(cur), 30000, std::nullopt};
     out.push_back(ev);
     return;
   }
   if (now != was) {
-    ScenarioEvent ev{t, i, Json::object(), now.value_or(0), std::nullopt, 30000};
+    ScenarioEvent ev{t, i, Json::object(), now.value_or(0), std::nullopt, 30000, std::nullopt};
     out.push_back(ev);
   }
   if (cur.access != GpuAccess::kOk) return;  // nothing was read: keep the last readings
@@ -70,44 +70,60 @@ void diff_gpu(double t, unsigned i, const GpuState& prev, const GpuState& cur,
     if (!static_key(k) && (!a.contains(k) || a[k] != v)) set[k] = v;
   for (const auto& [k, v] : a.items())
     if (!static_key(k) && !b.contains(k)) set[k] = nullptr;
-  if (!set.empty()) out.push_back(ScenarioEvent{t, i, set, std::nullopt, std::nullopt, 30000});
+  if (!set.empty())
+    out.push_back(ScenarioEvent{t, i, set, std::nullopt, std::nullopt, 30000, std::nullopt});
 }
 
 }  // namespace
 
-Scenario scenario_from_snapshots(const std::vector<Snapshot>& snaps, std::string name) {
-  Scenario s;
-  s.name = std::move(name);
-  if (snaps.empty()) return s;
-  const Snapshot& first = snaps.front();
-  s.description = "captured from " + first.source;
-  s.hostname = first.hostname;
-  s.driver_version = first.driver_version;
-  s.nvml_version = first.nvml_version;
-  s.cuda_driver_version = first.cuda_driver_version;
-  std::vector<GpuState> last;  // the last readings per GPU while it answered
+void ScenarioBuilder::start(const Snapshot& first, std::string name) {
+  s_ = Scenario{};
+  s_.name = std::move(name);
+  s_.description = "captured from " + first.source;
+  s_.hostname = first.hostname;
+  s_.driver_version = first.driver_version;
+  s_.nvml_version = first.nvml_version;
+  s_.cuda_driver_version = first.cuda_driver_version;
+  first_ms_ = first.time_ms;
+  last_.clear();
   for (const GpuState& st : first.gpus) {
-    s.gpus.push_back(to_gpu(st));
-    last.push_back(st);
-    const unsigned i = static_cast<unsigned>(s.gpus.size() - 1);
+    s_.gpus.push_back(to_gpu(st));
+    last_.push_back(st);
+    const unsigned i = static_cast<unsigned>(s_.gpus.size() - 1);
     if (auto e = access_error(st.access))
-      s.timeline.push_back({0, i, Json::object(), e, std::nullopt, 30000});
+      s_.timeline.push_back({0, i, Json::object(), e, std::nullopt, 30000, std::nullopt});
     if (st.access == GpuAccess::kHung)
-      s.timeline.push_back({0, i, Json::object(), std::nullopt, hung_call(st), 30000});
+      s_.timeline.push_back(
+          {0, i, Json::object(), std::nullopt, hung_call(st), 30000, std::nullopt});
   }
-  for (size_t k = 1; k < snaps.size(); ++k) {
-    const double t = static_cast<double>(snaps[k].time_ms - first.time_ms) / 1000.0;
-    for (size_t i = 0; i < snaps[k].gpus.size() && i < last.size(); ++i) {
-      const GpuState& cur = snaps[k].gpus[i];
-      diff_gpu(t, static_cast<unsigned>(i), last[i], cur, s.timeline);
-      // Keep the access change, and the readings only when there are new ones.
-      if (cur.access == GpuAccess::kOk)
-        last[i] = cur;
-      else
-        last[i].access = cur.access;
-    }
+}
+
+std::vector<ScenarioEvent> ScenarioBuilder::next(const Snapshot& snap) {
+  std::vector<ScenarioEvent> out;
+  const double t = static_cast<double>(snap.time_ms - first_ms_) / 1000.0;
+  for (size_t i = 0; i < snap.gpus.size() && i < last_.size(); ++i) {
+    const GpuState& cur = snap.gpus[i];
+    diff_gpu(t, static_cast<unsigned>(i), last_[i], cur, out);
+    // Keep the access change, and the readings only when there are new ones.
+    if (cur.access == GpuAccess::kOk)
+      last_[i] = cur;
+    else
+      last_[i].access = cur.access;
   }
-  return s;
+  return out;
+}
+
+Scenario scenario_from_snapshots(const std::vector<Snapshot>& snaps, std::string name) {
+  if (snaps.empty()) {
+    Scenario s;
+    s.name = std::move(name);
+    return s;
+  }
+  ScenarioBuilder b;
+  b.start(snaps.front(), std::move(name));
+  for (size_t k = 1; k < snaps.size(); ++k)
+    for (ScenarioEvent& e : b.next(snaps[k])) b.scenario().timeline.push_back(std::move(e));
+  return std::move(b.scenario());
 }
 
 }  // namespace gw::nvml

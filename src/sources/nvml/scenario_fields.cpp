@@ -2,7 +2,9 @@
 // the reader and the writer walk it, so the two cannot disagree.
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <set>
 #include <string>
@@ -142,7 +144,13 @@ Status read_number(const Json& j, std::optional<T>& out, const std::string& wher
   }
   if constexpr (std::is_signed_v<T>) {
     if (!j.is_number_integer()) return bad(where, "expected an integer");
-    out = j.get<T>();
+    // Refuse, never wrap: a value outside T would silently become another number.
+    if (j.is_number_unsigned()
+            ? j.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max())
+            : (j.get<int64_t>() < std::numeric_limits<T>::min() ||
+               j.get<int64_t>() > std::numeric_limits<T>::max()))
+      return bad(where, "value out of range");
+    out = static_cast<T>(j.get<int64_t>());
   } else {
     if (!j.is_number_unsigned()) return bad(where, "expected a non-negative integer");
     const auto v = j.get<uint64_t>();
@@ -284,6 +292,8 @@ Status read_processes(const Json& j, std::optional<std::vector<ProcessInfo>>& ou
     const Json& p = j[i];
     if (!p.is_object() || !p.contains("pid") || !p["pid"].is_number_unsigned())
       return bad(w, "expected an object with a numeric pid");
+    if (p["pid"].get<uint64_t>() > std::numeric_limits<uint32_t>::max())
+      return bad(w + ".pid", "value out of range");
     ProcessInfo info;
     info.pid = p["pid"].get<uint32_t>();
     std::optional<bool> graphics;
@@ -317,6 +327,9 @@ Status read_nvlinks(const Json& j, std::vector<NvLinkInfo>& out, const std::stri
     const Json& l = j[i];
     if (!l.is_object() || !l.contains("link") || !l["link"].is_number_unsigned())
       return bad(w, "expected an object with a numeric link");
+    if (l["link"].get<uint64_t>() > 255) return bad(w + ".link", "value out of range");
+    if (l.contains("active") && !l["active"].is_boolean())
+      return bad(w + ".active", "expected true or false");
     NvLinkInfo info;
     info.link = l["link"].get<unsigned>();
     info.active = l.value("active", true);
@@ -381,9 +394,15 @@ Status read_special(const Json& obj, ScenarioGpu& g, const std::string& where,
       st = bad(where + ".handle_error", "unknown NVML return code");
   }
   if (const Json* j = take("pci_device_id"); j && st) {
-    if (j->is_string())
-      g.pci_device_id = static_cast<unsigned>(std::stoul(j->get<std::string>(), nullptr, 0));
-    else if (j->is_number_unsigned())
+    // A 32-bit id, as hex text or a number; anything else (or wider) is refused.
+    const std::string t = j->is_string() ? j->get<std::string>() : std::string();
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = j->is_string() ? std::strtoull(t.c_str(), &end, 0) : 0;
+    if (j->is_string() && !t.empty() && t[0] != '-' && end == t.c_str() + t.size() && errno == 0 &&
+        v <= std::numeric_limits<uint32_t>::max())
+      g.pci_device_id = static_cast<unsigned>(v);
+    else if (j->is_number_unsigned() && j->get<uint64_t>() <= std::numeric_limits<uint32_t>::max())
       g.pci_device_id = j->get<unsigned>();
     else
       st = bad(where + ".pci_device_id", "expected \"0x233010DE\" or a number");

@@ -1,0 +1,33 @@
+#include <CLI/CLI.hpp>
+#include <memory>
+
+#include "cli/command.h"
+#include "cli/gpu_options.h"
+#include "serve/run.h"
+
+namespace gw::cli {
+
+// `gpuwarden serve`: parsing only; the daemon is serve::run_serve (src/serve/run.cpp).
+Action configure_serve(CLI::App& sub, const Io& io) {
+  auto o = std::make_shared<serve::ServeCommandOptions>();
+  auto* demo = sub.add_flag("--demo", o->source.demo, "Serve the bundled demo fleet (fake NVML)");
+  sub.add_option("--scenario", o->source.scenario,
+                 "Serve a scenario file played by the fake NVML (docs/scenario-format.md)")
+      ->excludes(demo);
+  sub.add_option("--nvml-lib", o->source.nvml_library,
+                 "Path of libnvidia-ml.so.1 to load instead of the system one");
+  sub.add_option("--deadline-ms", o->deadline_ms,
+                 "Deadline of one NVML call; longer marks the GPU hung (sampling.gpu_deadline)")
+      ->check(CLI::Range(10, 600000));
+  sub.add_option("--config", o->config_path, "TOML config (docs/serve.md); SIGHUP re-reads it");
+  sub.add_option("--listen", o->listen, "ADDRESS:PORT to serve on (default 127.0.0.1:9400)");
+  sub.add_option("--db", o->db_path,
+                 "History database (default $STATE_DIRECTORY or ~/.local/state/gpuwarden/"
+                 "history.db)");
+  sub.add_option("--kernel-log", o->kernel_log,
+                 "Kernel log to follow instead of /dev/kmsg (a file that grows); \"\" for none");
+  sub.add_flag("--check-config", o->check_config, "Validate the config and alert rules, then exit");
+  return [o, &io] { return serve::run_serve(*o, io.out, io.err); };
+}
+
+}  // namespace gw::cli

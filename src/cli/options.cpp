@@ -1,0 +1,159 @@
+#include "cli/options.h"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "core/text_safety.h"
+
+namespace gw::cli {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::string bound(double v, bool integer) {
+  if (integer && std::fabs(v) < 1e18) return fmt::format("{:.0f}", v);
+  return fmt::format("{}", v);
+}
+
+std::string shown(std::string_view got) {
+  std::string g = terminal_safe(got.substr(0, 40));
+  if (got.size() > 40) g += "...";
+  return g.empty() ? std::string("an empty value") : g;
+}
+
+bool in_range(double v, const NumberRange& r) {
+  return (r.min_open ? v > r.min : v >= r.min) && v <= r.max;
+}
+
+void fail(std::string* why, const NumberRange& r, bool integer, std::string_view got) {
+  if (why != nullptr) *why = range_message(r, integer, got);
+}
+
+template <class T>
+CLI::Option* add_checked(CLI::App& sub, const std::string& name, T& target,
+                         const NumberRange& range, const std::string& help) {
+  auto* opt = sub.add_option_function<std::string>(
+      name,
+      [&target, range, name](const std::string& text) {
+        std::string why;
+        std::optional<T> v;
+        if constexpr (std::is_floating_point_v<T>) {
+          v = parse_real(text, range, &why);
+        } else if constexpr (std::is_signed_v<T>) {
+          if (auto x = parse_integer(text, range, &why)) v = static_cast<T>(*x);
+        } else {
+          if (auto x = parse_unsigned(text, range, &why)) v = static_cast<T>(*x);
+        }
+        if (!v) throw CLI::ValidationError(name, why);
+        target = *v;
+      },
+      help);
+  opt->default_str(fmt::format("{}", target));
+  return opt;
+}
+
+}  // namespace
+
+std::string range_message(const NumberRange& r, bool integer, std::string_view got) {
+  std::string m = integer ? "must be a whole number in " : "must be a number in ";
+  m += r.min_open ? "(" : "[";
+  m += bound(r.min, integer) + ", " + bound(r.max, integer) + "]";
+  if (!r.unit.empty()) m += " " + std::string(r.unit);
+  return m + " (got " + shown(got) + ")";
+}
+
+std::optional<double> parse_real(std::string_view text, const NumberRange& r, std::string* why) {
+  const std::string_view t = trim(text);
+  double v = 0;
+  const char* b = t.data();
+  const char* e = t.data() + t.size();
+  if (!t.empty() && *b == '+') ++b;  // from_chars takes no leading '+'
+  const auto [p, ec] = std::from_chars(b, e, v, std::chars_format::general);
+  if (t.empty() || ec != std::errc() || p != e || !std::isfinite(v) || !in_range(v, r)) {
+    fail(why, r, false, text);
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<int64_t> parse_integer(std::string_view text, const NumberRange& r,
+                                     std::string* why) {
+  const std::string_view t = trim(text);
+  int64_t v = 0;
+  const char* b = t.data();
+  const char* e = t.data() + t.size();
+  if (!t.empty() && *b == '+') ++b;
+  const auto [p, ec] = std::from_chars(b, e, v);
+  if (t.empty() || ec != std::errc() || p != e || !in_range(static_cast<double>(v), r)) {
+    fail(why, r, true, text);
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<uint64_t> parse_unsigned(std::string_view text, const NumberRange& r,
+                                       std::string* why) {
+  const std::string_view t = trim(text);
+  uint64_t v = 0;
+  const char* b = t.data();
+  const char* e = t.data() + t.size();
+  if (!t.empty() && *b == '+') ++b;
+  const auto [p, ec] = std::from_chars(b, e, v);  // refuses a leading '-'
+  if (t.empty() || ec != std::errc() || p != e || !in_range(static_cast<double>(v), r)) {
+    fail(why, r, true, text);
+    return std::nullopt;
+  }
+  return v;
+}
+
+CLI::Option* add_real_option(CLI::App& sub, const std::string& name, double& target,
+                             const NumberRange& range, const std::string& help) {
+  return add_checked(sub, name, target, range, help);
+}
+CLI::Option* add_int_option(CLI::App& sub, const std::string& name, int& target,
+                            const NumberRange& range, const std::string& help) {
+  return add_checked(sub, name, target, range, help);
+}
+CLI::Option* add_unsigned_option(CLI::App& sub, const std::string& name, unsigned& target,
+                                 const NumberRange& range, const std::string& help) {
+  return add_checked(sub, name, target, range, help);
+}
+CLI::Option* add_u64_option(CLI::App& sub, const std::string& name, uint64_t& target,
+                            const NumberRange& range, const std::string& help) {
+  return add_checked(sub, name, target, range, help);
+}
+
+void add_common_flags(CLI::App& sub, CommonFlags& flags) {
+  sub.add_flag("--no-color", flags.no_color,
+               "Never colour the output (also: NO_COLOR set, or TERM=dumb)");
+  sub.add_flag("-q,--quiet", flags.quiet, "No progress lines on stderr");
+}
+
+bool color_wanted(bool is_tty, const char* no_color_env, const char* term_env) {
+  if (no_color_env != nullptr && *no_color_env != 0) return false;
+  if (term_env != nullptr && std::string_view(term_env) == "dumb") return false;
+  return is_tty;
+}
+
+std::string format_from_extension(std::string_view path) {
+  const auto slash = path.rfind('/');
+  const auto dot = path.rfind('.');
+  if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) return {};
+  std::string ext(path.substr(dot + 1));
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == "html" || ext == "htm") return "html";
+  if (ext == "json") return "json";
+  if (ext == "csv") return "csv";
+  if (ext == "txt") return "table";
+  return {};
+}
+
+}  // namespace gw::cli

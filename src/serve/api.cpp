@@ -1,0 +1,317 @@
+// HTTP routes: /metrics (Prometheus), /healthz, /api/... (JSON, read-only; POST /api/reload
+// only with the configured bearer token).
+#include <httplib.h>
+
+#include <charconv>
+
+#include "core/snapshot_json.h"
+#include "serve/daemon_state.h"
+
+namespace gw::serve {
+namespace {
+
+using nlohmann::json;
+
+int64_t wall_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+json opt(const std::optional<int64_t>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json finding_json(const store::FindingRecord& r) {
+  const Finding& f = r.finding;
+  return {{"code", f.code},
+          {"severity", severity_name(f.severity)},
+          {"gpu", f.gpu ? json(*f.gpu) : json(nullptr)},
+          {"pci_bus_id", f.pci_bus_id ? json(*f.pci_bus_id) : json(nullptr)},
+          {"title", f.title},
+          {"evidence", f.evidence},
+          {"remedy", f.remedy},
+          {"state", r.cleared_ms ? "cleared" : "active"},
+          {"raised_ms", r.raised_ms},
+          {"last_active_ms", r.last_active_ms},
+          {"cleared_ms", opt(r.cleared_ms)}};
+}
+
+json event_json(const store::StoredEvent& e) {
+  const Event& x = e.event;
+  return {{"t_ms", e.t_ms},
+          {"kind", event_kind_name(x.kind)},
+          {"code", x.code ? json(*x.code) : json(nullptr)},
+          {"gpu", x.gpu_index ? json(*x.gpu_index) : json(nullptr)},
+          {"pci_bus_id", x.pci_bus_id ? json(*x.pci_bus_id) : json(nullptr)},
+          {"message", x.message},
+          {"origin", x.origin}};
+}
+
+// "1700000000000" (Unix ms), "-1h" (relative to now) or "" (the default).
+std::optional<int64_t> time_param(const httplib::Request& req, const char* name, int64_t now,
+                                  int64_t fallback, std::string& error) {
+  if (!req.has_param(name)) return fallback;
+  const std::string v = req.get_param_value(name);
+  if (!v.empty() && v[0] == '-') {
+    auto d = parse_duration_ms(std::string_view(v).substr(1));
+    if (!d) {
+      error = std::string(name) + ": " + d.error().message;
+      return std::nullopt;
+    }
+    return now - *d;
+  }
+  int64_t t = 0;
+  if (std::from_chars(v.data(), v.data() + v.size(), t).ptr != v.data() + v.size()) {
+    error = std::string(name) + ": expected Unix milliseconds or -DURATION (\"-1h\"), got \"" + v +
+            "\"";
+    return std::nullopt;
+  }
+  return t;
+}
+
+void send_json(httplib::Response& res, const json& body, int status = 200) {
+  res.status = status;
+  res.set_content(body.dump(2) + "\n", "application/json");
+}
+
+void send_error(httplib::Response& res, int status, const std::string& code,
+                const std::string& message) {
+  send_json(res, {{"error", {{"code", code}, {"message", message}}}}, status);
+}
+
+}  // namespace
+
+bool healthy(const Daemon::State& s, int64_t now_ms, std::vector<std::string>* problems) {
+  bool ok = true;
+  for (size_t i = 0; i < s.snapshot.gpus.size() && i < s.fresh.size(); ++i) {
+    const GpuFreshness& f = s.fresh[i];
+    const GpuState& g = s.snapshot.gpus[i];
+    const bool stale = !f.last_ok_ms || now_ms - *f.last_ok_ms > s.serve.stale_after_ms;
+    if (!stale) continue;
+    ok = false;
+    if (problems != nullptr) {
+      std::string p = "GPU " + std::to_string(i) + " (" + g.info.pci_bus_id + "): ";
+      p += f.last_ok_ms
+               ? "last good sample " + std::to_string((now_ms - *f.last_ok_ms) / 1000) + " s ago"
+               : "no good sample yet";
+      p += ", state " + std::string(gpu_access_name(g.access));
+      if (!g.errors.empty()) p += ": " + g.errors.front();
+      problems->push_back(p);
+    }
+  }
+  if (!s.health.storage_ok) {
+    ok = false;
+    if (problems != nullptr) problems->push_back("storage: " + s.health.storage_error);
+  }
+  if (s.health.rounds == 0) {
+    ok = false;
+    if (problems != nullptr) problems->push_back("no sampling round completed yet");
+  }
+  return ok;
+}
+
+json health_json(const Daemon::State& s, int64_t now_ms) {
+  std::vector<std::string> problems;
+  const bool ok = healthy(s, now_ms, &problems);
+  json gpus = json::array();
+  for (size_t i = 0; i < s.fresh.size() && i < s.snapshot.gpus.size(); ++i) {
+    const GpuFreshness& f = s.fresh[i];
+    const GpuState& g = s.snapshot.gpus[i];
+    gpus.push_back(
+        {{"gpu", i},
+         {"uuid", g.info.uuid},
+         {"pci_bus_id", g.info.pci_bus_id},
+         {"state", gpu_access_name(g.access)},
+         {"last_ok_ms", opt(f.last_ok_ms)},
+         {"last_sample_ms", opt(f.last_sample_ms)},
+         {"age_s",
+          f.last_ok_ms ? json(static_cast<double>(now_ms - *f.last_ok_ms) / 1000) : json(nullptr)},
+         {"samples", f.samples},
+         {"hangs", f.hangs},
+         {"errors", g.errors}});
+  }
+  const DaemonHealth& h = s.health;
+  return {{"ok", ok},
+          {"problems", problems},
+          {"now_ms", now_ms},
+          {"started_ms", h.started_ms},
+          {"source", s.source},
+          {"stale_after_ms", s.serve.stale_after_ms},
+          {"interval_ms", s.interval_ms},
+          {"rounds", h.rounds},
+          {"last_round_s", h.last_round_s},
+          {"gpus", gpus},
+          {"storage",
+           {{"ok", h.storage_ok},
+            {"error", h.storage_error},
+            {"path", s.db_path},
+            {"bytes", h.storage_bytes},
+            {"write_errors", h.storage_write_errors}}},
+          {"kernel_log", s.kmsg_status},
+          {"nvml_events", s.nvml_events_status},
+          {"config", s.config_origin},
+          {"reloads", {{"ok", h.reloads}, {"refused", h.reload_failures}}}};
+}
+
+json gpus_json(const Daemon::State& s, int64_t now_ms) {
+  json j = snapshot_to_json(s.snapshot);
+  json fresh = json::array();
+  for (const GpuFreshness& f : s.fresh)
+    fresh.push_back(
+        {{"gpu", f.index},
+         {"last_ok_ms", opt(f.last_ok_ms)},
+         {"age_s", f.last_ok_ms ? json(static_cast<double>(now_ms - *f.last_ok_ms) / 1000)
+                                : json(nullptr)}});
+  j["freshness"] = fresh;
+  return j;
+}
+
+json findings_json(const Daemon::State& s) {
+  json active = json::array(), cleared = json::array();
+  for (const auto& r : s.active) active.push_back(finding_json(r));
+  for (const auto& r : s.cleared) cleared.push_back(finding_json(r));
+  return {{"active", active}, {"cleared", cleared}};
+}
+
+json events_json(const Daemon::State& s, int64_t since_ms) {
+  json out = json::array();
+  for (const auto& e : s.events)
+    if (e.t_ms >= since_ms) out.push_back(event_json(e));
+  return {{"events", out}};
+}
+
+json alerts_json(const Daemon::State& s) {
+  json state = json::array(), transitions = json::array();
+  for (const AlertSeries& a : s.alerts)
+    state.push_back({{"alert", a.name},
+                     {"severity", a.severity},
+                     {"gpu", a.gpu ? json(*a.gpu) : json(nullptr)},
+                     {"instance", a.key},
+                     {"state", a.state}});
+  for (const auto& t : s.alert_transitions)
+    transitions.push_back({{"t_ms", t.t_ms},
+                           {"alert", t.rule},
+                           {"state", t.state},
+                           {"severity", t.severity},
+                           {"gpu", t.gpu ? json(*t.gpu) : json(nullptr)},
+                           {"labels", json::parse(t.labels_json, nullptr, false)},
+                           {"summary", t.summary}});
+  return {{"rules", s.alert_rules},
+          {"sinks", s.alert_sinks},
+          {"alerts", state},
+          {"transitions", transitions}};
+}
+
+void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> state,
+                    std::function<Status()> reload) {
+  server.Get("/metrics", [state](const httplib::Request&, httplib::Response& res) {
+    std::string body;
+    {
+      std::lock_guard lk(state->m);
+      MetricsInput in;
+      in.snapshot = &state->snapshot;
+      in.fresh = &state->fresh;
+      in.counters = &state->counters;
+      in.active = &state->active;
+      in.cleared = &state->cleared_seen;
+      in.alerts = &state->alerts;
+      in.health = &state->health;
+      in.now_ms = wall_ms();
+      in.hostname_label = state->serve.hostname_label;
+      body = render_metrics(in);
+    }
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_content(std::move(body), "text/plain; version=0.0.4; charset=utf-8");
+  });
+  server.Get("/healthz", [state](const httplib::Request&, httplib::Response& res) {
+    std::lock_guard lk(state->m);
+    std::vector<std::string> problems;
+    const bool ok = healthy(*state, wall_ms(), &problems);
+    std::string body = ok ? "ok\n" : "";
+    for (const std::string& p : problems) body += p + "\n";
+    res.status = ok ? 200 : 503;
+    res.set_content(body, "text/plain; charset=utf-8");
+  });
+  server.Get("/api/health", [state](const httplib::Request&, httplib::Response& res) {
+    std::lock_guard lk(state->m);
+    json j = health_json(*state, wall_ms());
+    send_json(res, j, j["ok"].get<bool>() ? 200 : 503);
+  });
+  server.Get("/api/gpus", [state](const httplib::Request&, httplib::Response& res) {
+    std::lock_guard lk(state->m);
+    send_json(res, gpus_json(*state, wall_ms()));
+  });
+  server.Get("/api/findings", [state](const httplib::Request&, httplib::Response& res) {
+    std::lock_guard lk(state->m);
+    send_json(res, findings_json(*state));
+  });
+  server.Get("/api/alerts", [state](const httplib::Request&, httplib::Response& res) {
+    std::lock_guard lk(state->m);
+    send_json(res, alerts_json(*state));
+  });
+  server.Get("/api/events", [state](const httplib::Request& req, httplib::Response& res) {
+    const int64_t now = wall_ms();
+    std::string err;
+    const auto since = time_param(req, "since", now, 0, err);
+    if (!since) return send_error(res, 400, "api.bad_param", err);
+    std::lock_guard lk(state->m);
+    send_json(res, events_json(*state, *since));
+  });
+  server.Get("/api/history", [state](const httplib::Request& req, httplib::Response& res) {
+    const int64_t now = wall_ms();
+    std::string err;
+    const auto from = time_param(req, "from", now, now - 3600'000, err);
+    const auto to = from ? time_param(req, "to", now, now, err) : std::nullopt;
+    if (!from || !to) return send_error(res, 400, "api.bad_param", err);
+    if (!req.has_param("metric"))
+      return send_error(res, 400, "api.bad_param", "metric: required (e.g. metric=temp_c)");
+    store::HistoryQuery q;
+    q.metric = req.get_param_value("metric");
+    if (req.has_param("gpu")) q.gpu = req.get_param_value("gpu");
+    q.from_ms = *from;
+    q.to_ms = *to;
+    std::lock_guard lk(state->reader_m);
+    if (!state->reader) return send_error(res, 503, "store.unavailable", "no history database");
+    auto pts = state->reader->query(q);
+    if (!pts)
+      return send_error(res, pts.error().code == "history.unknown_metric" ? 400 : 500,
+                        pts.error().code, pts.error().message);
+    json out = json::array();
+    for (const auto& p : *pts)
+      out.push_back({{"gpu", p.gpu},
+                     {"uuid", p.uuid},
+                     {"t_ms", p.t_ms},
+                     {"min", p.min},
+                     {"avg", p.avg},
+                     {"max", p.max},
+                     {"n", p.n},
+                     {"resolution", p.rollup ? "1m" : "raw"}});
+    send_json(res,
+              {{"metric", q.metric}, {"from_ms", q.from_ms}, {"to_ms", q.to_ms}, {"points", out}});
+  });
+  server.Post("/api/reload", [state, reload](const httplib::Request& req, httplib::Response& res) {
+    std::optional<std::string> token;
+    {
+      std::lock_guard lk(state->m);
+      token = state->serve.api_token;
+    }
+    if (!token)
+      return send_error(res, 403, "api.read_only",
+                        "the API is read-only: set serve.api_token to allow POST /api/reload");
+    if (req.get_header_value("Authorization") != "Bearer " + *token)
+      return send_error(res, 401, "api.unauthorized", "missing or wrong bearer token");
+    const Status s = reload();
+    if (!s) return send_error(res, 400, s.error().code, s.error().to_string());
+    send_json(res, {{"reloaded", true}});
+  });
+  server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (res.status == 404)
+      send_error(res, 404, "api.not_found",
+                 "no such endpoint " + req.path +
+                     " (try /metrics, /healthz, /api/health, /api/gpus, /api/findings, "
+                     "/api/alerts, /api/events, /api/history)");
+  });
+}
+
+}  // namespace gw::serve

@@ -1,0 +1,301 @@
+#include "serve/config.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace gw::serve {
+namespace {
+
+std::string where(std::string_view origin, const toml::node& n, std::string_view key) {
+  std::string w(origin.empty() ? "config" : origin);
+  const auto& src = n.source();
+  if (src.begin.line > 0)
+    w += ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column);
+  return w + ": " + std::string(key);
+}
+
+Error bad(std::string_view origin, const toml::node& n, std::string_view key, std::string what) {
+  return make_error("config.invalid", std::move(what), where(origin, n, key));
+}
+
+// Reads one section, refusing unknown keys (a typo must not silently keep a default).
+class Section {
+ public:
+  Section(const toml::table& t, std::string name, std::string_view origin)
+      : t_(t), name_(std::move(name)), origin_(origin) {}
+
+  Status check_keys(std::initializer_list<std::string_view> known) const {
+    const std::set<std::string_view> k(known);
+    for (const auto& [key, node] : t_) {
+      if (k.count(key.str()) == 0) {
+        std::string list;
+        for (std::string_view s : known) list += (list.empty() ? "" : ", ") + std::string(s);
+        return bad(origin_, node, name_ + "." + std::string(key.str()),
+                   "unknown key (known: " + list + ")");
+      }
+    }
+    return {};
+  }
+
+  Status duration(const char* key, int64_t& out, int64_t min_ms = 1) const {
+    const toml::node* n = t_.get(key);
+    if (n == nullptr) return {};
+    const auto* s = n->as_string();
+    if (s == nullptr)
+      return bad(origin_, *n, name_ + "." + key,
+                 "expected a duration string such as \"30s\", \"5m\" or \"24h\"");
+    auto ms = parse_duration_ms(s->get());
+    if (!ms) return bad(origin_, *n, name_ + "." + key, ms.error().message);
+    if (*ms < min_ms)
+      return bad(origin_, *n, name_ + "." + key,
+                 "must be at least " + format_duration(min_ms) + ", got \"" + s->get() + "\"");
+    out = *ms;
+    return {};
+  }
+
+  Status string(const char* key, std::string& out) const {
+    const toml::node* n = t_.get(key);
+    if (n == nullptr) return {};
+    const auto* s = n->as_string();
+    if (s == nullptr) return bad(origin_, *n, name_ + "." + key, "expected a string");
+    out = s->get();
+    return {};
+  }
+
+  Status boolean(const char* key, bool& out) const {
+    const toml::node* n = t_.get(key);
+    if (n == nullptr) return {};
+    const auto* b = n->as_boolean();
+    if (b == nullptr) return bad(origin_, *n, name_ + "." + key, "expected true or false");
+    out = b->get();
+    return {};
+  }
+
+  Status integer(const char* key, int& out, int lo, int hi) const {
+    const toml::node* n = t_.get(key);
+    if (n == nullptr) return {};
+    const auto* i = n->as_integer();
+    if (i == nullptr || i->get() < lo || i->get() > hi)
+      return bad(origin_, *n, name_ + "." + key,
+                 "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+    out = static_cast<int>(i->get());
+    return {};
+  }
+
+  Status bytes(const char* key, uint64_t& out) const {
+    const toml::node* n = t_.get(key);
+    if (n == nullptr) return {};
+    Result<uint64_t> b = make_error("config.invalid", "expected a size such as \"512MiB\"");
+    if (const auto* s = n->as_string()) b = parse_bytes(s->get());
+    if (const auto* i = n->as_integer(); i != nullptr && i->get() > 0)
+      b = static_cast<uint64_t>(i->get());
+    if (!b) return bad(origin_, *n, name_ + "." + key, b.error().message);
+    if (*b < 64 * 1024) return bad(origin_, *n, name_ + "." + key, "must be at least 64KiB");
+    out = *b;
+    return {};
+  }
+
+ private:
+  const toml::table& t_;
+  std::string name_;
+  std::string_view origin_;
+};
+
+Status read_listen(const std::string& listen, std::string_view origin, const toml::node& n) {
+  const size_t colon = listen.rfind(':');
+  int port = -1;
+  if (colon != std::string::npos && colon > 0) {
+    const char* b = listen.data() + colon + 1;
+    const char* e = listen.data() + listen.size();
+    if (std::from_chars(b, e, port).ptr != e) port = -1;
+  }
+  if (port < 0 || port > 65535)
+    return bad(origin, n, "serve.listen",
+               "expected ADDRESS:PORT such as \"127.0.0.1:9400\", got \"" + listen + "\"");
+  return {};
+}
+
+}  // namespace
+
+Result<int64_t> parse_duration_ms(std::string_view text) {
+  const std::string t(text);
+  auto fail = [&] {
+    return make_error("config.bad_duration",
+                      "bad duration \"" + t +
+                          "\" (write a number with a unit: ms, s, m, h or d, e.g. \"30s\", "
+                          "\"1h30m\")");
+  };
+  if (text.empty()) return fail();
+  int64_t total = 0;
+  size_t p = 0;
+  while (p < text.size()) {
+    size_t q = p;
+    while (q < text.size() && (std::isdigit(static_cast<unsigned char>(text[q])) || text[q] == '.'))
+      ++q;
+    if (q == p) return fail();
+    double v = 0;
+    const auto r = std::from_chars(text.data() + p, text.data() + q, v);
+    if (r.ec != std::errc() || r.ptr != text.data() + q) return fail();
+    size_t u = q;
+    while (u < text.size() && std::isalpha(static_cast<unsigned char>(text[u]))) ++u;
+    const std::string_view unit = text.substr(q, u - q);
+    double scale = 0;
+    if (unit == "ms")
+      scale = 1;
+    else if (unit == "s")
+      scale = 1000;
+    else if (unit == "m")
+      scale = 60'000;
+    else if (unit == "h")
+      scale = 3'600'000;
+    else if (unit == "d")
+      scale = 86'400'000;
+    else
+      return fail();
+    const double ms = v * scale;
+    if (!(ms >= 0) || ms > 1e15) return fail();
+    total += static_cast<int64_t>(ms);
+    p = u;
+  }
+  return total;
+}
+
+Result<uint64_t> parse_bytes(std::string_view text) {
+  const std::string t(text);
+  size_t q = 0;
+  while (q < text.size() && std::isdigit(static_cast<unsigned char>(text[q]))) ++q;
+  uint64_t v = 0;
+  if (q == 0 || std::from_chars(text.data(), text.data() + q, v).ec != std::errc())
+    return make_error("config.bad_size", "bad size \"" + t + "\" (e.g. \"512MiB\", \"2GiB\")");
+  const std::string_view unit = text.substr(q);
+  uint64_t scale = 0;
+  if (unit.empty() || unit == "B")
+    scale = 1;
+  else if (unit == "KiB")
+    scale = 1ULL << 10;
+  else if (unit == "MiB")
+    scale = 1ULL << 20;
+  else if (unit == "GiB")
+    scale = 1ULL << 30;
+  else if (unit == "KB")
+    scale = 1000;
+  else if (unit == "MB")
+    scale = 1000'000;
+  else if (unit == "GB")
+    scale = 1000'000'000;
+  else
+    return make_error("config.bad_size", "bad size \"" + t + "\": unknown unit \"" +
+                                             std::string(unit) +
+                                             "\" (B, KiB, MiB, GiB, KB, MB, GB)");
+  return v * scale;
+}
+
+std::string format_duration(int64_t ms) {
+  if (ms % 86'400'000 == 0 && ms > 0) return std::to_string(ms / 86'400'000) + "d";
+  if (ms % 3'600'000 == 0 && ms > 0) return std::to_string(ms / 3'600'000) + "h";
+  if (ms % 60'000 == 0 && ms > 0) return std::to_string(ms / 60'000) + "m";
+  if (ms % 1000 == 0 && ms > 0) return std::to_string(ms / 1000) + "s";
+  return std::to_string(ms) + "ms";
+}
+
+Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin) {
+  DaemonConfig c;
+  c.origin = std::string(origin);
+  toml::table root;
+  try {
+    root = toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    return make_error(
+        "config.syntax", std::string(e.description()),
+        std::string(origin) + ":" + std::to_string(b.line) + ":" + std::to_string(b.column));
+  }
+  for (const auto& [key, node] : root) {
+    const std::string_view k = key.str();
+    if (k == "alert" || k == "sink") {
+      if (!node.is_array_of_tables())
+        return bad(origin, node, k, "expected [[" + std::string(k) + "]] tables");
+      c.alerting.insert(k, node);
+      continue;
+    }
+    if (k != "serve" && k != "storage" && k != "sampling")
+      return bad(origin, node, k,
+                 "unknown section (known: [serve], [storage], [sampling], [[alert]], [[sink]])");
+    if (!node.is_table()) return bad(origin, node, k, "expected a [" + std::string(k) + "] table");
+  }
+  if (const auto* t = root["serve"].as_table()) {
+    Section s(*t, "serve", origin);
+    for (Status st :
+         {s.check_keys({"listen", "stale_after", "hostname_label", "api_token", "http_threads"}),
+          s.string("listen", c.serve.listen), s.duration("stale_after", c.serve.stale_after_ms),
+          s.string("hostname_label", c.serve.hostname_label),
+          s.integer("http_threads", c.serve.http_threads, 1, 64)})
+      if (!st) return st.error();
+    if (const toml::node* n = t->get("listen"))
+      if (Status st = read_listen(c.serve.listen, origin, *n); !st) return st.error();
+    if (const toml::node* n = t->get("hostname_label"); n != nullptr &&
+                                                        c.serve.hostname_label != "Hostname" &&
+                                                        c.serve.hostname_label != "hostname")
+      return bad(origin, *n, "serve.hostname_label", "expected \"Hostname\" or \"hostname\"");
+    std::string token;
+    if (Status st = s.string("api_token", token); !st) return st.error();
+    if (!token.empty()) c.serve.api_token = token;
+  }
+  if (const auto* t = root["storage"].as_table()) {
+    Section s(*t, "storage", origin);
+    for (Status st : {s.check_keys({"enabled", "path", "raw_retention", "rollup_retention",
+                                    "max_size", "compact_interval"}),
+                      s.boolean("enabled", c.storage.enabled), s.string("path", c.storage.path),
+                      s.duration("raw_retention", c.storage.raw_retention_ms, 60'000),
+                      s.duration("rollup_retention", c.storage.rollup_retention_ms, 60'000),
+                      s.bytes("max_size", c.storage.max_bytes),
+                      s.duration("compact_interval", c.storage.compact_interval_ms, 100)})
+      if (!st) return st.error();
+    if (c.storage.rollup_retention_ms < c.storage.raw_retention_ms)
+      return bad(origin, *t, "storage.rollup_retention",
+                 "must not be shorter than storage.raw_retention");
+  }
+  if (const auto* t = root["sampling"].as_table()) {
+    Section s(*t, "sampling", origin);
+    for (Status st :
+         {s.check_keys({"interval", "gpu_deadline", "diagnose_interval", "diagnose_window",
+                        "event_window", "kernel_log", "nvml_events"}),
+          s.duration("interval", c.sampling.interval_ms, 50),
+          s.duration("gpu_deadline", c.sampling.gpu_deadline_ms, 10),
+          s.duration("diagnose_interval", c.sampling.diagnose_interval_ms, 50),
+          s.duration("diagnose_window", c.sampling.diagnose_window_ms, 100),
+          s.duration("event_window", c.sampling.event_window_ms, 100),
+          s.string("kernel_log", c.sampling.kernel_log),
+          s.boolean("nvml_events", c.sampling.nvml_events)})
+      if (!st) return st.error();
+  }
+  return c;
+}
+
+Result<DaemonConfig> load_config(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("config.unreadable", "cannot read the config file", path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_config(ss.str(), path);
+}
+
+std::string default_db_path() {
+  auto env = [](const char* k) -> std::string {
+    const char* v = std::getenv(k);
+    return v != nullptr ? v : "";
+  };
+  if (std::string d = env("STATE_DIRECTORY"); !d.empty()) {
+    // systemd may list several directories separated by ':'; the first is ours.
+    return d.substr(0, d.find(':')) + "/history.db";
+  }
+  if (std::string d = env("XDG_STATE_HOME"); !d.empty()) return d + "/gpuwarden/history.db";
+  if (std::string h = env("HOME"); !h.empty() && h != "/")
+    return h + "/.local/state/gpuwarden/history.db";
+  return "/var/lib/gpuwarden/history.db";
+}
+
+}  // namespace gw::serve

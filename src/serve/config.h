@@ -1,0 +1,67 @@
+// The daemon's TOML config: [serve], [storage], [sampling] are read here; [[alert]] and
+// [[sink]] are handed as a table to the alert module's parser. Every default is documented in
+// docs/serve.md; every error names the file, line and key.
+#pragma once
+
+#include <toml++/toml.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace gw::serve {
+
+struct ServeSection {
+  std::string listen = "127.0.0.1:9400";    // dcgm-exporter's port, loopback only by default
+  int64_t stale_after_ms = 10'000;          // /healthz fails when a GPU's data is older
+  std::string hostname_label = "Hostname";  // released dcgm-exporter spelling ("hostname" on main)
+  std::optional<std::string> api_token;     // enables POST /api/reload with "Bearer <token>"
+  int http_threads = 4;
+};
+
+struct StorageSection {
+  bool enabled = true;
+  std::string path;  // empty: the state directory's history.db (see default_db_path)
+  int64_t raw_retention_ms = 24LL * 3600 * 1000;
+  int64_t rollup_retention_ms = 30LL * 24 * 3600 * 1000;
+  uint64_t max_bytes = 1ULL << 30;
+  int64_t compact_interval_ms = 60'000;
+};
+
+struct SamplingSection {
+  int64_t interval_ms = 1000;
+  int64_t gpu_deadline_ms = 2000;  // one NVML call longer than this marks its GPU hung
+  int64_t diagnose_interval_ms = 5000;
+  int64_t diagnose_window_ms = 5 * 60'000;  // the doctor rules look at this much history
+  int64_t event_window_ms = 10 * 60'000;    // an Xid keeps its finding active this long
+  std::string kernel_log = "/dev/kmsg";     // or a file that grows (tests), or "" for none
+  bool nvml_events = true;
+};
+
+struct DaemonConfig {
+  ServeSection serve;
+  StorageSection storage;
+  SamplingSection sampling;
+  toml::table alerting;  // the [[alert]] and [[sink]] arrays, for the alert module
+  std::string origin;    // the file it came from ("" for built-in defaults)
+};
+
+// Parses config text; `origin` names the file in errors ("gpuwarden.toml:12:3: ...").
+Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin);
+Result<DaemonConfig> load_config(const std::string& path);
+
+// "500ms", "30s", "5m", "24h", "30d", "1h30m" -> milliseconds.
+Result<int64_t> parse_duration_ms(std::string_view text);
+// "512MiB", "1GiB", "10MB", "4096" (bytes) -> bytes.
+Result<uint64_t> parse_bytes(std::string_view text);
+// "1h30m" style text for a duration (docs, API).
+std::string format_duration(int64_t ms);
+
+// $STATE_DIRECTORY/history.db (systemd), else $XDG_STATE_HOME/gpuwarden/history.db, else
+// ~/.local/state/gpuwarden/history.db, else /var/lib/gpuwarden/history.db.
+std::string default_db_path();
+
+}  // namespace gw::serve

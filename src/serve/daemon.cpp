@@ -1,0 +1,504 @@
+#include "serve/daemon.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "diagnose/diagnose.h"
+#include "serve/alerts.h"
+#include "serve/daemon_state.h"
+
+namespace gw::serve {
+namespace {
+
+constexpr size_t kEventsKept = 1000;
+constexpr size_t kTransitionsKept = 500;
+constexpr int64_t kDedupWindowMs = 5000;
+
+bool split_listen(const std::string& listen, std::string& host, int& port) {
+  const size_t c = listen.rfind(':');
+  if (c == std::string::npos || c == 0) return false;
+  host = listen.substr(0, c);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  try {
+    port = std::stoi(listen.substr(c + 1));
+  } catch (...) {
+    return false;
+  }
+  return port >= 0 && port <= 65535;
+}
+
+bool same_gpu(const Event& a, const Event& b) {
+  if (a.gpu_index && b.gpu_index) return *a.gpu_index == *b.gpu_index;
+  return a.pci_bus_id && b.pci_bus_id && *a.pci_bus_id == *b.pci_bus_id;
+}
+
+bool from_nvml(const Event& e) {
+  return e.origin == "nvml";
+}
+
+store::StoreOptions store_options(const StorageSection& s) {
+  store::StoreOptions o;
+  o.raw_retention_ms = s.raw_retention_ms;
+  o.rollup_retention_ms = s.rollup_retention_ms;
+  o.max_bytes = s.max_bytes;
+  return o;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
+  std::unique_ptr<Daemon> d(new Daemon());
+  d->opts_ = std::move(options);
+  DaemonConfig& cfg = d->opts_.config;
+  if (d->opts_.listen) cfg.serve.listen = *d->opts_.listen;
+  if (d->opts_.db_path) cfg.storage.path = *d->opts_.db_path;
+  if (d->opts_.kernel_log) cfg.sampling.kernel_log = *d->opts_.kernel_log;
+  if (cfg.storage.path.empty()) cfg.storage.path = default_db_path();
+  if (!split_listen(cfg.serve.listen, d->listen_host_, d->port_))
+    return make_error("serve.bind", "expected ADDRESS:PORT, got \"" + cfg.serve.listen + "\"");
+
+  auto alert_cfg = AlertBridge::parse(cfg.alerting, cfg.origin.empty() ? "config" : cfg.origin);
+  if (!alert_cfg) return alert_cfg.error();
+
+  auto resolved = resolve_gpu_source(d->opts_.source);
+  if (!resolved) return resolved.error();
+  SamplerOptions so;
+  so.library_path = resolved->library_path;
+  so.scenario_path = resolved->scenario_path;
+  so.label = resolved->label;
+  so.deadline = std::chrono::milliseconds(cfg.sampling.gpu_deadline_ms);
+  auto sampler = Sampler::open(so);
+  if (!sampler) return sampler.error();
+  d->sampler_ = std::move(*sampler);
+  d->started_ms_ = d->clock_.now_ms();
+
+  d->state_ = std::make_shared<State>();
+  d->state_->serve = cfg.serve;
+  d->state_->source = resolved->label;
+  d->state_->interval_ms = cfg.sampling.interval_ms;
+  d->state_->db_path = cfg.storage.enabled ? cfg.storage.path : "";
+  d->state_->config_origin = cfg.origin;
+  d->state_->health.started_ms = d->started_ms_;
+
+  d->http_ = std::make_unique<httplib::Server>();
+  const int threads = cfg.serve.http_threads;
+  d->http_->new_task_queue = [threads] {
+    return new httplib::ThreadPool(static_cast<size_t>(threads));
+  };
+  Daemon* self = d.get();
+  install_routes(*d->http_, d->state_, [self] { return self->reload_and_wait(); });
+  const int bound = d->port_ == 0
+                        ? d->http_->bind_to_any_port(d->listen_host_)
+                        : (d->http_->bind_to_port(d->listen_host_, d->port_) ? d->port_ : -1);
+  if (bound < 0)
+    return make_error("serve.bind", "cannot listen on " + cfg.serve.listen +
+                                        " (address in use, or not an address of this machine)");
+  d->port_ = bound;
+  const std::string url = "http://" + d->listen_host_ + ":" + std::to_string(d->port_);
+  d->alerts_ = AlertBridge::create(
+      std::move(*alert_cfg), [self](std::string_view line) { self->log(std::string(line)); }, url);
+
+  d->open_store();
+  d->start_event_sources();
+  d->http_thread_ = std::thread([self] { self->http_->listen_after_bind(); });
+  d->log("listening on " + url + ", " + std::to_string(d->sampler_->gpu_count()) + " GPU(s) from " +
+         resolved->label + ", history in " +
+         (cfg.storage.enabled ? cfg.storage.path : std::string("(disabled)")));
+  return d;
+}
+
+Daemon::~Daemon() {
+  stop();
+  if (http_) http_->stop();
+  if (http_thread_.joinable()) http_thread_.join();
+  kmsg_.reset();
+  nvml_events_.reset();
+  if (alerts_) alerts_->shutdown(std::chrono::milliseconds(2000));
+  if (sampler_) sampler_->stop();
+}
+
+void Daemon::log(const std::string& line) const {
+  std::fprintf(stderr, "gpuwarden serve: %s\n", line.c_str());
+}
+
+void Daemon::open_store() {
+  const StorageSection& s = opts_.config.storage;
+  if (!s.enabled) return;
+  last_store_retry_ms_ = clock_.now_ms();
+  auto st = store::Store::open(s.path, store_options(s));
+  if (!st) {
+    if (storage_ok_) log("history unavailable: " + st.error().to_string());
+    storage_ok_ = false;
+    storage_error_ = st.error().to_string();
+    force_diagnose_ = true;
+    return;
+  }
+  store_ = std::move(*st);
+  // Lifecycles left open by the last run continue (or clear at the first diagnosis).
+  if (auto open = store_->open_findings()) tracker_.restore(std::move(*open));
+  store::StoreOptions ro = store_options(s);
+  ro.read_only = true;
+  auto reader = store::Store::open(s.path, ro);
+  std::lock_guard lk(state_->reader_m);
+  state_->reader = reader ? std::move(*reader) : nullptr;
+}
+
+void Daemon::start_event_sources() {
+  const std::string& path = opts_.config.sampling.kernel_log;
+  daemon_findings_.erase(
+      std::remove_if(daemon_findings_.begin(), daemon_findings_.end(),
+                     [](const Finding& f) { return f.code == "daemon.kernel_log_unavailable"; }),
+      daemon_findings_.end());
+  kmsg_.reset();
+  std::string kstatus = "kernel log not followed (sampling.kernel_log is empty)";
+  if (!path.empty()) {
+    auto k = KernelLogFollower::start(path, [this](Event&& e) { on_event(std::move(e)); });
+    if (k) {
+      kmsg_ = std::move(*k);
+      kstatus = "following " + path;
+    } else {
+      kstatus = k.error().to_string();
+      log(kstatus);
+      Finding f;
+      f.code = "daemon.kernel_log_unavailable";
+      f.severity = Severity::kWarning;
+      f.title = "Kernel log not followed: Xid and fallen-off-the-bus lines come only from NVML";
+      f.evidence = {kstatus};
+      f.remedy =
+          "Run the daemon with CAP_SYSLOG (the shipped systemd unit does) or set "
+          "sampling.kernel_log to a readable file";
+      daemon_findings_.push_back(std::move(f));
+    }
+  }
+  std::string nstatus = "NVML events off (sampling.nvml_events = false)";
+  if (opts_.config.sampling.nvml_events && !nvml_events_) {
+    std::vector<std::string> pci(sampler_->gpu_count());
+    const auto round = sampler_->sample(
+        clock_.now_ms(),
+        std::chrono::milliseconds(std::min<int64_t>(opts_.config.sampling.gpu_deadline_ms, 1000)));
+    for (size_t i = 0; i < round.snapshot.gpus.size() && i < pci.size(); ++i)
+      pci[i] = round.snapshot.gpus[i].info.pci_bus_id;
+    auto w = NvmlEventWatcher::start(sampler_->library(), sampler_->handles(), pci,
+                                     [this](Event&& e) { on_event(std::move(e)); });
+    if (w) {
+      nvml_events_ = std::move(*w);
+      nstatus = nvml_events_->status();
+    } else {
+      nstatus = w.error().to_string();
+      log(nstatus);
+    }
+  } else if (nvml_events_) {
+    nstatus = nvml_events_->status();
+  }
+  std::lock_guard lk(state_->m);
+  state_->kmsg_status = kstatus;
+  state_->nvml_events_status = nstatus;
+}
+
+void Daemon::on_event(Event&& e) {
+  {
+    std::lock_guard lk(events_m_);
+    incoming_.push_back(std::move(e));
+  }
+  // Evaluate now, not at the next tick: a kernel-log Xid reaches the sinks in milliseconds.
+  std::lock_guard lk(loop_m_);
+  events_waiting_ = true;
+  loop_cv_.notify_all();
+}
+
+void Daemon::stop() {
+  std::lock_guard lk(loop_m_);
+  stopping_ = true;
+  loop_cv_.notify_all();
+  reload_cv_.notify_all();
+}
+
+void Daemon::request_reload() {
+  std::lock_guard lk(loop_m_);
+  ++reload_requests_;
+  reload_wanted_ = true;
+  loop_cv_.notify_all();
+}
+
+Status Daemon::reload_and_wait() {
+  std::unique_lock lk(loop_m_);
+  const uint64_t mine = ++reload_requests_;
+  reload_wanted_ = true;
+  loop_cv_.notify_all();
+  if (!reload_cv_.wait_for(lk, std::chrono::seconds(30),
+                           [&] { return reloads_done_ >= mine || stopping_; }))
+    return make_error("config.reload_timeout", "the sampling loop did not pick the reload up");
+  if (reloads_done_ < mine) return make_error("config.stopping", "the daemon is stopping");
+  return last_reload_status_;
+}
+
+int Daemon::run() {
+  std::unique_lock lk(loop_m_);
+  auto next = std::chrono::steady_clock::now();
+  while (!stopping_) {
+    const auto now = std::chrono::steady_clock::now();
+    if (reload_wanted_) {
+      reload_wanted_ = false;
+      const uint64_t upto = reload_requests_;
+      lk.unlock();
+      Status st = reload();
+      lk.lock();
+      last_reload_status_ = std::move(st);
+      reloads_done_ = upto;
+      reload_cv_.notify_all();
+      continue;
+    }
+    if (now >= next) {
+      lk.unlock();
+      round(true);
+      lk.lock();
+      const auto interval = std::chrono::milliseconds(opts_.config.sampling.interval_ms);
+      next += interval;
+      if (next <= std::chrono::steady_clock::now())
+        next = std::chrono::steady_clock::now() + interval;
+      continue;
+    }
+    if (events_waiting_) {
+      events_waiting_ = false;
+      lk.unlock();
+      round(false);
+      lk.lock();
+      continue;
+    }
+    loop_cv_.wait_until(lk, next);
+  }
+  lk.unlock();
+  round(false);  // keep events that arrived during the last interval
+  log("stopped");
+  return 0;
+}
+
+void Daemon::round_now() {
+  round(true);
+}
+
+std::vector<Event> Daemon::take_events(const Snapshot& snap) {
+  std::vector<Event> in;
+  {
+    std::lock_guard lk(events_m_);
+    in.swap(incoming_);
+  }
+  const int64_t now = clock_.now_ms();
+  while (!recent_for_dedup_.empty() &&
+         recent_for_dedup_.front().time_ms.value_or(0) < now - kDedupWindowMs)
+    recent_for_dedup_.pop_front();
+  std::vector<Event> out;
+  for (Event& e : in) {
+    if (!e.time_ms) e.time_ms = now;
+    if (!e.gpu_index && e.pci_bus_id)
+      for (const GpuState& g : snap.gpus)
+        if (g.info.pci_bus_id == *e.pci_bus_id) e.gpu_index = g.info.index;
+    if (!e.pci_bus_id && e.gpu_index && *e.gpu_index < snap.gpus.size())
+      e.pci_bus_id = snap.gpus[*e.gpu_index].info.pci_bus_id;
+    // One Xid shows up in the kernel log and as an NVML event: count it once.
+    const bool dup =
+        std::any_of(recent_for_dedup_.begin(), recent_for_dedup_.end(), [&](const Event& r) {
+          return r.kind == e.kind && r.code == e.code && from_nvml(r) != from_nvml(e) &&
+                 same_gpu(r, e);
+        });
+    (from_nvml(e) ? events_nvml_ : events_kmsg_)++;
+    if (dup) {
+      ++events_dedup_;
+      continue;
+    }
+    recent_for_dedup_.push_back(e);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+void Daemon::round(bool sample) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int64_t now = clock_.now_ms();
+  const SamplingSection& cfg = opts_.config.sampling;
+  std::vector<Event> lost;
+  if (sample) {
+    const auto wait = std::chrono::milliseconds(
+        std::min<int64_t>(cfg.gpu_deadline_ms, std::max<int64_t>(cfg.interval_ms * 8 / 10, 10)));
+    Round r = sampler_->sample(now, wait);
+    const size_t n = r.snapshot.gpus.size();
+    counters_.resize(n);
+    last_access_.resize(n, GpuAccess::kOk);
+    const double dt_s =
+        last_round_ms_ == 0
+            ? 0
+            : static_cast<double>(std::min<int64_t>(now - last_round_ms_, cfg.interval_ms * 5)) /
+                  1000.0;
+    for (size_t i = 0; i < n; ++i) {
+      const GpuState& g = r.snapshot.gpus[i];
+      if (g.access == GpuAccess::kOk && g.sample.clock_reasons)
+        for (size_t b = 0; b < kClockReasons.size(); ++b)
+          if ((*g.sample.clock_reasons & kClockReasons[b].bit) != 0)
+            counters_[i].throttled_s[b] += dt_s;
+      if (g.access == GpuAccess::kLost && last_access_[i] != GpuAccess::kLost) {
+        Event e;
+        e.kind = EventKind::kGpuLost;
+        e.time_ms = now;
+        e.gpu_index = g.info.index;
+        if (!g.info.pci_bus_id.empty()) e.pci_bus_id = g.info.pci_bus_id;
+        e.message = g.errors.empty() ? "GPU is lost" : g.errors.front();
+        e.origin = "nvml";
+        lost.push_back(std::move(e));
+      }
+      last_access_[i] = g.access;
+    }
+    last_round_ms_ = now;
+    last_snapshot_ = std::move(r.snapshot);
+    last_fresh_ = std::move(r.fresh);
+    window_.push_back(last_snapshot_);
+    while (!window_.empty() && window_.front().time_ms < now - cfg.diagnose_window_ms)
+      window_.pop_front();
+  }
+  std::vector<Event> events = take_events(last_snapshot_);
+  events.insert(events.end(), lost.begin(), lost.end());
+  for (const Event& e : events) {
+    event_window_.push_back(e);
+    if (e.kind == EventKind::kXid && e.code && e.gpu_index && *e.gpu_index < counters_.size()) {
+      auto& xs = counters_[*e.gpu_index].xids;
+      auto it =
+          std::find_if(xs.begin(), xs.end(), [&](const auto& p) { return p.first == *e.code; });
+      if (it == xs.end())
+        xs.emplace_back(*e.code, 1);
+      else
+        ++it->second;
+    }
+  }
+  while (!event_window_.empty() &&
+         event_window_.front().time_ms.value_or(now) < now - cfg.event_window_ms)
+    event_window_.pop_front();
+  for (auto& c : counters_) c.last_xid_in_window.reset();
+  for (const Event& e : event_window_)
+    if (e.kind == EventKind::kXid && e.code && e.gpu_index && *e.gpu_index < counters_.size())
+      counters_[*e.gpu_index].last_xid_in_window = *e.code;
+
+  std::vector<store::FindingRecord> changes;
+  const bool due = sample && now - last_diagnose_ms_ >= cfg.diagnose_interval_ms;
+  // Events leaving the window can clear a finding: diagnose when the window lost some too.
+  if (force_diagnose_ || due || !events.empty()) {
+    force_diagnose_ = false;
+    last_diagnose_ms_ = now;
+    Observation obs;
+    obs.samples.assign(window_.begin(), window_.end());
+    obs.events.assign(event_window_.begin(), event_window_.end());
+    findings_ = diagnose(obs);
+    findings_.insert(findings_.end(), daemon_findings_.begin(), daemon_findings_.end());
+    if (!storage_ok_) {
+      Finding f;
+      f.code = "daemon.storage_fault";
+      f.severity = Severity::kWarning;
+      f.title = "History database not writable: monitoring goes on without history";
+      f.evidence = {storage_error_, "path: " + opts_.config.storage.path};
+      f.remedy =
+          "Free space on that file system or fix the file's permissions; the daemon "
+          "retries on its own and resumes writing";
+      findings_.push_back(std::move(f));
+    }
+    changes = tracker_.update(now, findings_);
+  }
+  std::vector<Finding> active;
+  for (const auto& r : tracker_.active()) active.push_back(r.finding);
+  std::vector<store::AlertTransitionRecord> transitions;
+  if (alerts_) transitions = alerts_->evaluate(now, last_snapshot_, active, events);
+
+  const StorageSection& sc = opts_.config.storage;
+  if (sc.enabled && !store_ && now - last_store_retry_ms_ >= sc.compact_interval_ms) open_store();
+  if (store_) {
+    const Status st =
+        store_->record(sample ? &last_snapshot_ : nullptr, events, changes, transitions);
+    if (!st) {
+      ++storage_write_errors_;
+      if (storage_ok_) log("history write failed: " + st.error().to_string());
+      if (storage_ok_) force_diagnose_ = true;
+      storage_ok_ = false;
+      storage_error_ = st.error().to_string();
+    } else if (sample || storage_ok_) {  // only a round with samples proves recovery
+      if (!storage_ok_) {
+        log("history writes work again");
+        force_diagnose_ = true;
+      }
+      storage_ok_ = true;
+      storage_error_.clear();
+      tracker_.assign_ids(changes);
+    }
+    if (now - last_compact_ms_ >= sc.compact_interval_ms) {
+      last_compact_ms_ = now;
+      if (Status c = store_->compact(now); !c) {
+        if (storage_ok_) log("history compaction failed: " + c.error().to_string());
+        // A full disk is exactly when compaction must keep trying; writes report the fault.
+      }
+    }
+  }
+  if (sample) ++rounds_;
+  const double round_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  publish(last_snapshot_, last_fresh_, events, transitions, round_s);
+}
+
+void Daemon::publish(const Snapshot& snap, const std::vector<GpuFreshness>& fresh,
+                     const std::vector<Event>& events,
+                     const std::vector<store::AlertTransitionRecord>& transitions, double round_s) {
+  std::vector<AlertSeries> series;
+  nlohmann::json rules, sinks;
+  if (alerts_) {
+    series = alerts_->series();
+    rules = alerts_->rules_json();
+    sinks = alerts_->sinks_json();
+  }
+  const uint64_t bytes = store_ ? store_->file_bytes() : 0;
+  std::lock_guard lk(state_->m);
+  State& s = *state_;
+  s.snapshot = snap;
+  s.fresh = fresh;
+  s.counters = counters_;
+  s.active = tracker_.active();
+  s.cleared.assign(tracker_.cleared().begin(), tracker_.cleared().end());
+  for (const auto& c : tracker_.cleared()) {
+    const std::string key = finding_key(c.finding);
+    if (std::none_of(s.cleared_seen.begin(), s.cleared_seen.end(),
+                     [&](const Finding& f) { return finding_key(f) == key; }))
+      s.cleared_seen.push_back(c.finding);
+  }
+  // A finding that came back is active, not cleared.
+  s.cleared_seen.erase(std::remove_if(s.cleared_seen.begin(), s.cleared_seen.end(),
+                                      [&](const Finding& f) {
+                                        return std::any_of(s.active.begin(), s.active.end(),
+                                                           [&](const store::FindingRecord& a) {
+                                                             return finding_key(a.finding) ==
+                                                                    finding_key(f);
+                                                           });
+                                      }),
+                       s.cleared_seen.end());
+  for (const Event& e : events) {
+    s.events.push_back(store::StoredEvent{e.time_ms.value_or(snap.time_ms), e});
+    if (s.events.size() > kEventsKept) s.events.pop_front();
+  }
+  for (const auto& t : transitions) {
+    s.alert_transitions.push_back(t);
+    if (s.alert_transitions.size() > kTransitionsKept) s.alert_transitions.pop_front();
+  }
+  s.alerts = std::move(series);
+  s.alert_rules = std::move(rules);
+  s.alert_sinks = std::move(sinks);
+  DaemonHealth& h = s.health;
+  h.storage_ok = storage_ok_;
+  h.storage_error = storage_error_;
+  h.storage_bytes = bytes;
+  h.storage_write_errors = storage_write_errors_;
+  h.rounds = rounds_;
+  if (round_s > 0) h.last_round_s = round_s;
+  h.events_kmsg = events_kmsg_;
+  h.events_nvml = events_nvml_;
+  h.events_deduplicated = events_dedup_;
+  h.reloads = reloads_;
+  h.reload_failures = reload_failures_;
+}
+
+}  // namespace gw::serve

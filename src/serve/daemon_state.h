@@ -1,0 +1,64 @@
+// What the sampling loop publishes after each round and the HTTP handlers read: one mutex,
+// held only to copy in or render out.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "serve/config.h"
+#include "serve/daemon.h"
+#include "serve/metrics.h"
+#include "store/store.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace gw::serve {
+
+struct Daemon::State {
+  mutable std::mutex m;
+  Snapshot snapshot;
+  std::vector<GpuFreshness> fresh;
+  std::vector<GpuCounters> counters;
+  std::vector<store::FindingRecord> active;
+  std::deque<store::FindingRecord> cleared;  // newest first
+  std::vector<Finding> cleared_seen;         // for the 0-valued finding series
+  std::deque<store::StoredEvent> events;     // newest last, bounded
+  std::vector<AlertSeries> alerts;
+  std::deque<store::AlertTransitionRecord> alert_transitions;  // newest last, bounded
+  nlohmann::json alert_rules = nlohmann::json::array();        // what the engine evaluates
+  nlohmann::json alert_sinks = nlohmann::json::array();        // delivery counters per sink
+  DaemonHealth health;
+  ServeSection serve;
+  std::string source;       // "scenario hung-call.json (fake NVML)"
+  std::string kmsg_status;  // "following /dev/kmsg" or why not
+  std::string nvml_events_status;
+  std::string db_path;
+  std::string config_origin;
+  int64_t interval_ms = 1000;
+  // A read-only connection of its own: queries never share the writer's connection.
+  std::mutex reader_m;
+  std::unique_ptr<store::Store> reader;
+};
+
+// Routes of /metrics, /healthz and /api/... on `server`. `reload` runs a synchronous reload
+// (POST /api/reload, only with the configured token).
+void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> state,
+                    std::function<Status()> reload);
+
+// JSON bodies (pure over the state; the caller holds state.m).
+nlohmann::json health_json(const Daemon::State& s, int64_t now_ms);
+nlohmann::json gpus_json(const Daemon::State& s, int64_t now_ms);
+nlohmann::json findings_json(const Daemon::State& s);
+nlohmann::json events_json(const Daemon::State& s, int64_t since_ms);
+nlohmann::json alerts_json(const Daemon::State& s);
+// Whether every GPU answered within stale_after, and the storage works.
+bool healthy(const Daemon::State& s, int64_t now_ms, std::vector<std::string>* problems);
+
+}  // namespace gw::serve

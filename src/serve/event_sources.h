@@ -1,0 +1,69 @@
+// The two event-driven inputs of the daemon: the kernel log (followed line by line, parsed
+// with the same parser as `doctor`) and NVML's event API (Xid as it happens). Each runs one
+// thread that wakes at least every 200 ms, so it stops promptly.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/event.h"
+#include "core/result.h"
+#include "sources/nvml/nvml_library.h"
+
+namespace gw::serve {
+
+using EventCallback = std::function<void(Event&&)>;
+
+// Follows /dev/kmsg (from now on: the ring buffer's history is `doctor`'s job) or a log file
+// that grows (from its current end; a file that shrinks was rotated and is read from its start).
+class KernelLogFollower {
+ public:
+  // Errors: kmsg.unreadable (missing file, no permission for /dev/kmsg: see docs/serve.md).
+  static Result<std::unique_ptr<KernelLogFollower>> start(const std::string& path,
+                                                          EventCallback sink);
+  ~KernelLogFollower();
+  KernelLogFollower(const KernelLogFollower&) = delete;
+  KernelLogFollower& operator=(const KernelLogFollower&) = delete;
+  const std::string& path() const { return path_; }
+  uint64_t lines() const { return lines_.load(); }
+
+ private:
+  KernelLogFollower() = default;
+  void run();
+  void handle_text(std::string& pending, std::string_view chunk);
+  std::string path_;
+  int fd_ = -1;
+  bool is_kmsg_ = false;
+  EventCallback sink_;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> lines_{0};
+  uint64_t offset_ = 0;
+  std::thread thread_;
+};
+
+// Registers every GPU for Xid events and waits on the set. GPUs that do not support events
+// are skipped and named in status().
+class NvmlEventWatcher {
+ public:
+  static Result<std::unique_ptr<NvmlEventWatcher>> start(
+      std::shared_ptr<const nvml::NvmlLibrary> lib, std::vector<nvmlDevice_t> handles,
+      std::vector<std::string> pci_bus_ids, EventCallback sink);
+  ~NvmlEventWatcher();
+  NvmlEventWatcher(const NvmlEventWatcher&) = delete;
+  NvmlEventWatcher& operator=(const NvmlEventWatcher&) = delete;
+  const std::string& status() const { return status_; }
+
+  struct State;
+
+ private:
+  NvmlEventWatcher() = default;
+  std::shared_ptr<State> state_;
+  std::string status_;
+  std::thread thread_;
+};
+
+}  // namespace gw::serve

@@ -1,0 +1,24 @@
+// `gpuwarden serve` as a function: config, signals (SIGTERM/SIGINT stop, SIGHUP reloads), the
+// daemon's life. The CLI file only parses options into ServeCommandOptions.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "sources/gpu_source.h"
+
+namespace gw::serve {
+
+struct ServeCommandOptions {
+  std::optional<std::string> config_path;
+  std::optional<std::string> listen, db_path, kernel_log;
+  std::optional<int> deadline_ms;  // --deadline-ms overrides sampling.gpu_deadline
+  GpuSourceOptions source;
+  bool check_config = false;  // validate the config (and alert rules) and exit
+};
+
+// Exit status: 0 clean stop, 1 the daemon could not start, 2 bad config.
+int run_serve(const ServeCommandOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace gw::serve

@@ -1,0 +1,139 @@
+// Store: the daemon's history in one SQLite file (WAL). Raw per-GPU samples for a while, then
+// 1-minute min/avg/max; events, finding lifecycles and alert transitions. Disk stays bounded
+// by compaction the daemon runs on its own. Knows nothing about HTTP or NVML.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/event.h"
+#include "core/finding.h"
+#include "core/result.h"
+#include "core/snapshot.h"
+
+struct sqlite3;
+
+namespace gw::store {
+
+struct StoreOptions {
+  int64_t raw_retention_ms = 24LL * 3600 * 1000;          // raw samples
+  int64_t rollup_retention_ms = 30LL * 24 * 3600 * 1000;  // 1-minute rollups, events, findings
+  // Upper bound for the database file. Compaction drops the oldest data to stay below it; the
+  // file can never grow past 1.25x of it (SQLite then answers "database or disk is full").
+  uint64_t max_bytes = 1ULL << 30;
+  bool read_only = false;  // `gpuwarden history` while the daemon writes
+};
+
+// One finding's lifecycle, as the daemon tracks it (serve/findings.h).
+struct FindingRecord {
+  int64_t id = 0;  // 0 until stored
+  Finding finding;
+  int64_t raised_ms = 0;
+  int64_t last_active_ms = 0;
+  std::optional<int64_t> cleared_ms;
+};
+
+// One alert state change (firing or resolved), from the alert engine.
+struct AlertTransitionRecord {
+  int64_t t_ms = 0;
+  std::string rule;
+  std::string state;  // "firing" / "resolved"
+  std::string severity;
+  std::optional<unsigned> gpu;
+  std::string labels_json;  // {"code":"xid.hardware",...}
+  std::string summary;
+};
+
+struct HistoryQuery {
+  std::optional<std::string> gpu;  // NVML index ("3") or UUID; nullopt = every GPU
+  std::string metric;              // a metric_table() name
+  int64_t from_ms = 0;
+  int64_t to_ms = INT64_MAX;
+};
+
+// One point: raw samples have min == avg == max and n == 1.
+struct HistoryPoint {
+  unsigned gpu = 0;
+  std::string uuid;
+  int64_t t_ms = 0;
+  double min = 0, avg = 0, max = 0;
+  int64_t n = 1;
+  bool rollup = false;
+};
+
+struct StoreStats {
+  uint64_t file_bytes = 0;  // database + WAL
+  int64_t raw_rows = 0;
+  int64_t rollup_rows = 0;
+  int64_t events = 0;
+  int64_t findings = 0;
+  int64_t alert_transitions = 0;
+  std::optional<int64_t> oldest_raw_ms, newest_raw_ms;
+};
+
+struct StoredEvent {
+  int64_t t_ms = 0;
+  Event event;
+};
+
+inline constexpr int kSchemaVersion = 2;
+
+class Store {
+ public:
+  // Creates or opens the database and migrates it to kSchemaVersion. Errors: store.open
+  // (cannot open or create), store.schema (a newer schema, or not a gpuwarden database).
+  static Result<std::unique_ptr<Store>> open(const std::string& path, const StoreOptions& options);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // One sampling round in one transaction: samples of every GPU, new events, findings whose
+  // state changed, alert transitions. Findings get their id filled in.
+  Status record(const Snapshot* snap, std::span<const Event> events,
+                std::span<FindingRecord> findings, std::span<const AlertTransitionRecord> alerts);
+
+  // Rolls completed minutes up, drops what is past retention, keeps the file under
+  // max_bytes. `now_ms` is the daemon clock.
+  Status compact(int64_t now_ms);
+
+  Result<std::vector<HistoryPoint>> query(const HistoryQuery& q) const;
+  Result<std::vector<StoredEvent>> events(int64_t from_ms, size_t limit) const;
+  Result<std::vector<FindingRecord>> findings(int64_t from_ms, size_t limit) const;
+  Result<std::vector<AlertTransitionRecord>> alert_transitions(int64_t from_ms, size_t limit) const;
+  // Findings that were active when the daemon last stopped (to resume their lifecycle).
+  Result<std::vector<FindingRecord>> open_findings() const;
+  Result<StoreStats> stats() const;  // counts rows: not for every round
+  uint64_t file_bytes() const;       // database + WAL, cheap
+  // New retention and size bound (config reload); takes effect at the next compaction.
+  void set_retention(int64_t raw_ms, int64_t rollup_ms, uint64_t max_bytes) {
+    opts_.raw_retention_ms = raw_ms;
+    opts_.rollup_retention_ms = rollup_ms;
+    opts_.max_bytes = max_bytes;
+  }
+  // The schema version the file is at (after migration).
+  int schema_version() const;
+  const std::string& path() const { return path_; }
+
+ private:
+  Store() = default;
+  Status exec(const char* sql) const;
+  Result<int64_t> gpu_id(const DeviceInfo& info);
+  Status rollup(int64_t until_ms);
+  Status enforce_size();
+
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  StoreOptions opts_;
+  std::vector<std::pair<std::string, int64_t>> gpu_ids_;  // uuid -> row id cache
+  struct Statements;
+  std::unique_ptr<Statements> st_;
+};
+
+// The SQL schema steps: entry k migrates version k to k+1 (exposed for the migration test).
+std::span<const char* const> schema_migrations();
+
+}  // namespace gw::store

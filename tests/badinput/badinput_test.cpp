@@ -1,0 +1,338 @@
+// The bad-input matrix: each subcommand that reads a file, against each kind of bad file; each
+// numeric option against NaN, infinity, -1, 0 and a huge value. Every case asserts the exit
+// status, the first line of stderr, a time bound (no hang), a memory bound (peak RSS: no
+// unbounded growth; RLIMIT_AS cannot be used under ASan) and that an existing output file is
+// left as it was.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "badinput_cases.h"
+#include "child.h"
+#include "run_binary.h"
+
+namespace gw::badinput {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr std::chrono::milliseconds kTimeBound{30000};  // FIFO waits 5 s; ASan is slow
+constexpr long kRssBoundKb =
+    700 * 1024;  // ASan's own overhead included; /dev/zero read whole would pass it
+
+struct Expect {
+  int exit_code;
+  std::string first_line_prefix;
+};
+
+struct Reader {
+  std::string name;
+  std::vector<std::string> (*args)(const std::string& file, const std::string& keep);
+  // Expected result per bad file; "*" is the default.
+  std::map<std::string, Expect> expect;
+};
+
+const std::string kKeepText = "an existing report that a failed run must not touch\n";
+
+std::vector<std::string> doctor_from(const std::string& f, const std::string&) {
+  return {"doctor", "--from", f};
+}
+std::vector<std::string> doctor_scenario(const std::string& f, const std::string&) {
+  return {"doctor", "--scenario", f, "--quick"};
+}
+std::vector<std::string> status_scenario(const std::string& f, const std::string&) {
+  return {"status", "--scenario", f};
+}
+std::vector<std::string> simulate_trace(const std::string& f, const std::string& keep) {
+  return {"simulate", "--trace", f, "--nodes", "2", "--gpus-per-node", "8", "-o", keep};
+}
+std::vector<std::string> capture_scenario_to(const std::string& f, const std::string& keep) {
+  return {"capture", "--scenario", f, "-o", keep, "--force"};
+}
+
+const std::string kNoInput = "gpuwarden doctor: no input could be read, nothing was diagnosed";
+
+std::vector<Reader> readers() {
+  return {
+      {"doctor_from", doctor_from, {{"*", {3, kNoInput}}, {"non_utf8", {2, ""}}}},
+      {"doctor_scenario", doctor_scenario, {{"*", {3, "gpuwarden doctor: --scenario: "}}}},
+      {"status_scenario",
+       status_scenario,
+       {{"*", {69, "gpuwarden status: cannot read the GPUs: "}},
+        {"missing", {66, "gpuwarden status: --scenario: "}},
+        {"directory", {66, "gpuwarden status: --scenario: "}},
+        {"unreadable", {66, "gpuwarden status: --scenario: "}},
+        {"dev_zero", {66, "gpuwarden status: --scenario: "}}}},
+      {"simulate_trace",
+       simulate_trace,
+       {{"*", {2, "gpuwarden simulate: "}},
+        {"missing", {2, "gpuwarden simulate: --trace: "}},
+        {"unreadable", {2, "gpuwarden simulate: --trace: "}},
+        {"dev_zero", {2, "gpuwarden simulate: --trace: "}},
+        {"fifo_no_writer", {2, "gpuwarden simulate: --trace: "}}}},
+      {"capture_scenario", capture_scenario_to, {{"*", {2, "gpuwarden capture: "}}}},
+  };
+}
+
+std::string read_file(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct FileCase {
+  size_t reader;
+  size_t file;
+};
+
+class BadFileMatrix : public ::testing::TestWithParam<FileCase> {};
+
+TEST_P(BadFileMatrix, RefusedClearlyInTimeAndMemoryWithOutputsIntact) {
+  const Reader r = readers()[GetParam().reader];
+  ASSERT_EQ(bad_files().size(), bad_file_names().size());
+  const BadFile& f = bad_files()[GetParam().file];
+  const auto keep = (work_dir() / ("keep-" + r.name + "-" + f.name + ".html")).string();
+  {
+    std::ofstream k(keep);
+    k << kKeepText;
+  }
+  const Expect e = r.expect.count(f.name) ? r.expect.at(f.name) : r.expect.at("*");
+  const ChildResult c = run_child(unprivileged_prefix(), r.args(f.path, keep), kTimeBound);
+  EXPECT_FALSE(c.timed_out) << c.describe();
+  EXPECT_EQ(c.signal, 0) << c.describe();
+  EXPECT_EQ(c.exit_code, e.exit_code) << c.describe();
+  if (!e.first_line_prefix.empty()) {
+    EXPECT_THAT(c.first_err_line(), StartsWith(e.first_line_prefix)) << c.describe();
+  }
+  EXPECT_LT(c.max_rss_kb, kRssBoundKb) << c.describe();
+  EXPECT_EQ(read_file(keep), kKeepText) << "the existing output file was changed";
+  // Nothing from an input reaches the terminal as a control sequence.
+  EXPECT_EQ(c.err.find('\x1b'), std::string::npos) << c.describe();
+  EXPECT_EQ(c.out.find('\x1b'), std::string::npos) << c.describe();
+  if (f.name == "unreadable") {
+    // Not vacuous: the open itself failed for lack of permission (as root the child runs
+    // without CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH, so the file's mode applies).
+    EXPECT_THAT(c.out + c.err, HasSubstr("permission denied")) << c.describe();
+  }
+}
+
+std::vector<FileCase> file_cases() {
+  std::vector<FileCase> out;
+  const size_t files = bad_file_names().size();  // the files themselves are made lazily
+  for (size_t r = 0; r < readers().size(); ++r)
+    for (size_t f = 0; f < files; ++f) out.push_back({r, f});
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrix, BadFileMatrix, ::testing::ValuesIn(file_cases()),
+                         [](const auto& p) {
+                           return readers()[p.param.reader].name + "__" +
+                                  bad_file_names()[p.param.file];
+                         });
+
+TEST(BadFileMatrixShape, EveryGeneratedFileIsInTheMatrix) {
+  ASSERT_EQ(bad_files().size(), bad_file_names().size());
+  for (size_t i = 0; i < bad_files().size(); ++i)
+    EXPECT_EQ(bad_files()[i].name, bad_file_names()[i]);
+}
+
+// ---- numeric options ----
+
+struct NumericOption {
+  std::string command;
+  std::string option;
+  bool zero_allowed;
+  bool exact_got = true;  // the message repeats the value as typed (else as printed: 1e+300)
+};
+
+std::vector<NumericOption> numeric_options() {
+  return {
+      {"doctor", "--window", false},
+      {"doctor", "--interval", false},
+      {"doctor", "--deadline-ms", false},
+      {"status", "--deadline-ms", false},
+      {"capture", "--samples", false},
+      {"capture", "--interval-ms", true},
+      {"capture", "--deadline-ms", false},
+      {"simulate", "--nodes", false},
+      {"simulate", "--gpus-per-node", false},
+      {"simulate", "--seed", true},
+      {"simulate", "--limit", false},
+      {"simulate", "--horizon-days", true},
+      // Checked after parsing by sim_failure_options.cpp; the same code and prefix.
+      {"simulate", "--failure-rate-per-gpu-hour", true, false},
+      {"simulate", "--node-failure-rate-per-node-hour", true, false},
+      {"simulate", "--repair-minutes", true, false},
+      {"simulate", "--checkpoint-minutes", true, false},
+      {"simulate", "--checkpoint-cost-seconds", true, false},
+      {"simulate", "--restart-seconds", true, false},
+      {"simulate", "--maintenance-every-hours", true, false},
+      {"simulate", "--maintenance-minutes", true, false},
+      {"simulate", "--network-nodes-per-event", false, false},
+  };
+}
+
+struct NumericCase {
+  size_t option;
+  std::string value;
+};
+
+class NumericOptionMatrix : public ::testing::TestWithParam<NumericCase> {};
+
+TEST_P(NumericOptionMatrix, RefusedWithTheOptionAndItsRange) {
+  const NumericOption o = numeric_options()[GetParam().option];
+  const std::string& v = GetParam().value;
+  // Inputs that fail fast after parsing, so an accepted value ends quickly and visibly.
+  const std::string missing = (work_dir() / "no-such-input").string();
+  std::vector<std::string> args = {o.command, o.option + "=" + v};
+  if (o.command == "simulate") args.insert(args.end(), {"--trace", missing});
+  if (o.command != "simulate") args.insert(args.end(), {"--scenario", missing});
+  const ChildResult c = run_child({}, args, kTimeBound);
+  EXPECT_FALSE(c.timed_out) << c.describe();
+  EXPECT_LT(c.max_rss_kb, kRssBoundKb) << c.describe();
+  if (v == "0" && o.zero_allowed) {
+    EXPECT_NE(c.exit_code, 64) << c.describe();
+    EXPECT_THAT(c.first_err_line(), ::testing::Not(HasSubstr("must be"))) << c.describe();
+    return;
+  }
+  EXPECT_EQ(c.exit_code, 64) << c.describe();
+  EXPECT_THAT(c.first_err_line(),
+              StartsWith("gpuwarden " + o.command + ": " + o.option + ": must be "))
+      << c.describe();
+  EXPECT_THAT(c.first_err_line(), HasSubstr(o.exact_got ? "(got " + v + ")" : "(got "))
+      << c.describe();
+}
+
+std::vector<NumericCase> numeric_cases() {
+  std::vector<NumericCase> out;
+  for (size_t i = 0; i < numeric_options().size(); ++i)
+    for (const char* v : {"nan", "inf", "-1", "0", "1e300"}) out.push_back({i, v});
+  return out;
+}
+
+std::string value_name(const std::string& v) {
+  if (v == "-1") return "minus_one";
+  if (v == "1e300") return "huge";
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrix, NumericOptionMatrix, ::testing::ValuesIn(numeric_cases()),
+                         [](const auto& p) {
+                           const NumericOption o = numeric_options()[p.param.option];
+                           std::string n = o.command + "_" + o.option.substr(2) + "__" +
+                                           value_name(p.param.value);
+                           for (char& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace gw::badinput
+
+namespace gw::badinput {
+namespace {
+
+// ---- outputs ----
+
+TEST(Outputs, StdoutOnAFullDiskIsAnErrorForEveryCommand) {
+  const std::string trace = std::string(GW_SOURCE_DIR) + "/tests/traces/data/tiresias_unsorted.csv";
+  const std::vector<std::vector<std::string>> commands = {
+      {"status", "--demo"},
+      {"status", "--demo", "--json"},
+      {"doctor", "--demo", "--quick"},
+      {"doctor", "--demo", "--quick", "--json"},
+      {"doctor", "--list-checks", "--json"},
+      {"capture", "--demo"},
+      {"simulate", "--trace", trace, "--nodes", "2", "--gpus-per-node", "8", "--policies", "fcfs"},
+  };
+  ChildOptions o;
+  o.stdout_path = "/dev/full";
+  for (const auto& args : commands) {
+    const ChildResult c = run_child({}, args, kTimeBound, o);
+    EXPECT_EQ(c.exit_code, 74) << args[0] << " " << args[1] << "\n" << c.describe();
+    EXPECT_THAT(c.err, HasSubstr("cannot write")) << c.describe();
+  }
+}
+
+TEST(Outputs, CaptureInterruptedKeepsItsSamplesAndSaysSo) {
+  const auto dir = work_dir() / "capture-interrupt";
+  std::filesystem::create_directories(dir);
+  const auto out = (dir / "box.json").string();
+  for (const int sig : {SIGTERM, SIGINT}) {
+    std::filesystem::remove(out);
+    ChildOptions o;
+    o.signal = sig;
+    o.signal_after = std::chrono::milliseconds(2500);
+    const ChildResult c =
+        run_child({},
+                  {"capture", "--scenario", clitest::scenario_path("demo").string(), "-o", out,
+                   "--samples", "100000", "--interval-ms", "20"},
+                  kTimeBound, o);
+    EXPECT_EQ(c.exit_code, 128 + sig) << c.describe();
+    EXPECT_THAT(c.first_err_line(), StartsWith(std::string("gpuwarden capture: interrupted by ") +
+                                               (sig == SIGTERM ? "SIGTERM" : "SIGINT") + " after "))
+        << c.describe();
+    EXPECT_THAT(c.err, HasSubstr("kept them in " + out));
+    const std::string text = read_file(out);
+    ASSERT_TRUE(nlohmann::json::accept(text)) << text.substr(0, 300);
+    const auto doc = nlohmann::json::parse(text);
+    EXPECT_EQ(doc.at("devices").size(), 8u);
+    // The replay of the kept file works.
+    const ChildResult replay = run_child({}, {"status", "--scenario", out}, kTimeBound);
+    EXPECT_EQ(replay.exit_code, 0) << replay.describe();
+    // Only the output is left: the temporary file was renamed, not copied.
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
+  }
+}
+
+TEST(Outputs, CaptureRefusesToOverwriteWithoutForce) {
+  const auto keep = (work_dir() / "existing-capture.json").string();
+  std::ofstream(keep) << kKeepText;
+  const ChildResult c = run_child({}, {"capture", "--demo", "-o", keep}, kTimeBound);
+  EXPECT_EQ(c.exit_code, 64) << c.describe();
+  EXPECT_THAT(c.first_err_line(), StartsWith("gpuwarden capture: " + keep + ": already exists"));
+  EXPECT_EQ(read_file(keep), kKeepText);
+  const ChildResult forced =
+      run_child({}, {"capture", "--demo", "-o", keep, "--force"}, kTimeBound);
+  EXPECT_EQ(forced.exit_code, 0) << forced.describe();
+  EXPECT_TRUE(nlohmann::json::accept(read_file(keep)));
+}
+
+TEST(Outputs, UsageErrorsShareOneCodeAndPrefix) {
+  for (const auto& [args, prefix] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"doctor", "--bogus"}, "gpuwarden doctor: "},
+           {{"status", "--bogus"}, "gpuwarden status: "},
+           {{"capture", "--bogus"}, "gpuwarden capture: "},
+           {{"simulate", "--nodes"}, "gpuwarden simulate: "},  // a value is missing
+           {{"--bogus"}, "gpuwarden: "},
+           {{"simulate", "--trace", "x", "--format", "pdf"}, "gpuwarden simulate: "},
+           {{"simulate", "--trace", "x", "--format", "json", "-o", "r.html"},
+            "gpuwarden simulate: --format json does not match the extension of -o r.html"},
+       }) {
+    const ChildResult c = run_child({}, args, kTimeBound);
+    EXPECT_EQ(c.exit_code, 64) << c.describe();
+    EXPECT_THAT(c.first_err_line(), StartsWith(prefix)) << c.describe();
+  }
+}
+
+TEST(Outputs, HtmlExtensionPicksTheFormat) {
+  const std::string trace = std::string(GW_SOURCE_DIR) + "/tests/traces/data/tiresias_unsorted.csv";
+  const auto out = (work_dir() / "report.html").string();
+  const ChildResult c = run_child({},
+                                  {"simulate", "--trace", trace, "--nodes", "2", "--gpus-per-node",
+                                   "8", "--policies", "fcfs", "-o", out},
+                                  kTimeBound);
+  ASSERT_EQ(c.exit_code, 0) << c.describe();
+  EXPECT_THAT(read_file(out), HasSubstr("<html")) << read_file(out).substr(0, 200);
+}
+
+}  // namespace
+}  // namespace gw::badinput

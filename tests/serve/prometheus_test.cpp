@@ -1,0 +1,165 @@
+// A real Prometheus (Debian's /usr/bin/prometheus) scrapes the daemon playing a scenario on
+// loopback: the series exist with the scenario's values, NVIDIA's Grafana dashboard queries
+// return data, and `promtool check metrics` finds no format error in /metrics.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <csignal>
+#include <nlohmann/json.hpp>
+
+#include "serve_helpers.h"
+
+namespace gw::servetest {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+json query(int port, const std::string& promql) {
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(5);
+  auto r = c.Get(("/api/v1/query?query=" + httplib::detail::encode_query_param(promql)).c_str());
+  if (!r || r->status != 200) return json::object();
+  return json::parse(r->body, nullptr, false);
+}
+
+double value_of(const json& q, const std::string& gpu) {
+  for (const auto& r : q["data"]["result"])
+    if (r["metric"]["gpu"] == gpu) return std::stod(r["value"][1].get<std::string>());
+  return NAN;
+}
+
+// Every PromQL expression of the bundled dashboard (data/dcgm-exporter/), variables as "All".
+std::vector<std::string> dashboard_exprs() {
+  std::ifstream in(std::string(GW_SOURCE_DIR) + "/data/dcgm-exporter/grafana-dcgm-dashboard.json");
+  const json d = json::parse(in);
+  std::vector<std::string> out;
+  for (const auto& p : d["panels"])
+    for (const auto& t : p.value("targets", json::array())) {
+      std::string e = t["expr"].get<std::string>();
+      for (const std::string var : {"$instance", "$gpu"})
+        for (size_t k = e.find(var); k != std::string::npos; k = e.find(var))
+          e.replace(k, var.size(), ".+");
+      out.push_back(e);
+    }
+  return out;
+}
+
+TEST(ServePrometheus, ScrapesScenarioValuesAndTheDashboardQueriesReturnData) {
+  ASSERT_TRUE(fs::exists("/usr/bin/prometheus")) << "scripts/setup installs Debian's prometheus";
+  TempDir tmp;
+  set_time_scale(1);
+  RunningDaemon d(options_for("serve-xid", fast_config(tmp.path())));
+  ASSERT_TRUE(d.ok()) << d.error;
+  const int prom_port = free_port();
+  tmp.write("prometheus.yml",
+            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n"
+            "  - job_name: gpuwarden\n    static_configs:\n      - targets: ['127.0.0.1:" +
+                std::to_string(d.port()) + "']\n");
+  Process prom({"/usr/bin/prometheus", "--config.file=" + (tmp.path() / "prometheus.yml").string(),
+                "--storage.tsdb.path=" + (tmp.path() / "tsdb").string(),
+                "--web.listen-address=127.0.0.1:" + std::to_string(prom_port)},
+               tmp.path() / "prometheus.log");
+  // serve-xid.json plays GPU 0 from 61 C to 71 C at t=5 s: wait for the new value.
+  const bool seen = wait_until(
+      [&] {
+        auto q = query(prom_port, "DCGM_FI_DEV_GPU_TEMP");
+        return q.value("status", "") == "success" && q["data"]["result"].size() == 4 &&
+               value_of(q, "0") == 71;
+      },
+      30s);
+  ASSERT_TRUE(seen) << std::ifstream(tmp.path() / "prometheus.log").rdbuf();
+  auto temp = query(prom_port, "DCGM_FI_DEV_GPU_TEMP");
+  EXPECT_EQ(value_of(temp, "1"), 64);
+  EXPECT_EQ(value_of(temp, "2"), 67);
+  EXPECT_EQ(value_of(temp, "3"), 62);
+  EXPECT_EQ(value_of(query(prom_port, "DCGM_FI_DEV_POWER_USAGE"), "1"), 675);
+  EXPECT_EQ(value_of(query(prom_port, "DCGM_FI_DEV_FB_USED"), "1"), 71367);
+  EXPECT_EQ(value_of(query(prom_port, "DCGM_FI_DEV_SM_CLOCK * 1000000"), "3"), 1980e6);
+  // The labels the dashboard and dcgm-exporter users filter on.
+  const auto& m = temp["data"]["result"][0]["metric"];
+  for (const char* l : {"gpu", "UUID", "pci_bus_id", "device", "modelName", "Hostname",
+                        "DCGM_FI_DRIVER_VERSION", "instance", "job"})
+    EXPECT_TRUE(m.contains(l)) << l;
+  // Counters behave as counters in PromQL.
+  auto energy = query(prom_port, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION");
+  EXPECT_EQ(energy["data"]["result"].size(), 4u);
+
+  // NVIDIA's dashboard: its template variables need DCGM_FI_DEV_GPU_TEMP's instance and gpu
+  // labels; every panel query must return data, except the tensor-pipe panel: NVML has no such
+  // reading outside GPM profiling, which gpuwarden does not read (docs/serve.md).
+  httplib::Client pc("127.0.0.1", prom_port);
+  for (const char* label : {"instance", "gpu"}) {
+    auto r = pc.Get(
+        (std::string("/api/v1/label/") + label + "/values?match[]=DCGM_FI_DEV_GPU_TEMP").c_str());
+    ASSERT_TRUE(r);
+    EXPECT_FALSE(json::parse(r->body)["data"].empty()) << label;
+  }
+  std::vector<std::string> without_data;
+  const auto exprs = dashboard_exprs();
+  ASSERT_EQ(exprs.size(), 8u);
+  for (const std::string& e : exprs) {
+    auto q = query(prom_port, e);
+    ASSERT_EQ(q.value("status", ""), "success") << e;
+    if (q["data"]["result"].empty()) without_data.push_back(e);
+  }
+  ASSERT_EQ(without_data.size(), 1u) << without_data.front();
+  EXPECT_NE(without_data[0].find("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"), std::string::npos);
+}
+
+TEST(ServePrometheus, PromtoolFindsNoFormatError) {
+  ASSERT_TRUE(fs::exists("/usr/bin/promtool"));
+  TempDir tmp;
+  set_time_scale(60);  // includes a lost GPU (gpu-lost.json at t=60 s)
+  const auto log = tmp.write("kern.log", "");
+  auto cfg = fast_config(tmp.path());
+  cfg.replace(cfg.find("kernel_log = \"\""), 15, "kernel_log = \"" + log.string() + "\"");
+  RunningDaemon d(options_for("gpu-lost", cfg));
+  ASSERT_TRUE(d.ok()) << d.error;
+  std::ofstream(log, std::ios::app)
+      << "[ 5.0] NVRM: Xid (PCI:0000:2a:00): 13, pid=77, name=\"py\\thon\", Graphics Exception\n";
+  ASSERT_TRUE(wait_until(
+      [&] {
+        auto m = parse_metrics(get(d.port(), "/metrics").body);
+        return series(m, "gpuwarden_gpu_up", {"state=\"lost\""}) == 0.0 &&
+               series(m, "gpuwarden_xid_errors_total", {"xid=\"13\""}) == 1.0;
+      },
+      5s));
+  const auto body = get(d.port(), "/metrics").body;
+  tmp.write("metrics.txt", body);
+  const std::string cmd = "/usr/bin/promtool check metrics < " +
+                          (tmp.path() / "metrics.txt").string() + " > " +
+                          (tmp.path() / "promtool.txt").string() + " 2>&1";
+  const int st = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(st));
+  std::stringstream out;
+  out << std::ifstream(tmp.path() / "promtool.txt").rdbuf();
+  // 3 = lint remarks only (dcgm-exporter's own camelCase label and counters without _total);
+  // 1 would be a format error.
+  EXPECT_NE(WEXITSTATUS(st), 1) << out.str();
+  EXPECT_EQ(out.str().find("error"), std::string::npos) << out.str();
+  // No duplicate series, every family typed once.
+  std::set<std::string> seen, types;
+  std::istringstream in(body);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("# TYPE ", 0) == 0) {
+      EXPECT_TRUE(types.insert(line.substr(7, line.find(' ', 7) - 7)).second) << line;
+      continue;
+    }
+    if (line.empty() || line[0] == '#') continue;
+    EXPECT_TRUE(seen.insert(line.substr(0, line.rfind(' '))).second) << line;
+  }
+  // gpuwarden's own series follow the conventions; lint remarks name dcgm-exporter's names
+  // only, and gpuwarden_gpu_info, which carries dcgm-exporter's labels for joins.
+  std::istringstream lint(out.str());
+  while (std::getline(lint, line))
+    if (line.find("gpuwarden_") != std::string::npos &&
+        line.rfind("gpuwarden_gpu_info label names", 0) != 0)
+      ADD_FAILURE() << line;
+}
+
+}  // namespace
+}  // namespace gw::servetest

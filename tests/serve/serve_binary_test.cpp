@@ -1,0 +1,132 @@
+// `gpuwarden serve` as a process: SIGTERM stops it cleanly, SIGHUP with a bad config keeps it
+// running, kill -9 loses at most the last sample interval, a bad config does not start it,
+// and `gpuwarden history` reads what it wrote.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "serve_helpers.h"
+#include "store/store.h"
+
+namespace gw::servetest {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string binary() {
+  return std::string(GW_BINARY_DIR) + "/gpuwarden";
+}
+
+std::string read(const fs::path& p) {
+  std::stringstream s;
+  s << std::ifstream(p).rdbuf();
+  return s.str();
+}
+
+int64_t wall_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+struct Served {
+  TempDir tmp;
+  int port = free_port();
+  fs::path config;
+  std::unique_ptr<Process> proc;
+
+  explicit Served(const std::string& interval = "100ms") {
+    std::string c = fast_config(tmp.path());
+    c.replace(c.find("127.0.0.1:0"), 11, "127.0.0.1:" + std::to_string(port));
+    c.replace(c.find("interval = \"100ms\""), 18, "interval = \"" + interval + "\"");
+    config = tmp.write("gw.toml", c);
+    start();
+  }
+  void start() {
+    proc = std::make_unique<Process>(
+        std::vector<std::string>{binary(), "serve", "--scenario", scenario("serve-xid"),
+                                 "--nvml-lib", fake_lib(), "--config", config.string()},
+        tmp.path() / "serve.log");
+  }
+  bool up() {
+    return wait_until([&] { return get(port, "/healthz").status == 200; }, 10s);
+  }
+};
+
+TEST(ServeBinary, SigtermStopsCleanly) {
+  Served s;
+  ASSERT_TRUE(s.up()) << read(s.tmp.path() / "serve.log");
+  const auto t0 = std::chrono::steady_clock::now();
+  const int st = s.proc->stop(SIGTERM);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+  ASSERT_TRUE(WIFEXITED(st)) << read(s.tmp.path() / "serve.log");
+  EXPECT_EQ(WEXITSTATUS(st), 0);
+  EXPECT_NE(read(s.tmp.path() / "serve.log").find("stopped"), std::string::npos);
+}
+
+TEST(ServeBinary, SighupWithABadConfigKeepsServing) {
+  Served s;
+  ASSERT_TRUE(s.up());
+  std::ofstream(s.config, std::ios::app) << "[sampling]\ninterval = \"fast\"\n";
+  ::kill(s.proc->pid(), SIGHUP);
+  ASSERT_TRUE(wait_until(
+      [&] { return read(s.tmp.path() / "serve.log").find("reload refused") != std::string::npos; },
+      5s));
+  EXPECT_NE(read(s.tmp.path() / "serve.log").find("gw.toml"), std::string::npos);
+  EXPECT_EQ(get(s.port, "/healthz").status, 200);
+  auto m = parse_metrics(get(s.port, "/metrics").body);
+  EXPECT_EQ(series(m, "gpuwarden_config_reloads_total", {"result=\"refused\""}), 1);
+}
+
+TEST(ServeBinary, KillNineLosesAtMostTheLastInterval) {
+  Served s("200ms");
+  ASSERT_TRUE(s.up());
+  std::this_thread::sleep_for(1500ms);
+  const int64_t killed_at = wall_ms();
+  s.proc->stop(SIGKILL);
+  const fs::path db = s.tmp.path() / "history.db";
+  {
+    store::StoreOptions ro;
+    ro.read_only = true;
+    auto st = store::Store::open(db.string(), ro);
+    ASSERT_TRUE(st) << st.error().to_string();
+    auto stats = (*st)->stats();
+    ASSERT_TRUE(stats->newest_raw_ms);
+    // One interval, plus the round that was being written when the signal came.
+    EXPECT_GE(*stats->newest_raw_ms, killed_at - 2 * 200) << killed_at - *stats->newest_raw_ms;
+    EXPECT_GE(stats->raw_rows, 4 * 5);
+  }
+  // It starts again on the same file, and `gpuwarden history` reads it.
+  s.start();
+  ASSERT_TRUE(s.up()) << read(s.tmp.path() / "serve.log");
+  s.proc->stop(SIGTERM);
+  const auto out = s.tmp.path() / "history.json";
+  const std::string cmd = binary() + " history --db " + db.string() +
+                          " --metric temp_c --gpu 2 --from -5m --json > " + out.string();
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  auto j = nlohmann::json::parse(read(out));
+  ASSERT_GT(j["points"].size(), 5u);
+  for (const auto& p : j["points"]) EXPECT_EQ(p["avg"], 67);
+  const std::string bad = binary() + " history --db " + db.string() + " --metric tmp_c 2> " +
+                          (s.tmp.path() / "err.txt").string();
+  EXPECT_EQ(WEXITSTATUS(std::system(bad.c_str())), 2);
+  EXPECT_NE(read(s.tmp.path() / "err.txt").find("unknown metric 'tmp_c'"), std::string::npos);
+}
+
+TEST(ServeBinary, ABadConfigDoesNotStart) {
+  TempDir tmp;
+  const auto cfg = tmp.write("gw.toml", "[sampling]\ngpu_deadline = \"10 seconds\"\n");
+  Process p({binary(), "serve", "--scenario", scenario("serve-xid"), "--nvml-lib", fake_lib(),
+             "--config", cfg.string()},
+            tmp.path() / "log");
+  int st = 0;
+  ASSERT_TRUE(wait_until([&] { return (st = p.stop(0)), WIFEXITED(st); }, 5s));
+  EXPECT_EQ(WEXITSTATUS(st), 2);
+  const std::string log = read(tmp.path() / "log");
+  EXPECT_NE(log.find("gw.toml:2:16: sampling.gpu_deadline: bad duration \"10 seconds\""),
+            std::string::npos)
+      << log;
+}
+
+}  // namespace
+}  // namespace gw::servetest
