@@ -51,12 +51,12 @@ TEST(TraceFuzzRegressions, GavelClusterCountIsBounded) {
 }
 
 TEST(TraceFuzzRegressions, DemandClusterOfAHugeTraceIsBounded) {
-  // One-millisecond span, 1e14 ms x 2^20 GPUs of work: the average demand is ~1e20 GPUs.
-  std::vector<sched::JobSpec> jobs(2);
-  jobs[0].submit_ms = 0;
-  jobs[0].gpus = 1u << 20;
-  jobs[0].actual_runtime_ms = int64_t{100000000000000};
-  jobs[1] = jobs[0];
+  // 5000 jobs of 2^20 GPUs side by side: the average demand is 5.2e9 GPUs, beyond UINT_MAX.
+  sched::JobSpec wide;
+  wide.submit_ms = 0;
+  wide.gpus = 1u << 20;
+  wide.actual_runtime_ms = int64_t{1000};
+  std::vector<sched::JobSpec> jobs(5000, wide);
   auto c = cluster_from_demand(jobs);
   ASSERT_TRUE(c);
   EXPECT_GE(c->nodes, 1u);
