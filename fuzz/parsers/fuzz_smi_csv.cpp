@@ -1,17 +1,26 @@
-// libFuzzer target: arbitrary bytes into parse_smi_csv. Must never crash, hang or leak.
+// libFuzzer target: arbitrary bytes into parse_smi_csv. Must never crash, hang or leak; each
+// GPU reading comes from its own row, and the count returned is the count delivered.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
+#include "common/fuzz_check.h"
 #include "sources/smi/smi_parsers.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   std::vector<gw::Error> errors;
-  size_t gpus = 0;
+  size_t gpus = 0, snapshots = 0;
   auto r = gw::parse_smi_csv(
-      text, "fuzz", [&](const gw::Snapshot& s) { gpus += s.gpus.size(); }, &errors);
-  (void)r.ok();
+      text, "fuzz",
+      [&](const gw::Snapshot& s) {
+        ++snapshots;
+        gpus += s.gpus.size();
+      },
+      &errors);
+  if (r) GW_FUZZ_CHECK(*r == snapshots);
+  GW_FUZZ_CHECK(gpus <= gw::fuzz::lines_in(text));
+  GW_FUZZ_CHECK(errors.size() <= gw::fuzz::lines_in(text));
   return 0;
 }

@@ -4,10 +4,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "common/fuzz_check.h"
 #include "sim/trace_csv.h"
 #include "sim/trace_formats.h"
 
@@ -24,18 +24,15 @@ constexpr std::array<std::string_view, 7> kHeaders = {
     "",  // raw bytes: header detection itself
 };
 
-void check(bool ok) {
-  if (!ok) std::abort();
-}
-
 void check_trace(const gw::sim::Trace& t) {
   for (size_t i = 0; i < t.jobs.size(); ++i) {
     const auto& j = t.jobs[i];
-    check(j.id == i + 1);
-    check(j.submit_ms >= 0);
-    if (i) check(t.jobs[i - 1].submit_ms <= j.submit_ms);
-    check(j.gpus > 0);
-    if (j.time_limit_ms) check(j.actual_runtime_ms && *j.time_limit_ms >= *j.actual_runtime_ms);
+    GW_FUZZ_CHECK(j.id == i + 1);
+    GW_FUZZ_CHECK(j.submit_ms >= 0);
+    if (i) GW_FUZZ_CHECK(t.jobs[i - 1].submit_ms <= j.submit_ms);
+    GW_FUZZ_CHECK(j.gpus > 0);
+    if (j.time_limit_ms)
+      GW_FUZZ_CHECK(j.actual_runtime_ms && *j.time_limit_ms >= *j.actual_runtime_ms);
   }
 }
 

@@ -158,7 +158,10 @@ std::optional<ClusterSpec> cluster_from_demand(const std::vector<JobSpec>& jobs)
     widest = std::max(widest, j.gpus);
   }
   const double span = static_cast<double>(std::max<int64_t>(1, last - first));
-  const auto demand = static_cast<unsigned>(std::ceil(gpu_ms / span));
+  // Bounded before the conversion (a double beyond UINT_MAX is undefined behaviour): the
+  // average demand of a broken trace can be any size, a cluster cannot.
+  constexpr double kMaxDemand = double{1U << 31};
+  const auto demand = static_cast<unsigned>(std::min(std::ceil(gpu_ms / span), kMaxDemand));
   const unsigned gpus = std::max({demand, widest, 1U});
   ClusterSpec c;
   c.gpus_per_node = 8;

@@ -16,6 +16,8 @@ namespace {
 constexpr size_t kMaxFields = 16;
 constexpr int64_t kMaxGpus = 1 << 20;  // anything wider is a broken row, not a job
 constexpr double kMaxSeconds = 1e11;   // ~3,000 years: larger times are broken rows
+// A described cluster's GPUs must fit the unsigned total the scheduler works with.
+constexpr int64_t kMaxClusterGpus = int64_t{1} << 31;
 
 int64_t seconds_to_ms(double s) {
   return std::llround(s * 1000.0);
@@ -323,6 +325,10 @@ Result<ClusterSpec> parse_tiresias_cluster(std::string_view text, std::string_vi
     if (!sw || *sw <= 0) return r.bad(0, "a positive switch count");
     if (!nodes || *nodes <= 0) return r.bad(1, "a positive node count");
     if (!gpus || *gpus <= 0) return r.bad(2, "a positive GPU count");
+    // Counts the scheduler can hold: the product in int64 and the total in 32 bits.
+    if (*sw > kMaxGpus || *nodes > kMaxGpus || *gpus > kMaxGpus ||
+        *sw * *nodes * *gpus > kMaxClusterGpus)
+      return r.bad(0, fmt::format("a cluster of at most {} GPUs", kMaxClusterGpus));
     spec.nodes = static_cast<unsigned>(*sw * *nodes);
     spec.gpus_per_node = static_cast<unsigned>(*gpus);
     ++rows;
@@ -340,8 +346,10 @@ Result<ClusterSpec> parse_alibaba_nodes(std::string_view text, std::string_view 
   uint64_t total = 0;
   auto st = for_each_row(text, file, ',', false, kCols, [&](const Row& r) -> Status {
     auto g = r.integer(0);
-    if (!g || *g < 0) return r.bad(0, "a GPU count >= 0");
+    if (!g || *g < 0 || *g > kMaxGpus) return r.bad(0, "a GPU count >= 0");
     total += static_cast<uint64_t>(*g);
+    if (total > kMaxClusterGpus)
+      return r.bad(0, fmt::format("a cluster of at most {} GPUs in all", kMaxClusterGpus));
     return {};
   });
   if (!st) return st.error();
@@ -376,7 +384,7 @@ Result<ClusterSpec> parse_gavel_cluster_specs(std::string_view text, std::string
   int64_t best = 0;
   for (size_t i = 0; i < 3; ++i) {
     auto n = csv::parse_int(parts[i]);
-    if (!n || *n < 0)
+    if (!n || *n < 0 || *n > kMaxClusterGpus)
       return make_error("trace.bad_cluster",
                         fmt::format("expected a GPU count, got '{}'", parts[i]), std::string(file));
     if (*n > best) {

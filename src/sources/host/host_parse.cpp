@@ -2,6 +2,8 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 namespace gw::host {
@@ -45,6 +47,14 @@ std::optional<double> to_double(std::string_view s) {
   double v = 0;
   const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
   if (r.ec != std::errc() || r.ptr != s.data() + s.size() || s.empty()) return std::nullopt;
+  if (!std::isfinite(v)) return std::nullopt;  // from_chars reads "nan" and "inf"
+  return v;
+}
+
+// A reading the kernel writes as a non-negative number ("-1" is another file's "none").
+std::optional<double> to_non_negative(std::string_view s) {
+  const auto v = to_double(s);
+  if (!v || *v < 0) return std::nullopt;
   return v;
 }
 
@@ -160,7 +170,7 @@ std::optional<int64_t> parse_int(std::string_view text) {
 std::optional<double> parse_loadavg1(std::string_view text) {
   const auto words = split_ws(text);
   if (words.empty()) return std::nullopt;
-  return to_double(words[0]);
+  return to_non_negative(words[0]);
 }
 
 std::optional<ProcStat> parse_proc_stat(std::string_view text) {
@@ -189,10 +199,24 @@ std::optional<ProcStat> parse_proc_stat(std::string_view text) {
   return st;
 }
 
+namespace {
+// CpuTimes::total(), or nullopt when the sum does not fit (it would wrap, and a wrapped total
+// makes any share, even one above 100 %).
+std::optional<uint64_t> checked_total(const CpuTimes& c) {
+  uint64_t sum = 0;
+  for (uint64_t v : {c.user, c.nice, c.system, c.idle, c.iowait, c.irq, c.softirq, c.steal})
+    if (__builtin_add_overflow(sum, v, &sum)) return std::nullopt;
+  return sum;
+}
+}  // namespace
+
 std::optional<double> iowait_pct(const CpuTimes& before, const CpuTimes& after) {
-  const uint64_t t0 = before.total();
-  const uint64_t t1 = after.total();
+  const auto b = checked_total(before), a = checked_total(after);
+  if (!b || !a) return std::nullopt;
+  const uint64_t t0 = *b, t1 = *a;
   if (t1 <= t0 || after.iowait < before.iowait) return std::nullopt;  // no time, or a reset
+  // A counter that grew more than the total did is a reset or a broken reading, not a share.
+  if (after.iowait - before.iowait > t1 - t0) return std::nullopt;
   return 100.0 * static_cast<double>(after.iowait - before.iowait) / static_cast<double>(t1 - t0);
 }
 
@@ -202,7 +226,11 @@ std::optional<double> parse_psi_some_avg10(std::string_view text) {
     const auto w = split_ws(line);
     if (w.empty() || w[0] != "some") return;
     for (const auto word : w) {
-      if (word.substr(0, 6) == "avg10=") v = to_double(word.substr(6));
+      // A percentage of time stalled.
+      if (word.substr(0, 6) == "avg10=") {
+        v = to_non_negative(word.substr(6));
+        if (v && *v > 100) v.reset();
+      }
     }
   });
   return v;
@@ -222,7 +250,7 @@ std::optional<PidStat> parse_pid_stat(std::string_view text) {
   if (w.size() < 20) return std::nullopt;
   const auto field = [&](size_t n) { return to_u64(w[n - 3]); };
   const auto ut = field(14), stt = field(15), th = field(20), start = field(22);
-  if (!ut || !stt || !th || !start) return std::nullopt;
+  if (!ut || !stt || !th || !start || *th > UINT32_MAX) return std::nullopt;
   st.utime_ticks = *ut;
   st.stime_ticks = *stt;
   st.threads = static_cast<unsigned>(*th);
@@ -233,7 +261,7 @@ std::optional<PidStat> parse_pid_stat(std::string_view text) {
 std::optional<double> parse_uptime_s(std::string_view text) {
   const auto w = split_ws(text);
   if (w.empty()) return std::nullopt;
-  return to_double(w[0]);
+  return to_non_negative(w[0]);
 }
 
 std::optional<std::string> parse_cuda_version_json(std::string_view text) {

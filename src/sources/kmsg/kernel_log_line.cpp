@@ -222,9 +222,17 @@ ParsedLine parse_line(std::string_view line) {
       }
     }
   }
-  // The anchor's position inside body (the prefix never reaches it).
+  // The anchor's position inside body.
   const size_t off = static_cast<size_t>(body.data() - line.data());
-  const size_t bat = at >= off ? at - off : 0;
+  if (at < off) {
+    // The prefix swallowed the anchor (a host named "NVRM:x", found by fuzz_kernel_log): only
+    // the message after the prefix can hold the GPU text. off > at >= 0, so this ends.
+    ParsedLine inner = parse_line(body);
+    inner.prefix = r.prefix;
+    fill_times(r.prefix, inner.ev);
+    return inner;
+  }
+  const size_t bat = at - off;
   fill_times(r.prefix, r.ev);
   switch (kind) {
     case A::kSxid: {

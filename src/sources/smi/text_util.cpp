@@ -1,6 +1,7 @@
 #include "sources/smi/text_util.h"
 
 #include <array>
+#include <cmath>
 #include <cstring>
 
 namespace gw::text {
@@ -161,9 +162,17 @@ std::optional<std::pair<double, std::string_view>> number_and_unit(std::string_v
   if (auto fast = simple_number(v)) return fast;
   double num = 0;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), num);
-  if (ec != std::errc() || p == v.data()) return std::nullopt;
+  // from_chars reads "inf" and "nan": no reading is either.
+  if (ec != std::errc() || p == v.data() || !std::isfinite(num)) return std::nullopt;
   return std::make_pair(num,
                         trim(std::string_view(p, static_cast<size_t>(v.data() + v.size() - p))));
+}
+// Rounds a non-negative finite value to uint64, nullopt when it does not fit (converting a
+// double beyond 2^64 is undefined behaviour, not a saturation).
+std::optional<uint64_t> to_u64_rounded(double v) {
+  v += 0.5;
+  if (!(v >= 0) || v >= 18446744073709551616.0) return std::nullopt;
+  return static_cast<uint64_t>(v);
 }
 }  // namespace
 
@@ -178,7 +187,7 @@ std::optional<uint64_t> parse_mem_bytes(std::string_view v) {
     mult = 1024.0;
   else if (unit == "B")
     mult = 1.0;
-  return static_cast<uint64_t>(nu->first * mult + 0.5);
+  return to_u64_rounded(nu->first * mult);
 }
 
 std::optional<uint32_t> parse_watts_mw(std::string_view v) {
@@ -199,7 +208,7 @@ std::optional<uint64_t> parse_duration_ns(std::string_view v) {
     mult = 1.0e6;
   else if (unit == "s")
     mult = 1.0e9;
-  return static_cast<uint64_t>(nu->first * mult + 0.5);
+  return to_u64_rounded(nu->first * mult);
 }
 
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
@@ -238,7 +247,9 @@ std::optional<int64_t> parse_ctime_ms(std::string_view s) {
   };
   if (!rd(day, rest) || !rd(hh, rest) || !rd(mm, rest) || !rd(ss, rest) || !rd(year, rest))
     return std::nullopt;
-  if (day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60) return std::nullopt;
+  // Four-digit years only: a huge year overflowed the day arithmetic.
+  if (day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60 || year < 1 || year > 9999)
+    return std::nullopt;
   const int64_t days = days_from_civil(year, mon, day);
   return ((days * 24 + hh) * 60 + mm) * 60000 + static_cast<int64_t>(ss) * 1000;
 }
