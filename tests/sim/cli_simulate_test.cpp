@@ -33,7 +33,8 @@ const std::string kTrace = std::string(GW_SOURCE_DIR) + "/data/traces/tiresias-6
 
 TEST(SimulateCli, ComparesPoliciesSideBySide) {
   const CliRun r = simulate({"--trace", kTrace, "--nodes", "4", "--gpus-per-node", "4",
-                             "--policies", "fcfs,fcfs+backfill,las", "--format", "json"});
+                             "--policies", "fcfs,fcfs+backfill,las", "--limit-factor", "1",
+                             "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["policies"].size(), 3u);
@@ -43,7 +44,9 @@ TEST(SimulateCli, ComparesPoliciesSideBySide) {
     EXPECT_EQ(p["jobs"], 60);
     EXPECT_EQ(p["jobs_finished"], 60);
   }
-  // Backfill never makes the mean queueing delay worse than strict FCFS on this trace.
+  // With exact time limits (--limit-factor 1) backfill never makes the mean queueing delay worse
+  // than strict FCFS on this trace. With the default 1-3x over-estimates it can: reservations
+  // computed from inflated limits let backfilled jobs hold GPUs the head could have used.
   EXPECT_LE(j["policies"][1]["queue_mean_s"].get<double>(),
             j["policies"][0]["queue_mean_s"].get<double>());
 }

@@ -135,7 +135,10 @@ inline std::optional<uint64_t> mem_bytes(std::string_view v) {
   } else if (unit == "B") {
     mult = 1.0;
   }
-  return static_cast<uint64_t>(num * mult + 0.5);
+  // As text::parse_mem_bytes: a value past 2^64 bytes is unknown (converting it would be UB).
+  const double bytes = num * mult + 0.5;
+  if (!(bytes >= 0) || bytes >= 18446744073709551616.0) return std::nullopt;
+  return static_cast<uint64_t>(bytes);
 }
 
 // == text::parse_hex(text::trim(v))  ("0x0000000000000004")
