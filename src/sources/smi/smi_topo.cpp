@@ -128,6 +128,7 @@ Result<Topology> parse_smi_topo(std::string_view text, std::string_view origin) 
       continue;
     }
     auto c = tokens(line);
+    if (c.empty()) continue;  // only terminal control sequences (found by fuzz_smi_topo)
     const bool gpu_row = is_gpu_name(c.front()), nic_row = is_nic_name(c.front());
     if (!gpu_row && !nic_row) continue;
     if (c.size() < 1 + ndev)

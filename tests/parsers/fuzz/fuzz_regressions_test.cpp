@@ -25,6 +25,19 @@ std::string finding(const std::string& name) {
   return s.str();
 }
 
+// fuzz_smi_topo crash-5937af45: a line that is non-blank but holds only terminal control
+// sequences tokenised to no cells, and the row code took the first cell of none.
+TEST(ParserFuzzRegressions, TopoRowOfOnlyControlSequencesIsSkipped) {
+  const std::string text = finding("smi_topo-crash-5937af45");
+  ASSERT_EQ(text.size(), 410u);
+  auto topo = parse_smi_topo(text, "crash.topo");
+  if (topo) {
+    EXPECT_EQ(topo->links.size(), topo->gpu_names.size());
+  } else {
+    EXPECT_EQ(topo.error().code.rfind("capture.", 0), 0u) << topo.error().code;
+  }
+}
+
 // fuzz_smi_dmon crash-39d73533: an 80-digit value in a dmon column became a memory size of
 // 7e85 bytes, converted to uint64 (undefined behaviour).
 TEST(ParserFuzzRegressions, DmonHugeNumberIsUnknownNotUndefined) {
