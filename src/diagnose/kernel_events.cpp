@@ -115,9 +115,10 @@ std::set<std::string> gpu_devices(const DiagnoseContext& c) {
   for (const Event& e : c.obs.events) {
     // SXid lines name the switch; AER, link and hung-task lines any device.
     if (e.kind == EventKind::kSXid) continue;
-    if (e.kind == EventKind::kDriverMessage && (e.driver_kind == DriverMessageKind::kPcieAer ||
-                                                e.driver_kind == DriverMessageKind::kHungTask ||
-                                                e.driver_kind == DriverMessageKind::kPcieLinkLimited))
+    if (e.kind == EventKind::kDriverMessage &&
+        (e.driver_kind == DriverMessageKind::kPcieAer ||
+         e.driver_kind == DriverMessageKind::kHungTask ||
+         e.driver_kind == DriverMessageKind::kPcieLinkLimited))
       continue;
     if (auto n = normalise_event_pci(e.pci_bus_id)) out.insert(pci_device(*n));
   }

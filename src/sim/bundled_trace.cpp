@@ -6,7 +6,8 @@
 #include "sim/trace_io.h"
 
 #ifndef GW_PHILLY_GZ
-#error "GW_PHILLY_GZ (path of data/traces/philly-sia/philly.csv.gz) is set by src/sim/CMakeLists.txt"
+#error \
+    "GW_PHILLY_GZ (path of data/traces/philly-sia/philly.csv.gz) is set by src/sim/CMakeLists.txt"
 #endif
 
 // The file's hash is part of this translation unit, so a compiler cache never serves an object

@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "core/text_safety.h"
-#include "sim/metrics.h"
 #include "sim/failure_check.h"
+#include "sim/metrics.h"
 
 namespace gw::sim {
 

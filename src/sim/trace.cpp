@@ -215,8 +215,7 @@ Result<Trace> read_trace(const std::string& path, const TraceOptions& options) {
                         f.string());
     format = ff;
     const std::string stem = fs::path(strip_gz(f.filename().string())).stem().string();
-    if (auto st = parse_as(ff, *text, f.string(), stem, parsed); !st)
-      return st.error();
+    if (auto st = parse_as(ff, *text, f.string(), stem, parsed); !st) return st.error();
   }
   if (files.size() > 1)
     parsed.notes.push_back(fmt::format("{} files merged into one trace", files.size()));
