@@ -1,6 +1,6 @@
-// Each real capture in fixtures/captures/ (copied from the project's shared fixture set with its source URL in
-// expected.md) goes through the parsers and the rules; the assertions are the case's MUST and
-// MUST-NOT items, by finding code and GPU (PCI address).
+// Each real capture in fixtures/captures/ (copied from the project's shared fixture set with its
+// source URL in expected.md) goes through the parsers and the rules; the assertions are the case's
+// MUST and MUST-NOT items, by finding code and GPU (PCI address).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -32,9 +32,9 @@ CliRun simulate(std::vector<std::string> args) {
 const std::string kTrace = std::string(GW_SOURCE_DIR) + "/data/traces/tiresias-60job/60_job.csv";
 
 TEST(SimulateCli, ComparesPoliciesSideBySide) {
-  const CliRun r = simulate({"--trace", kTrace, "--nodes", "4", "--gpus-per-node", "4",
-                             "--policies", "fcfs,fcfs+backfill,las", "--limit-factor", "1",
-                             "--format", "json"});
+  const CliRun r =
+      simulate({"--trace", kTrace, "--nodes", "4", "--gpus-per-node", "4", "--policies",
+                "fcfs,fcfs+backfill,las", "--limit-factor", "1", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["policies"].size(), 3u);

@@ -24,7 +24,7 @@ const fs::path kRepo = GW_SOURCE_DIR;
 
 // Text files that the build, the tests, the benchmarks, the scripts and the docs consist of.
 bool scanned(const fs::path& p) {
-  static const std::vector<std::string> kExt = {".cpp", ".h",  ".cmake", ".txt", ".md",
+  static const std::vector<std::string> kExt = {".cpp", ".h",  ".cmake", ".txt",  ".md",
                                                 ".sh",  ".py", ".json",  ".toml", ""};
   const std::string ext = p.extension().string();
   return std::find(kExt.begin(), kExt.end(), ext) != kExt.end();
@@ -32,9 +32,9 @@ bool scanned(const fs::path& p) {
 
 std::vector<std::string> references_outside(const std::vector<std::string>& needles) {
   std::vector<std::string> hits;
-  for (const char* top : {"src", "tests", "bench", "fuzz", "scripts", "cmake", "docs", ".ci",
-                          "fake-nvml", "packaging", "CMakeLists.txt", "CMakePresets.json",
-                          "README.md"}) {
+  for (const char* top :
+       {"src", "tests", "bench", "fuzz", "scripts", "cmake", "docs", ".ci", "fake-nvml",
+        "packaging", "CMakeLists.txt", "CMakePresets.json", "README.md"}) {
     const fs::path root = kRepo / top;
     std::error_code ec;
     if (!fs::exists(root, ec)) continue;
@@ -87,8 +87,7 @@ TEST(Standalone, SimulateWithoutATraceReplaysTheBundledPhillyTrace) {
   clitest::RunOptions o;
   o.cwd = empty.path();
   const auto r = run_gpuwarden(
-      {"simulate", "--limit", "2000", "--nodes", "8", "--policies", "fcfs", "--format", "json"},
-      o);
+      {"simulate", "--limit", "2000", "--nodes", "8", "--policies", "fcfs", "--format", "json"}, o);
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_THAT(doc.at("trace").get<std::string>(), HasSubstr("bundled:philly-sia/philly.csv"));

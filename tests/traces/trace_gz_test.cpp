@@ -1,13 +1,12 @@
 // The bundled traces are stored gzip-compressed and `simulate` carries the Philly trace inside
 // the binary: reading .gz must give exactly what reading the plain file gives.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <zlib.h>
 
-#include <unistd.h>
-
 #include <filesystem>
-#include <set>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "sim/trace.h"
@@ -41,7 +40,8 @@ fs::path temp_dir(const std::string& name) {
 }
 
 void write(const fs::path& p, std::string_view bytes) {
-  std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(p, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 const std::string kTiny =
