@@ -11,30 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "cli/command.h"
+#include "cli_in_process.h"
 #include "sim/simulate.h"
 #include "sim/trace.h"
 
 namespace gw::cli {
 namespace {
-
-struct CliRun {
-  int code = 0;
-  std::string out, err;
-};
-
-CliRun simulate(std::vector<std::string> args) {
-  args.insert(args.begin(), {"gpuwarden", "simulate"});
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  Io io{out, err, false};
-  CliRun r;
-  r.code = run(static_cast<int>(argv.size()), argv.data(), io);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
 
 class SimulateJobs : public ::testing::Test {
  protected:

@@ -1,4 +1,4 @@
-// `gpuwarden simulate` end to end on the Tiresias 60-job trace (shared/traces/tiresias-60job).
+// `gpuwarden simulate` end to end on the Tiresias 60-job trace (data/traces/tiresias-60job).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -6,28 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/command.h"
+#include "cli_in_process.h"
 
 namespace gw::cli {
 namespace {
-
-struct CliRun {
-  int code = 0;
-  std::string out, err;
-};
-
-CliRun simulate(std::vector<std::string> args) {
-  args.insert(args.begin(), {"gpuwarden", "simulate"});
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  Io io{out, err, false};
-  CliRun r;
-  r.code = run(static_cast<int>(argv.size()), argv.data(), io);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
 
 const std::string kTrace = std::string(GW_SOURCE_DIR) + "/data/traces/tiresias-60job/60_job.csv";
 

@@ -9,28 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/command.h"
+#include "cli_in_process.h"
 
 namespace gw::cli {
 namespace {
-
-struct CliRun {
-  int code = 0;
-  std::string out, err;
-};
-
-CliRun simulate(std::vector<std::string> args) {
-  args.insert(args.begin(), {"gpuwarden", "simulate"});
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  Io io{out, err, false};
-  CliRun r;
-  r.code = run(static_cast<int>(argv.size()), argv.data(), io);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
 
 // Six jobs in the Tiresias CSV layout: one wide and long, the rest small.
 std::string trace_file() {
