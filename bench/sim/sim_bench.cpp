@@ -1,7 +1,9 @@
 // Simulator cost: replay N jobs on a cluster under each policy and placement, one core.
 //   sim_bench [--trace=PATH] [--nodes=N] [--gpus-per-node=G] [--sizes=10000,82247,1000000]
 //             [--policies=fcfs,...] [--placements=first-fit,pack,spread,pool]
-//             [google-benchmark flags]
+//             [--jobs-out-dir=DIR] [google-benchmark flags]
+// --jobs-out-dir writes each row's per-job CSV (what `gpuwarden simulate --jobs-out` writes) to
+// DIR/<policy>_<placement>_<N>.csv, so a speed change can be diffed for identical results.
 // It replays what `gpuwarden simulate --limit N` replays: the trace's first N jobs (a .gz file is
 // read through zlib), its cluster shares, the same checks (sim::simulate_policies); only a size
 // beyond the trace's own is resampled, and the row name then says `resampled`. The cluster is
@@ -13,9 +15,11 @@
 #include <benchmark/benchmark.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <random>
@@ -26,6 +30,7 @@
 #include "sched/policy.h"
 #include "sim/engine.h"
 #include "sim/failure.h"
+#include "sim/render.h"
 #include "sim/simulate.h"
 #include "sim/trace.h"
 #include "sim/trace_formats.h"
@@ -83,6 +88,7 @@ struct Args {
   std::vector<size_t> sizes = {10000, 82247, 1000000};
   std::vector<std::string> policies = gw::sched::policy_names();
   std::vector<std::string> placements = {"first-fit", "pack", "spread", "pool"};
+  std::string jobs_out_dir;
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -108,6 +114,8 @@ Args parse(int& argc, char** argv) {
       a.gpus_per_node = static_cast<unsigned>(std::stoul(val("--gpus-per-node=")));
     else if (!val("--policies=").empty())
       a.policies = split(val("--policies="));
+    else if (!val("--jobs-out-dir=").empty())
+      a.jobs_out_dir = val("--jobs-out-dir=");
     else if (!val("--placements=").empty())
       a.placements = split(val("--placements="));
     else if (!val("--sizes=").empty()) {
@@ -188,8 +196,14 @@ int main(int argc, char** argv) {
         const std::string name = "replay/" + p + "/" + pl + "/jobs:" + std::to_string(n) +
                                  (w->resampled ? "(resampled)" : "") +
                                  "/gpus:" + std::to_string(w->cluster.total_gpus());
+        std::string csv_path;
+        if (!args.jobs_out_dir.empty()) {
+          std::string file = p + "_" + pl + "_" + std::to_string(n) + ".csv";
+          std::replace(file.begin(), file.end(), '+', '-');
+          csv_path = (std::filesystem::path(args.jobs_out_dir) / file).string();
+        }
         benchmark::RegisterBenchmark(name.c_str(),
-                                     [w, p, pl](benchmark::State& st) {
+                                     [w, p, pl, csv_path](benchmark::State& st) {
                                        gw::sim::SimConfig c;
                                        c.cluster = w->cluster;
                                        c.policies = {p};
@@ -201,6 +215,11 @@ int main(int argc, char** argv) {
                                          if (!out) {
                                            st.SkipWithError(out.error().message.c_str());
                                            return;
+                                         }
+                                         if (!csv_path.empty()) {
+                                           std::ofstream f(csv_path, std::ios::binary);
+                                           f << gw::sim::render_jobs_csv(*out);
+                                           if (!f) die("cannot write " + csv_path);
                                          }
                                          r = std::move(out->policies.front());
                                        }
