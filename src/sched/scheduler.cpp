@@ -16,6 +16,27 @@ Scheduler::Scheduler(Cluster cluster, std::unique_ptr<Policy> policy, const Cloc
   cluster_.set_pool(options_.packing == Packing::kPool);
   gpu_owner_.assign(cluster_.gpu_count(), kNoOwner);
   gpu_rank_.assign(cluster_.gpu_count(), -std::numeric_limits<double>::infinity());
+  // Strict policies only look at the first job; a ClassQueue finds it without re-ranking all.
+  if (policy_->rank_classes() && policy_->rerank_period_ms() > 0 && !policy_->backfill() &&
+      !policy_->skip() && !policy_->preemptive()) {
+    classes_ = std::make_unique<ClassQueue>();
+  }
+}
+
+double Scheduler::rank_at_rerank(uint32_t slot) const {
+  PolicyContext ctx{last_rerank_ms_, &cluster_, &ledger_, &rerank_factors_};
+  return policy_->rank(jobs_[slot], ctx);
+}
+
+std::optional<PendingEntry> Scheduler::queue_first() const {
+  return classes_ ? classes_->first() : pending_.first();
+}
+
+void Scheduler::queue_erase(size_t i) {
+  if (classes_)
+    classes_->erase(static_cast<uint32_t>(i), rank_fn());
+  else
+    pending_.erase(keys_[i]);
 }
 
 PolicyContext Scheduler::context() const {
@@ -91,13 +112,24 @@ void Scheduler::enqueue(size_t i) {
   ledger_.advance(clock_.now_ms());  // ranks see the usage up to now
   const Job& j = jobs_[i];
   keys_[i] = PendingKey{policy_->rank(j, context()), j.spec.submit_ms, j.spec.id};
-  pending_.insert(PendingEntry{keys_[i], j.spec.gpus, limit_ms(j), static_cast<uint32_t>(i)});
+  const PendingEntry e{keys_[i], j.spec.gpus, limit_ms(j), static_cast<uint32_t>(i)};
+  if (classes_)
+    classes_->insert(e, policy_->rank_class(j));
+  else
+    pending_.insert(e);
 }
 
 void Scheduler::rerank() {
   const PolicyContext ctx = context();
   last_rerank_ms_ = ctx.now_ms;
   if (policy_->waiting_rank_fixed()) return;  // enqueue() already ranked them for good
+  if (classes_) {
+    rerank_factors_.clear();
+    for (uint32_t a = 0; a < ledger_.account_count(); ++a)
+      rerank_factors_.push_back(ledger_.factor_at(a));
+    classes_->rerank(rank_fn());
+    return;
+  }
   pending_.rerank([&](const PendingEntry& e) {
     keys_[e.slot].rank = policy_->rank(jobs_[e.slot], ctx);
     return keys_[e.slot].rank;
@@ -106,7 +138,7 @@ void Scheduler::rerank() {
 
 int64_t Scheduler::next_wakeup_ms() const {
   int64_t wake = INT64_MAX;
-  if (policy_->preempt_on_events() && !pending_.empty()) {
+  if (policy_->preempt_on_events() && queued_count() > 0) {
     // Event-driven: the next moment a running job's rank changes (a demotion) while someone
     // waits who could take its place.
     if (rank_cache()) {
@@ -118,7 +150,7 @@ int64_t Scheduler::next_wakeup_ms() const {
     }
   }
   const int64_t period = policy_->rerank_period_ms();
-  if (period <= 0 || (pending_.empty() && !(policy_->preemptive() && !running_.empty())))
+  if (period <= 0 || (queued_count() == 0 && !(policy_->preemptive() && !running_.empty())))
     return wake;
   if (last_rerank_ms_ == INT64_MIN) return clock_.now_ms();
   return std::min(wake, last_rerank_ms_ + period);
@@ -128,7 +160,7 @@ bool Scheduler::try_start(size_t i, const NodeCaps* caps) {
   Job& j = at(i);
   auto gpus = cluster_.find(j.spec.gpus, options_.packing, caps);
   if (!gpus) return false;
-  pending_.erase(keys_[i]);
+  queue_erase(i);
   cluster_.allocate(j.spec.id, *gpus);
   for (uint32_t g : *gpus) gpu_owner_[g] = static_cast<uint32_t>(i);
   j.gpus = std::move(*gpus);
@@ -165,7 +197,7 @@ PassResult Scheduler::schedule() {
   if (rerank_due) rerank();
   if (policy_->preemptive() && (rerank_due || policy_->preempt_on_events())) preempt_pass(out);
   reservation_.reset();
-  while (auto head = pending_.first()) {
+  while (auto head = queue_first()) {
     const size_t i = head->slot;
     if (!try_start(i, nullptr)) {
       // Preemptive policies are work-conserving (as in Tiresias): later jobs that fit start,
@@ -202,9 +234,10 @@ void Scheduler::drop_restarts(PassResult& out) {
 
 void Scheduler::update_hol() {
   hol_blocked_ = false;
-  const auto head = pending_.first();
+  const auto head = queue_first();
   if (!head) return;
-  const auto min_other = pending_.min_gpus_except(head->key, head->gpus);
+  const auto min_other = classes_ ? classes_->min_gpus_except(head->gpus)
+                                  : pending_.min_gpus_except(head->key, head->gpus);
   hol_blocked_ = min_other && *min_other <= cluster_.max_fit();
 }
 
@@ -345,7 +378,7 @@ Status Scheduler::cancel(JobId id, std::string_view reason) {
     --held_count_;
     unmet_deps_[i] = 0;
   } else {
-    pending_.erase(keys_[i]);
+    queue_erase(i);
   }
   Status s = j.transition(JobState::kCancelled, clock_.now_ms(), reason);
   ++final_count_;

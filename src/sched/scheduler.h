@@ -21,6 +21,7 @@
 #include "sched/job.h"
 #include "sched/pending_index.h"
 #include "sched/policy.h"
+#include "sched/rank_classes.h"
 
 namespace gw::sched {
 
@@ -67,7 +68,7 @@ class Scheduler {
   const Cluster& cluster() const { return cluster_; }
   const Policy& policy() const { return *policy_; }
   const FairShareLedger& fairshare() const { return ledger_; }
-  size_t waiting_count() const { return pending_.size() + held_count_; }
+  size_t waiting_count() const { return queued_count() + held_count_; }
   size_t running_count() const { return running_.size(); }
   size_t final_count() const { return final_count_; }  // jobs done, failed or cancelled
   // From the last pass: the backfill reservation, and whether the first waiting job was
@@ -85,6 +86,15 @@ class Scheduler {
   PolicyContext context() const;
   void enqueue(size_t i);
   void rerank();
+  // The waiting queue: classes_ for strict re-ranking policies with rank classes, else pending_.
+  std::optional<PendingEntry> queue_first() const;
+  void queue_erase(size_t i);
+  size_t queued_count() const { return classes_ ? classes_->size() : pending_.size(); }
+  // A job's rank as of the last re-rank (ClassQueue's rank function).
+  double rank_at_rerank(uint32_t slot) const;
+  ClassQueue::RankFn rank_fn() const {
+    return [this](uint32_t slot) { return rank_at_rerank(slot); };
+  }
   bool try_start(size_t i, const NodeCaps* caps);
   void stop_running(size_t i);
   void settle_dependents(size_t i);
@@ -117,6 +127,8 @@ class Scheduler {
   std::unordered_map<JobId, size_t> index_;
   std::unordered_map<JobId, std::vector<size_t>> dependents_;
   PendingIndex pending_;
+  std::unique_ptr<ClassQueue> classes_;           // set: the queue is kept here instead of pending_
+  std::vector<double> rerank_factors_;            // fair-share factors at the last re-rank
   std::set<std::pair<int64_t, size_t>> running_;  // (expected end, job index)
   size_t held_count_ = 0;
   size_t final_count_ = 0;
