@@ -3,6 +3,8 @@
 // let it be placed (the GPUs of one node, or whole nodes for a wide job). Jobs that keep their
 // place are never stopped, so nothing is counted as preempted without losing run time.
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <limits>
 
 #include "sched/scheduler.h"
@@ -61,11 +63,10 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
   // Per node: the cheapest victims (worst first) that leave `want` GPUs free on it, into `nv`;
   // false if the node cannot get there. A first count rules out most nodes cheaply.
   const auto plan_node = [&](uint32_t n, unsigned want, NodeVictims& nv) {
-    // An upper bound first (chosen victims' GPUs are among the eligible ones).
-    unsigned free = cluster_.node_free(n), reclaim = free;
-    const double above = rank - rank_offset_;
-    for (uint32_t g : cluster_.node_gpus(n)) reclaim += gpu_rank_[g] > above;
-    if (reclaim < want) return false;
+    // An upper bound first (chosen victims' GPUs are among the eligible ones): free GPUs plus
+    // those of jobs ranked worse must reach `want`.
+    unsigned free = cluster_.node_free(n);
+    if (free < want && !(node_ranks(n)[want - free - 1] > rank - rank_offset_)) return false;
     if (!chosen.empty())
       for (uint32_t g : cluster_.node_gpus(n))
         if (const uint32_t o = gpu_owner_[g]; o != kNoOwner && victim_mark_[o]) ++free;
@@ -155,7 +156,23 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
 void Scheduler::set_run_rank(size_t i, double rank) {
   run_rank_[i] = rank;
   const double on_gpu = victim_ok_[i] ? rank : -std::numeric_limits<double>::infinity();
-  for (uint32_t g : jobs_[i].gpus) gpu_rank_[g] = on_gpu;
+  for (uint32_t g : jobs_[i].gpus) {
+    gpu_rank_[g] = on_gpu;
+    node_ranks_stale_[cluster_.gpu(g).node] = 1;
+  }
+}
+
+const double* Scheduler::node_ranks(uint32_t n) {
+  const size_t width = cluster_.max_node_size();
+  double* r = node_ranks_.data() + n * width;
+  if (node_ranks_stale_[n]) {
+    node_ranks_stale_[n] = 0;
+    size_t k = 0;
+    for (uint32_t g : cluster_.node_gpus(n))
+      r[k++] = std::isnan(gpu_rank_[g]) ? -std::numeric_limits<double>::infinity() : gpu_rank_[g];
+    std::sort(r, r + k, std::greater<>());
+  }
+  return r;
 }
 
 // Cached ranks are stored as base = rank - drift x now (constant until the next change).

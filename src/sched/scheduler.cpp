@@ -16,6 +16,9 @@ Scheduler::Scheduler(Cluster cluster, std::unique_ptr<Policy> policy, const Cloc
   cluster_.set_pool(options_.packing == Packing::kPool);
   gpu_owner_.assign(cluster_.gpu_count(), kNoOwner);
   gpu_rank_.assign(cluster_.gpu_count(), -std::numeric_limits<double>::infinity());
+  node_ranks_.assign(cluster_.node_count() * cluster_.max_node_size(),
+                     -std::numeric_limits<double>::infinity());
+  node_ranks_stale_.assign(cluster_.node_count(), 0);
   // Strict policies only look at the first job; a ClassQueue finds it without re-ranking all.
   if (policy_->rank_classes() && policy_->rerank_period_ms() > 0 && !policy_->backfill() &&
       !policy_->skip() && !policy_->preemptive()) {
@@ -183,6 +186,7 @@ void Scheduler::stop_running(size_t i) {
   for (uint32_t g : j.gpus) {
     gpu_owner_[g] = kNoOwner;
     gpu_rank_[g] = -std::numeric_limits<double>::infinity();
+    node_ranks_stale_[cluster_.gpu(g).node] = 1;
   }
   if (rank_cache()) uncache_rank(i);
 }

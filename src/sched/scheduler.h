@@ -145,6 +145,12 @@ class Scheduler {
   // reclaimable GPUs are counted from one contiguous array.
   std::vector<double> gpu_rank_;
   double rank_offset_ = 0;  // cached ranks: drift x now, added to run_rank_ and gpu_rank_
+  // Per node, its GPUs' gpu_rank_ in descending order (NaN as -inf), padded to the largest
+  // node size with -inf and re-sorted only when read after a change: a node can free k more
+  // GPUs for a job ranked r iff its k-th entry is above r, one look-up instead of a scan.
+  std::vector<double> node_ranks_;
+  std::vector<char> node_ranks_stale_;
+  const double* node_ranks(uint32_t n);
   std::vector<int64_t> rank_change_at_;                // cached: when the rank next changes
   std::set<std::pair<int64_t, size_t>> rank_changes_;  // cached: (change time, job index)
   std::map<double, size_t> run_rank_count_;            // cached: running jobs per rank
