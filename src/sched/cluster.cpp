@@ -49,7 +49,9 @@ Cluster::Cluster(std::vector<NodeSpec> nodes) {
   by_free_.assign(max_size_ + 1, std::vector<uint64_t>(words_, 0));
   bucket_count_.assign(max_size_ + 1, 0);
   full_bits_.assign(words_, 0);
+  free_of_.resize(nodes_.size());
   for (uint32_t n = 0; n < nodes_.size(); ++n) {
+    free_of_[n] = nodes_[n].free;
     set_bit(by_free_[nodes_[n].free], n, true);
     ++bucket_count_[nodes_[n].free];
     if (is_full(n)) set_bit(full_bits_, n, true);
@@ -82,6 +84,7 @@ void Cluster::set_bit(std::vector<uint64_t>& bits, uint32_t n, bool on) {
 
 void Cluster::rebucket(uint32_t n, unsigned old_free) {
   const unsigned now = nodes_[n].free;
+  free_of_[n] = now;
   const bool was_full = old_free == nodes_[n].gpus.size() && old_free > 0;
   if (was_full) full_gpus_ -= old_free;
   if (is_full(n)) full_gpus_ += now;

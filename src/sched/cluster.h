@@ -69,7 +69,7 @@ class Cluster {
   const GpuSlot& gpu(uint32_t g) const { return gpus_[g]; }
   const std::string& node_name(uint32_t n) const { return nodes_[n].name; }
   unsigned node_size(uint32_t n) const { return static_cast<unsigned>(nodes_[n].gpus.size()); }
-  unsigned node_free(uint32_t n) const { return nodes_[n].free; }
+  unsigned node_free(uint32_t n) const { return free_of_[n]; }
   const std::vector<uint32_t>& node_gpus(uint32_t n) const { return nodes_[n].gpus; }
   unsigned max_node_size() const { return max_size_; }
   unsigned free_gpus() const { return free_total_; }
@@ -127,6 +127,7 @@ class Cluster {
   std::vector<std::vector<uint64_t>> by_free_;
   std::vector<uint32_t> bucket_count_;
   std::vector<uint64_t> full_bits_;  // nodes whose every GPU is healthy and idle
+  std::vector<unsigned> free_of_;    // nodes_[n].free, contiguous: node_free() in tight loops
   size_t words_ = 0;
   bool pool_ = false;
   unsigned max_size_ = 0;

@@ -59,6 +59,11 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
       for (size_t j : chosen) mark[j] = 0;
     }
   } unmark{victim_mark_, chosen};
+  const double above = rank - rank_offset_;
+  const auto may_free = [&](uint32_t n, unsigned want) {
+    const unsigned free = cluster_.node_free(n);
+    return free >= want || node_ranks(n)[want - free - 1] > above;
+  };
   std::vector<size_t> here;  // scratch: distinct eligible jobs on one node
   // Per node: the cheapest victims (worst first) that leave `want` GPUs free on it, into `nv`;
   // false if the node cannot get there. A first count rules out most nodes cheaply.
@@ -66,7 +71,7 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
     // An upper bound first (chosen victims' GPUs are among the eligible ones): free GPUs plus
     // those of jobs ranked worse must reach `want`.
     unsigned free = cluster_.node_free(n);
-    if (free < want && !(node_ranks(n)[want - free - 1] > rank - rank_offset_)) return false;
+    if (!may_free(n, want)) return false;
     if (!chosen.empty())
       for (uint32_t g : cluster_.node_gpus(n))
         if (const uint32_t o = gpu_owner_[g]; o != kNoOwner && victim_mark_[o]) ++free;
@@ -96,16 +101,22 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
   const auto best_node = [&](unsigned want,
                              const std::vector<uint32_t>& skip) -> std::optional<NodeVictims> {
     std::optional<NodeVictims> best;
-    for (uint32_t n = 0; n < cluster_.node_count(); ++n) {
+    // Most nodes fail the bound: find the others in one tight pass first.
+    std::vector<uint32_t>& feasible = feasible_scratch_;
+    feasible.clear();
+    for (uint32_t n = 0; n < cluster_.node_count(); ++n)
+      if (may_free(n, want)) feasible.push_back(n);
+    for (uint32_t n : feasible) {
       if (std::find(skip.begin(), skip.end(), n) != skip.end()) continue;
       // Victims free at least the shortfall: a node that cannot beat the best (ties go to the
       // lower index, seen first) is not planned.
       const unsigned free = cluster_.node_free(n);
       if (best && want > free && want - free >= best->cost) continue;
       if (!plan_node(n, want, cur)) continue;
-      if (!best)
-        best = cur;
-      else if (better(cur, *best))
+      if (!best) {
+        best.emplace();
+        std::swap(*best, cur);
+      } else if (better(cur, *best))
         std::swap(*best, cur);
       if (best->cost == 0) break;  // fits already on the lowest such node
     }
@@ -162,17 +173,13 @@ void Scheduler::set_run_rank(size_t i, double rank) {
   }
 }
 
-const double* Scheduler::node_ranks(uint32_t n) {
-  const size_t width = cluster_.max_node_size();
-  double* r = node_ranks_.data() + n * width;
-  if (node_ranks_stale_[n]) {
-    node_ranks_stale_[n] = 0;
-    size_t k = 0;
-    for (uint32_t g : cluster_.node_gpus(n))
-      r[k++] = std::isnan(gpu_rank_[g]) ? -std::numeric_limits<double>::infinity() : gpu_rank_[g];
-    std::sort(r, r + k, std::greater<>());
-  }
-  return r;
+void Scheduler::sort_node_ranks(uint32_t n) {
+  double* r = node_ranks_.data() + static_cast<size_t>(n) * cluster_.max_node_size();
+  node_ranks_stale_[n] = 0;
+  size_t k = 0;
+  for (uint32_t g : cluster_.node_gpus(n))
+    r[k++] = std::isnan(gpu_rank_[g]) ? -std::numeric_limits<double>::infinity() : gpu_rank_[g];
+  std::sort(r, r + k, std::greater<>());
 }
 
 // Cached ranks are stored as base = rank - drift x now (constant until the next change).

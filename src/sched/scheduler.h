@@ -150,7 +150,12 @@ class Scheduler {
   // GPUs for a job ranked r iff its k-th entry is above r, one look-up instead of a scan.
   std::vector<double> node_ranks_;
   std::vector<char> node_ranks_stale_;
-  const double* node_ranks(uint32_t n);
+  const double* node_ranks(uint32_t n) {
+    if (node_ranks_stale_[n]) sort_node_ranks(n);
+    return node_ranks_.data() + static_cast<size_t>(n) * cluster_.max_node_size();
+  }
+  void sort_node_ranks(uint32_t n);
+  std::vector<uint32_t> feasible_scratch_;             // choose_victims: nodes that pass the bound
   std::vector<int64_t> rank_change_at_;                // cached: when the rank next changes
   std::set<std::pair<int64_t, size_t>> rank_changes_;  // cached: (change time, job index)
   std::map<double, size_t> run_rank_count_;            // cached: running jobs per rank
