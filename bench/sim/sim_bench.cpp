@@ -217,9 +217,11 @@ int main(int argc, char** argv) {
                                            return;
                                          }
                                          if (!csv_path.empty()) {
+                                           st.PauseTiming();  // rendering is not the replay
                                            std::ofstream f(csv_path, std::ios::binary);
                                            f << gw::sim::render_jobs_csv(*out);
                                            if (!f) die("cannot write " + csv_path);
+                                           st.ResumeTiming();
                                          }
                                          r = std::move(out->policies.front());
                                        }

@@ -64,7 +64,8 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
     const unsigned free = cluster_.node_free(n);
     return free >= want || node_ranks(n)[want - free - 1] > above;
   };
-  std::vector<size_t> here;  // scratch: distinct eligible jobs on one node
+  // Scratch: distinct eligible jobs on one node, with their GPUs there.
+  std::vector<std::pair<size_t, unsigned>>& here = here_scratch_;
   // Per node: the cheapest victims (worst first) that leave `want` GPUs free on it, into `nv`;
   // false if the node cannot get there. A first count rules out most nodes cheaply.
   const auto plan_node = [&](uint32_t n, unsigned want, NodeVictims& nv) {
@@ -79,16 +80,28 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
     nv.cost = 0;
     nv.victims.clear();
     if (free >= want) return true;
+    // Distinct owners with their GPU count on this node (a job's GPUs are usually adjacent).
     here.clear();
     for (uint32_t g : cluster_.node_gpus(n)) {
       const uint32_t o = gpu_owner_[g];
-      if (o == kNoOwner || victim_mark_[o] || !eligible(o)) continue;
-      if (std::find(here.begin(), here.end(), o) == here.end()) here.push_back(o);
+      if (o == kNoOwner) continue;
+      if (!here.empty() && here.back().first == o) {
+        ++here.back().second;
+        continue;
+      }
+      auto it = std::find_if(here.begin(), here.end(), [o](const auto& h) { return h.first == o; });
+      if (it != here.end())
+        ++it->second;
+      else
+        here.emplace_back(o, 1u);
     }
-    std::sort(here.begin(), here.end(), worst_first);
-    for (size_t j : here) {
+    std::erase_if(here, [&](const auto& h) { return victim_mark_[h.first] || !eligible(h.first); });
+    if (here.size() > 1)
+      std::sort(here.begin(), here.end(),
+                [&](const auto& a, const auto& b) { return worst_first(a.first, b.first); });
+    for (const auto& [j, on_node] : here) {
       if (free >= want) break;
-      for (uint32_t g : jobs_[j].gpus) free += cluster_.gpu(g).node == n;
+      free += on_node;
       nv.cost += static_cast<unsigned>(jobs_[j].gpus.size());
       nv.victims.push_back(j);
     }

@@ -155,10 +155,11 @@ class Scheduler {
     return node_ranks_.data() + static_cast<size_t>(n) * cluster_.max_node_size();
   }
   void sort_node_ranks(uint32_t n);
-  std::vector<uint32_t> feasible_scratch_;             // choose_victims: nodes that pass the bound
-  std::vector<int64_t> rank_change_at_;                // cached: when the rank next changes
-  std::set<std::pair<int64_t, size_t>> rank_changes_;  // cached: (change time, job index)
-  std::map<double, size_t> run_rank_count_;            // cached: running jobs per rank
+  std::vector<uint32_t> feasible_scratch_;  // choose_victims: nodes that pass the bound
+  std::vector<std::pair<size_t, unsigned>> here_scratch_;  // choose_victims: owners on a node
+  std::vector<int64_t> rank_change_at_;                    // cached: when the rank next changes
+  std::set<std::pair<int64_t, size_t>> rank_changes_;      // cached: (change time, job index)
+  std::map<double, size_t> run_rank_count_;                // cached: running jobs per rank
 };
 
 }  // namespace gw::sched
