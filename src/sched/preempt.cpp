@@ -59,10 +59,13 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
       for (size_t j : chosen) mark[j] = 0;
     }
   } unmark{victim_mark_, chosen};
+  // A NaN rank has no victims (nothing ranks worse), as the checks below would find.
+  if (std::isnan(rank)) return {};
   const double above = rank - rank_offset_;
+  flush_node_ranks();
+  const size_t nodes = cluster_.node_count();
   const auto may_free = [&](uint32_t n, unsigned want) {
-    const unsigned free = cluster_.node_free(n);
-    return free >= want || node_ranks(n)[want - free - 1] > above;
+    return kth_[(want - 1) * nodes + n] > above;
   };
   // Scratch: distinct eligible jobs on one node, with their GPUs there.
   std::vector<std::pair<size_t, unsigned>>& here = here_scratch_;
@@ -117,8 +120,9 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
     // Most nodes fail the bound: find the others in one tight pass first.
     std::vector<uint32_t>& feasible = feasible_scratch_;
     feasible.clear();
-    for (uint32_t n = 0; n < cluster_.node_count(); ++n)
-      if (may_free(n, want)) feasible.push_back(n);
+    const double* kth = kth_.data() + (want - 1) * nodes;
+    for (uint32_t n = 0; n < nodes; ++n)
+      if (kth[n] > above) feasible.push_back(n);
     for (uint32_t n : feasible) {
       if (std::find(skip.begin(), skip.end(), n) != skip.end()) continue;
       // Victims free at least the shortfall: a node that cannot beat the best (ties go to the
@@ -156,13 +160,13 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
     if (whole.size() < full) return {};
     std::partial_sort(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(full), whole.end(),
                       better);
-    std::vector<uint32_t> nodes;
+    std::vector<uint32_t> taken;
     for (size_t k = 0; k < full; ++k) {
-      nodes.push_back(whole[k].node);
+      taken.push_back(whole[k].node);
       choose(whole[k].victims);
     }
     if (const unsigned rem = need % size; rem > 0) {
-      auto nv = best_node(rem, nodes);
+      auto nv = best_node(rem, taken);
       if (!nv) return {};
       choose(nv->victims);
     }
@@ -182,17 +186,25 @@ void Scheduler::set_run_rank(size_t i, double rank) {
   const double on_gpu = victim_ok_[i] ? rank : -std::numeric_limits<double>::infinity();
   for (uint32_t g : jobs_[i].gpus) {
     gpu_rank_[g] = on_gpu;
-    node_ranks_stale_[cluster_.gpu(g).node] = 1;
+    mark_node(cluster_.gpu(g).node);
   }
 }
 
-void Scheduler::sort_node_ranks(uint32_t n) {
-  double* r = node_ranks_.data() + static_cast<size_t>(n) * cluster_.max_node_size();
-  node_ranks_stale_[n] = 0;
-  size_t k = 0;
-  for (uint32_t g : cluster_.node_gpus(n))
-    r[k++] = std::isnan(gpu_rank_[g]) ? -std::numeric_limits<double>::infinity() : gpu_rank_[g];
-  std::sort(r, r + k, std::greater<>());
+void Scheduler::flush_node_ranks() {
+  const size_t width = cluster_.max_node_size(), nodes = cluster_.node_count();
+  for (uint32_t n : stale_nodes_) {
+    node_ranks_stale_[n] = 0;
+    double* r = node_ranks_.data() + static_cast<size_t>(n) * width;
+    size_t k = 0;
+    for (uint32_t g : cluster_.node_gpus(n))
+      r[k++] = std::isnan(gpu_rank_[g]) ? -std::numeric_limits<double>::infinity() : gpu_rank_[g];
+    std::sort(r, r + k, std::greater<>());
+    const unsigned free = cluster_.node_free(n);
+    for (unsigned w = 1; w <= width; ++w)
+      kth_[(w - 1) * nodes + n] =
+          free >= w ? std::numeric_limits<double>::infinity() : r[w - free - 1];
+  }
+  stale_nodes_.clear();
 }
 
 // Cached ranks are stored as base = rank - drift x now (constant until the next change).

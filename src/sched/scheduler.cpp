@@ -18,7 +18,9 @@ Scheduler::Scheduler(Cluster cluster, std::unique_ptr<Policy> policy, const Cloc
   gpu_rank_.assign(cluster_.gpu_count(), -std::numeric_limits<double>::infinity());
   node_ranks_.assign(cluster_.node_count() * cluster_.max_node_size(),
                      -std::numeric_limits<double>::infinity());
+  kth_.assign(cluster_.node_count() * cluster_.max_node_size(), 0.0);
   node_ranks_stale_.assign(cluster_.node_count(), 0);
+  for (uint32_t n = 0; n < cluster_.node_count(); ++n) mark_node(n);
   // Strict policies only look at the first job; a ClassQueue finds it without re-ranking all.
   if (policy_->rank_classes() && policy_->rerank_period_ms() > 0 && !policy_->backfill() &&
       !policy_->skip() && !policy_->preemptive()) {
@@ -186,7 +188,7 @@ void Scheduler::stop_running(size_t i) {
   for (uint32_t g : j.gpus) {
     gpu_owner_[g] = kNoOwner;
     gpu_rank_[g] = -std::numeric_limits<double>::infinity();
-    node_ranks_stale_[cluster_.gpu(g).node] = 1;
+    mark_node(cluster_.gpu(g).node);
   }
   if (rank_cache()) uncache_rank(i);
 }
@@ -410,6 +412,7 @@ void Scheduler::settle_dependents(size_t i) {
 std::optional<JobId> Scheduler::fail_gpu(uint32_t gpu, bool requeue) {
   const JobId id = cluster_.gpu(gpu).job;
   cluster_.set_health(gpu, GpuHealth::kFailed);
+  mark_node(cluster_.gpu(gpu).node);
   if (id == 0) return std::nullopt;
   const size_t i = index_.at(id);
   if (!requeue) {
@@ -425,6 +428,7 @@ std::optional<JobId> Scheduler::fail_gpu(uint32_t gpu, bool requeue) {
 
 void Scheduler::repair_gpu(uint32_t gpu) {
   cluster_.set_health(gpu, GpuHealth::kOk);
+  mark_node(cluster_.gpu(gpu).node);
 }
 void Scheduler::drain_gpu(uint32_t gpu) {
   if (const uint32_t o = gpu_owner_[gpu]; o != kNoOwner) {  // never a victim: see choose_victims
@@ -432,6 +436,7 @@ void Scheduler::drain_gpu(uint32_t gpu) {
     set_run_rank(o, run_rank_[o]);
   }
   cluster_.set_health(gpu, GpuHealth::kDrained);
+  mark_node(cluster_.gpu(gpu).node);
 }
 
 }  // namespace gw::sched

@@ -146,15 +146,21 @@ class Scheduler {
   std::vector<double> gpu_rank_;
   double rank_offset_ = 0;  // cached ranks: drift x now, added to run_rank_ and gpu_rank_
   // Per node, its GPUs' gpu_rank_ in descending order (NaN as -inf), padded to the largest
-  // node size with -inf and re-sorted only when read after a change: a node can free k more
-  // GPUs for a job ranked r iff its k-th entry is above r, one look-up instead of a scan.
+  // node size S with -inf; and from it, for each want w in 1..S, what the node can free:
+  // kth_[(w - 1) x nodes + n] is +inf if it has w free GPUs, else its (w - free)-th rank. A node
+  // can give w GPUs to a job ranked r (jobs ranked worse stopped) iff that is above r: one
+  // contiguous array per w. Rebuilt for nodes marked since the last look (flush_node_ranks).
   std::vector<double> node_ranks_;
+  std::vector<double> kth_;
   std::vector<char> node_ranks_stale_;
-  const double* node_ranks(uint32_t n) {
-    if (node_ranks_stale_[n]) sort_node_ranks(n);
-    return node_ranks_.data() + static_cast<size_t>(n) * cluster_.max_node_size();
+  std::vector<uint32_t> stale_nodes_;
+  void mark_node(uint32_t n) {
+    if (!node_ranks_stale_[n]) {
+      node_ranks_stale_[n] = 1;
+      stale_nodes_.push_back(n);
+    }
   }
-  void sort_node_ranks(uint32_t n);
+  void flush_node_ranks();
   std::vector<uint32_t> feasible_scratch_;  // choose_victims: nodes that pass the bound
   std::vector<std::pair<size_t, unsigned>> here_scratch_;  // choose_victims: owners on a node
   std::vector<int64_t> rank_change_at_;                    // cached: when the rank next changes
