@@ -252,7 +252,8 @@ void Scheduler::preempt_pass(PassResult& out) {
       worst = std::max(worst, run_rank_[j]);
     }
   }
-  std::vector<PendingEntry> cands;
+  std::vector<PendingEntry>& cands = cands_scratch_;
+  cands.clear();
   size_t gpus = 0;
   const size_t healthy = cluster_.healthy_gpus();
   pending_.for_each_while([&](const PendingEntry& e) {

@@ -113,6 +113,17 @@ Status Scheduler::submit(JobSpec spec) {
   return {};
 }
 
+void Scheduler::reserve(size_t jobs) {
+  jobs_.reserve(jobs);
+  keys_.reserve(jobs);
+  run_rank_.reserve(jobs);
+  victim_ok_.reserve(jobs);
+  victim_mark_.reserve(jobs);
+  rank_change_at_.reserve(jobs);
+  unmet_deps_.reserve(jobs);
+  index_.reserve(jobs);
+}
+
 void Scheduler::enqueue(size_t i) {
   ledger_.advance(clock_.now_ms());  // ranks see the usage up to now
   const Job& j = jobs_[i];

@@ -52,6 +52,8 @@ class Scheduler {
   // Queues a job (held until its dependencies are done). Errors: duplicate id, zero GPUs,
   // more GPUs than the cluster has, unknown dependency.
   Status submit(JobSpec spec);
+  // Room for this many jobs in all (a replay knows its count; saves regrowing).
+  void reserve(size_t jobs);
   // One scheduling pass at the clock's time.
   PassResult schedule();
   // A running job ended (kDone, kFailed or kCancelled).
@@ -161,7 +163,8 @@ class Scheduler {
     }
   }
   void flush_node_ranks();
-  std::vector<uint32_t> feasible_scratch_;  // choose_victims: nodes that pass the bound
+  std::vector<PendingEntry> cands_scratch_;  // preempt_pass: waiting jobs to place
+  std::vector<uint32_t> feasible_scratch_;   // choose_victims: nodes that pass the bound
   std::vector<std::pair<size_t, unsigned>> here_scratch_;  // choose_victims: owners on a node
   std::vector<int64_t> rank_change_at_;                    // cached: when the rank next changes
   std::set<std::pair<int64_t, size_t>> rank_changes_;      // cached: (change time, job index)

@@ -96,6 +96,10 @@ class Engine {
         rng_(o.seed),
         sched_(cluster, std::move(policy), clock_, o.scheduler),
         classes_(effective_classes(o.failure)) {
+    sched_.reserve(jobs.size());
+    sim_.reserve(jobs.size());
+    out_.reserve(jobs.size());
+    slot_of_.reserve(jobs.size());
     for (const FailureClass& c : classes_) tally_.push_back({c.name, 0, 0});
     if (o.failure.planned.every_ms > 0) tally_.push_back({"planned-maintenance", 0, 0});
   }
