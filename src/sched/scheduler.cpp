@@ -186,14 +186,18 @@ bool Scheduler::try_start(size_t i, const NodeCaps* caps) {
     cache_rank(i, clock_.now_ms());
   else
     set_run_rank(i, run_rank_[i]);
-  running_.emplace(expected_end_ms(j), i);
+  const std::pair<int64_t, size_t> entry{expected_end_ms(j), i};
+  running_.insert(std::upper_bound(running_.begin(), running_.end(), entry), entry);
   ledger_.job_started(j.spec.account, static_cast<unsigned>(j.gpus.size()));
   return true;
 }
 
 void Scheduler::stop_running(size_t i) {
   Job& j = at(i);
-  running_.erase({expected_end_ms(j), i});
+  const std::pair<int64_t, size_t> entry{expected_end_ms(j), i};
+  if (auto it = std::lower_bound(running_.begin(), running_.end(), entry);
+      it != running_.end() && *it == entry)
+    running_.erase(it);
   ledger_.job_stopped(j.spec.account, static_cast<unsigned>(j.gpus.size()));
   cluster_.release(j.gpus);
   for (uint32_t g : j.gpus) {

@@ -129,9 +129,11 @@ class Scheduler {
   std::unordered_map<JobId, size_t> index_;
   std::unordered_map<JobId, std::vector<size_t>> dependents_;
   PendingIndex pending_;
-  std::unique_ptr<ClassQueue> classes_;           // set: the queue is kept here instead of pending_
-  std::vector<double> rerank_factors_;            // fair-share factors at the last re-rank
-  std::set<std::pair<int64_t, size_t>> running_;  // (expected end, job index)
+  std::unique_ptr<ClassQueue> classes_;  // set: the queue is kept here instead of pending_
+  std::vector<double> rerank_factors_;   // fair-share factors at the last re-rank
+  // Running jobs by (expected end, job index): a sorted vector, as there are at most as many as
+  // GPUs and every pass walks them in order.
+  std::vector<std::pair<int64_t, size_t>> running_;
   size_t held_count_ = 0;
   size_t final_count_ = 0;
   int64_t last_rerank_ms_ = INT64_MIN;
