@@ -198,6 +198,23 @@ std::optional<std::vector<uint32_t>> Cluster::find(unsigned count, Packing packi
   return pick_in_node(n, count);
 }
 
+bool Cluster::fits(unsigned count, Packing packing) const {
+  if (count == 0) return true;
+  if (packing == Packing::kPool || pool_) return count <= free_total_;
+  if (count <= max_size_) return pick_node(count, packing, nullptr, {}) != UINT32_MAX;
+  // As find_multi: whole free nodes while the rest fills one, then the remainder's node.
+  std::vector<uint32_t> taken;
+  unsigned rem = count;
+  for (size_t w = 0; w < words_ && rem > 0; ++w)
+    for (uint64_t m = full_bits_[w]; m && rem > 0; m &= m - 1) {
+      const auto n = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(m)));
+      if (nodes_[n].free > rem) continue;
+      taken.push_back(n);
+      rem -= nodes_[n].free;
+    }
+  return rem == 0 || pick_node(rem, packing, nullptr, taken) != UINT32_MAX;
+}
+
 // Wide jobs: whole free nodes, lowest index first, while the rest still fills a node; the
 // remainder on one more node by the mode's rule (what the Tiresias simulator's yarn does).
 std::optional<std::vector<uint32_t>> Cluster::find_multi(unsigned count, Packing packing,

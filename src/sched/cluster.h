@@ -83,6 +83,8 @@ class Cluster {
   // one node (topology-aware inside it); wider requests take whole, fully free nodes.
   std::optional<std::vector<uint32_t>> find(unsigned count, Packing packing,
                                             const NodeCaps* caps = nullptr) const;
+  // Whether find() would succeed, without choosing the GPUs.
+  bool fits(unsigned count, Packing packing) const;
   // Nodes a job of `count` GPUs spans when wider than one node (0 = fits on one node, or
   // pool placement): floor(count / S) whole nodes plus one for a remainder.
   unsigned nodes_needed(unsigned count) const;

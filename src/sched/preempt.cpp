@@ -174,7 +174,7 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
   if (chosen.empty()) return {};  // it fits as things are (the caller tried already)
   // What-if: free the victims, ask the placement, put them back exactly where they were.
   for (size_t j : chosen) cluster_.release(jobs_[j].gpus);
-  const bool fits = cluster_.find(need, options_.packing).has_value();
+  const bool fits = cluster_.fits(need, options_.packing);
   for (size_t j : chosen) cluster_.allocate(jobs_[j].spec.id, jobs_[j].gpus);
   if (!fits) return {};
   std::vector<size_t> out = chosen;
