@@ -152,7 +152,7 @@ TEST(Cluster, FitsAgreesWithFind) {
     Cluster c = Cluster::uniform(6, 8);
     c.set_pool(round % 4 == 3);
     JobId id = 1;
-    for (int k = 0; k < 30; ++k) {
+    for (int k = 0, n = static_cast<int>(rng() % 14); k < n; ++k) {
       const auto g = static_cast<uint32_t>(rng() % c.gpu_count());
       if (rng() % 5 == 0) c.set_health(g, GpuHealth::kFailed);
       if (auto gpus = c.find(1 + static_cast<unsigned>(rng() % 6), Packing::kFirstFit))
