@@ -1,5 +1,6 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,28 @@ std::string command_named(CLI::App& app, int argc, const char* const* argv) {
 }
 
 }  // namespace
+
+std::vector<OptionInfo> option_table() {
+  std::ostringstream sink;
+  const Io io{sink, sink, false};
+  std::vector<OptionInfo> out;
+  for (const auto& spec : command_table()) {
+    CLI::App sub{spec.summary, spec.name};
+    (void)spec.configure(sub, io);  // the action is never run
+    for (const CLI::Option* o : sub.get_options()) {
+      if (o->get_name() == "--help" || o->get_name() == "-h") continue;
+      const auto& longs = o->get_lnames();
+      const auto& shorts = o->get_snames();
+      OptionInfo info;
+      info.command = spec.name;
+      info.name = !longs.empty() ? "--" + longs.front() : "-" + shorts.front();
+      info.flag = o->get_type_size() == 0;
+      if (!info.flag) info.type_name = o->get_type_name();
+      out.push_back(std::move(info));
+    }
+  }
+  return out;
+}
 
 int run(int argc, const char* const* argv, const Io& io) {
   CLI::App app{"gpuwarden: keeps GPU servers for AI training fast and alive"};

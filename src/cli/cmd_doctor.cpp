@@ -1,4 +1,6 @@
 // gpuwarden doctor: why is this server (or this captured dump) slow or broken, and what to do.
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -26,7 +28,9 @@ struct DoctorArgs {
 std::string usage_problem(const DoctorOptions& o) {
   if (!o.from.empty() && (o.source.demo || o.source.scenario))
     return "--from reads captured files; it cannot be combined with --demo or --scenario";
-  if (o.interval_s > o.window_s) return "--interval must be at most the window";
+  if (o.interval_s > o.window_s)
+    return fmt::format("--interval: must be at most --window (got {} > {} seconds)", o.interval_s,
+                       o.window_s);
   if (o.markdown && !o.list_checks) return "--markdown only applies to --list-checks";
   if (o.markdown && o.json) return "--markdown and --json cannot be combined";
   return {};

@@ -3,6 +3,7 @@
 
 #include "cli/command.h"
 #include "cli/gpu_options.h"
+#include "cli/options.h"
 #include "serve/run.h"
 
 namespace gw::cli {
@@ -16,9 +17,8 @@ Action configure_serve(CLI::App& sub, const Io& io) {
       ->excludes(demo);
   sub.add_option("--nvml-lib", o->source.nvml_library,
                  "Path of libnvidia-ml.so.1 to load instead of the system one");
-  sub.add_option("--deadline-ms", o->deadline_ms,
-                 "Deadline of one NVML call; longer marks the GPU hung (sampling.gpu_deadline)")
-      ->check(CLI::Range(10, 600000));
+  add_int_option(sub, "--deadline-ms", o->deadline_ms, {10, 600000, false, "ms"},
+                 "Deadline of one NVML call; longer marks the GPU hung (sampling.gpu_deadline)");
   sub.add_option("--config", o->config_path, "TOML config (docs/serve.md); SIGHUP re-reads it");
   sub.add_option("--listen", o->listen, "ADDRESS:PORT to serve on (default 127.0.0.1:9400)");
   sub.add_option("--db", o->db_path,
