@@ -30,7 +30,8 @@ std::vector<OptionInfo> option_table() {
   std::vector<OptionInfo> out;
   for (const auto& spec : command_table()) {
     CLI::App sub{spec.summary, spec.name};
-    (void)spec.configure(sub, io);  // the action is never run
+    // The action (never run) owns the options' targets; it lives as long as `sub`.
+    const Action action = spec.configure(sub, io);
     for (const CLI::Option* o : sub.get_options()) {
       if (o->get_name() == "--help" || o->get_name() == "-h") continue;
       const auto& longs = o->get_lnames();
