@@ -1,6 +1,6 @@
 // libFuzzer target: arbitrary text into the `lspci -vv` reader (src/sources/env/lspci.cpp).
 // Beyond "no crash, no UB, no leak": at most one device per device line, link speeds finite
-// and >= 0, widths ones a PCIe link can have at most (x32), bus ids normalised and non-empty.
+// and >= 0, widths x0 (link down) to x32, bus ids normalised and non-empty.
 #include <cfloat>
 #include <cstddef>
 #include <cstdint>
@@ -22,11 +22,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   GW_FUZZ_CHECK(devices.size() <= device_lines);
   for (const gw::PciDeviceFacts& d : devices) {
     GW_FUZZ_CHECK(!d.pci_bus_id.empty() && d.pci_bus_id.size() <= size + 16);
-    GW_FUZZ_CHECK(gw::fuzz::within(d.link_speed_gt_s, 0, DBL_MAX));
-    GW_FUZZ_CHECK(gw::fuzz::within(d.max_link_speed_gt_s, 0, DBL_MAX));
+    GW_FUZZ_CHECK(gw::fuzz::within(d.link_speed_gt_s, 0, 1000));
+    GW_FUZZ_CHECK(gw::fuzz::within(d.max_link_speed_gt_s, 0, 1000));
     GW_FUZZ_CHECK(!d.name || d.name->size() <= size);
-    for (const auto& w : {d.link_width, d.max_link_width})
-      GW_FUZZ_CHECK(!w || (*w >= 1 && *w <= 32));
+    for (const auto& w : {d.link_width, d.max_link_width}) GW_FUZZ_CHECK(!w || *w <= 32);
   }
   return 0;
 }

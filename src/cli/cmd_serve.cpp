@@ -27,7 +27,10 @@ Action configure_serve(CLI::App& sub, const Io& io) {
   sub.add_option("--kernel-log", o->kernel_log,
                  "Kernel log to follow instead of /dev/kmsg (a file that grows); \"\" for none");
   sub.add_flag("--check-config", o->check_config, "Validate the config and alert rules, then exit");
-  return [o, &io] { return serve::run_serve(*o, io.out, io.err); };
+  // Accepted as everywhere (docs/cli.md); the daemon's log lines carry no colour.
+  auto common = std::make_shared<CommonFlags>();
+  add_common_flags(sub, *common);
+  return [o, common, &io] { return serve::run_serve(*o, io.out, io.err); };
 }
 
 }  // namespace gw::cli

@@ -111,6 +111,14 @@ TEST(NumericOptionList, CoversEverySubcommandThatHasNumbers) {
     EXPECT_TRUE(fast_tail(o.command, "x").has_value()) << "add a fast_tail for " << o.command;
 }
 
+TEST(OptionContract, EverySubcommandTakesNoColor) {
+  std::map<std::string, bool> has;
+  for (const auto& spec : cli::command_table()) has[spec.name] = false;
+  for (const auto& o : cli::option_table())
+    if (o.name == "--no-color") has[o.command] = o.flag;
+  for (const auto& [cmd, yes] : has) EXPECT_TRUE(yes) << cmd << " has no --no-color flag";
+}
+
 struct NumericCase {
   cli::OptionInfo option;
   std::string value;
