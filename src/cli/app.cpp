@@ -72,7 +72,7 @@ int run(int argc, const char* const* argv, const Io& io) {
     // One shape and one exit code for every usage error, whatever CLI11 numbered it.
     const std::string cmd = command_named(app, argc, argv);
     const std::string prog = cmd.empty() ? "gpuwarden" : "gpuwarden " + cmd;
-    io.err << prog << ": " << terminal_safe(e.what()) << "\n"
+    io.err << prog << ": " << one_line(e.what()) << "\n"
            << "Run '" << prog << " --help' for the options.\n";
     return kUsageError;
   }

@@ -12,9 +12,9 @@
 #include "cli/gpu_options.h"
 #include "cli/options.h"
 #include "cli/progress.h"
+#include "core/input_file.h"
 #include "core/text_safety.h"
 #include "diagnose/diagnose.h"
-#include "sources/input_file.h"
 
 namespace gw::cli {
 namespace {

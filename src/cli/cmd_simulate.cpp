@@ -16,12 +16,12 @@
 #include "cli/output_check.h"
 #include "cli/progress.h"
 #include "cli/sim_failure_options.h"
+#include "core/input_file.h"
 #include "core/text_safety.h"
 #include "sched/policy.h"
 #include "sim/render.h"
 #include "sim/simulate.h"
 #include "sim/trace.h"
-#include "sources/input_file.h"
 
 namespace gw::cli {
 namespace {

@@ -25,7 +25,7 @@ std::string bound(double v, bool integer) {
 }
 
 std::string shown(std::string_view got) {
-  std::string g = terminal_safe(got.substr(0, 40));
+  std::string g = one_line(got.substr(0, 40));
   if (got.size() > 40) g += "...";
   return g.empty() ? std::string("an empty value") : g;
 }
@@ -76,6 +76,20 @@ CLI::Option* add_checked(CLI::App& sub, const std::string& name, Target& target,
 }
 
 }  // namespace
+
+std::string one_line(std::string_view s) {
+  std::string out;
+  for (const char c : terminal_safe(s)) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
 
 std::string range_text(const NumberRange& r, bool integer) {
   std::string m = r.min_open ? "(" : "[";

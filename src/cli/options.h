@@ -30,6 +30,10 @@ struct NumberRange {
   std::string_view unit;  // "seconds", "ms", "GPUs": shown in the message
 };
 
+// Text from the command line or an input, safe inside a one-line message: terminal_safe(),
+// with newline and tab shown as \n and \t (a typed newline must not start a second line).
+std::string one_line(std::string_view s);
+
 // "(0, 3600] seconds": the range as messages and --help show it.
 std::string range_text(const NumberRange& r, bool integer);
 // "must be a number in (0, 3600] seconds (got nan)": the text after "--opt: ".

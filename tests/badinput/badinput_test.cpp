@@ -233,6 +233,16 @@ TEST(Outputs, UsageErrorsShareOneCodeAndPrefix) {
   }
 }
 
+TEST(Outputs, CaptureRefusesANameOfAnotherFormat) {
+  const auto out = (work_dir() / "box.html").string();
+  std::filesystem::remove(out);
+  const ChildResult c = run_child({}, {"capture", "--demo", "-o", out}, kTimeBound);
+  EXPECT_EQ(c.exit_code, 64) << c.describe();
+  EXPECT_THAT(c.first_err_line(),
+              StartsWith("gpuwarden capture: -o " + out + ": capture writes a scenario (JSON)"));
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 TEST(Outputs, HtmlExtensionPicksTheFormat) {
   const std::string trace = std::string(GW_SOURCE_DIR) + "/tests/traces/data/tiresias_unsorted.csv";
   const auto out = (work_dir() / "report.html").string();
