@@ -39,7 +39,7 @@ std::vector<OptionInfo> option_table() {
       OptionInfo info;
       info.command = spec.name;
       info.name = !longs.empty() ? "--" + longs.front() : "-" + shorts.front();
-      info.flag = o->get_type_size() == 0;
+      info.flag = o->get_expected_max() == 0;  // add_flag sets expected(0)
       if (!info.flag) info.type_name = o->get_type_name();
       out.push_back(std::move(info));
     }

@@ -133,7 +133,10 @@ TEST_P(NumericOptionMatrix, RefusedWithTheOptionAndItsRange) {
   const bool zero_ok = v == "0" && zero_allowed().count(id) > 0;
   EXPECT_EQ(parses(o.command, o.name, v), zero_ok) << id << "=" << v;
 
-  const auto keep = (work_dir() / ("keep-num-" + o.command + o.name + "-" + v + ".html")).string();
+  // Named as the subcommand's output is (capture refuses to write a scenario into ".html").
+  const auto keep = (work_dir() / ("keep-num-" + o.command + o.name + "-" + v +
+                                   (o.command == "capture" ? ".json" : ".html")))
+                        .string();
   const std::string kKeep = "an existing report that a refused option must not touch\n";
   std::ofstream(keep) << kKeep;
   const auto tail = fast_tail(o.command, keep);
