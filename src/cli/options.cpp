@@ -21,6 +21,8 @@ std::string_view trim(std::string_view s) {
 
 std::string bound(double v, bool integer) {
   if (integer && std::fabs(v) < 1e18) return fmt::format("{:.0f}", v);
+  // The largest 64-bit count, as a user would type it (a double prints 1.8446744073709552e+19).
+  if (integer && v >= 18446744073709551615.0) return "18446744073709551615";
   return fmt::format("{}", v);
 }
 

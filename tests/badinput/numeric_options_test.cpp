@@ -161,6 +161,17 @@ TEST_P(NumericOptionMatrix, RefusedWithTheOptionAndItsRange) {
   EXPECT_THAT(c.first_err_line(), ::testing::ContainsRegex("[[(][-0-9.e+]+, [-0-9.e+]+\\]"))
       << c.describe();
   EXPECT_THAT(c.err, HasSubstr("Run 'gpuwarden " + o.command + " --help'")) << c.describe();
+  if (v == "nan") {
+    // docs/cli.md lists the option with the range the binary states.
+    const std::string line = c.first_err_line();
+    const size_t in = line.find(" in ");
+    const size_t got = line.rfind(" (got ");
+    ASSERT_TRUE(in != std::string::npos && got != std::string::npos && got > in) << line;
+    const std::string range = line.substr(in + 4, got - in - 4);
+    EXPECT_THAT(read_file(std::string(GW_SOURCE_DIR) + "/docs/cli.md"),
+                HasSubstr("| `" + id + "` | " + range))
+        << "docs/cli.md: no row for " << id << " with range " << range;
+  }
 }
 
 std::vector<NumericCase> numeric_cases() {
