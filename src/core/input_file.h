@@ -70,7 +70,7 @@ class InputText {
 
 // Reads `path` ("-" = standard input). Errors name the path and what was wrong; codes as for
 // check_input_path plus input.too_large, input.no_writer (FIFO/pipe: nothing arrived within
-// limits.first_data), input.stalled, input.read_failed and input.stdin_is_terminal.
+// limits.first_data), input.stalled and input.stdin_is_terminal.
 Result<InputText> read_input(const std::string& path, const InputLimits& limits = {});
 
 }  // namespace gw

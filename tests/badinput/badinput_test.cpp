@@ -218,7 +218,12 @@ TEST(Outputs, CaptureRefusesToOverwriteWithoutForce) {
 
 TEST(Outputs, UsageErrorsShareOneCodeAndPrefix) {
   for (const auto& [args, prefix] : std::vector<std::pair<std::vector<std::string>, std::string>>{
-           {{"doctor", "--bogus"}, "gpuwarden doctor: "},
+           // The three examples docs/cli.md gives, word for word.
+           {{"doctor", "--bogus"},
+            "gpuwarden doctor: The following argument was not expected: --bogus"},
+           {{"simulate", "--nodes"}, "gpuwarden simulate: --nodes: 1 required UINT missing"},
+           {{"status", "--demo", "--scenario", "x"},
+            "gpuwarden status: --demo excludes --scenario"},
            {{"status", "--bogus"}, "gpuwarden status: "},
            {{"capture", "--bogus"}, "gpuwarden capture: "},
            {{"simulate", "--nodes"}, "gpuwarden simulate: "},  // a value is missing
