@@ -113,7 +113,8 @@ Action configure_doctor(CLI::App& sub, const Io& io) {
   sub.description(
       "Say why this server (or a captured dump) is slow or broken: the cause, the evidence with "
       "numbers, and the fix. Exit status: 0 healthy, 1 warnings, 2 critical, 3 nothing could be "
-      "read, 64 invalid options, 74 the report could not be written.");
+      "read, 5 nothing wrong in what was read but part of the input could not be read, 64 invalid "
+      "options, 74 the report could not be written.");
   add_gpu_source_options(sub, opts.source);
   add_common_flags(sub, args->common);
   sub.add_flag("--quick", opts.quick, "One snapshot instead of a sampling window");

@@ -238,6 +238,19 @@ TEST(Outputs, UsageErrorsShareOneCodeAndPrefix) {
   }
 }
 
+// doctor's --help and docs/cli.md name the same exit codes as the code (doctor_run.h).
+TEST(Outputs, DoctorHelpNamesEveryExitCode) {
+  const ChildResult c = run_child({}, {"doctor", "--help"}, kTimeBound);
+  EXPECT_EQ(c.exit_code, 0) << c.describe();
+  for (const char* code : {"0 healthy", "1 warnings", "2 critical", "3 nothing could be read",
+                           "5 nothing wrong in what was read", "64 invalid options",
+                           "74 the report could not be written"})
+    EXPECT_THAT(c.out, HasSubstr(code)) << c.out.substr(0, 600);
+  EXPECT_THAT(read_file(std::string(GW_SOURCE_DIR) + "/docs/cli.md"),
+              HasSubstr("| 1, 2, 3, 5 | `doctor`: warnings, critical, nothing could be read, "
+                        "incomplete"));
+}
+
 TEST(Outputs, CaptureRefusesANameOfAnotherFormat) {
   const auto out = (work_dir() / "box.html").string();
   std::filesystem::remove(out);
