@@ -155,8 +155,9 @@ int simulate(const SimulateArgs& a, const Io& io) {
   }
   if (!failure) {
     io.err << "gpuwarden simulate: " << failure.error().to_string() << "\n";
-    // A value out of range is a usage error, with the one code every subcommand uses.
-    return failure.error().code == "cli.bad_option" ? kUsageError : 2;
+    // Every error here is about the options alone (a value out of range, a checkpoint that
+    // costs more than its interval): a usage error, with the one code every subcommand uses.
+    return kUsageError;
   }
   sim::TraceOptions topt;
   topt.seed = a.seed;
