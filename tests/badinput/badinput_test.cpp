@@ -99,7 +99,10 @@ TEST_P(BadFileMatrix, RefusedClearlyInTimeAndMemoryWithOutputsIntact) {
   const Reader r = readers()[GetParam().reader];
   ASSERT_EQ(bad_files().size(), bad_file_names().size());
   const BadFile& f = bad_files()[GetParam().file];
-  const auto keep = (work_dir() / ("keep-" + r.name + "-" + f.name + ".html")).string();
+  // Named as the reader's output is: capture writes a scenario and refuses a ".html" name.
+  const auto keep = (work_dir() / ("keep-" + r.name + "-" + f.name +
+                                   (r.name.starts_with("capture") ? ".json" : ".html")))
+                        .string();
   {
     std::ofstream k(keep);
     k << kKeepText;
