@@ -7,9 +7,14 @@
 namespace gw::cli {
 
 DoctorRun run_from_files(const std::vector<std::string>& paths) {
+  return run_from_files(paths, ReadProgress{});
+}
+
+DoctorRun run_from_files(const std::vector<std::string>& paths, const ReadProgress& progress) {
   DoctorRun run;
   run.mode = "from";
-  for (const std::string& p : paths) {
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const std::string& p = paths[i];
     run.source += (run.source.empty() ? "" : ", ") + p;
     // Regular files are mapped (page cache, not heap); pipes and `-` are read with a cap.
     auto in = read_input(p);
@@ -18,12 +23,17 @@ DoctorRun run_from_files(const std::vector<std::string>& paths) {
       continue;
     }
     const size_t errs = run.obs.input_errors.size();
-    const size_t before = run.obs.samples.size() + run.obs.events.size();
-    const bool had_topo = run.obs.topology.has_value();
-    add_capture(in->text(), p, run.obs);
-    const bool gave = run.obs.samples.size() + run.obs.events.size() > before ||
-                      (!had_topo && run.obs.topology.has_value());
-    if (gave || run.obs.input_errors.size() == errs) ++run.inputs_read;
+    const size_t covs = run.obs.coverage.size();
+    CaptureProgress on_bytes;
+    if (progress)
+      on_bytes = [&progress, i, &p](size_t done, size_t total) { progress(i, p, done, total); };
+    add_capture(in->text(), p, run.obs, on_bytes);
+    // Read = some parser recognised a part of it (samples, events, topology, but just as well
+    // application errors, environment reports, lspci facts); line errors inside a recognised
+    // input make it incomplete, not unread.
+    const bool recognised =
+        run.obs.coverage.size() > covs && !run.obs.coverage.back().formats.empty();
+    if (recognised || run.obs.input_errors.size() == errs) ++run.inputs_read;
   }
   run.notes = run.obs.notes;
   run.findings = diagnose(run.obs);

@@ -271,6 +271,14 @@ constexpr std::array kRules = {
              "Remapping failure occurred reads Yes.",
              "Drain the node and open a replacement (RMA) case for this GPU.",
              rule_ecc_row_remap_failure},
+    RuleInfo{"ecc.uncorrectable_lifetime", "ecc", S::kCritical,
+             "Uncorrectable ECC errors over the GPU's life: recurring, RMA candidate for SRAM",
+             "Aggregate SRAM uncorrectable count above 4 (NVIDIA's SRAM RMA line; warning) or "
+             "SRAM Threshold Exceeded Yes (critical); otherwise an aggregate uncorrectable count "
+             "above this driver session's (warning: the fault recurs).",
+             "Run DCGM diagnostics (dcgmi diag -r 3); replace (RMA) the GPU when the SRAM "
+             "threshold is exceeded or the errors keep returning.",
+             rule_ecc_uncorrectable_lifetime},
     // ---- kernel log (Xid) and GPU reachability ----
     RuleInfo{"xid.application", "xid", S::kWarning, "Application-caused Xid (13, 31, 43, 45, ...)",
              "Xid lines whose catalog cause is the application, per GPU and Xid, with counts and "
