@@ -74,7 +74,7 @@ int run_doctor(DoctorArgs& args, const Io& base_io) {
   ReadProgress on_read;
   if (progress.enabled())
     on_read = [&progress, n = opts.from.size()](size_t i, const std::string& path, size_t done,
-                                                 size_t total) {
+                                                size_t total) {
       progress.update(read_progress_line(i, n, path, done, total), done == total);
     };
   std::optional<DoctorRun> demo;

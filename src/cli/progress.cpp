@@ -48,10 +48,12 @@ std::string read_progress_line(size_t file, size_t files, const std::string& pat
   if (name.size() > 40) name = name.substr(0, 37) + "...";
   std::string line = "doctor: reading " + name;
   if (files > 1) line += " (" + std::to_string(file + 1) + " of " + std::to_string(files) + ")";
-  const size_t pct = total == 0 ? 100 : static_cast<size_t>(100.0 * static_cast<double>(done) /
-                                                            static_cast<double>(total));
-  return line + ": " + bytes_text(done) + " of " + bytes_text(total) + " (" +
-         std::to_string(pct) + "%)";
+  const size_t pct =
+      total == 0
+          ? 100
+          : static_cast<size_t>(100.0 * static_cast<double>(done) / static_cast<double>(total));
+  return line + ": " + bytes_text(done) + " of " + bytes_text(total) + " (" + std::to_string(pct) +
+         "%)";
 }
 
 bool progress_wanted(bool quiet) {

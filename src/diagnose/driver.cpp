@@ -183,7 +183,8 @@ void rule_driver_version_mismatch(const DiagnoseContext& c, Findings& out) {
   for (const AppMessage& m : c.obs.app_messages) {
     if (m.kind != AppMessageKind::kNvmlVersionMismatch) continue;
     ev.push_back(fmt::format("\"{}\"{}", m.text, m.origin.empty() ? "" : " (" + m.origin + ")"));
-    if (m.text.find("nvidia-container-cli") != std::string::npos)
+    if (m.text.find("nvidia-container-cli") != std::string::npos ||
+        m.detail.find("nvidia-container-cli") != std::string::npos)
       ev.push_back(
           "the same mismatch stops the container runtime hook: GPU containers cannot start");
     break;

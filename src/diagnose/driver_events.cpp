@@ -213,7 +213,11 @@ void rule_driver_api_mismatch(const DiagnoseContext& c, Findings& out) {
     for (const AppMessage& a : c.obs.app_messages) {
       if (a.kind == AppMessageKind::kNvmlVersionMismatch) {
         ev.push_back("the same mismatch makes this fail: " + a.text.substr(0, 160));
-        if (a.text.find("nvidia-container-cli") != std::string::npos)
+        const auto hook = [](const std::string& t) {
+          return t.find("nvidia-container-cli") != std::string::npos ||
+                 t.find("error running hook") != std::string::npos;
+        };
+        if (hook(a.text) || hook(a.detail))
           ev.push_back("the container runtime hook fails on it: GPU containers cannot start");
         break;
       }

@@ -32,8 +32,8 @@ struct Call {
 std::vector<Call> read_with_progress(const std::vector<std::string>& paths,
                                      cli::DoctorRun* out = nullptr) {
   std::vector<Call> calls;
-  cli::DoctorRun run = cli::run_from_files(
-      paths, [&](size_t file, const std::string&, size_t done, size_t total) {
+  cli::DoctorRun run =
+      cli::run_from_files(paths, [&](size_t file, const std::string&, size_t done, size_t total) {
         calls.push_back({file, done, total});
       });
   if (out) *out = std::move(run);
@@ -49,7 +49,9 @@ void expect_rising_to_the_end(const std::vector<Call>& calls, size_t file, size_
   for (size_t i = 0; i < mine.size(); ++i) {
     EXPECT_EQ(mine[i].total, size) << what;
     EXPECT_LE(mine[i].done, size) << what;
-    if (i > 0) EXPECT_GT(mine[i].done, mine[i - 1].done) << what << " call " << i;
+    if (i > 0) {
+      EXPECT_GT(mine[i].done, mine[i - 1].done) << what << " call " << i;
+    }
   }
   EXPECT_EQ(mine.back().done, size) << what;
 }
@@ -97,7 +99,7 @@ TEST(DoctorProgress, LineIsRewrittenInPlaceAndSilentWhenDisabled) {
   for (size_t at = s.find("\r\x1b[K"); at != std::string::npos; at = s.find("\r\x1b[K", at + 1))
     ++rewrites;
   EXPECT_EQ(rewrites, 3u);  // two updates and the clear at the end
-  EXPECT_EQ(cli::read_progress_line(1, 3, "x.csv", 3u << 30, 4u << 30),
+  EXPECT_EQ(cli::read_progress_line(1, 3, "x.csv", size_t{3} << 30, size_t{4} << 30),
             "doctor: reading x.csv (2 of 3): 3.0 GiB of 4.0 GiB (75%)");
   std::ostringstream quiet;
   {

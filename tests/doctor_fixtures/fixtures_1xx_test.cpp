@@ -390,10 +390,11 @@ TEST(InputsRead, AppEnvAndLspciOnlyInputsCountAsRead) {
     std::string text;
   };
   const std::vector<Case> cases = {
-      {"env", "nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2023 NVIDIA Corporation\n"
-              "Built on Tue_Aug_15_22:02:13_PDT_2023\n"
-              "Cuda compilation tools, release 12.2, V12.2.140\n"
-              "Build cuda_12.2.r12.2/compiler.33191640_0\n"},
+      {"env",
+       "nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2023 NVIDIA Corporation\n"
+       "Built on Tue_Aug_15_22:02:13_PDT_2023\n"
+       "Cuda compilation tools, release 12.2, V12.2.140\n"
+       "Build cuda_12.2.r12.2/compiler.33191640_0\n"},
       {"lspci",
        "3b:00.0 3D controller: NVIDIA Corporation GA100 [A100 SXM4 80GB] (rev a1)\n"
        "\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM not supported\n"

@@ -27,7 +27,7 @@ TEST(Csv, H100UnderLoad026) {
   EXPECT_EQ(g.sample.clock_reasons, 0u);
   EXPECT_EQ(g.sample.power_mw, 631950u);
   EXPECT_EQ(g.sample.power_limit_mw, 700000u);
-  EXPECT_EQ(g.sample.temp_c, 59);          // not temperature.gpu.tlimit (26)
+  EXPECT_EQ(g.sample.temp_c, 59);           // not temperature.gpu.tlimit (26)
   EXPECT_EQ(g.sample.tlimit_margin_c, 26);  // that one is the margin
   EXPECT_EQ(g.sample.ecc_dbe_aggregate, 0u);
   EXPECT_EQ(g.sample.ecc_sram_uncorrectable_aggregate, 0u);
