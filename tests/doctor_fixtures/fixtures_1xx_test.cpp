@@ -178,6 +178,24 @@ TEST(Fixture108, ContainerHookFailsOnTheVersionMismatch) {
   c.verdict();
 }
 
+// Each half alone: without the kernel's line the hook's NVML failure is driver.version_mismatch
+// (nothing to defer to); the kernel line alone is driver.api_mismatch.
+TEST(Fixture108, EachHalfAloneGivesItsOwnFinding) {
+  Check app = load("108-docker-nvml-mismatch-hook-plus-dmesg-515-vs-510", {"app.log"});
+  app.must("driver.version_mismatch");
+  for (const Finding& x : app.with("driver.version_mismatch")) {
+    bool hook = false;
+    for (const auto& e : x.evidence) hook = hook || lower_has(e, "containers cannot start");
+    app.expect(hook, "the container hook is not named");
+  }
+  app.must_not({"driver.api_mismatch", "container.no_gpu_runtime"});
+  app.verdict();
+  Check log = load("108-docker-nvml-mismatch-hook-plus-dmesg-515-vs-510", {"dmesg.log"});
+  log.must("driver.api_mismatch");
+  log.must_not({"driver.version_mismatch"});
+  log.verdict();
+}
+
 TEST(Fixture110, DriverProbeNotCalledForThreeDevices) {
   Check c = load("110-dmesg-probe-not-called-3-devices-conflicting-driver", {"dmesg.log"});
   c.must("driver.");
