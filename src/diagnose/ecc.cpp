@@ -127,10 +127,12 @@ void rule_ecc_uncorrectable_lifetime(const DiagnoseContext& c, Findings& out) {
     const uint64_t sram = s.ecc_sram_uncorrectable_aggregate.value_or(0);
     const bool flag = s.ecc_sram_threshold_exceeded.value_or(false);
     const uint64_t vol = s.ecc_dbe_volatile.value_or(0);
+    // dmon gives only the aggregate: how many are recent is then not known.
     std::vector<std::string> ev{fmt::format(
         "{} uncorrectable ECC error(s) over the GPU's life (aggregate), {} since the last driver "
         "load",
-        split_of(agg, s.ecc_sram_uncorrectable_aggregate), vol)};
+        split_of(agg, s.ecc_sram_uncorrectable_aggregate),
+        s.ecc_dbe_volatile ? std::to_string(vol) : std::string("unknown how many"))};
     if (flag || sram > kSramRmaCount) {
       ev.push_back(flag ? std::string("the driver reports SRAM Threshold Exceeded: Yes")
                         : fmt::format("more than {} SRAM uncorrectable errors: NVIDIA's SRAM "
@@ -151,10 +153,15 @@ void rule_ecc_uncorrectable_lifetime(const DiagnoseContext& c, Findings& out) {
     // DRAM, or a driver without the split: recurring when the lifetime count exceeds this
     // session's, which the page-retirement and row-remap counters then account for.
     if (agg == 0 || agg <= vol) continue;
-    ev.push_back("uncorrectable errors in earlier driver sessions too (the fault recurs)");
+    ev.push_back(s.ecc_dbe_volatile
+                     ? "uncorrectable errors in earlier driver sessions too (the fault recurs)"
+                     : "check whether they are recent: nvidia-smi -q -d ECC gives the count since "
+                       "the driver load");
     out.push_back(make_finding(
         "ecc.uncorrectable_lifetime", Severity::kWarning, &g,
-        fmt::format("{} has had uncorrectable memory errors before", gpu_label(g)), std::move(ev),
+        gpu_label(g) + (s.ecc_dbe_volatile ? " has had uncorrectable memory errors before"
+                                           : " has had uncorrectable memory errors over its life"),
+        std::move(ev),
         "Run DCGM diagnostics (dcgmi diag -r 3) and watch retired pages / remapped rows; replace "
         "(RMA) the GPU if uncorrectable errors keep returning."));
   }

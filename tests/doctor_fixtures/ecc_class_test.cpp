@@ -185,5 +185,17 @@ TEST(EccClass, CsvTotalsAndSramColumns) {
   EXPECT_EQ(life[0].pci_bus_id, "00000000:00:09.0");
 }
 
+TEST(EccClass, DmonAggregateCountsAreLifetimeOnly126) {
+  // 126's -s pucvmet header; GPU 0 with 2 double-bit errors in dbecc (nvidia-smi(1): aggregate).
+  std::string t = fixture("126-dmon-4gpu-gpu0-1-at-83-84c-vs-70c-no-violation", "dmon.log");
+  t = set(t, "     -     -     0    41     8", "     0     2     0    41     8");
+  const auto f = doctor("dmon.log", t);
+  EXPECT_TRUE(with(f, "ecc.dbe_volatile").empty());  // dmon has no volatile count
+  const auto life = with(f, "ecc.uncorrectable_lifetime");
+  ASSERT_EQ(life.size(), 1u);
+  EXPECT_NE(life[0].title.find("over its life"), std::string::npos) << life[0].title;
+  EXPECT_NE(life[0].evidence.at(0).find("unknown how many"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gw

@@ -230,6 +230,7 @@ TEST(Dmon, OlderTempColumnIsTheGpuTemperature) {
 }
 
 // -s pucvmet of 2016 (fixture 126): temp, the ECC and PCIe replay columns; "-" is unsupported.
+// nvidia-smi(1) calls dmon's ECC metrics "aggregate single/double bit ecc errors".
 TEST(Dmon, PucvmetReadsTempEccAndReplays126) {
   const std::string text =
       read_fixture("126-dmon-4gpu-gpu0-1-at-83-84c-vs-70c-no-violation", "dmon.log");
@@ -242,8 +243,9 @@ TEST(Dmon, PucvmetReadsTempEccAndReplays126) {
   for (size_t i = 0; i < 4; ++i) {
     const GpuSample& x = snaps[0].gpus[i].sample;
     EXPECT_EQ(x.temp_c, want[i]) << i;
-    EXPECT_FALSE(x.ecc_sbe_volatile.has_value()) << i;  // "-"
-    EXPECT_FALSE(x.ecc_dbe_volatile.has_value()) << i;
+    EXPECT_FALSE(x.ecc_sbe_aggregate.has_value()) << i;  // "-"
+    EXPECT_FALSE(x.ecc_dbe_aggregate.has_value()) << i;
+    EXPECT_FALSE(x.ecc_dbe_volatile.has_value()) << i;  // dmon has no volatile count
     EXPECT_EQ(x.pcie_replays, 0u) << i;
     EXPECT_EQ(x.mem_used_bytes, (i == 3 ? 11660u : i == 0 ? 11651u : 11653u) * kMiB) << i;
   }
@@ -253,8 +255,8 @@ TEST(Dmon, PucvmetReadsTempEccAndReplays126) {
       "   0      2     7     3    61   250\n";
   auto r = collect_smi_dmon(reordered, "r", &errors);
   ASSERT_EQ(r.size(), 1u);
-  EXPECT_EQ(r[0].gpus[0].sample.ecc_dbe_volatile, 2u);
-  EXPECT_EQ(r[0].gpus[0].sample.ecc_sbe_volatile, 7u);
+  EXPECT_EQ(r[0].gpus[0].sample.ecc_dbe_aggregate, 2u);  // aggregate: nvidia-smi(1) on dmon
+  EXPECT_EQ(r[0].gpus[0].sample.ecc_sbe_aggregate, 7u);
   EXPECT_EQ(r[0].gpus[0].sample.pcie_replays, 3u);
   EXPECT_EQ(r[0].gpus[0].sample.temp_c, 61);
   EXPECT_EQ(r[0].gpus[0].sample.power_mw, 250000u);

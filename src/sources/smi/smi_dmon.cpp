@@ -107,12 +107,13 @@ void apply(DCol c, std::string_view v, GpuState& g) {
     case DCol::kTxPci:
       if (u) s.pcie_tx_kb_s = uint64_t{*u} * 1024;
       break;
-    // -s e: the driver's volatile ECC totals and the PCIe replay counter ("-": not supported).
+    // -s e: aggregate (lifetime) single/double-bit ECC counts, as nvidia-smi(1) describes
+    // dmon's ECC metrics, and the PCIe replay counter ("-": not supported).
     case DCol::kSbEcc:
-      s.ecc_sbe_volatile = text::parse_u64(v);
+      s.ecc_sbe_aggregate = text::parse_u64(v);
       break;
     case DCol::kDbEcc:
-      s.ecc_dbe_volatile = text::parse_u64(v);
+      s.ecc_dbe_aggregate = text::parse_u64(v);
       break;
     case DCol::kPciReplay:
       s.pcie_replays = text::parse_u64(v);
