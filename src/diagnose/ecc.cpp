@@ -118,7 +118,8 @@ void rule_ecc_row_remap_failure(const DiagnoseContext& c, Findings& out) {
 
 // Lifetime (aggregate) uncorrectable errors say whether the fault recurs: SRAM ones have no
 // remap or retirement behind them, so past NVIDIA's SRAM threshold the GPU is an RMA case;
-// DRAM ones are judged by retirement/remapping (rules above), so here they are history.
+// DRAM ones are what retirement and remapping handle (rules above), so a recurring count is a
+// warning to watch, not an RMA call.
 void rule_ecc_uncorrectable_lifetime(const DiagnoseContext& c, Findings& out) {
   for (const GpuSeries& g : c.gpus) {
     if (g.samples.empty()) continue;
@@ -140,8 +141,10 @@ void rule_ecc_uncorrectable_lifetime(const DiagnoseContext& c, Findings& out) {
                                       kSramRmaCount));
       out.push_back(make_finding(
           "ecc.uncorrectable_lifetime", flag ? Severity::kCritical : Severity::kWarning, &g,
-          fmt::format("{} keeps having uncorrectable SRAM errors: a replacement (RMA) candidate",
-                      gpu_label(g)),
+          sram > 0 ? fmt::format(
+                         "{} has had {} uncorrectable SRAM errors: a replacement (RMA) candidate",
+                         gpu_label(g), sram)
+                   : gpu_label(g) + " is past the driver's SRAM error threshold: replace (RMA) it",
           std::move(ev),
           flag ? "Drain the GPU and open a replacement (RMA) case; attach nvidia-bug-report.sh "
                  "and the DCGM diagnostic (dcgmi diag -r 3) results."
