@@ -23,17 +23,23 @@ DoctorRun run_from_files(const std::vector<std::string>& paths, const ReadProgre
       continue;
     }
     const size_t errs = run.obs.input_errors.size();
-    const size_t covs = run.obs.coverage.size();
+    const size_t before = run.obs.samples.size() + run.obs.events.size();
+    const bool had_topo = run.obs.topology.has_value();
+    const size_t apps = run.obs.app_messages.size();
+    const auto facts = [&run] { return run.obs.host ? run.obs.host->sources.size() : 0; };
+    const size_t facts_before = facts();
     CaptureProgress on_bytes;
     if (progress)
       on_bytes = [&progress, i, &p](size_t done, size_t total) { progress(i, p, done, total); };
     add_capture(in->text(), p, run.obs, on_bytes);
-    // Read = some parser recognised a part of it (samples, events, topology, but just as well
-    // application errors, environment reports, lspci facts); line errors inside a recognised
-    // input make it incomplete, not unread.
-    const bool recognised =
-        run.obs.coverage.size() > covs && !run.obs.coverage.back().formats.empty();
-    if (recognised || run.obs.input_errors.size() == errs) ++run.inputs_read;
+    // Read = it gave something the rules use: samples, events, topology, but just as well only
+    // application errors or host facts (an environment report, lspci, an nvidia-smi banner);
+    // line errors beside them make the run incomplete, not unread. A file recognised as some
+    // format from which nothing could be taken (a truncated XML, noise) is not read.
+    const bool gave = run.obs.samples.size() + run.obs.events.size() > before ||
+                      (!had_topo && run.obs.topology.has_value()) ||
+                      run.obs.app_messages.size() > apps || facts() > facts_before;
+    if (gave || run.obs.input_errors.size() == errs) ++run.inputs_read;
   }
   run.notes = run.obs.notes;
   run.findings = diagnose(run.obs);

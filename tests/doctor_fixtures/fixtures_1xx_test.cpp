@@ -432,10 +432,17 @@ TEST(InputsRead, AppEnvAndLspciOnlyInputsCountAsRead) {
       }
     }
   }
-  // The rule itself: a file nothing recognised is still not read.
-  const cli::DoctorRun none = cli::run_from_files({temp_file("prose.txt", "just some words\n")});
-  EXPECT_EQ(none.inputs_read, 0u);
-  EXPECT_EQ(cli::doctor_exit_code(none), cli::kDoctorNoInput);
+  // The rule itself: a file nothing recognised is still not read, nor one recognised as a
+  // format that gave nothing (an XML cut before its first GPU).
+  for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+           {"prose.txt", "just some words\n"},
+           {"cut.xml",
+            "<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n\t<gpu id=\"00000000:01:00.0\">\n"
+            "\t\t<product_name>NVIDIA A10</prod"}}) {
+    const cli::DoctorRun none = cli::run_from_files({temp_file(name, text)});
+    EXPECT_EQ(none.inputs_read, 0u) << name;
+    EXPECT_EQ(cli::doctor_exit_code(none), cli::kDoctorNoInput) << name;
+  }
 }
 
 }  // namespace
