@@ -73,10 +73,16 @@ int run_doctor(DoctorArgs& args, const Io& base_io) {
     progress.update("doctor: sample " + std::to_string(taken) + " of " + std::to_string(planned),
                     true);
   };
-  if (!opts.from.empty() && progress.enabled())
-    progress.update("doctor: reading " + std::to_string(opts.from.size()) + " file(s)", true);
+  // Offline: bytes read of each file's size, rewritten as the reading goes (a 1 GB log takes
+  // seconds); nothing when stderr is not a terminal or with --quiet.
+  ReadProgress on_read;
+  if (progress.enabled())
+    on_read = [&progress, n = opts.from.size()](size_t i, const std::string& path, size_t done,
+                                                size_t total) {
+      progress.update(read_progress_line(i, n, path, done, total), done == total);
+    };
   std::optional<DoctorRun> demo;
-  DoctorRun run = opts.from.empty() ? run_live(opts, &demo) : run_from_files(opts.from);
+  DoctorRun run = opts.from.empty() ? run_live(opts, &demo) : run_from_files(opts.from, on_read);
   progress.clear();
   // A scenario the fake NVML could not load is the user's file, not a sick GPU.
   if (opts.source.scenario && run.obs.source_error &&

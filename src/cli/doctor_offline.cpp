@@ -7,9 +7,14 @@
 namespace gw::cli {
 
 DoctorRun run_from_files(const std::vector<std::string>& paths) {
+  return run_from_files(paths, ReadProgress{});
+}
+
+DoctorRun run_from_files(const std::vector<std::string>& paths, const ReadProgress& progress) {
   DoctorRun run;
   run.mode = "from";
-  for (const std::string& p : paths) {
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const std::string& p = paths[i];
     run.source += (run.source.empty() ? "" : ", ") + p;
     // Regular files are mapped (page cache, not heap); pipes and `-` are read with a cap.
     auto in = read_input(p);
@@ -20,9 +25,20 @@ DoctorRun run_from_files(const std::vector<std::string>& paths) {
     const size_t errs = run.obs.input_errors.size();
     const size_t before = run.obs.samples.size() + run.obs.events.size();
     const bool had_topo = run.obs.topology.has_value();
-    add_capture(in->text(), p, run.obs);
+    const size_t apps = run.obs.app_messages.size();
+    const auto facts = [&run] { return run.obs.host ? run.obs.host->sources.size() : 0; };
+    const size_t facts_before = facts();
+    CaptureProgress on_bytes;
+    if (progress)
+      on_bytes = [&progress, i, &p](size_t done, size_t total) { progress(i, p, done, total); };
+    add_capture(in->text(), p, run.obs, on_bytes);
+    // Read = it gave something the rules use: samples, events, topology, but just as well only
+    // application errors or host facts (an environment report, lspci, an nvidia-smi banner);
+    // line errors beside them make the run incomplete, not unread. A file recognised as some
+    // format from which nothing could be taken (a truncated XML, noise) is not read.
     const bool gave = run.obs.samples.size() + run.obs.events.size() > before ||
-                      (!had_topo && run.obs.topology.has_value());
+                      (!had_topo && run.obs.topology.has_value()) ||
+                      run.obs.app_messages.size() > apps || facts() > facts_before;
     if (gave || run.obs.input_errors.size() == errs) ++run.inputs_read;
   }
   run.notes = run.obs.notes;

@@ -60,6 +60,10 @@ void sample_window(GpuSource& source, size_t count, std::chrono::milliseconds in
 // Offline mode: parses each file into one Observation (add_capture), counting the files that
 // gave something.
 DoctorRun run_from_files(const std::vector<std::string>& paths);
+// With progress: (file index from 0, its path, bytes read, its size), about every MiB.
+using ReadProgress =
+    std::function<void(size_t file, const std::string& path, size_t done, size_t total)>;
+DoctorRun run_from_files(const std::vector<std::string>& paths, const ReadProgress& progress);
 
 // Live mode (also --demo / --scenario). `fallback_demo` is set when no NVIDIA driver was found
 // and the demo fleet was diagnosed in addition to this machine's host checks.

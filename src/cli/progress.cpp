@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <ostream>
+#include <string>
 
 namespace gw::cli {
 
@@ -20,6 +22,38 @@ void Progress::clear() {
   if (!enabled_ || !shown_) return;
   err_ << "\r\x1b[K" << std::flush;
   shown_ = false;
+}
+
+namespace {
+
+std::string bytes_text(size_t n) {
+  char buf[32];
+  const double mib = static_cast<double>(n) / (1024.0 * 1024.0);
+  if (mib >= 1024.0)
+    std::snprintf(buf, sizeof buf, "%.1f GiB", mib / 1024.0);
+  else if (mib >= 1.0)
+    std::snprintf(buf, sizeof buf, "%.0f MiB", mib);
+  else
+    std::snprintf(buf, sizeof buf, "%zu KiB", n / 1024);
+  return buf;
+}
+
+}  // namespace
+
+std::string read_progress_line(size_t file, size_t files, const std::string& path, size_t done,
+                               size_t total) {
+  // The file's last path component: the line must fit a terminal.
+  const size_t slash = path.find_last_of('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name.size() > 40) name = name.substr(0, 37) + "...";
+  std::string line = "doctor: reading " + name;
+  if (files > 1) line += " (" + std::to_string(file + 1) + " of " + std::to_string(files) + ")";
+  const size_t pct =
+      total == 0
+          ? 100
+          : static_cast<size_t>(100.0 * static_cast<double>(done) / static_cast<double>(total));
+  return line + ": " + bytes_text(done) + " of " + bytes_text(total) + " (" + std::to_string(pct) +
+         "%)";
 }
 
 bool progress_wanted(bool quiet) {

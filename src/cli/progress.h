@@ -32,4 +32,8 @@ class Progress {
 // stderr is a terminal and not --quiet.
 bool progress_wanted(bool quiet);
 
+// "doctor: reading big.log (2 of 3): 412 MiB of 1.0 GiB (40%)"; the file index counts from 0.
+std::string read_progress_line(size_t file, size_t files, const std::string& path, size_t done,
+                               size_t total);
+
 }  // namespace gw::cli

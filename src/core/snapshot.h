@@ -114,6 +114,11 @@ struct GpuSample {
   std::optional<uint64_t> ecc_dbe_volatile;
   std::optional<uint64_t> ecc_sbe_aggregate;
   std::optional<uint64_t> ecc_dbe_aggregate;
+  // The SRAM share of the uncorrectable totals above (R510+ split SRAM from DRAM; parity and
+  // SEC-DED summed) and the driver's SRAM RMA flag (R550+ "SRAM Threshold Exceeded").
+  std::optional<uint64_t> ecc_sram_uncorrectable_volatile;
+  std::optional<uint64_t> ecc_sram_uncorrectable_aggregate;
+  std::optional<bool> ecc_sram_threshold_exceeded;
   std::optional<unsigned> retired_pages_sbe;
   std::optional<unsigned> retired_pages_dbe;
   std::optional<bool> retired_pages_pending;

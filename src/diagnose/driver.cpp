@@ -7,6 +7,7 @@
 #include <charconv>
 
 #include "diagnose/context.h"
+#include "diagnose/driver_groups.h"
 #include "diagnose/rules.h"
 
 namespace gw {
@@ -154,6 +155,9 @@ std::optional<std::string> version_after(std::string_view text, std::string_view
 }  // namespace
 
 void rule_driver_version_mismatch(const DiagnoseContext& c, Findings& out) {
+  // The kernel's "API mismatch" line is the cause and names both versions: driver.api_mismatch
+  // reports it with the NVML/container failures as its consequences, so this defers.
+  if (any_driver_event(c, DriverMessageKind::kApiMismatch)) return;
   std::vector<std::string> ev;
   if (is_mismatch(c)) ev.push_back("NVML: " + c.obs.source_error->to_string());
   // The kernel's own account ("NVRM: API mismatch: the client has the version ...") names both
@@ -179,7 +183,8 @@ void rule_driver_version_mismatch(const DiagnoseContext& c, Findings& out) {
   for (const AppMessage& m : c.obs.app_messages) {
     if (m.kind != AppMessageKind::kNvmlVersionMismatch) continue;
     ev.push_back(fmt::format("\"{}\"{}", m.text, m.origin.empty() ? "" : " (" + m.origin + ")"));
-    if (m.text.find("nvidia-container-cli") != std::string::npos)
+    if (m.text.find("nvidia-container-cli") != std::string::npos ||
+        m.detail.find("nvidia-container-cli") != std::string::npos)
       ev.push_back(
           "the same mismatch stops the container runtime hook: GPU containers cannot start");
     break;

@@ -207,12 +207,23 @@ void rule_driver_api_mismatch(const DiagnoseContext& c, Findings& out) {
     std::vector<std::string> ev = g.summary();
     if (!client.empty() && !module.empty())
       ev.push_back(fmt::format("user-space driver {} vs loaded kernel module {}", client, module));
+    // Its consequences, which driver.version_mismatch would otherwise report apart.
+    if (c.obs.source_error && c.obs.source_error->code == "nvml.lib_rm_version_mismatch")
+      ev.push_back("the same mismatch stops NVML: " + c.obs.source_error->to_string());
     for (const AppMessage& a : c.obs.app_messages) {
       if (a.kind == AppMessageKind::kNvmlVersionMismatch) {
         ev.push_back("the same mismatch makes this fail: " + a.text.substr(0, 160));
+        const auto hook = [](const std::string& t) {
+          return t.find("nvidia-container-cli") != std::string::npos ||
+                 t.find("error running hook") != std::string::npos;
+        };
+        if (hook(a.text) || hook(a.detail))
+          ev.push_back("the container runtime hook fails on it: GPU containers cannot start");
         break;
       }
     }
+    if (c.obs.host && c.obs.host->kernel_module_version)
+      ev.push_back("loaded kernel module: " + *c.obs.host->kernel_module_version);
     Finding f = make_driver_finding(
         "driver.api_mismatch", Severity::kCritical, g,
         client.empty() || module.empty()

@@ -15,6 +15,17 @@ namespace {
 constexpr unsigned kRetiredPagesLimit = 63;
 constexpr unsigned kRetiredDbeLimit = 15;
 constexpr double kWeekS = 7.0 * 24 * 3600;
+// NVIDIA's SRAM RMA policy counts more than 4 unique uncorrectable events in one address bank
+// of parity-protected SRAM (the driver raises "SRAM Threshold Exceeded" then). Without that
+// flag only the aggregate count is known, so more than 4 of them is the same line, read as a
+// candidate to confirm with DCGM, not as proof.
+constexpr uint64_t kSramRmaCount = 4;
+
+// "1 (SRAM 1, DRAM 0)" where the driver splits SRAM from DRAM, else "1".
+std::string split_of(uint64_t total, const std::optional<uint64_t>& sram) {
+  if (!sram || *sram > total) return fmt::format("{}", total);
+  return fmt::format("{} (SRAM {}, DRAM {})", total, *sram, total - *sram);
+}
 
 }  // namespace
 
@@ -23,10 +34,12 @@ void rule_ecc_dbe_volatile(const DiagnoseContext& c, Findings& out) {
     if (g.samples.empty()) continue;
     const auto& dbe = g.last()->ecc_dbe_volatile;
     if (!dbe || *dbe == 0) continue;
+    const GpuSample& s = *g.last();
     std::vector<std::string> ev{
-        fmt::format("{} uncorrectable (double-bit) ECC error(s) since the last driver load", *dbe)};
-    if (const auto& agg = g.last()->ecc_dbe_aggregate)
-      ev.push_back(fmt::format("{} lifetime", *agg));
+        fmt::format("{} uncorrectable ECC error(s) since the last driver load",
+                    split_of(*dbe, s.ecc_sram_uncorrectable_volatile))};
+    if (const auto& agg = s.ecc_dbe_aggregate)
+      ev.push_back(fmt::format("{} lifetime", split_of(*agg, s.ecc_sram_uncorrectable_aggregate)));
     out.push_back(make_finding("ecc.dbe_volatile", Severity::kCritical, &g,
                                fmt::format("{} had uncorrectable memory errors", gpu_label(g)),
                                std::move(ev)));
@@ -100,6 +113,60 @@ void rule_ecc_row_remap_failure(const DiagnoseContext& c, Findings& out) {
         "ecc.row_remap_failure", Severity::kCritical, &g,
         fmt::format("{} ran out of spare memory rows (row remapping failed)", gpu_label(g)),
         {"remapping failure occurred: Yes"}));
+  }
+}
+
+// Lifetime (aggregate) uncorrectable errors say whether the fault recurs: SRAM ones have no
+// remap or retirement behind them, so past NVIDIA's SRAM threshold the GPU is an RMA case;
+// DRAM ones are what retirement and remapping handle (rules above), so a recurring count is a
+// warning to watch, not an RMA call.
+void rule_ecc_uncorrectable_lifetime(const DiagnoseContext& c, Findings& out) {
+  for (const GpuSeries& g : c.gpus) {
+    if (g.samples.empty()) continue;
+    const GpuSample& s = *g.last();
+    const uint64_t agg = s.ecc_dbe_aggregate.value_or(0);
+    const uint64_t sram = s.ecc_sram_uncorrectable_aggregate.value_or(0);
+    const bool flag = s.ecc_sram_threshold_exceeded.value_or(false);
+    const uint64_t vol = s.ecc_dbe_volatile.value_or(0);
+    // dmon gives only the aggregate: how many are recent is then not known.
+    std::vector<std::string> ev{fmt::format(
+        "{} uncorrectable ECC error(s) over the GPU's life (aggregate), {} since the last driver "
+        "load",
+        split_of(agg, s.ecc_sram_uncorrectable_aggregate),
+        s.ecc_dbe_volatile ? std::to_string(vol) : std::string("unknown how many"))};
+    if (flag || sram > kSramRmaCount) {
+      ev.push_back(flag ? std::string("the driver reports SRAM Threshold Exceeded: Yes")
+                        : fmt::format("more than {} SRAM uncorrectable errors: NVIDIA's SRAM "
+                                      "replacement line (it counts unique errors per address bank)",
+                                      kSramRmaCount));
+      out.push_back(make_finding(
+          "ecc.uncorrectable_lifetime", flag ? Severity::kCritical : Severity::kWarning, &g,
+          sram > 0 ? fmt::format(
+                         "{} has had {} uncorrectable SRAM errors: a replacement (RMA) candidate",
+                         gpu_label(g), sram)
+                   : gpu_label(g) + " is past the driver's SRAM error threshold: replace (RMA) it",
+          std::move(ev),
+          flag ? "Drain the GPU and open a replacement (RMA) case; attach nvidia-bug-report.sh "
+                 "and the DCGM diagnostic (dcgmi diag -r 3) results."
+               : "Reset the GPU (nvidia-smi -r) and run DCGM diagnostics (dcgmi diag -r 3); "
+                 "if the errors return or the SRAM Threshold Exceeded flag turns Yes, replace "
+                 "(RMA) the GPU."));
+      continue;
+    }
+    // DRAM, or a driver without the split: recurring when the lifetime count exceeds this
+    // session's, which the page-retirement and row-remap counters then account for.
+    if (agg == 0 || agg <= vol) continue;
+    ev.push_back(s.ecc_dbe_volatile
+                     ? "uncorrectable errors in earlier driver sessions too (the fault recurs)"
+                     : "check whether they are recent: nvidia-smi -q -d ECC gives the count since "
+                       "the driver load");
+    out.push_back(make_finding(
+        "ecc.uncorrectable_lifetime", Severity::kWarning, &g,
+        gpu_label(g) + (s.ecc_dbe_volatile ? " has had uncorrectable memory errors before"
+                                           : " has had uncorrectable memory errors over its life"),
+        std::move(ev),
+        "Run DCGM diagnostics (dcgmi diag -r 3) and watch retired pages / remapped rows; replace "
+        "(RMA) the GPU if uncorrectable errors keep returning."));
   }
 }
 

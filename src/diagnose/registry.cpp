@@ -197,7 +197,8 @@ constexpr std::array kRules = {
              "The GPU source failed with nvml.lib_rm_version_mismatch, a captured \"Failed to "
              "initialize NVML: Driver/library version mismatch\" (nvidia-smi, "
              "nvidia-container-cli), or the kernel's NVRM \"API mismatch\" line (names both "
-             "versions).",
+             "versions); when that kernel line was parsed as such, driver.api_mismatch reports "
+             "the mismatch (these failures as its evidence) and this defers to it.",
              "Reboot, or stop every GPU process and reload the modules: sudo rmmod nvidia_uvm "
              "nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia.",
              rule_driver_version_mismatch},
@@ -271,6 +272,14 @@ constexpr std::array kRules = {
              "Remapping failure occurred reads Yes.",
              "Drain the node and open a replacement (RMA) case for this GPU.",
              rule_ecc_row_remap_failure},
+    RuleInfo{"ecc.uncorrectable_lifetime", "ecc", S::kCritical,
+             "Uncorrectable ECC errors over the GPU's life: recurring, RMA candidate for SRAM",
+             "Aggregate SRAM uncorrectable count above 4 (NVIDIA's SRAM RMA line; warning) or "
+             "SRAM Threshold Exceeded Yes (critical); otherwise an aggregate uncorrectable count "
+             "above this driver session's (warning: the fault recurs).",
+             "Run DCGM diagnostics (dcgmi diag -r 3); replace (RMA) the GPU when the SRAM "
+             "threshold is exceeded or the errors keep returning.",
+             rule_ecc_uncorrectable_lifetime},
     // ---- kernel log (Xid) and GPU reachability ----
     RuleInfo{"xid.application", "xid", S::kWarning, "Application-caused Xid (13, 31, 43, 45, ...)",
              "Xid lines whose catalog cause is the application, per GPU and Xid, with counts and "
@@ -502,7 +511,8 @@ constexpr std::array kRules = {
              "Driver user-space and kernel module versions differ (NVRM API mismatch)",
              "The multi-line 'NVRM: API mismatch: the client has the version X ... this kernel "
              "module has the version Y' message; names both versions and an application error "
-             "the mismatch causes, if one is in the inputs.",
+             "the mismatch causes (NVML, nvidia-smi, the container hook), if one is in the "
+             "inputs: the one finding for the mismatch.",
              "Reboot, or stop GPU processes and reload the nvidia modules; make sure the new "
              "module is built for the running kernel.",
              rule_driver_api_mismatch},

@@ -56,6 +56,7 @@ void rule_ecc_retired_pages_limit(const DiagnoseContext& c, Findings& out);
 void rule_ecc_retirement_pending(const DiagnoseContext& c, Findings& out);
 void rule_ecc_row_remap_pending(const DiagnoseContext& c, Findings& out);
 void rule_ecc_row_remap_failure(const DiagnoseContext& c, Findings& out);
+void rule_ecc_uncorrectable_lifetime(const DiagnoseContext& c, Findings& out);
 // xid.cpp (kernel log and GPU access)
 void rule_xid_application(const DiagnoseContext& c, Findings& out);
 void rule_xid_driver(const DiagnoseContext& c, Findings& out);

@@ -23,9 +23,16 @@ using capture_text::Line;
 
 class Reader {
  public:
-  Reader(std::string_view text, std::string_view origin, Observation& obs)
-      : text_(text), origin_(origin), obs_(obs), events_(obs), env_(std::string(origin)) {
+  Reader(std::string_view text, std::string_view origin, Observation& obs,
+         const CaptureProgress& progress)
+      : text_(text),
+        origin_(origin),
+        obs_(obs),
+        progress_(progress),
+        events_(obs),
+        env_(std::string(origin)) {
     cov_.origin = std::string(origin);
+    if (!progress_) next_report_ = std::string_view::npos;  // the hot loop's test never passes
   }
 
   std::vector<CaptureSegment> run();
@@ -45,9 +52,20 @@ class Reader {
   void rebase(size_t errors_before, size_t events_before, size_t first_line);
   void finish_host();
   void incomplete(std::string why);
+  // Bytes fully read: a kernel-log run being collected counts once it is parsed.
+  void report(size_t done) {
+    if (!progress_ || done < next_report_) return;
+    progress_(done, text_.size());
+    reported_ = done;
+    next_report_ = done + kProgressStep;
+  }
+  static constexpr size_t kProgressStep = size_t{1} << 20;
 
   std::string_view text_, origin_;
   Observation& obs_;
+  const CaptureProgress& progress_;
+  size_t next_report_ = kProgressStep;
+  size_t reported_ = 0;
   EventReducer events_;
   AppScanner app_;
   EnvReader env_;
@@ -103,9 +121,11 @@ void Reader::add_kernel_line(const Line& l) {
 void Reader::flush_kernel() {
   if (k_begin_ == std::string_view::npos) return;
   const size_t errs = obs_.input_errors.size(), evs = obs_.events.size();
+  KernelLogParseOptions opt;
+  if (progress_) opt.on_progress = [this](size_t done) { report(k_begin_ + done); };
   parse_kernel_log_stream(
       text_.substr(k_begin_, k_end_ - k_begin_), origin_,
-      [&](Event&& e) { events_.add(std::move(e)); }, &obs_.input_errors);
+      [&](Event&& e) { events_.add(std::move(e)); }, &obs_.input_errors, opt);
   rebase(errs, evs, k_first_);
   segment(CaptureFormat::kKernelLog, k_first_, k_last_);
   k_begin_ = std::string_view::npos;
@@ -258,6 +278,7 @@ bool Reader::take_csv(const Line& l) {
   };
   const size_t errs = obs_.input_errors.size();
   const std::string_view rest = text_.substr(l.begin);
+  if (progress_) info.on_progress = [this, &l](size_t done) { report(l.begin + done); };
   auto r = smi::parse_smi_csv_block(
       rest, origin_, [&](const Snapshot& s) { reducer.add(s); }, &obs_.input_errors,
       smi::CsvPath::kFast, &other, &info);
@@ -328,6 +349,7 @@ std::vector<CaptureSegment> Reader::run() {
   text_ = text::strip_bom(text_);
   std::string clean;  // the line without ANSI escapes, when it had any
   while (pos_ < text_.size()) {
+    if (pos_ >= next_report_) report(k_begin_ == std::string_view::npos ? pos_ : k_begin_);
     Line l = line_at(pos_);
     l.no = ++line_no_;
     ++cov_.lines;
@@ -350,6 +372,10 @@ std::vector<CaptureSegment> Reader::run() {
         pos_ = l.next;
         continue;
       }
+    }
+    if (capture_text::is_bare_process_tag(l.trimmed)) {
+      pos_ = l.next;
+      continue;
     }
     if (text::is_elision_line(l.trimmed)) {
       ++cov_.elided_lines;
@@ -401,15 +427,23 @@ std::vector<CaptureSegment> Reader::run() {
   for (const auto& why : cov_.incomplete_reasons)
     obs_.notes.push_back(std::string(origin_) + ": incomplete: " + why);
   obs_.coverage.push_back(std::move(cov_));
+  if (progress_ && (reported_ != text_.size() || text_.empty()))
+    progress_(text_.size(), text_.size());
   return std::move(segs_);
 }
 
 }  // namespace
 
 std::vector<CaptureSegment> read_capture(std::string_view text, std::string_view origin,
-                                         Observation& obs) {
-  Reader r(text, origin, obs);
+                                         Observation& obs, const CaptureProgress& progress) {
+  Reader r(text, origin, obs, progress);
   return r.run();
+}
+
+std::vector<CaptureSegment> read_capture(std::string_view text, std::string_view origin,
+                                         Observation& obs) {
+  static const CaptureProgress kNone;
+  return read_capture(text, origin, obs, kNone);
 }
 
 bool looks_like_shell_prompt(std::string_view t) {

@@ -24,6 +24,9 @@ struct CaptureSegment {
 // returns what was found where. Appends one InputCoverage for `origin` to obs.coverage.
 std::vector<CaptureSegment> read_capture(std::string_view text, std::string_view origin,
                                          Observation& obs);
+// With `progress` (may be empty): bytes read so far, about every MiB (captures.h).
+std::vector<CaptureSegment> read_capture(std::string_view text, std::string_view origin,
+                                         Observation& obs, const CaptureProgress& progress);
 
 // Shell prompt lines: "user@host:~$ nvidia-smi", "$ dmesg", "root@node4:~# ...", "PS C:\> ".
 bool looks_like_shell_prompt(std::string_view trimmed);

@@ -283,6 +283,15 @@ bool is_prompt(std::string_view t) {
   return false;
 }
 
+bool is_bare_process_tag(std::string_view t) {
+  if (t.size() < 7 || t.size() > 120 || t.front() != '(' || t.back() != ')') return false;
+  const std::string_view in = t.substr(1, t.size() - 2);
+  if (in.find_first_of("()") != std::string_view::npos) return false;
+  const size_t p = in.find("pid=");
+  return p != std::string_view::npos && (p == 0 || in[p - 1] == ' ') && p + 4 < in.size() &&
+         is_digit(in[p + 4]);
+}
+
 bool is_date_line(std::string_view t) {
   if (t.size() < 20 || t.size() > 40) return false;
   if (text::parse_ctime_ms(t)) return true;

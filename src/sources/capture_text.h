@@ -28,6 +28,9 @@ bool is_dmesg_bracket(std::string_view trimmed);  // "[  12.345678] ..." / "[Mon
 bool is_syslog_kernel(std::string_view trimmed);
 bool is_prompt(std::string_view trimmed);
 bool is_date_line(std::string_view trimmed);  // "Tue Dec  1 08:14:02 2026" (nvidia-smi, date)
+// Only a process tag, the rest of the line empty: Ray's "(pid=909608) " before an empty line
+// of that worker's output, "(RayTrainWorker pid=12, ip=10.0.0.2)". Read as a blank line.
+bool is_bare_process_tag(std::string_view trimmed);
 
 // The block format `l` starts, kUnknown for none (CSV is handled by its own parser).
 CaptureFormat block_start(const Line& l, std::string_view text);

@@ -63,9 +63,15 @@ std::vector<Event> parse_kernel_log(std::string_view text, std::string_view orig
 }
 
 void add_capture(std::string_view text, std::string_view origin, Observation& obs) {
+  static const CaptureProgress kNone;
+  add_capture(text, origin, obs, kNone);
+}
+
+void add_capture(std::string_view text, std::string_view origin, Observation& obs,
+                 const CaptureProgress& progress) {
   text = text::strip_bom(text);
   const size_t first_new_sample = obs.samples.size();
-  const auto segs = read_capture(text, origin, obs);
+  const auto segs = read_capture(text, origin, obs, progress);
   if (segs.empty()) {
     obs.input_errors.push_back(make_error(
         "capture.unknown_format",

@@ -3,6 +3,7 @@
 // produce. Parsers are pure functions over text.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,11 @@ CaptureFormat detect_capture_format(std::string_view text);
 // bus id, never by index; captures of different machines are said to be so (notes and
 // InputCoverage::incomplete).
 void add_capture(std::string_view text, std::string_view origin, Observation& obs);
+// The same, telling `progress` now and then how many bytes of `text` are read (done, total),
+// about every MiB and once at the end: for a progress line on a large file.
+using CaptureProgress = std::function<void(size_t done, size_t total)>;
+void add_capture(std::string_view text, std::string_view origin, Observation& obs,
+                 const CaptureProgress& progress);
 
 // Reads each file from disk and calls add_capture. Missing files become input_errors.
 Observation load_captures(const std::vector<std::string>& paths);

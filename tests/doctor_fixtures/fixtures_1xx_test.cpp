@@ -25,11 +25,7 @@ namespace gw {
 namespace {
 
 // Case -> why it cannot pass yet on this branch.
-const std::map<std::string, std::string> kAwaitingOtherParts = {
-    {"Fixture115", "rules: lifetime uncorrectable (aggregate 5) as an RMA candidate"},
-    {"Fixture126",
-     "smi_dmon: the older dmon 'temp' column is not read (only gtemp); thermal.uneven is ready"},
-};
+const std::map<std::string, std::string> kAwaitingOtherParts = {};
 
 std::string dir_of(const std::string& name) {
   return std::string(GW_SOURCE_DIR "/fixtures/captures/") + name + "/";
@@ -167,9 +163,37 @@ TEST(Fixture106, PeerAccessUnsupportedBetweenTwoGpus) {
 
 TEST(Fixture108, ContainerHookFailsOnTheVersionMismatch) {
   Check c = load("108-docker-nvml-mismatch-hook-plus-dmesg-515-vs-510", {"app.log", "dmesg.log"});
-  c.must("driver.version_mismatch");
-  c.must_not({"container.no_gpu_runtime", "xid.", "cuda.driver_insufficient", "gpu."});
+  // One finding: the kernel's API mismatch (both versions), the hook's NVML failure its evidence.
+  c.must("driver.api_mismatch");
+  for (const Finding& x : c.with("driver.api_mismatch")) {
+    c.expect(lower_has(x.title, "515.48.07") && lower_has(x.title, "510.73.05"),
+             "the title does not name both versions");
+    bool hook = false;
+    for (const auto& e : x.evidence) hook = hook || lower_has(e, "containers cannot start");
+    c.expect(hook, "the container hook failure is not named as a consequence");
+    c.expect(lower_has(x.remedy, "reboot"), "no reboot remedy");
+  }
+  c.must_not({"driver.version_mismatch", "container.no_gpu_runtime", "xid.",
+              "cuda.driver_insufficient", "gpu."});
   c.verdict();
+}
+
+// Each half alone: without the kernel's line the hook's NVML failure is driver.version_mismatch
+// (nothing to defer to); the kernel line alone is driver.api_mismatch.
+TEST(Fixture108, EachHalfAloneGivesItsOwnFinding) {
+  Check app = load("108-docker-nvml-mismatch-hook-plus-dmesg-515-vs-510", {"app.log"});
+  app.must("driver.version_mismatch");
+  for (const Finding& x : app.with("driver.version_mismatch")) {
+    bool hook = false;
+    for (const auto& e : x.evidence) hook = hook || lower_has(e, "containers cannot start");
+    app.expect(hook, "the container hook is not named");
+  }
+  app.must_not({"driver.api_mismatch", "container.no_gpu_runtime"});
+  app.verdict();
+  Check log = load("108-docker-nvml-mismatch-hook-plus-dmesg-515-vs-510", {"dmesg.log"});
+  log.must("driver.api_mismatch");
+  log.must_not({"driver.version_mismatch"});
+  log.verdict();
 }
 
 TEST(Fixture110, DriverProbeNotCalledForThreeDevices) {
@@ -215,7 +239,16 @@ TEST(Fixture114, UpstreamLinkHalvesTheBandwidth) {
 TEST(Fixture115, EccFragmentWithoutGpuHeader) {
   Check c = load("115-ecc-section-only-volatile-sram-uncorrectable-1-aggregate-5", {"input.txt"});
   c.must("ecc.dbe_volatile");
-  c.expect(c.with("ecc.").size() >= 2, "the lifetime (aggregate) count is not judged");
+  c.must("ecc.uncorrectable_lifetime");
+  for (const Finding& x : c.with("ecc.uncorrectable_lifetime"))
+    c.expect(lower_has(x.title, "RMA") && lower_has(x.title, "SRAM"),
+             "the lifetime SRAM count is not an RMA candidate");
+  for (const Finding& x : c.with("ecc.")) {
+    bool dram_zero = false;
+    for (const auto& e : x.evidence) dram_zero = dram_zero || lower_has(e, "DRAM 0");
+    c.expect(dram_zero, x.code + " does not say the DRAM counters are 0");
+  }
+  c.never_says("row remap");
   c.must_not({"ecc.row_remap_pending", "ecc.row_remap_failure"});
   c.verdict();
 }
@@ -360,6 +393,56 @@ TEST(Incomplete, TwoMachines) {
            "different machines not recorded");
   c.not_healthy();
   c.verdict();
+}
+
+// An input read only for application errors, environment facts or lspci facts is read: it must
+// count in inputs_read and never end in "nothing could be read" (exit 3), even when another
+// part of it (a dmon row of the wrong width) adds a line error.
+TEST(InputsRead, AppEnvAndLspciOnlyInputsCountAsRead) {
+  const std::string bad_dmon =
+      "# gpu   pwr  temp    sm   mem   enc   dec  mclk  pclk\n"
+      "# Idx     W     C     %     %     %     %   MHz   MHz\n"
+      "    0    59    72   100\n";
+  struct Case {
+    const char* name;
+    std::string text;
+  };
+  const std::vector<Case> cases = {
+      {"env",
+       "nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2023 NVIDIA Corporation\n"
+       "Built on Tue_Aug_15_22:02:13_PDT_2023\n"
+       "Cuda compilation tools, release 12.2, V12.2.140\n"
+       "Build cuda_12.2.r12.2/compiler.33191640_0\n"},
+      {"lspci",
+       "3b:00.0 3D controller: NVIDIA Corporation GA100 [A100 SXM4 80GB] (rev a1)\n"
+       "\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM not supported\n"
+       "\t\tLnkSta:\tSpeed 16GT/s, Width x16\n\tKernel driver in use: nvidia\n"},
+      {"app", first_line_of(dir_of("106-nccl-p2p-ipc-peer-access-unsupported-2-gpus") + "app.log")},
+  };
+  for (const Case& k : cases) {
+    for (const bool with_error : {false, true}) {
+      const std::string p = temp_file(std::string("only-") + k.name + (with_error ? "-err" : ""),
+                                      k.text + (with_error ? bad_dmon : ""));
+      const cli::DoctorRun run = cli::run_from_files({p});
+      EXPECT_EQ(run.inputs_read, 1u) << k.name << (with_error ? " + bad dmon row" : "");
+      EXPECT_NE(cli::doctor_exit_code(run), cli::kDoctorNoInput) << k.name;
+      if (with_error) {
+        EXPECT_FALSE(run.obs.input_errors.empty()) << k.name;
+        EXPECT_NE(cli::doctor_exit_code(run), cli::kDoctorHealthy) << k.name;  // incomplete
+      }
+    }
+  }
+  // The rule itself: a file nothing recognised is still not read, nor one recognised as a
+  // format that gave nothing (an XML cut before its first GPU).
+  for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+           {"prose.txt", "just some words\n"},
+           {"cut.xml",
+            "<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n\t<gpu id=\"00000000:01:00.0\">\n"
+            "\t\t<product_name>NVIDIA A10</prod"}}) {
+    const cli::DoctorRun none = cli::run_from_files({temp_file(name, text)});
+    EXPECT_EQ(none.inputs_read, 0u) << name;
+    EXPECT_EQ(cli::doctor_exit_code(none), cli::kDoctorNoInput) << name;
+  }
 }
 
 }  // namespace

@@ -425,5 +425,29 @@ TEST(QuerySections, EveryDashDSectionReadsAsInTheFullOutput) {
   }
 }
 
+// Fixture 106 (Ray workers' NCCL output): "(pid=909608) " alone is that worker's empty line, not
+// a line nothing understood; a tag with text after it is still judged by its text.
+TEST(Reader, BareProcessTagIsABlankLine106) {
+  const std::string app =
+      read_fixture("106-nccl-p2p-ipc-peer-access-unsupported-2-gpus", "app.log");
+  ASSERT_NE(app.find("(pid=909608) \n"), std::string::npos);
+  const Observation obs = read(app, "app.log");
+  EXPECT_EQ(obs.coverage.at(0).lines_not_understood, 0u)
+      << *obs.coverage.at(0).first_not_understood_line;
+  std::string without = app;
+  without.erase(without.find("(pid=909608) \n"), 14);
+  EXPECT_EQ(read(without).app_messages.size(), obs.app_messages.size());
+  // The class: newer Ray tags, colour codes, CRLF; and what is not a bare tag.
+  for (const char* tag : {"(RayTrainWorker pid=2231, ip=10.0.0.2) \n", "\x1b[36m(pid=12)\x1b[0m \n",
+                          "(pid=909608) \r\n"}) {
+    const Observation o = read(std::string(tag) + app, "app.log");
+    EXPECT_EQ(o.coverage.at(0).lines_not_understood, 0u) << tag;
+  }
+  for (const char* other : {"(pid=909608) some words nobody reads\n", "(pid=x)\n", "(spid=12)\n"}) {
+    const Observation o = read(std::string(other) + app, "app.log");
+    EXPECT_EQ(o.coverage.at(0).lines_not_understood, 1u) << other;
+  }
+}
+
 }  // namespace
 }  // namespace gw

@@ -27,7 +27,11 @@ TEST(Csv, H100UnderLoad026) {
   EXPECT_EQ(g.sample.clock_reasons, 0u);
   EXPECT_EQ(g.sample.power_mw, 631950u);
   EXPECT_EQ(g.sample.power_limit_mw, 700000u);
-  EXPECT_EQ(g.sample.temp_c, 59);  // not temperature.gpu.tlimit (26)
+  EXPECT_EQ(g.sample.temp_c, 59);           // not temperature.gpu.tlimit (26)
+  EXPECT_EQ(g.sample.tlimit_margin_c, 26);  // that one is the margin
+  EXPECT_EQ(g.sample.ecc_dbe_aggregate, 0u);
+  EXPECT_EQ(g.sample.ecc_sram_uncorrectable_aggregate, 0u);
+  EXPECT_EQ(g.sample.ecc_sram_threshold_exceeded, false);
   EXPECT_EQ(g.sample.pcie_gen, 5u);
   EXPECT_EQ(g.info.pcie_max_gen, 5u);
   EXPECT_EQ(g.sample.pcie_width, 16u);
@@ -131,6 +135,34 @@ TEST(Csv, UnknownHeaderIsAnError) {
   EXPECT_EQ(r.error().where, "x.csv:1");
 }
 
+// The --query-gpu fields the rules read beyond the basic ones: the T.Limit margin (signed), the
+// ECC totals over every location (winning over .dram in either order), the SRAM share and the
+// SRAM threshold flag (names as nvidia-smi --help-query-gpu gives them; fixture 026 has them).
+TEST(Csv, MarginEccTotalsAndSramFields) {
+  for (const bool total_first : {false, true}) {
+    const std::string dram = "ecc.errors.uncorrected.aggregate.dram";
+    const std::string total = "ecc.errors.uncorrected.aggregate.total";
+    const std::string text =
+        "index, temperature.gpu, temperature.gpu.tlimit, " + (total_first ? total : dram) + ", " +
+        (total_first ? dram : total) +
+        ", ecc.errors.uncorrected.volatile.total, ecc.errors.uncorrected.aggregate.sram, "
+        "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded\n"
+        "0, 88, -3, " +
+        (total_first ? "5" : "0") + ", " + (total_first ? "0" : "5") + ", 1, 5, Yes\n";
+    std::vector<Error> errors;
+    auto snaps = collect_smi_csv(text, "e.csv", &errors);
+    ASSERT_TRUE(errors.empty()) << errors.front().to_string();
+    ASSERT_EQ(snaps.size(), 1u);
+    const GpuSample& x = snaps[0].gpus.at(0).sample;
+    EXPECT_EQ(x.temp_c, 88);
+    EXPECT_EQ(x.tlimit_margin_c, -3);  // past the limit
+    EXPECT_EQ(x.ecc_dbe_aggregate, 5u) << "total first: " << total_first;
+    EXPECT_EQ(x.ecc_dbe_volatile, 1u);
+    EXPECT_EQ(x.ecc_sram_uncorrectable_aggregate, 5u);
+    EXPECT_EQ(x.ecc_sram_threshold_exceeded, true);
+  }
+}
+
 TEST(Dmon, L40sEncoder027) {
   std::vector<Error> errors;
   auto snaps =
@@ -174,6 +206,72 @@ TEST(Dmon, MultiGpuCyclesAndBadRow) {
   EXPECT_EQ(snaps[1].gpus[1].sample.util_gpu_pct, 40u);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].where, "d.log:5");
+}
+
+// The older header (`temp`, no gtemp/mtemp), indented as pasted in a README's code block:
+// alexjc/neural-doodle README.rst (commit 198658731c603aa17cfd5c5f28488e416041a90d).
+const char* kNeuralDoodleDmon =
+    "    # gpu   pwr  temp    sm   mem   enc   dec  mclk  pclk\n"
+    "    # Idx     W     C     %     %     %     %   MHz   MHz\n"
+    "        0    88    63    50    25     0     0  3004  1252\n"
+    "        0    60    63     0     1     0     0  3004  1252\n"
+    "        0    75    63    19     9     0     0  3004  1252\n";
+
+TEST(Dmon, OlderTempColumnIsTheGpuTemperature) {
+  std::vector<Error> errors;
+  auto snaps = collect_smi_dmon(kNeuralDoodleDmon, "nd", &errors);
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(snaps.size(), 3u);
+  EXPECT_EQ(snaps[0].gpus[0].sample.temp_c, 63);
+  EXPECT_FALSE(snaps[0].gpus[0].sample.mem_temp_c.has_value());
+  EXPECT_EQ(snaps[0].gpus[0].sample.util_gpu_pct, 50u);
+  EXPECT_EQ(snaps[2].gpus[0].sample.graphics_clock_mhz, 1252u);
+  EXPECT_EQ(snaps[1].gpus[0].sample.power_mw, 60000u);
+}
+
+// -s pucvmet of 2016 (fixture 126): temp, the ECC and PCIe replay columns; "-" is unsupported.
+// nvidia-smi(1) calls dmon's ECC metrics "aggregate single/double bit ecc errors".
+TEST(Dmon, PucvmetReadsTempEccAndReplays126) {
+  const std::string text =
+      read_fixture("126-dmon-4gpu-gpu0-1-at-83-84c-vs-70c-no-violation", "dmon.log");
+  std::vector<Error> errors;
+  auto snaps = collect_smi_dmon(text, "126", &errors);
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(snaps.size(), 1u);
+  ASSERT_EQ(snaps[0].gpus.size(), 4u);
+  const int want[] = {83, 84, 80, 70};
+  for (size_t i = 0; i < 4; ++i) {
+    const GpuSample& x = snaps[0].gpus[i].sample;
+    EXPECT_EQ(x.temp_c, want[i]) << i;
+    EXPECT_FALSE(x.ecc_sbe_aggregate.has_value()) << i;  // "-"
+    EXPECT_FALSE(x.ecc_dbe_aggregate.has_value()) << i;
+    EXPECT_FALSE(x.ecc_dbe_volatile.has_value()) << i;  // dmon has no volatile count
+    EXPECT_EQ(x.pcie_replays, 0u) << i;
+    EXPECT_EQ(x.mem_used_bytes, (i == 3 ? 11660u : i == 0 ? 11651u : 11653u) * kMiB) << i;
+  }
+  // The same columns in another order, with counts where the GPU supports ECC.
+  const char* reordered =
+      "#gpu  dbecc sbecc   pci  temp   pwr\n#Idx   errs  errs  errs     C     W\n"
+      "   0      2     7     3    61   250\n";
+  auto r = collect_smi_dmon(reordered, "r", &errors);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].gpus[0].sample.ecc_dbe_aggregate, 2u);  // aggregate: nvidia-smi(1) on dmon
+  EXPECT_EQ(r[0].gpus[0].sample.ecc_sbe_aggregate, 7u);
+  EXPECT_EQ(r[0].gpus[0].sample.pcie_replays, 3u);
+  EXPECT_EQ(r[0].gpus[0].sample.temp_c, 61);
+  EXPECT_EQ(r[0].gpus[0].sample.power_mw, 250000u);
+}
+
+// Both temperature columns of newer drivers: gtemp is the GPU, mtemp the memory; `temp` never
+// overrides them when a header lists gtemp.
+TEST(Dmon, GtempAndMtempStayApart) {
+  const char* text =
+      "# gpu    pwr  gtemp  mtemp     sm\n# Idx      W      C      C      %\n"
+      "    0    630     53     41    100\n";
+  auto snaps = collect_smi_dmon(text, "g", nullptr);
+  ASSERT_EQ(snaps.size(), 1u);
+  EXPECT_EQ(snaps[0].gpus[0].sample.temp_c, 53);
+  EXPECT_EQ(snaps[0].gpus[0].sample.mem_temp_c, 41);
 }
 
 }  // namespace

@@ -124,6 +124,38 @@ TEST(KernelLogPrefix, JournalShortPrecise) {
   EXPECT_EQ(body.substr(0, 10), "NVRM: GPU0");
 }
 
+// journalctl -o short-monotonic: uptime bracket, host, "kernel:". The prefix is real, from
+// https://github.com/systemd/systemd/issues/22554 ("[ 4274.052063] fovo.local kernel: i915 ...");
+// no published NVRM line in this shape was found, so it stands before the body of 010's Xid 79
+// line. --no-hostname drops the host (https://github.com/systemd/systemd/issues/34250 shows the
+// host form "[    7.636966] LibreELEC kernel: ").
+TEST(KernelLogPrefix, JournalShortMonotonic) {
+  const std::string body =
+      "NVRM: Xid (PCI:0000:91:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the "
+      "bus.";
+  for (const std::string prefix :
+       {"[ 4274.052063] fovo.local kernel: ", "[    7.636966] LibreELEC kernel: ",
+        "[ 4274.052063] kernel: "}) {
+    kmsg::LogPrefix p;
+    EXPECT_EQ(kmsg::strip_log_prefix(prefix + body, p), body) << prefix;
+    EXPECT_TRUE(p.recognised) << prefix;
+    ASSERT_TRUE(p.uptime_s.has_value()) << prefix;
+    const Event e = one(prefix + body);
+    EXPECT_EQ(e.code, 79u) << prefix;
+    EXPECT_EQ(e.pci_bus_id, "00000000:91:00.0") << prefix;
+    EXPECT_NEAR(e.uptime_s.value_or(0), *p.uptime_s, 1e-9) << prefix;
+  }
+  // Among the journal's other lines, as that issue's excerpt has them: only the NVRM line counts.
+  const auto ev = parse(
+      "[ 4274.052063] fovo.local kernel: i915 0000:00:02.0: [drm:__intel_display_power_put_domain "
+      "[i915]] disabling always-on\n"
+      "[ 4274.089861] fovo.local kernel: ACPI: EC: interrupt blocked\n"
+      "[ 4596.683362] fovo.local kernel: " +
+      body + "\n");
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_NEAR(ev[0].uptime_s.value_or(0), 4596.683362, 1e-6);
+}
+
 // ISO time with a space, then "kernel:" glued to an uptime bracket (short-iso style export):
 // https://github.com/NVIDIA/open-gpu-kernel-modules/issues/673 ("NVRM " without the colon).
 TEST(KernelLogPrefix, IsoSpaceKernelTagUptimeInside) {

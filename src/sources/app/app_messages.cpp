@@ -370,6 +370,10 @@ bool AppScanner::take(std::string_view line, std::string_view origin, size_t lin
     m->origin = std::string(origin) + ":" + std::to_string(line_no);
     if (m->kind == AppMessageKind::kDriverInsufficient && !m->cuda_runtime_version)
       m->cuda_runtime_version = cuda_hint_;
+    if (hook_line_ > 0 && line_no <= hook_line_ + 2 && m->detail.empty()) {
+      m->detail = hook_text_;
+      m->framework = "docker";
+    }
     in_traceback_ = false;
     // deviceQuery prints "returned 35" then "-> CUDA driver version is insufficient ...":
     // one error, not two.
@@ -390,7 +394,13 @@ bool AppScanner::take(std::string_view line, std::string_view origin, size_t lin
     return true;
   }
   if (text::starts_with(s, "Traceback (most recent call last)")) in_traceback_ = true;
-  if (is_app_context_line(s)) return true;
+  if (is_app_context_line(s)) {
+    if (has(s, "nvidia-container-cli") || has(s, "error running hook")) {
+      hook_text_ = std::string(s.substr(0, 240));
+      hook_line_ = line_no;
+    }
+    return true;
+  }
   // The source line under a traceback frame is indented code: part of the traceback.
   if (in_traceback_ && !line.empty() && (line.front() == ' ' || line.front() == '\t')) return true;
   if (in_traceback_ && !s.empty() && (line.front() != ' ')) in_traceback_ = false;

@@ -36,6 +36,10 @@ class AppScanner {
   size_t last_line_ = 0;
   std::optional<AppMessageKind> last_kind_;
   bool in_traceback_ = false;
+  // The container runtime's hook line ("... nvidia-container-cli: initialization error:") that
+  // Docker prints just before the error it wraps: given to that error as its detail.
+  std::string hook_text_;
+  size_t hook_line_ = 0;
 };
 
 }  // namespace gw

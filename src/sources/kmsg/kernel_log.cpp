@@ -259,7 +259,13 @@ KernelLogStats Stream::run() {
   std::array<size_t, 5> next{};
   for (size_t i = 0; i < kBytes.size(); ++i) next[i] = next_of(kBytes[i], 0);
   size_t pos = 0;
+  constexpr size_t kProgressStep = size_t{1} << 20;
+  size_t next_report = opt_.on_progress ? kProgressStep : n + 1;
   while (pos < n) {
+    if (pos >= next_report) {
+      opt_.on_progress(pos);
+      next_report = pos + kProgressStep;
+    }
     size_t h = n;
     for (size_t i = 0; i < kBytes.size(); ++i) {
       if (next[i] < pos) next[i] = next_of(kBytes[i], pos);

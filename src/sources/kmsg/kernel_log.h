@@ -43,6 +43,8 @@ struct KernelLogParseOptions {
   // With classify_lines: called for each non-blank line that is not kernel log, in order
   // (line_no 1-based, the line without its end), so the caller can offer it to other parsers.
   std::function<void(size_t line_no, std::string_view line)> on_unread;
+  // Called with the bytes of the text scanned so far, about every MiB (a progress line).
+  std::function<void(size_t bytes)> on_progress;
 };
 
 // Streams events in file order. Without classify_lines, non-GPU lines are skipped without

@@ -32,6 +32,7 @@ constexpr std::pair<std::string_view, CsvField> kFields[] = {
     {"vbios_version", F::kVbios},
     {"temperature.gpu", F::kTemp},
     {"temperature.memory", F::kMemTemp},
+    {"temperature.gpu.tlimit", F::kTempTlimit},  // R535+: signed margin, not a reading
     {"power.draw", F::kPowerDraw},
     {"power.draw.average", F::kPowerDrawAverage},
     {"power.draw.instant", F::kPowerDrawInstant},
@@ -87,6 +88,15 @@ constexpr std::pair<std::string_view, CsvField> kFields[] = {
     {"ecc.errors.corrected.aggregate.dram", F::kEccSbeAgg},
     {"ecc.errors.uncorrected.aggregate.device_memory", F::kEccDbeAgg},
     {"ecc.errors.uncorrected.aggregate.dram", F::kEccDbeAgg},
+    // .total is every location (DRAM, SRAM, caches, register file): what the rules and the
+    // -q text mean by the counts; it wins over .device_memory/.dram whichever comes first.
+    {"ecc.errors.corrected.volatile.total", F::kEccSbeVolTotal},
+    {"ecc.errors.uncorrected.volatile.total", F::kEccDbeVolTotal},
+    {"ecc.errors.corrected.aggregate.total", F::kEccSbeAggTotal},
+    {"ecc.errors.uncorrected.aggregate.total", F::kEccDbeAggTotal},
+    {"ecc.errors.uncorrected.volatile.sram", F::kEccSramUncVol},
+    {"ecc.errors.uncorrected.aggregate.sram", F::kEccSramUncAgg},
+    {"ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", F::kEccSramThreshold},
     {"retired_pages.single_bit_ecc.count", F::kRetiredSbe},
     {"retired_pages.sbe", F::kRetiredSbe},
     {"retired_pages.double_bit.count", F::kRetiredDbe},
@@ -114,6 +124,9 @@ void apply_power_temp(F f, std::string_view v, GpuState& g) {
       break;
     case F::kMemTemp:
       s.mem_temp_c = text::to_int(text::parse_i64(v));
+      break;
+    case F::kTempTlimit:
+      s.tlimit_margin_c = text::to_int(text::parse_i64(v));
       break;
     case F::kPowerDraw:
       s.power_mw = text::parse_watts_mw(v);
@@ -252,6 +265,27 @@ void apply_memory_ecc(F f, std::string_view v, GpuState& g) {
     case F::kEccDbeAgg:
       fill(s.ecc_dbe_aggregate, parse_u64(v));
       break;
+    case F::kEccSbeVolTotal:
+      if (auto n = parse_u64(v)) s.ecc_sbe_volatile = n;
+      break;
+    case F::kEccDbeVolTotal:
+      if (auto n = parse_u64(v)) s.ecc_dbe_volatile = n;
+      break;
+    case F::kEccSbeAggTotal:
+      if (auto n = parse_u64(v)) s.ecc_sbe_aggregate = n;
+      break;
+    case F::kEccDbeAggTotal:
+      if (auto n = parse_u64(v)) s.ecc_dbe_aggregate = n;
+      break;
+    case F::kEccSramUncVol:
+      s.ecc_sram_uncorrectable_volatile = parse_u64(v);
+      break;
+    case F::kEccSramUncAgg:
+      s.ecc_sram_uncorrectable_aggregate = parse_u64(v);
+      break;
+    case F::kEccSramThreshold:
+      s.ecc_sram_threshold_exceeded = text::parse_bool(v);
+      break;
     case F::kRetiredSbe:
       s.retired_pages_sbe = to_unsigned(parse_u64(v));
       break;
@@ -362,6 +396,7 @@ CsvGroup group_of(F f) {
       return CsvGroup::kIdentity;
     case F::kTemp:
     case F::kMemTemp:
+    case F::kTempTlimit:
     case F::kPowerDraw:
     case F::kPowerDrawAverage:
     case F::kPowerDrawInstant:
@@ -403,6 +438,13 @@ CsvGroup group_of(F f) {
     case F::kEccDbeVol:
     case F::kEccSbeAgg:
     case F::kEccDbeAgg:
+    case F::kEccSbeVolTotal:
+    case F::kEccDbeVolTotal:
+    case F::kEccSbeAggTotal:
+    case F::kEccDbeAggTotal:
+    case F::kEccSramUncVol:
+    case F::kEccSramUncAgg:
+    case F::kEccSramThreshold:
     case F::kRetiredSbe:
     case F::kRetiredDbe:
     case F::kRetiredPending:

@@ -429,8 +429,14 @@ Result<size_t> parse_smi_csv_block(std::string_view text, std::string_view origi
   std::string_view line;
   bool have_header = false;
   size_t start = 0, last_end = 0, last_line = 0;
+  constexpr size_t kProgressStep = size_t{1} << 20;
+  size_t next_report = info && info->on_progress ? kProgressStep : std::string_view::npos;
   while (true) {
     start = rd.offset();
+    if (start >= next_report) {
+      info->on_progress(start);
+      next_report = start + kProgressStep;
+    }
     if (!rd.next(line)) break;
     const std::string_view t = text::trim(line);
     if (t.empty()) continue;

@@ -25,6 +25,8 @@ struct CsvBlockInfo {
   size_t rows = 0;      // rows read
   size_t bad_rows = 0;  // rows with the wrong number of fields
   size_t elided = 0;    // "[...]" lines
+  // In: called with the bytes of `text` read so far, about every MiB (a progress line).
+  std::function<void(size_t bytes)> on_progress;
 };
 // True for a line that belongs to something else (a kernel log line, a prompt...).
 using CsvStopFn = std::function<bool(std::string_view line)>;

@@ -56,6 +56,8 @@ FastColumn fast_column(F f) {
       return FastColumn{FastOp::kBusId};
     case F::kTemp:
       return int_col(&S::temp_c);
+    case F::kTempTlimit:
+      return int_col(&S::tlimit_margin_c);
     case F::kMemTemp:
       return int_col(&S::mem_temp_c);
     case F::kPowerDraw:
@@ -98,13 +100,21 @@ FastColumn fast_column(F f) {
     case F::kRemapUnc:
       return unsigned_col(&S::remapped_rows_uncorrectable);
     case F::kEccSbeVol:
+    case F::kEccSbeVolTotal:
       return u64_col(FastOp::kU64, &S::ecc_sbe_volatile);
     case F::kEccDbeVol:
+    case F::kEccDbeVolTotal:
       return u64_col(FastOp::kU64, &S::ecc_dbe_volatile);
     case F::kEccSbeAgg:
+    case F::kEccSbeAggTotal:
       return u64_col(FastOp::kU64, &S::ecc_sbe_aggregate);
     case F::kEccDbeAgg:
+    case F::kEccDbeAggTotal:
       return u64_col(FastOp::kU64, &S::ecc_dbe_aggregate);
+    case F::kEccSramUncVol:
+      return u64_col(FastOp::kU64, &S::ecc_sram_uncorrectable_volatile);
+    case F::kEccSramUncAgg:
+      return u64_col(FastOp::kU64, &S::ecc_sram_uncorrectable_aggregate);
     case F::kMemUsed:
       return u64_col(FastOp::kMem, &S::mem_used_bytes);
     case F::kMemFree:
@@ -126,6 +136,8 @@ FastColumn fast_column(F f) {
       return bool_col(&S::ecc_pending_enabled);
     case F::kRetiredPending:
       return bool_col(&S::retired_pages_pending);
+    case F::kEccSramThreshold:
+      return bool_col(&S::ecc_sram_threshold_exceeded);
     case F::kRemapPending:
       return bool_col(&S::remapped_rows_pending);
     case F::kRemapFailure:

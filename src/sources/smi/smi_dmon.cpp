@@ -26,6 +26,9 @@ enum class DCol {
   kFb,
   kRxPci,
   kTxPci,
+  kSbEcc,
+  kDbEcc,
+  kPciReplay,
   kDate,
   kTime
 };
@@ -36,11 +39,14 @@ DCol dmon_col(std::string_view n) {
     DCol col;
   };
   static constexpr M kMap[] = {
-      {"gpu", DCol::kGpu},     {"pwr", DCol::kPwr},   {"gtemp", DCol::kGtemp},
-      {"mtemp", DCol::kMtemp}, {"sm", DCol::kSm},     {"mem", DCol::kMem},
-      {"enc", DCol::kEnc},     {"dec", DCol::kDec},   {"mclk", DCol::kMclk},
-      {"pclk", DCol::kPclk},   {"fb", DCol::kFb},     {"rxpci", DCol::kRxPci},
-      {"txpci", DCol::kTxPci}, {"date", DCol::kDate}, {"time", DCol::kTime}};
+      // "temp": dmon before gtemp/mtemp (R400-era -s p) named the GPU temperature so.
+      {"gpu", DCol::kGpu},       {"pwr", DCol::kPwr},     {"gtemp", DCol::kGtemp},
+      {"temp", DCol::kGtemp},    {"sbecc", DCol::kSbEcc}, {"dbecc", DCol::kDbEcc},
+      {"pci", DCol::kPciReplay}, {"mtemp", DCol::kMtemp}, {"sm", DCol::kSm},
+      {"mem", DCol::kMem},       {"enc", DCol::kEnc},     {"dec", DCol::kDec},
+      {"mclk", DCol::kMclk},     {"pclk", DCol::kPclk},   {"fb", DCol::kFb},
+      {"rxpci", DCol::kRxPci},   {"txpci", DCol::kTxPci}, {"date", DCol::kDate},
+      {"time", DCol::kTime}};
   for (const auto& m : kMap)
     if (text::iequals(n, m.name)) return m.col;
   return DCol::kIgnore;
@@ -100,6 +106,17 @@ void apply(DCol c, std::string_view v, GpuState& g) {
       break;
     case DCol::kTxPci:
       if (u) s.pcie_tx_kb_s = uint64_t{*u} * 1024;
+      break;
+    // -s e: aggregate (lifetime) single/double-bit ECC counts, as nvidia-smi(1) describes
+    // dmon's ECC metrics, and the PCIe replay counter ("-": not supported).
+    case DCol::kSbEcc:
+      s.ecc_sbe_aggregate = text::parse_u64(v);
+      break;
+    case DCol::kDbEcc:
+      s.ecc_dbe_aggregate = text::parse_u64(v);
+      break;
+    case DCol::kPciReplay:
+      s.pcie_replays = text::parse_u64(v);
       break;
     default:
       break;

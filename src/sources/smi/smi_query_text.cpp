@@ -163,11 +163,16 @@ void on_ecc(Ctx& c, std::string_view sec, std::string_view key, std::string_view
     auto add = [&](std::optional<uint64_t>& slot) {
       if (const auto v = parse_u64(val)) slot = slot.value_or(0) + *v;
     };
-    const bool mem = text::starts_with(key, "DRAM ") || text::starts_with(key, "SRAM ");
-    if (mem && key.find("Uncorrectable") != std::string_view::npos)
+    const bool sram = text::starts_with(key, "SRAM ");
+    const bool mem = text::starts_with(key, "DRAM ") || sram;
+    if (sram && key == "SRAM Threshold Exceeded") {
+      s.ecc_sram_threshold_exceeded = text::parse_bool(val);
+    } else if (mem && key.find("Uncorrectable") != std::string_view::npos) {
       add(dbe);
-    else if (mem && key.find("Correctable") != std::string_view::npos)
+      if (sram) add(vol ? s.ecc_sram_uncorrectable_volatile : s.ecc_sram_uncorrectable_aggregate);
+    } else if (mem && key.find("Correctable") != std::string_view::npos) {
       add(sbe);
+    }
     return;
   }
   auto& slot = is_section(sec, "Single Bit") ? sbe : dbe;

@@ -106,10 +106,26 @@ void read_memory_util(pugi::xml_node g, GpuState& gs) {
     s.compute_mode = ComputeMode::kProhibited;
 }
 
-// Old schemas: volatile/single_bit/device_memory; new: volatile/dram_correctable.
+// SRAM uncorrectable count of one scope: R510-R545 give sram_uncorrectable, R550+ split it into
+// parity and SEC-DED (summed, as nvidia-smi's own total is).
+std::optional<uint64_t> sram_uncorrectable(pugi::xml_node scope) {
+  std::optional<uint64_t> sum;
+  for (const char* name :
+       {"sram_uncorrectable", "sram_uncorrectable_parity", "sram_uncorrectable_secded"})
+    if (const auto v = parse_u64(txt(scope.child(name)))) sum = sum.value_or(0) + *v;
+  return sum;
+}
+
+// Old schemas: volatile/single_bit/device_memory; new (R510+): SRAM and DRAM apart, the totals
+// their sum, as the text form's are (smi_query_text.cpp) and NVML's total ECC count is.
 std::optional<uint64_t> ecc_count(pugi::xml_node scope, bool uncorrectable) {
-  if (auto n = scope.child(uncorrectable ? "dram_uncorrectable" : "dram_correctable"))
-    return parse_u64(txt(n));
+  if (auto n = scope.child(uncorrectable ? "dram_uncorrectable" : "dram_correctable")) {
+    std::optional<uint64_t> sum = parse_u64(txt(n));
+    const auto sram =
+        uncorrectable ? sram_uncorrectable(scope) : parse_u64(txt(scope.child("sram_correctable")));
+    if (sram) sum = sum.value_or(0) + *sram;
+    return sum;
+  }
   const auto bits = scope.child(uncorrectable ? "double_bit" : "single_bit");
   if (auto n = bits.child("device_memory")) {
     if (auto v = parse_u64(txt(n))) return v;
@@ -125,6 +141,10 @@ void read_ecc(pugi::xml_node g, GpuSample& s) {
   s.ecc_dbe_volatile = ecc_count(errs.child("volatile"), true);
   s.ecc_sbe_aggregate = ecc_count(errs.child("aggregate"), false);
   s.ecc_dbe_aggregate = ecc_count(errs.child("aggregate"), true);
+  s.ecc_sram_uncorrectable_volatile = sram_uncorrectable(errs.child("volatile"));
+  s.ecc_sram_uncorrectable_aggregate = sram_uncorrectable(errs.child("aggregate"));
+  s.ecc_sram_threshold_exceeded =
+      text::parse_bool(txt(errs.child("aggregate").child("sram_threshold_exceeded")));
   const auto rp = g.child("retired_pages");
   s.retired_pages_sbe = uint_of(rp.child("multiple_single_bit_retirement").child("retired_count"));
   s.retired_pages_dbe = uint_of(rp.child("double_bit_retirement").child("retired_count"));
