@@ -88,6 +88,9 @@ void sample_fields(S& s, V&& v) {
   v("ecc_dbe_volatile", s.ecc_dbe_volatile);
   v("ecc_sbe_aggregate", s.ecc_sbe_aggregate);
   v("ecc_dbe_aggregate", s.ecc_dbe_aggregate);
+  v("ecc_sram_uncorrectable_volatile", s.ecc_sram_uncorrectable_volatile);
+  v("ecc_sram_uncorrectable_aggregate", s.ecc_sram_uncorrectable_aggregate);
+  v("ecc_sram_threshold_exceeded", s.ecc_sram_threshold_exceeded);
   v("retired_pages_sbe", s.retired_pages_sbe);
   v("retired_pages_dbe", s.retired_pages_dbe);
   v("retired_pages_pending", s.retired_pages_pending);

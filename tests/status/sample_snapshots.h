@@ -75,6 +75,9 @@ inline GpuState busy_h100(unsigned index) {
   s.ecc_dbe_volatile = 0;
   s.ecc_sbe_aggregate = 3;
   s.ecc_dbe_aggregate = 0;
+  s.ecc_sram_uncorrectable_volatile = 0;
+  s.ecc_sram_uncorrectable_aggregate = 0;
+  s.ecc_sram_threshold_exceeded = false;
   s.remapped_rows_correctable = 0;
   s.remapped_rows_uncorrectable = 0;
   s.remapped_rows_pending = false;
