@@ -32,7 +32,6 @@ class Receivers {
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    server_.wait_until_ready();
   }
   ~Receivers() {
     server_.stop();
@@ -47,7 +46,7 @@ class Receivers {
     std::lock_guard lk(mu_);
     return am_;
   }
-  bool wait(const std::vector<std::string>& Receivers::*which, size_t n,
+  bool wait(std::vector<std::string> Receivers::*which, size_t n,
             std::chrono::milliseconds within) {
     std::unique_lock lk(mu_);
     return cv_.wait_for(lk, within, [&] { return (this->*which).size() >= n; });
@@ -96,7 +95,8 @@ TEST(ServeAlertReload, AFiringAlertIsNeitherResentNorLostAcrossAReload) {
   ASSERT_TRUE(r.wait(&Receivers::hook_, 1, 5s));
   ASSERT_TRUE(r.wait(&Receivers::am_, 1, 5s));
 
-  EXPECT_TRUE(bridge->replace(t += 1000, config(r)).empty()) << "the rule stays: nothing resolves";
+  t += 1000;
+  EXPECT_TRUE(bridge->replace(t, config(r)).empty()) << "the rule stays: nothing resolves";
   const size_t am_at_reload = r.am().size();
   // The new Alertmanager sink re-posts what fires (resend every 200 ms here) ...
   ASSERT_TRUE(r.wait(&Receivers::am_, am_at_reload + 2, 5s));
@@ -109,14 +109,17 @@ TEST(ServeAlertReload, AFiringAlertIsNeitherResentNorLostAcrossAReload) {
                            .count();
   EXPECT_GT(posted[0]["endsAt"].get<std::string>(), alert::rfc3339_ms(wall)) << posted.dump();
   // ... and the webhook receiver is not told a second time.
-  EXPECT_TRUE(bridge->evaluate(t += 1000, alert::test::snap({lost}, t), {}, {}).empty());
+  t += 1000;
+  EXPECT_TRUE(bridge->evaluate(t, alert::test::snap({lost}, t), {}, {}).empty());
   std::this_thread::sleep_for(300ms);
   EXPECT_EQ(r.hook().size(), 1u);
 
   // The GPU is back: the resolution goes out through the new sinks.
   std::vector<store::AlertTransitionRecord> resolved;
-  for (int i = 0; i < 600 && resolved.empty(); ++i)
-    resolved = bridge->evaluate(t += 1000, alert::test::snap({ok}, t), {}, {});
+  for (int i = 0; i < 600 && resolved.empty(); ++i) {
+    t += 1000;
+    resolved = bridge->evaluate(t, alert::test::snap({ok}, t), {}, {});
+  }
   ASSERT_EQ(resolved.size(), 1u);
   EXPECT_EQ(resolved[0].state, "resolved");
   ASSERT_TRUE(r.wait(&Receivers::hook_, 2, 5s));

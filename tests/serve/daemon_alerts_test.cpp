@@ -81,7 +81,9 @@ TEST(ServeDaemonAlerts, FiresAfterForResolvesAfterHysteresisOneMessageEach) {
   auto a = nlohmann::json::parse(get(d.port(), "/api/alerts").body);
   bool saw_nowhere = false;
   for (const auto& s : a["sinks"]) {
-    if (s["name"] == "hook") EXPECT_EQ(s["delivered"], 2);
+    if (s["name"] == "hook") {
+      EXPECT_EQ(s["delivered"], 2);
+    }
     if (s["name"] != "nowhere") continue;
     saw_nowhere = true;
     EXPECT_GT(s["failed_attempts"].get<int>(), 0);
