@@ -67,8 +67,7 @@ nvmlReturn_t FakeNvml::gpm_metrics_get(nvmlGpmMetricsGet_t* q) {
   const GpmSample* a = find_gpm(q->sample1);
   const GpmSample* b = find_gpm(q->sample2);
   // As NVML: two samples of one GPU, the second taken after the first.
-  if (a == nullptr || b == nullptr || a == b || a->gpu < 0 || a->gpu != b->gpu ||
-      b->t_s < a->t_s)
+  if (a == nullptr || b == nullptr || a == b || a->gpu < 0 || a->gpu != b->gpu || b->t_s < a->t_s)
     return kInvalidArgument;
   for (unsigned i = 0; i < q->numMetrics; ++i) {
     nvmlGpmMetric_t& m = q->metrics[i];

@@ -18,8 +18,8 @@ namespace {
 
 struct Worker {
   unsigned index = 0;
-  nvml::GpuPlan plan;     // owned by the worker thread
-  nvml::GpmReader gpm;    // owned by the worker thread
+  nvml::GpuPlan plan;   // owned by the worker thread
+  nvml::GpmReader gpm;  // owned by the worker thread
   CallTracker tracker;
   // Everything below is guarded by Shared::m.
   std::optional<DeviceInfo> identity;  // published as soon as the probe read it

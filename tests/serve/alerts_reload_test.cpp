@@ -84,7 +84,8 @@ alert::AlertConfig config(const Receivers& r) {
 
 TEST(ServeAlertReload, AFiringAlertIsNeitherResentNorLostAcrossAReload) {
   Receivers r;
-  auto bridge = AlertBridge::create(config(r), [](std::string_view) {}, "");
+  auto bridge = AlertBridge::create(
+      config(r), [](std::string_view) {}, "");
   GpuState lost = alert::test::gpu(1);
   lost.access = GpuAccess::kLost;
   const GpuState ok = alert::test::gpu(1);

@@ -1,12 +1,13 @@
 // GPM through the NVML table against the fake: two samples make one reading, a GPU or driver
 // without GPM gives none (never zeros), values outside 0..100 are clamped, a lost GPU restarts
 // the interval, and the fake checks its arguments the way NVML does.
+#include "sources/nvml/gpm.h"
+
 #include <gtest/gtest.h>
 
 #include <memory>
 
 #include "serve_helpers.h"
-#include "sources/nvml/gpm.h"
 #include "sources/nvml/nvml_source.h"
 
 namespace gw::servetest {

@@ -52,8 +52,8 @@ void GpmReader::read(const NvmlLibrary& lib, CallTracker& t, nvmlDevice_t dev, G
     out.errors.push_back(std::string(name) + ": " + text);
   };
   if (state_ == State::kUnknown) {
-    if (!a.gpm_query_support || !a.gpm_sample_alloc || !a.gpm_sample_get ||
-        !a.gpm_metrics_get || !a.gpm_sample_free) {
+    if (!a.gpm_query_support || !a.gpm_sample_alloc || !a.gpm_sample_get || !a.gpm_metrics_get ||
+        !a.gpm_sample_free) {
       state_ = State::kUnsupported;
       return;
     }
