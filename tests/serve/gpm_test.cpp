@@ -16,7 +16,7 @@ namespace {
 using namespace gw::nvml;
 
 // Two GPUs: 0 answers GPM, 1 has none. GPU 0's tensor share changes at t=10 s; an out-of-range
-// reading at t=20 s; the GPU is lost at t=30 s.
+// reading at t=20 s; the GPU is lost at t=30 s, answers TIMEOUT from t=40 s, is fine at 50 s.
 constexpr const char* kScenario = R"({
   "name": "gpm", "hostname": "n1",
   "devices": [
@@ -27,7 +27,9 @@ constexpr const char* kScenario = R"({
   "timeline": [
     {"t": 10, "gpu": 0, "set": {"gpm": {"tensor_util_pct": 12.5}}},
     {"t": 20, "gpu": 0, "set": {"gpm": {"tensor_util_pct": 130, "sm_util_pct": -4}}},
-    {"t": 30, "gpu": 0, "error": "GPU_IS_LOST"}
+    {"t": 30, "gpu": 0, "error": "GPU_IS_LOST"},
+    {"t": 40, "gpu": 0, "error": "TIMEOUT"},
+    {"t": 50, "gpu": 0, "error": 0}
   ]
 })";
 
@@ -111,6 +113,20 @@ TEST(ServeGpm, ALostGpuRestartsTheInterval) {
   r.read(*f.lib, f.tracker, f.dev[0], lost);
   EXPECT_FALSE(lost.sample.gpm.any());
   EXPECT_TRUE(r.maybe_supported()) << "lost is not unsupported: it may come back";
+  r.release(*f.lib, f.tracker);
+}
+
+TEST(ServeGpm, AFailedSupportQueryIsAskedAgainNotTakenForNo) {
+  Fake f;
+  ASSERT_TRUE(f.lib);
+  GpmReader r;
+  auto s = f.read(r, 0, 41);
+  EXPECT_FALSE(s.sample.gpm.any());
+  ASSERT_EQ(s.errors.size(), 1u);
+  EXPECT_NE(s.errors[0].find("nvmlGpmQueryDeviceSupport"), std::string::npos) << s.errors[0];
+  EXPECT_TRUE(r.maybe_supported());
+  (void)f.read(r, 0, 51);
+  EXPECT_EQ(f.read(r, 0, 52).sample.gpm.tensor_util_pct, 100) << "the t=20 s reading (clamped)";
   r.release(*f.lib, f.tracker);
 }
 

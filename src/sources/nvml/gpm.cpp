@@ -63,8 +63,13 @@ void GpmReader::read(const NvmlLibrary& lib, CallTracker& t, nvmlDevice_t dev, G
     const nvmlReturn_t r = a.gpm_query_support.fn(dev, &support);
     t.end();
     if (gone(r)) return;  // ask again once the GPU is back
-    if (r != kSuccess || support.isSupportedDevice == 0) {
+    if (r == kNotSupported || r == kFunctionNotFound ||
+        (r == kSuccess && support.isSupportedDevice == 0)) {
       state_ = State::kUnsupported;
+      return;
+    }
+    if (r != kSuccess) {  // a failure, not an answer: ask again next round
+      fail(a.gpm_query_support.name, r);
       return;
     }
     for (nvmlGpmSample_t* s : {&prev_, &next_}) {
