@@ -3,7 +3,7 @@
 //   serve_bench metrics [N] [THREADS]    /metrics latency p50/p99 under a loopback load
 //   serve_bench store [DAYS] [PATH]      history bytes per GPU-day and RSS over simulated days
 //   serve_bench webhook [N]              kernel-log line -> webhook delivery latency
-//   serve_bench days [DAYS]              the whole daemon over simulated days: RSS, file size
+//   serve_bench days [DAYS] [INTERVAL_S] the whole daemon over simulated days: RSS, file size
 #include <httplib.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -24,7 +24,7 @@
 namespace gwbench {
 long rss_kib();
 void store_days(const std::string& path, int days);
-int days(int n, const std::string& scenario, const std::filesystem::path& dir);
+int days(int n, int interval_s, const std::string& scenario, const std::filesystem::path& dir);
 }  // namespace gwbench
 
 namespace {
@@ -210,7 +210,8 @@ int main(int argc, char** argv) {
   if (mode == "webhook") return webhook(arg(2, 8));
   if (mode == "days") {
     const fs::path dir = temp_dir();
-    const int rc = gwbench::days(arg(2, 30), scenario_path("bench-8x-h100-gpm"), dir);
+    const int interval_s = std::max(1, arg(3, 1));
+    const int rc = gwbench::days(arg(2, 30), interval_s, scenario_path("bench-8x-h100-gpm"), dir);
     fs::remove_all(dir);
     return rc;
   }
