@@ -111,5 +111,19 @@ TEST(ScenarioRobustness, ScalarsWhereObjectsBelongAreErrors) {
   }
 }
 
+// fuzz_scenario found this (docs/reliability.md): a number too large for a double is
+// nlohmann's out_of_range, not a parse_error, and escaped as an exception.
+TEST(ScenarioRobustness, NumberBeyondDoubleRangeIsBadJsonNotAnException) {
+  for (const std::string& text : {std::string("8888888888888e8888888888{"),
+                                  std::string(R"({"devices": [{"temperature_c": 1e999}]})"),
+                                  std::string(R"({"name": "x", "t": -1e400})")}) {
+    Result<Scenario> r = make_error("unset", "");
+    ASSERT_NO_THROW(r = parse_scenario(text, "x.json")) << text;
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.error().code, "scenario.bad_json") << text;
+    EXPECT_NE(r.error().message.find("number overflow"), std::string::npos) << r.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace gw::nvml

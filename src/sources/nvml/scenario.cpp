@@ -153,7 +153,8 @@ Result<Scenario> parse_scenario(std::string_view text, std::string_view origin) 
   Json j;
   try {
     j = Json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // parse_error for bad syntax, out_of_range for a number no double holds (1e999).
     return make_error("scenario.bad_json", e.what(), o);
   }
   if (!j.is_object()) return make_error("scenario.bad_json", "expected a JSON object", o);
