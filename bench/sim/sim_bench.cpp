@@ -1,21 +1,25 @@
 // Simulator cost: replay N jobs on a cluster under each policy and placement, one core.
 //   sim_bench [--trace=PATH] [--nodes=N] [--gpus-per-node=G] [--sizes=10000,82247,1000000]
 //             [--policies=fcfs,...] [--placements=first-fit,pack,spread,pool]
-//             [google-benchmark flags]
-// It replays what `gpuwarden simulate --limit N` replays: the trace's first N jobs (a .gz file is
-// read through zlib), its cluster shares, the same checks (sim::simulate_policies); only a size
-// beyond the trace's own is resampled, and the row name then says `resampled`. The cluster is
+//             [--jobs-out-dir=DIR] [google-benchmark flags]
+// --jobs-out-dir writes each row's per-job CSV (what `gpuwarden simulate --jobs-out` writes) to
+// DIR/<policy>_<placement>_<N>.csv, so a speed change can be diffed for identical results.
+// It replays what `gpuwarden simulate --limit N` replays (replay_workload.h, checked against the
+// CLI by a test): the trace's first N jobs read as the CLI reads them, its cluster shares, the
+// same checks (sim::simulate_policies); only a size beyond the trace's own is resampled, and the
+// row name then says `resampled`. The cluster is
 // the trace's suggested one unless --nodes / --gpus-per-node are given.
 // Without --trace jobs are synthetic and Philly-like:
 // Poisson arrivals (one per 115 s), GPU counts with Philly's mix (93% 1 GPU ... 0.1% 32),
 // log-normal run times with Philly's median 1,144 s and mean 13,136 s, 15 tenants (Zipf), limits
 // = run time x U[1,3].
 #include <benchmark/benchmark.h>
-#include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <random>
@@ -23,9 +27,11 @@
 #include <string>
 #include <vector>
 
+#include "replay_workload.h"
 #include "sched/policy.h"
 #include "sim/engine.h"
 #include "sim/failure.h"
+#include "sim/render.h"
 #include "sim/simulate.h"
 #include "sim/trace.h"
 #include "sim/trace_formats.h"
@@ -83,6 +89,7 @@ struct Args {
   std::vector<size_t> sizes = {10000, 82247, 1000000};
   std::vector<std::string> policies = gw::sched::policy_names();
   std::vector<std::string> placements = {"first-fit", "pack", "spread", "pool"};
+  std::string jobs_out_dir;
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -108,6 +115,8 @@ Args parse(int& argc, char** argv) {
       a.gpus_per_node = static_cast<unsigned>(std::stoul(val("--gpus-per-node=")));
     else if (!val("--policies=").empty())
       a.policies = split(val("--policies="));
+    else if (!val("--jobs-out-dir=").empty())
+      a.jobs_out_dir = val("--jobs-out-dir=");
     else if (!val("--placements=").empty())
       a.placements = split(val("--placements="));
     else if (!val("--sizes=").empty()) {
@@ -125,50 +134,16 @@ Args parse(int& argc, char** argv) {
   std::exit(2);
 }
 
-// The trace as `gpuwarden simulate --trace PATH --limit n` reads it; `.gz` through zlib.
-gw::sim::Trace read_first(const std::string& path, std::optional<size_t> n) {
-  gw::sim::TraceOptions o;
-  o.limit = n;
-  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
-    gzFile f = gzopen(path.c_str(), "rb");
-    if (!f) die("cannot open " + path);
-    std::string text;
-    char buf[1 << 16];
-    int got = 0;
-    while ((got = gzread(f, buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(got));
-    gzclose(f);
-    if (got < 0) die("cannot decompress " + path);
-    const std::filesystem::path p(path.substr(0, path.size() - 3));
-    auto t = gw::sim::parse_trace_text(text, p.filename().string(), p.stem().string(), o);
-    if (!t) die(t.error().to_string());
-    t->path = path;
-    return std::move(*t);
-  }
-  auto t = gw::sim::read_trace(path, o);
-  if (!t) die(t.error().to_string());
-  return std::move(*t);
-}
-
-struct Workload {
-  gw::sim::Trace trace;
-  gw::sim::ClusterSpec cluster;
-  bool resampled = false;
-};
-
-Workload workload_for(const Args& a, size_t n) {
-  Workload w;
+gw::bench::Workload workload_for(const Args& a, size_t n) {
   if (!a.trace.empty()) {
-    w.trace = read_first(a.trace, n);
-    if (w.trace.jobs.size() < n) {  // more than the trace holds: resample the whole trace
-      w.trace = gw::sim::resample_trace(read_first(a.trace, std::nullopt), n, 1);
-      w.resampled = true;
-    }
-    w.cluster = w.trace.suggested_cluster.value_or(gw::sim::ClusterSpec{});
-  } else {
-    w.trace.name = "synthetic-philly";
-    w.trace.jobs = synthetic_philly(n, 1);
-    w.cluster.nodes = 552;
+    auto w = gw::bench::trace_workload(a.trace, n, a.nodes, a.gpus_per_node);
+    if (!w) die(w.error().to_string());
+    return std::move(*w);
   }
+  gw::bench::Workload w;
+  w.trace.name = "synthetic-philly";
+  w.trace.jobs = synthetic_philly(n, 1);
+  w.cluster.nodes = 552;
   if (a.nodes > 0) w.cluster.nodes = a.nodes;
   if (a.gpus_per_node > 0) w.cluster.gpus_per_node = a.gpus_per_node;
   return w;
@@ -182,39 +157,49 @@ int main(int argc, char** argv) {
   for (const std::string& pl : args.placements)
     if (!gw::sched::parse_packing(pl)) die("unknown placement '" + pl + "'");
   for (size_t n : args.sizes) {
-    auto w = std::make_shared<Workload>(workload_for(args, n));
+    auto w = std::make_shared<gw::bench::Workload>(workload_for(args, n));
     for (const std::string& p : args.policies) {
       for (const std::string& pl : args.placements) {
         const std::string name = "replay/" + p + "/" + pl + "/jobs:" + std::to_string(n) +
                                  (w->resampled ? "(resampled)" : "") +
                                  "/gpus:" + std::to_string(w->cluster.total_gpus());
-        benchmark::RegisterBenchmark(name.c_str(),
-                                     [w, p, pl](benchmark::State& st) {
-                                       gw::sim::SimConfig c;
-                                       c.cluster = w->cluster;
-                                       c.policies = {p};
-                                       c.options.seed = 1;
-                                       c.options.scheduler.packing = *gw::sched::parse_packing(pl);
-                                       gw::sim::PolicyResult r;
-                                       for (auto _ : st) {
-                                         auto out = gw::sim::simulate_policies(w->trace, c);
-                                         if (!out) {
-                                           st.SkipWithError(out.error().message.c_str());
-                                           return;
-                                         }
-                                         r = std::move(out->policies.front());
-                                       }
-                                       st.counters["jobs_per_s"] = benchmark::Counter(
-                                           static_cast<double>(w->trace.jobs.size()),
-                                           benchmark::Counter::kIsIterationInvariantRate);
-                                       // The simulated results, to compare with `gpuwarden simulate
-                                       // --limit N`.
-                                       st.counters["util"] = r.gpu_utilization;
-                                       st.counters["jct_mean_s"] = r.jct_mean_s;
-                                       st.counters["queue_mean_s"] = r.queue_mean_s;
-                                       st.counters["preemptions"] =
-                                           static_cast<double>(r.preemptions);
-                                     })
+        std::string csv_path;
+        if (!args.jobs_out_dir.empty()) {
+          std::string file = p + "_" + pl + "_" + std::to_string(n) + ".csv";
+          std::replace(file.begin(), file.end(), '+', '-');
+          csv_path = (std::filesystem::path(args.jobs_out_dir) / file).string();
+        }
+        benchmark::RegisterBenchmark(
+            name.c_str(),
+            [w, p, pl, csv_path](benchmark::State& st) {
+              const gw::sim::SimConfig c =
+                  gw::bench::replay_config(*w, p, *gw::sched::parse_packing(pl));
+              gw::sim::PolicyResult r;
+              for (auto _ : st) {
+                auto out = gw::sim::simulate_policies(w->trace, c);
+                if (!out) {
+                  st.SkipWithError(out.error().message.c_str());
+                  return;
+                }
+                if (!csv_path.empty()) {
+                  st.PauseTiming();  // rendering is not the replay
+                  std::ofstream f(csv_path, std::ios::binary);
+                  f << gw::sim::render_jobs_csv(*out);
+                  if (!f) die("cannot write " + csv_path);
+                  st.ResumeTiming();
+                }
+                r = std::move(out->policies.front());
+              }
+              st.counters["jobs_per_s"] =
+                  benchmark::Counter(static_cast<double>(w->trace.jobs.size()),
+                                     benchmark::Counter::kIsIterationInvariantRate);
+              // The simulated results, to compare with `gpuwarden simulate
+              // --limit N`.
+              st.counters["util"] = r.gpu_utilization;
+              st.counters["jct_mean_s"] = r.jct_mean_s;
+              st.counters["queue_mean_s"] = r.queue_mean_s;
+              st.counters["preemptions"] = static_cast<double>(r.preemptions);
+            })
             ->Unit(benchmark::kMillisecond)
             ->Iterations(1);
       }

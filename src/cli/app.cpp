@@ -1,5 +1,6 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,29 @@ std::string command_named(CLI::App& app, int argc, const char* const* argv) {
 }
 
 }  // namespace
+
+std::vector<OptionInfo> option_table() {
+  std::ostringstream sink;
+  const Io io{sink, sink, false};
+  std::vector<OptionInfo> out;
+  for (const auto& spec : command_table()) {
+    CLI::App sub{spec.summary, spec.name};
+    // The action (never run) owns the options' targets; it lives as long as `sub`.
+    const Action action = spec.configure(sub, io);
+    for (const CLI::Option* o : sub.get_options()) {
+      if (o->get_name() == "--help" || o->get_name() == "-h") continue;
+      const auto& longs = o->get_lnames();
+      const auto& shorts = o->get_snames();
+      OptionInfo info;
+      info.command = spec.name;
+      info.name = !longs.empty() ? "--" + longs.front() : "-" + shorts.front();
+      info.flag = o->get_expected_max() == 0;  // add_flag sets expected(0)
+      if (!info.flag) info.type_name = o->get_type_name();
+      out.push_back(std::move(info));
+    }
+  }
+  return out;
+}
 
 int run(int argc, const char* const* argv, const Io& io) {
   CLI::App app{"gpuwarden: keeps GPU servers for AI training fast and alive"};
@@ -48,7 +72,7 @@ int run(int argc, const char* const* argv, const Io& io) {
     // One shape and one exit code for every usage error, whatever CLI11 numbered it.
     const std::string cmd = command_named(app, argc, argv);
     const std::string prog = cmd.empty() ? "gpuwarden" : "gpuwarden " + cmd;
-    io.err << prog << ": " << terminal_safe(e.what()) << "\n"
+    io.err << prog << ": " << one_line(e.what()) << "\n"
            << "Run '" << prog << " --help' for the options.\n";
     return kUsageError;
   }

@@ -50,6 +50,14 @@ int fail(const Io& io, const Error& e, int code) {
 }
 
 int run_capture(const CaptureArgs& a, const Io& io) {
+  // A scenario is JSON: "-o box.html" (or .csv, .txt) names a format capture cannot write.
+  if (const std::string implied = format_from_extension(a.output);
+      !implied.empty() && implied != "json") {
+    io.err << "gpuwarden capture: -o " << one_line(a.output)
+           << ": capture writes a scenario (JSON), "
+           << "not " << implied << "; name the file .json\n";
+    return kUsageError;
+  }
   std::optional<AtomicFile> file;
   if (a.output != "-") {
     auto f = AtomicFile::create(a.output, a.force);

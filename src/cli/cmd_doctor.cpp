@@ -1,4 +1,6 @@
 // gpuwarden doctor: why is this server (or this captured dump) slow or broken, and what to do.
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -10,9 +12,9 @@
 #include "cli/gpu_options.h"
 #include "cli/options.h"
 #include "cli/progress.h"
+#include "core/input_file.h"
 #include "core/text_safety.h"
 #include "diagnose/diagnose.h"
-#include "sources/input_file.h"
 
 namespace gw::cli {
 namespace {
@@ -26,7 +28,9 @@ struct DoctorArgs {
 std::string usage_problem(const DoctorOptions& o) {
   if (!o.from.empty() && (o.source.demo || o.source.scenario))
     return "--from reads captured files; it cannot be combined with --demo or --scenario";
-  if (o.interval_s > o.window_s) return "--interval must be at most the window";
+  if (o.interval_s > o.window_s)
+    return fmt::format("--interval: must be at most --window (got {} > {} seconds)", o.interval_s,
+                       o.window_s);
   if (o.markdown && !o.list_checks) return "--markdown only applies to --list-checks";
   if (o.markdown && o.json) return "--markdown and --json cannot be combined";
   return {};
@@ -109,7 +113,8 @@ Action configure_doctor(CLI::App& sub, const Io& io) {
   sub.description(
       "Say why this server (or a captured dump) is slow or broken: the cause, the evidence with "
       "numbers, and the fix. Exit status: 0 healthy, 1 warnings, 2 critical, 3 nothing could be "
-      "read, 64 invalid options, 74 the report could not be written.");
+      "read, 5 nothing wrong in what was read but part of the input could not be read, 64 invalid "
+      "options, 74 the report could not be written.");
   add_gpu_source_options(sub, opts.source);
   add_common_flags(sub, args->common);
   sub.add_flag("--quick", opts.quick, "One snapshot instead of a sampling window");

@@ -4,6 +4,8 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "cli/options.h"
+#include "core/text_safety.h"
 #include "serve/config.h"
 #include "store/history_view.h"
 
@@ -17,6 +19,7 @@ struct HistoryOptions {
   std::string metric;
   std::string from = "-1h", to = "now";
   bool json = false, csv = false, list = false;
+  CommonFlags common;
 };
 
 int run_history(const HistoryOptions& o, const Io& io) {
@@ -26,17 +29,17 @@ int run_history(const HistoryOptions& o, const Io& io) {
   }
   if (o.metric.empty()) {
     io.err << "gpuwarden history: --metric is required (see --list-metrics)\n";
-    return 2;
+    return kUsageError;
   }
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
   auto from = store::parse_time_arg(o.from, now);
   auto to = store::parse_time_arg(o.to, now);
-  for (const auto* r : {&from, &to})
+  for (const auto& [r, name] : {std::pair{&from, "--from"}, std::pair{&to, "--to"}})
     if (!*r) {
-      io.err << "gpuwarden history: " << r->error().to_string() << "\n";
-      return 2;
+      io.err << "gpuwarden history: " << name << ": " << terminal_safe(r->error().message) << "\n";
+      return kUsageError;
     }
   store::StoreOptions so;
   so.read_only = true;
@@ -75,6 +78,7 @@ Action configure_history(CLI::App& sub, const Io& io) {
   auto* json = sub.add_flag("--json", o->json, "JSON (schema gpuwarden.history/1)");
   sub.add_flag("--csv", o->csv, "CSV with a header line")->excludes(json);
   sub.add_flag("--list-metrics", o->list, "List the recorded metrics and exit");
+  add_common_flags(sub, o->common);  // accepted everywhere; history prints no colour
   return [o, &io] { return run_history(*o, io); };
 }
 

@@ -3,6 +3,7 @@
 
 #include "cli/command.h"
 #include "cli/gpu_options.h"
+#include "cli/options.h"
 #include "serve/run.h"
 
 namespace gw::cli {
@@ -16,9 +17,8 @@ Action configure_serve(CLI::App& sub, const Io& io) {
       ->excludes(demo);
   sub.add_option("--nvml-lib", o->source.nvml_library,
                  "Path of libnvidia-ml.so.1 to load instead of the system one");
-  sub.add_option("--deadline-ms", o->deadline_ms,
-                 "Deadline of one NVML call; longer marks the GPU hung (sampling.gpu_deadline)")
-      ->check(CLI::Range(10, 600000));
+  add_int_option(sub, "--deadline-ms", o->deadline_ms, {10, 600000, false, "ms"},
+                 "Deadline of one NVML call; longer marks the GPU hung (sampling.gpu_deadline)");
   sub.add_option("--config", o->config_path, "TOML config (docs/serve.md); SIGHUP re-reads it");
   sub.add_option("--listen", o->listen, "ADDRESS:PORT to serve on (default 127.0.0.1:9400)");
   sub.add_option("--db", o->db_path,
@@ -27,7 +27,10 @@ Action configure_serve(CLI::App& sub, const Io& io) {
   sub.add_option("--kernel-log", o->kernel_log,
                  "Kernel log to follow instead of /dev/kmsg (a file that grows); \"\" for none");
   sub.add_flag("--check-config", o->check_config, "Validate the config and alert rules, then exit");
-  return [o, &io] { return serve::run_serve(*o, io.out, io.err); };
+  // Accepted as everywhere (docs/cli.md); the daemon's log lines carry no colour.
+  auto common = std::make_shared<CommonFlags>();
+  add_common_flags(sub, *common);
+  return [o, common, &io] { return serve::run_serve(*o, io.out, io.err); };
 }
 
 }  // namespace gw::cli

@@ -16,12 +16,12 @@
 #include "cli/output_check.h"
 #include "cli/progress.h"
 #include "cli/sim_failure_options.h"
+#include "core/input_file.h"
 #include "core/text_safety.h"
 #include "sched/policy.h"
 #include "sim/render.h"
 #include "sim/simulate.h"
 #include "sim/trace.h"
-#include "sources/input_file.h"
 
 namespace gw::cli {
 namespace {
@@ -40,8 +40,8 @@ struct SimulateArgs {
   CommonFlags common;
   std::string placement = "pack";
   std::string jobs_out;
-  std::string limit_factor;  // "F" or "MIN,MAX": synthesised limit = run time x factor
-  std::string dlas_thresholds;
+  std::vector<double> limit_factor;  // F or MIN,MAX: synthesised limit = run time x factor
+  std::vector<double> dlas_thresholds;
   unsigned dlas_queues = 3;
   bool dlas_quantum = false;
 };
@@ -76,16 +76,16 @@ void add_options(CLI::App& sub, SimulateArgs& a) {
       ->check(CLI::IsMember({"first-fit", "pack", "spread", "pool"}))
       ->capture_default_str();
   sub.add_option("--jobs-out", a.jobs_out, "Write every job's outcome per policy to this CSV");
-  sub.add_option("--limit-factor", a.limit_factor,
-                 "Synthesised time limit = run time x factor: F, or MIN,MAX for a seeded "
-                 "uniform factor (default 1,3); what sjf ranks by");
-  sub.add_option("--dlas-thresholds", a.dlas_thresholds,
-                 "dlas/dlas-gpu queue limits in seconds (GPU-seconds for dlas-gpu), e.g. "
-                 "3250,7200")
-      ->capture_default_str();
-  sub.add_option("--dlas-queues", a.dlas_queues, "dlas/dlas-gpu queue count")
-      ->check(CLI::Range(1u, 64u))
-      ->capture_default_str();
+  // A limit below the run time would kill the job: factors start at 1.
+  add_real_list_option(sub, "--limit-factor", a.limit_factor, {1, 1000, false, ""}, {1, 2, true},
+                       "Synthesised time limit = run time x factor: F, or MIN,MAX for a seeded "
+                       "uniform factor (default 1,3); what sjf ranks by");
+  add_real_list_option(sub, "--dlas-thresholds", a.dlas_thresholds, {0, 1e9, true, "seconds"},
+                       {1, 63, true},
+                       "dlas/dlas-gpu queue limits in seconds (GPU-seconds for dlas-gpu), e.g. "
+                       "3250,7200");
+  add_unsigned_option(sub, "--dlas-queues", a.dlas_queues, {1, 64, false, "queues"},
+                      "dlas/dlas-gpu queue count");
   sub.add_flag("--dlas-quantum", a.dlas_quantum,
                "dlas/dlas-gpu: check preemption every LAS quantum instead of on every event");
   sub.add_flag("--checkpoint-sweep", a.sweep,
@@ -109,24 +109,6 @@ std::string resolve_format(SimulateArgs& a) {
     return "--format " + a.format + " does not match the extension of -o " + a.output +
            " (which means " + implied + "); drop --format or rename the file";
   return {};
-}
-
-// A comma-separated list of numbers; nullopt (and a message) if any is not a finite number.
-std::optional<std::vector<double>> parse_numbers(const std::string& s, const char* option,
-                                                 const Io& io) {
-  std::vector<double> out;
-  for (const std::string& item : split_commas(s)) {
-    try {
-      size_t used = 0;
-      const double v = std::stod(item, &used);
-      if (used != item.size() || !std::isfinite(v) || v < 0) throw std::invalid_argument(item);
-      out.push_back(v);
-    } catch (const std::exception&) {
-      io.err << "gpuwarden simulate: " << option << ": '" << item << "' is not a number >= 0\n";
-      return std::nullopt;
-    }
-  }
-  return out;
 }
 
 sim::SimConfig make_config(const SimulateArgs& a, const sim::ClusterSpec& cluster,
@@ -173,32 +155,19 @@ int simulate(const SimulateArgs& a, const Io& io) {
   }
   if (!failure) {
     io.err << "gpuwarden simulate: " << failure.error().to_string() << "\n";
-    // A value out of range is a usage error, with the one code every subcommand uses.
-    return failure.error().code == "cli.bad_option" ? kUsageError : 2;
+    // Every error here is about the options alone (a value out of range, a checkpoint that
+    // costs more than its interval): a usage error, with the one code every subcommand uses.
+    return kUsageError;
   }
   sim::TraceOptions topt;
   topt.seed = a.seed;
   if (a.limit > 0) topt.limit = a.limit;
   if (!a.limit_factor.empty()) {
-    const auto f = parse_numbers(a.limit_factor, "--limit-factor", io);
-    if (!f) return 2;
-    if (f->empty() || f->size() > 2 || f->front() < 1.0 || f->back() < 1.0) {
-      io.err << "gpuwarden simulate: --limit-factor: give F or MIN,MAX, each >= 1 (a limit "
-                "below the run time would kill the job)\n";
-      return 2;
-    }
-    topt.limit_factor_min = f->front();
-    topt.limit_factor_max = f->back();
+    topt.limit_factor_min = a.limit_factor.front();
+    topt.limit_factor_max = a.limit_factor.back();
   }
   std::optional<std::vector<double>> thresholds;
-  if (!a.dlas_thresholds.empty()) {
-    thresholds = parse_numbers(a.dlas_thresholds, "--dlas-thresholds", io);
-    if (!thresholds) return 2;
-    if (!std::is_sorted(thresholds->begin(), thresholds->end())) {
-      io.err << "gpuwarden simulate: --dlas-thresholds must be ascending\n";
-      return 2;
-    }
-  }
+  if (!a.dlas_thresholds.empty()) thresholds = a.dlas_thresholds;
   // The trace reader opens paths itself: refuse devices and FIFOs before it blocks on one.
   if (!a.trace.empty()) {
     if (Status st = check_input_path(a.trace, true); !st) {

@@ -4,8 +4,8 @@
 #include "cli/command.h"
 #include "cli/gpu_options.h"
 #include "cli/status_command.h"
+#include "core/input_file.h"
 #include "core/text_safety.h"
-#include "sources/input_file.h"
 
 namespace gw::cli {
 

@@ -4,6 +4,8 @@
 #include <functional>
 #include <iosfwd>
 #include <span>
+#include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -30,6 +32,16 @@ struct CommandSpec {
 };
 
 std::span<const CommandSpec> command_table();
+
+// One option of one subcommand, as the option library holds it: what tests and docs checks
+// enumerate instead of keeping lists by hand.
+struct OptionInfo {
+  std::string command;    // "doctor"
+  std::string name;       // the long name, "--window" (or the short one when there is none)
+  std::string type_name;  // "FLOAT", "INT", "TEXT", ... ("" for flags)
+  bool flag = false;
+};
+std::vector<OptionInfo> option_table();
 
 // Parses argv and runs the chosen subcommand.
 int run(int argc, const char* const* argv, const Io& io);

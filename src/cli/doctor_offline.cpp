@@ -1,8 +1,8 @@
 // Offline mode of gpuwarden doctor: captured files in, the same rules as live.
 #include "cli/doctor_run.h"
+#include "core/input_file.h"
 #include "diagnose/diagnose.h"
 #include "sources/captures.h"
-#include "sources/input_file.h"
 
 namespace gw::cli {
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -20,11 +21,13 @@ std::string_view trim(std::string_view s) {
 
 std::string bound(double v, bool integer) {
   if (integer && std::fabs(v) < 1e18) return fmt::format("{:.0f}", v);
+  // The largest 64-bit count, as a user would type it (a double prints 1.8446744073709552e+19).
+  if (integer && v >= 18446744073709551615.0) return "18446744073709551615";
   return fmt::format("{}", v);
 }
 
 std::string shown(std::string_view got) {
-  std::string g = terminal_safe(got.substr(0, 40));
+  std::string g = one_line(got.substr(0, 40));
   if (got.size() > 40) g += "...";
   return g.empty() ? std::string("an empty value") : g;
 }
@@ -38,36 +41,68 @@ void fail(std::string* why, const NumberRange& r, bool integer, std::string_view
 }
 
 template <class T>
-CLI::Option* add_checked(CLI::App& sub, const std::string& name, T& target,
+std::optional<T> parse_as(const std::string& text, const NumberRange& range, std::string* why) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return parse_real(text, range, why);
+  } else if constexpr (std::is_signed_v<T>) {
+    if (auto x = parse_integer(text, range, why)) return static_cast<T>(*x);
+  } else {
+    if (auto x = parse_unsigned(text, range, why)) return static_cast<T>(*x);
+  }
+  return std::nullopt;
+}
+
+template <class T>
+const char* type_name_of() {
+  if constexpr (std::is_floating_point_v<T>) return "FLOAT";
+  if constexpr (std::is_signed_v<T>) return "INT";
+  return "UINT";
+}
+
+// `Target` is T or std::optional<T>.
+template <class T, class Target>
+CLI::Option* add_checked(CLI::App& sub, const std::string& name, Target& target,
                          const NumberRange& range, const std::string& help) {
   auto* opt = sub.add_option_function<std::string>(
       name,
       [&target, range, name](const std::string& text) {
         std::string why;
-        std::optional<T> v;
-        if constexpr (std::is_floating_point_v<T>) {
-          v = parse_real(text, range, &why);
-        } else if constexpr (std::is_signed_v<T>) {
-          if (auto x = parse_integer(text, range, &why)) v = static_cast<T>(*x);
-        } else {
-          if (auto x = parse_unsigned(text, range, &why)) v = static_cast<T>(*x);
-        }
+        const std::optional<T> v = parse_as<T>(text, range, &why);
         if (!v) throw CLI::ValidationError(name, why);
         target = *v;
       },
       help);
-  opt->default_str(fmt::format("{}", target));
+  opt->type_name(type_name_of<T>());
+  if constexpr (std::is_same_v<Target, T>) opt->default_str(fmt::format("{}", target));
   return opt;
 }
 
 }  // namespace
 
-std::string range_message(const NumberRange& r, bool integer, std::string_view got) {
-  std::string m = integer ? "must be a whole number in " : "must be a number in ";
-  m += r.min_open ? "(" : "[";
+std::string one_line(std::string_view s) {
+  std::string out;
+  for (const char c : terminal_safe(s)) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string range_text(const NumberRange& r, bool integer) {
+  std::string m = r.min_open ? "(" : "[";
   m += bound(r.min, integer) + ", " + bound(r.max, integer) + "]";
   if (!r.unit.empty()) m += " " + std::string(r.unit);
-  return m + " (got " + shown(got) + ")";
+  return m;
+}
+
+std::string range_message(const NumberRange& r, bool integer, std::string_view got) {
+  return std::string(integer ? "must be a whole number in " : "must be a number in ") +
+         range_text(r, integer) + " (got " + shown(got) + ")";
 }
 
 std::optional<double> parse_real(std::string_view text, const NumberRange& r, std::string* why) {
@@ -116,19 +151,68 @@ std::optional<uint64_t> parse_unsigned(std::string_view text, const NumberRange&
 
 CLI::Option* add_real_option(CLI::App& sub, const std::string& name, double& target,
                              const NumberRange& range, const std::string& help) {
-  return add_checked(sub, name, target, range, help);
+  return add_checked<double>(sub, name, target, range, help);
 }
 CLI::Option* add_int_option(CLI::App& sub, const std::string& name, int& target,
                             const NumberRange& range, const std::string& help) {
-  return add_checked(sub, name, target, range, help);
+  return add_checked<int>(sub, name, target, range, help);
 }
 CLI::Option* add_unsigned_option(CLI::App& sub, const std::string& name, unsigned& target,
                                  const NumberRange& range, const std::string& help) {
-  return add_checked(sub, name, target, range, help);
+  return add_checked<unsigned>(sub, name, target, range, help);
 }
 CLI::Option* add_u64_option(CLI::App& sub, const std::string& name, uint64_t& target,
                             const NumberRange& range, const std::string& help) {
-  return add_checked(sub, name, target, range, help);
+  return add_checked<uint64_t>(sub, name, target, range, help);
+}
+CLI::Option* add_real_option(CLI::App& sub, const std::string& name, std::optional<double>& target,
+                             const NumberRange& range, const std::string& help) {
+  return add_checked<double>(sub, name, target, range, help);
+}
+CLI::Option* add_int_option(CLI::App& sub, const std::string& name, std::optional<int>& target,
+                            const NumberRange& range, const std::string& help) {
+  return add_checked<int>(sub, name, target, range, help);
+}
+
+CLI::Option* add_real_list_option(CLI::App& sub, const std::string& name,
+                                  std::vector<double>& target, const NumberRange& range,
+                                  const ListShape& shape, const std::string& help) {
+  auto* opt = sub.add_option_function<std::string>(
+      name,
+      [&target, range, shape, name](const std::string& text) {
+        std::vector<double> values;
+        std::string_view rest = text;
+        while (true) {
+          const size_t comma = rest.find(',');
+          std::string why;
+          const auto v = parse_real(rest.substr(0, comma), range, &why);
+          if (!v) throw CLI::ValidationError(name, why);
+          values.push_back(*v);
+          if (values.size() > shape.max_count) break;
+          if (comma == std::string_view::npos) break;
+          rest.remove_prefix(comma + 1);
+        }
+        const bool sorted = std::is_sorted(values.begin(), values.end());
+        if (values.size() < shape.min_count || values.size() > shape.max_count ||
+            (shape.ascending && !sorted)) {
+          std::string want = shape.min_count == shape.max_count
+                                 ? fmt::format("{}", shape.min_count)
+                                 : fmt::format("{} to {}", shape.min_count, shape.max_count);
+          throw CLI::ValidationError(
+              name, fmt::format("must be {}{} comma-separated number(s), each {} (got {})", want,
+                                shape.ascending ? " ascending" : "",
+                                "in " + range_text(range, false), shown(text)));
+        }
+        target = std::move(values);
+      },
+      help);
+  opt->type_name(shape.max_count > 1 ? "FLOAT,..." : "FLOAT");
+  return opt;
+}
+
+bool is_numeric_type_name(std::string_view t) {
+  return t == "INT" || t == "UINT" || t == "FLOAT" || t.starts_with("FLOAT,") ||
+         t.starts_with("INT,") || t == "NUMBER";
 }
 
 void add_common_flags(CLI::App& sub, CommonFlags& flags) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -29,6 +30,12 @@ struct NumberRange {
   std::string_view unit;  // "seconds", "ms", "GPUs": shown in the message
 };
 
+// Text from the command line or an input, safe inside a one-line message: terminal_safe(),
+// with newline and tab shown as \n and \t (a typed newline must not start a second line).
+std::string one_line(std::string_view s);
+
+// "(0, 3600] seconds": the range as messages and --help show it.
+std::string range_text(const NumberRange& r, bool integer);
 // "must be a number in (0, 3600] seconds (got nan)": the text after "--opt: ".
 std::string range_message(const NumberRange& r, bool integer, std::string_view got);
 
@@ -49,6 +56,26 @@ CLI::Option* add_unsigned_option(CLI::App& sub, const std::string& name, unsigne
                                  const NumberRange& range, const std::string& help);
 CLI::Option* add_u64_option(CLI::App& sub, const std::string& name, uint64_t& target,
                             const NumberRange& range, const std::string& help);
+
+// Optional targets: unset until the option is given.
+CLI::Option* add_real_option(CLI::App& sub, const std::string& name, std::optional<double>& target,
+                             const NumberRange& range, const std::string& help);
+CLI::Option* add_int_option(CLI::App& sub, const std::string& name, std::optional<int>& target,
+                            const NumberRange& range, const std::string& help);
+
+// A comma-separated list of `min_count`..`max_count` numbers, each in `range` (and ascending
+// when `ascending`), e.g. "--limit-factor 1,3". Refused at parse time like a single number.
+struct ListShape {
+  size_t min_count = 1, max_count = 1;
+  bool ascending = false;
+};
+CLI::Option* add_real_list_option(CLI::App& sub, const std::string& name,
+                                  std::vector<double>& target, const NumberRange& range,
+                                  const ListShape& shape, const std::string& help);
+
+// The type names numeric options show in --help ("--window FLOAT"); also how tests find every
+// numeric option of every subcommand (a raw CLI11 number option gets the same names).
+bool is_numeric_type_name(std::string_view type_name);
 
 // --no-color and --quiet, which every subcommand takes.
 struct CommonFlags {

@@ -20,7 +20,7 @@ struct FailureArgs {
   double repair_minutes = 240, checkpoint_minutes = 0, checkpoint_cost_s = 60, restart_s = 0;
   std::optional<double> maintenance_hours;  // unset: the model's own (Llama 3: 27.6 h); 0: none
   double maintenance_minutes = 0;
-  double network_nodes = sim::kLlama3NodesPerSwitch;
+  unsigned network_nodes = sim::kLlama3NodesPerSwitch;
   bool requeue = false;
 };
 

@@ -175,8 +175,8 @@ void rule_pcie_link_limited(const DiagnoseContext& c, Findings& out) {
     const size_t avail = t.find(" Gb/s available");
     const size_t lim = t.find("limited by ");
     const size_t cap = t.find("capable of ");
-    const auto avail_gb = avail == std::string_view::npos ? std::nullopt : number_before(t, avail);
-    std::optional<double> cap_gb, lim_gt;
+    std::optional<double> avail_gb, cap_gb, lim_gt;
+    if (avail != std::string_view::npos) avail_gb = number_before(t, avail);
     if (cap != std::string_view::npos) cap_gb = number_before(t, t.find(" Gb/s", cap));
     if (lim != std::string_view::npos) lim_gt = number_before(t, t.find(" GT/s", lim));
     std::string port;
@@ -185,11 +185,14 @@ void rule_pcie_link_limited(const DiagnoseContext& c, Findings& out) {
       port = std::string(rest.substr(0, rest.find_first_of(" (")));
     }
     std::vector<std::string> ev;
-    if (avail_gb && cap_gb)
+    if (avail_gb && cap_gb) {
+      // Plain copies: GCC 12 -O2 sees the optional's payload as maybe uninitialised here.
+      const double av = avail_gb.value_or(0), cp = cap_gb.value_or(0);
       ev.push_back(fmt::format(
           "{:.0f} Gb/s available ({:.1f} GB/s per direction) of {:.0f} Gb/s ({:.1f} GB/s) the "
           "device supports",
-          *avail_gb, *avail_gb / 8, *cap_gb, *cap_gb / 8));
+          av, av / 8, cp, cp / 8));
+    }
     if (lim_gt)
       ev.push_back(fmt::format("limited by the link at {} running {:.1f} GT/s (Gen{})",
                                port.empty() ? "an upstream device" : port, *lim_gt,

@@ -49,7 +49,9 @@ Cluster::Cluster(std::vector<NodeSpec> nodes) {
   by_free_.assign(max_size_ + 1, std::vector<uint64_t>(words_, 0));
   bucket_count_.assign(max_size_ + 1, 0);
   full_bits_.assign(words_, 0);
+  free_of_.resize(nodes_.size());
   for (uint32_t n = 0; n < nodes_.size(); ++n) {
+    free_of_[n] = nodes_[n].free;
     set_bit(by_free_[nodes_[n].free], n, true);
     ++bucket_count_[nodes_[n].free];
     if (is_full(n)) set_bit(full_bits_, n, true);
@@ -82,6 +84,7 @@ void Cluster::set_bit(std::vector<uint64_t>& bits, uint32_t n, bool on) {
 
 void Cluster::rebucket(uint32_t n, unsigned old_free) {
   const unsigned now = nodes_[n].free;
+  free_of_[n] = now;
   const bool was_full = old_free == nodes_[n].gpus.size() && old_free > 0;
   if (was_full) full_gpus_ -= old_free;
   if (is_full(n)) full_gpus_ += now;
@@ -193,6 +196,23 @@ std::optional<std::vector<uint32_t>> Cluster::find(unsigned count, Packing packi
   const uint32_t n = pick_node(count, packing, caps, {});
   if (n == UINT32_MAX) return std::nullopt;
   return pick_in_node(n, count);
+}
+
+bool Cluster::fits(unsigned count, Packing packing) const {
+  if (count == 0) return true;
+  if (packing == Packing::kPool || pool_) return count <= free_total_;
+  if (count <= max_size_) return pick_node(count, packing, nullptr, {}) != UINT32_MAX;
+  // As find_multi: whole free nodes while the rest fills one, then the remainder's node.
+  std::vector<uint32_t> taken;
+  unsigned rem = count;
+  for (size_t w = 0; w < words_ && rem > 0; ++w)
+    for (uint64_t m = full_bits_[w]; m && rem > 0; m &= m - 1) {
+      const auto n = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(m)));
+      if (nodes_[n].free > rem) continue;
+      taken.push_back(n);
+      rem -= nodes_[n].free;
+    }
+  return rem == 0 || pick_node(rem, packing, nullptr, taken) != UINT32_MAX;
 }
 
 // Wide jobs: whole free nodes, lowest index first, while the rest still fills a node; the

@@ -69,7 +69,7 @@ class Cluster {
   const GpuSlot& gpu(uint32_t g) const { return gpus_[g]; }
   const std::string& node_name(uint32_t n) const { return nodes_[n].name; }
   unsigned node_size(uint32_t n) const { return static_cast<unsigned>(nodes_[n].gpus.size()); }
-  unsigned node_free(uint32_t n) const { return nodes_[n].free; }
+  unsigned node_free(uint32_t n) const { return free_of_[n]; }
   const std::vector<uint32_t>& node_gpus(uint32_t n) const { return nodes_[n].gpus; }
   unsigned max_node_size() const { return max_size_; }
   unsigned free_gpus() const { return free_total_; }
@@ -83,6 +83,8 @@ class Cluster {
   // one node (topology-aware inside it); wider requests take whole, fully free nodes.
   std::optional<std::vector<uint32_t>> find(unsigned count, Packing packing,
                                             const NodeCaps* caps = nullptr) const;
+  // Whether find() would succeed, without choosing the GPUs.
+  bool fits(unsigned count, Packing packing) const;
   // Nodes a job of `count` GPUs spans when wider than one node (0 = fits on one node, or
   // pool placement): floor(count / S) whole nodes plus one for a remainder.
   unsigned nodes_needed(unsigned count) const;
@@ -127,6 +129,7 @@ class Cluster {
   std::vector<std::vector<uint64_t>> by_free_;
   std::vector<uint32_t> bucket_count_;
   std::vector<uint64_t> full_bits_;  // nodes whose every GPU is healthy and idle
+  std::vector<unsigned> free_of_;    // nodes_[n].free, contiguous: node_free() in tight loops
   size_t words_ = 0;
   bool pool_ = false;
   unsigned max_size_ = 0;

@@ -31,6 +31,7 @@ class FairShareLedger {
   // stable index for the fast factor_at().
   uint32_t add_account(const std::string& name) { return account(name).index; }
   double factor_at(uint32_t index) const;
+  size_t account_count() const { return by_index_.size(); }
 
   double usage_gpu_ms(const std::string& account) const;
   double normalized_usage(const std::string& account) const;

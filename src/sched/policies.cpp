@@ -1,6 +1,7 @@
 // Every policy, and the one table that maps names to them.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 
 #include "sched/policy.h"
@@ -8,6 +9,8 @@
 namespace gw::sched {
 
 double fair_share_factor(const Job& job, const PolicyContext& ctx) {
+  if (ctx.fairshare_factors && job.account_index < ctx.fairshare_factors->size())
+    return (*ctx.fairshare_factors)[job.account_index];
   if (!ctx.fairshare) return 1.0;
   if (job.account_index != UINT32_MAX) return ctx.fairshare->factor_at(job.account_index);
   return ctx.fairshare->factor(job.spec.account);
@@ -72,6 +75,22 @@ class Priority final : public Policy {
     return -multifactor_priority(job, ctx, w_);
   }
   int64_t rerank_period_ms() const override { return period_; }
+  // Only the age term differs between jobs of one account, GPU count, QOS level and priority;
+  // it grows with age and every addition rounds monotonically, so the older job never ranks
+  // worse (and ties go to the earlier submit). That needs a finite, non-negative age weight
+  // and finite other weights.
+  bool rank_classes() const override {
+    const bool levels_finite = std::all_of(w_.qos_levels.begin(), w_.qos_levels.end(),
+                                           [](const auto& l) { return std::isfinite(l.second); });
+    return std::isfinite(w_.age) && w_.age >= 0 && std::isfinite(w_.fairshare) &&
+           std::isfinite(w_.job_size) && std::isfinite(w_.qos) && levels_finite;
+  }
+  RankClassKey rank_class(const Job& job) const override {
+    double qos = 0.5;
+    for (const auto& [name, level] : w_.qos_levels)
+      if (name == job.spec.qos) qos = level;
+    return {job.account_index, job.spec.gpus, job.spec.priority, std::bit_cast<int64_t>(qos)};
+  }
 
  private:
   PriorityWeights w_;
@@ -87,6 +106,9 @@ class FairShare final : public Policy {
     return -fair_share_factor(job, ctx);
   }
   int64_t rerank_period_ms() const override { return period_; }
+  // One account's jobs share one rank.
+  bool rank_classes() const override { return true; }
+  RankClassKey rank_class(const Job& job) const override { return {job.account_index, 0, 0, 0}; }
 
  private:
   int64_t period_;

@@ -4,6 +4,7 @@
 // the live queue and the simulator run the very same code.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -22,7 +23,13 @@ struct PolicyContext {
   int64_t now_ms = 0;
   const Cluster* cluster = nullptr;
   const FairShareLedger* fairshare = nullptr;
+  // Fair-share factors by account index as of an earlier moment (ClassQueue ranks jobs as of
+  // the last re-rank); when set, they are used instead of the ledger's current ones.
+  const std::vector<double>* fairshare_factors = nullptr;
 };
+
+// See Policy::rank_class.
+using RankClassKey = std::array<int64_t, 4>;
 
 class Policy {
  public:
@@ -57,6 +64,11 @@ class Policy {
   virtual double running_rank_drift_per_ms() const { return 0.0; }
   // Uses true run times (trace replay only): an oracle, a bound no real scheduler reaches.
   virtual bool oracle() const { return false; }
+  // Whether rank_class() holds for every job: jobs with equal class keys, ranked at the same
+  // moment, always rank in (submit, id) order. Then a strict re-ranking policy's queue need
+  // not re-rank every waiting job (rank_classes.h).
+  virtual bool rank_classes() const { return false; }
+  virtual RankClassKey rank_class(const Job& /*job*/) const { return {}; }
 };
 
 // Slurm multifactor weights. The priority is the weighted sum of factors in [0, 1] plus the

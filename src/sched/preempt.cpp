@@ -3,6 +3,8 @@
 // let it be placed (the GPUs of one node, or whole nodes for a wide job). Jobs that keep their
 // place are never stopped, so nothing is counted as preempted without losing run time.
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <limits>
 
 #include "sched/scheduler.h"
@@ -57,15 +59,23 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
       for (size_t j : chosen) mark[j] = 0;
     }
   } unmark{victim_mark_, chosen};
-  std::vector<size_t> here;  // scratch: distinct eligible jobs on one node
+  // A NaN rank has no victims (nothing ranks worse), as the checks below would find.
+  if (std::isnan(rank)) return {};
+  const double above = rank - rank_offset_;
+  flush_node_ranks();
+  const size_t nodes = cluster_.node_count();
+  const auto may_free = [&](uint32_t n, unsigned want) {
+    return kth_[(want - 1) * nodes + n] > above;
+  };
+  // Scratch: distinct eligible jobs on one node, with their GPUs there.
+  std::vector<std::pair<size_t, unsigned>>& here = here_scratch_;
   // Per node: the cheapest victims (worst first) that leave `want` GPUs free on it, into `nv`;
   // false if the node cannot get there. A first count rules out most nodes cheaply.
   const auto plan_node = [&](uint32_t n, unsigned want, NodeVictims& nv) {
-    // An upper bound first (chosen victims' GPUs are among the eligible ones).
-    unsigned free = cluster_.node_free(n), reclaim = free;
-    const double above = rank - rank_offset_;
-    for (uint32_t g : cluster_.node_gpus(n)) reclaim += gpu_rank_[g] > above;
-    if (reclaim < want) return false;
+    // An upper bound first (chosen victims' GPUs are among the eligible ones): free GPUs plus
+    // those of jobs ranked worse must reach `want`.
+    unsigned free = cluster_.node_free(n);
+    if (!may_free(n, want)) return false;
     if (!chosen.empty())
       for (uint32_t g : cluster_.node_gpus(n))
         if (const uint32_t o = gpu_owner_[g]; o != kNoOwner && victim_mark_[o]) ++free;
@@ -73,16 +83,28 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
     nv.cost = 0;
     nv.victims.clear();
     if (free >= want) return true;
+    // Distinct owners with their GPU count on this node (a job's GPUs are usually adjacent).
     here.clear();
     for (uint32_t g : cluster_.node_gpus(n)) {
       const uint32_t o = gpu_owner_[g];
-      if (o == kNoOwner || victim_mark_[o] || !eligible(o)) continue;
-      if (std::find(here.begin(), here.end(), o) == here.end()) here.push_back(o);
+      if (o == kNoOwner) continue;
+      if (!here.empty() && here.back().first == o) {
+        ++here.back().second;
+        continue;
+      }
+      auto it = std::find_if(here.begin(), here.end(), [o](const auto& h) { return h.first == o; });
+      if (it != here.end())
+        ++it->second;
+      else
+        here.emplace_back(o, 1u);
     }
-    std::sort(here.begin(), here.end(), worst_first);
-    for (size_t j : here) {
+    std::erase_if(here, [&](const auto& h) { return victim_mark_[h.first] || !eligible(h.first); });
+    if (here.size() > 1)
+      std::sort(here.begin(), here.end(),
+                [&](const auto& a, const auto& b) { return worst_first(a.first, b.first); });
+    for (const auto& [j, on_node] : here) {
       if (free >= want) break;
-      for (uint32_t g : jobs_[j].gpus) free += cluster_.gpu(g).node == n;
+      free += on_node;
       nv.cost += static_cast<unsigned>(jobs_[j].gpus.size());
       nv.victims.push_back(j);
     }
@@ -95,16 +117,23 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
   const auto best_node = [&](unsigned want,
                              const std::vector<uint32_t>& skip) -> std::optional<NodeVictims> {
     std::optional<NodeVictims> best;
-    for (uint32_t n = 0; n < cluster_.node_count(); ++n) {
+    // Most nodes fail the bound: find the others in one tight pass first.
+    std::vector<uint32_t>& feasible = feasible_scratch_;
+    feasible.clear();
+    const double* kth = kth_.data() + (want - 1) * nodes;
+    for (uint32_t n = 0; n < nodes; ++n)
+      if (kth[n] > above) feasible.push_back(n);
+    for (uint32_t n : feasible) {
       if (std::find(skip.begin(), skip.end(), n) != skip.end()) continue;
       // Victims free at least the shortfall: a node that cannot beat the best (ties go to the
       // lower index, seen first) is not planned.
       const unsigned free = cluster_.node_free(n);
       if (best && want > free && want - free >= best->cost) continue;
       if (!plan_node(n, want, cur)) continue;
-      if (!best)
-        best = cur;
-      else if (better(cur, *best))
+      if (!best) {
+        best.emplace();
+        std::swap(*best, cur);
+      } else if (better(cur, *best))
         std::swap(*best, cur);
       if (best->cost == 0) break;  // fits already on the lowest such node
     }
@@ -131,13 +160,13 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
     if (whole.size() < full) return {};
     std::partial_sort(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(full), whole.end(),
                       better);
-    std::vector<uint32_t> nodes;
+    std::vector<uint32_t> taken;
     for (size_t k = 0; k < full; ++k) {
-      nodes.push_back(whole[k].node);
+      taken.push_back(whole[k].node);
       choose(whole[k].victims);
     }
     if (const unsigned rem = need % size; rem > 0) {
-      auto nv = best_node(rem, nodes);
+      auto nv = best_node(rem, taken);
       if (!nv) return {};
       choose(nv->victims);
     }
@@ -145,7 +174,7 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
   if (chosen.empty()) return {};  // it fits as things are (the caller tried already)
   // What-if: free the victims, ask the placement, put them back exactly where they were.
   for (size_t j : chosen) cluster_.release(jobs_[j].gpus);
-  const bool fits = cluster_.find(need, options_.packing).has_value();
+  const bool fits = cluster_.fits(need, options_.packing);
   for (size_t j : chosen) cluster_.allocate(jobs_[j].spec.id, jobs_[j].gpus);
   if (!fits) return {};
   std::vector<size_t> out = chosen;
@@ -155,7 +184,27 @@ std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
 void Scheduler::set_run_rank(size_t i, double rank) {
   run_rank_[i] = rank;
   const double on_gpu = victim_ok_[i] ? rank : -std::numeric_limits<double>::infinity();
-  for (uint32_t g : jobs_[i].gpus) gpu_rank_[g] = on_gpu;
+  for (uint32_t g : jobs_[i].gpus) {
+    gpu_rank_[g] = on_gpu;
+    mark_node(cluster_.gpu(g).node);
+  }
+}
+
+void Scheduler::flush_node_ranks() {
+  const size_t width = cluster_.max_node_size(), nodes = cluster_.node_count();
+  for (uint32_t n : stale_nodes_) {
+    node_ranks_stale_[n] = 0;
+    double* r = node_ranks_.data() + static_cast<size_t>(n) * width;
+    size_t k = 0;
+    for (uint32_t g : cluster_.node_gpus(n))
+      r[k++] = std::isnan(gpu_rank_[g]) ? -std::numeric_limits<double>::infinity() : gpu_rank_[g];
+    std::sort(r, r + k, std::greater<>());
+    const unsigned free = cluster_.node_free(n);
+    for (unsigned w = 1; w <= width; ++w)
+      kth_[(w - 1) * nodes + n] =
+          free >= w ? std::numeric_limits<double>::infinity() : r[w - free - 1];
+  }
+  stale_nodes_.clear();
 }
 
 // Cached ranks are stored as base = rank - drift x now (constant until the next change).
@@ -203,7 +252,8 @@ void Scheduler::preempt_pass(PassResult& out) {
       worst = std::max(worst, run_rank_[j]);
     }
   }
-  std::vector<PendingEntry> cands;
+  std::vector<PendingEntry>& cands = cands_scratch_;
+  cands.clear();
   size_t gpus = 0;
   const size_t healthy = cluster_.healthy_gpus();
   pending_.for_each_while([&](const PendingEntry& e) {

@@ -16,6 +16,32 @@ Scheduler::Scheduler(Cluster cluster, std::unique_ptr<Policy> policy, const Cloc
   cluster_.set_pool(options_.packing == Packing::kPool);
   gpu_owner_.assign(cluster_.gpu_count(), kNoOwner);
   gpu_rank_.assign(cluster_.gpu_count(), -std::numeric_limits<double>::infinity());
+  node_ranks_.assign(cluster_.node_count() * cluster_.max_node_size(),
+                     -std::numeric_limits<double>::infinity());
+  kth_.assign(cluster_.node_count() * cluster_.max_node_size(), 0.0);
+  node_ranks_stale_.assign(cluster_.node_count(), 0);
+  for (uint32_t n = 0; n < cluster_.node_count(); ++n) mark_node(n);
+  // Strict policies only look at the first job; a ClassQueue finds it without re-ranking all.
+  if (policy_->rank_classes() && policy_->rerank_period_ms() > 0 && !policy_->backfill() &&
+      !policy_->skip() && !policy_->preemptive()) {
+    classes_ = std::make_unique<ClassQueue>();
+  }
+}
+
+double Scheduler::rank_at_rerank(uint32_t slot) const {
+  PolicyContext ctx{last_rerank_ms_, &cluster_, &ledger_, &rerank_factors_};
+  return policy_->rank(jobs_[slot], ctx);
+}
+
+std::optional<PendingEntry> Scheduler::queue_first() const {
+  return classes_ ? classes_->first() : pending_.first();
+}
+
+void Scheduler::queue_erase(size_t i) {
+  if (classes_)
+    classes_->erase(static_cast<uint32_t>(i), rank_fn());
+  else
+    pending_.erase(keys_[i]);
 }
 
 PolicyContext Scheduler::context() const {
@@ -87,17 +113,39 @@ Status Scheduler::submit(JobSpec spec) {
   return {};
 }
 
+void Scheduler::reserve(size_t jobs) {
+  jobs_.reserve(jobs);
+  keys_.reserve(jobs);
+  run_rank_.reserve(jobs);
+  victim_ok_.reserve(jobs);
+  victim_mark_.reserve(jobs);
+  rank_change_at_.reserve(jobs);
+  unmet_deps_.reserve(jobs);
+  index_.reserve(jobs);
+}
+
 void Scheduler::enqueue(size_t i) {
   ledger_.advance(clock_.now_ms());  // ranks see the usage up to now
   const Job& j = jobs_[i];
   keys_[i] = PendingKey{policy_->rank(j, context()), j.spec.submit_ms, j.spec.id};
-  pending_.insert(PendingEntry{keys_[i], j.spec.gpus, limit_ms(j), static_cast<uint32_t>(i)});
+  const PendingEntry e{keys_[i], j.spec.gpus, limit_ms(j), static_cast<uint32_t>(i)};
+  if (classes_)
+    classes_->insert(e, policy_->rank_class(j));
+  else
+    pending_.insert(e);
 }
 
 void Scheduler::rerank() {
   const PolicyContext ctx = context();
   last_rerank_ms_ = ctx.now_ms;
   if (policy_->waiting_rank_fixed()) return;  // enqueue() already ranked them for good
+  if (classes_) {
+    rerank_factors_.clear();
+    for (uint32_t a = 0; a < ledger_.account_count(); ++a)
+      rerank_factors_.push_back(ledger_.factor_at(a));
+    classes_->rerank(rank_fn());
+    return;
+  }
   pending_.rerank([&](const PendingEntry& e) {
     keys_[e.slot].rank = policy_->rank(jobs_[e.slot], ctx);
     return keys_[e.slot].rank;
@@ -106,7 +154,7 @@ void Scheduler::rerank() {
 
 int64_t Scheduler::next_wakeup_ms() const {
   int64_t wake = INT64_MAX;
-  if (policy_->preempt_on_events() && !pending_.empty()) {
+  if (policy_->preempt_on_events() && queued_count() > 0) {
     // Event-driven: the next moment a running job's rank changes (a demotion) while someone
     // waits who could take its place.
     if (rank_cache()) {
@@ -118,7 +166,7 @@ int64_t Scheduler::next_wakeup_ms() const {
     }
   }
   const int64_t period = policy_->rerank_period_ms();
-  if (period <= 0 || (pending_.empty() && !(policy_->preemptive() && !running_.empty())))
+  if (period <= 0 || (queued_count() == 0 && !(policy_->preemptive() && !running_.empty())))
     return wake;
   if (last_rerank_ms_ == INT64_MIN) return clock_.now_ms();
   return std::min(wake, last_rerank_ms_ + period);
@@ -128,7 +176,7 @@ bool Scheduler::try_start(size_t i, const NodeCaps* caps) {
   Job& j = at(i);
   auto gpus = cluster_.find(j.spec.gpus, options_.packing, caps);
   if (!gpus) return false;
-  pending_.erase(keys_[i]);
+  queue_erase(i);
   cluster_.allocate(j.spec.id, *gpus);
   for (uint32_t g : *gpus) gpu_owner_[g] = static_cast<uint32_t>(i);
   j.gpus = std::move(*gpus);
@@ -138,19 +186,24 @@ bool Scheduler::try_start(size_t i, const NodeCaps* caps) {
     cache_rank(i, clock_.now_ms());
   else
     set_run_rank(i, run_rank_[i]);
-  running_.emplace(expected_end_ms(j), i);
+  const std::pair<int64_t, size_t> entry{expected_end_ms(j), i};
+  running_.insert(std::upper_bound(running_.begin(), running_.end(), entry), entry);
   ledger_.job_started(j.spec.account, static_cast<unsigned>(j.gpus.size()));
   return true;
 }
 
 void Scheduler::stop_running(size_t i) {
   Job& j = at(i);
-  running_.erase({expected_end_ms(j), i});
+  const std::pair<int64_t, size_t> entry{expected_end_ms(j), i};
+  if (auto it = std::lower_bound(running_.begin(), running_.end(), entry);
+      it != running_.end() && *it == entry)
+    running_.erase(it);
   ledger_.job_stopped(j.spec.account, static_cast<unsigned>(j.gpus.size()));
   cluster_.release(j.gpus);
   for (uint32_t g : j.gpus) {
     gpu_owner_[g] = kNoOwner;
     gpu_rank_[g] = -std::numeric_limits<double>::infinity();
+    mark_node(cluster_.gpu(g).node);
   }
   if (rank_cache()) uncache_rank(i);
 }
@@ -165,7 +218,7 @@ PassResult Scheduler::schedule() {
   if (rerank_due) rerank();
   if (policy_->preemptive() && (rerank_due || policy_->preempt_on_events())) preempt_pass(out);
   reservation_.reset();
-  while (auto head = pending_.first()) {
+  while (auto head = queue_first()) {
     const size_t i = head->slot;
     if (!try_start(i, nullptr)) {
       // Preemptive policies are work-conserving (as in Tiresias): later jobs that fit start,
@@ -202,9 +255,10 @@ void Scheduler::drop_restarts(PassResult& out) {
 
 void Scheduler::update_hol() {
   hol_blocked_ = false;
-  const auto head = pending_.first();
+  const auto head = queue_first();
   if (!head) return;
-  const auto min_other = pending_.min_gpus_except(head->key, head->gpus);
+  const auto min_other = classes_ ? classes_->min_gpus_except(head->gpus)
+                                  : pending_.min_gpus_except(head->key, head->gpus);
   hol_blocked_ = min_other && *min_other <= cluster_.max_fit();
 }
 
@@ -345,7 +399,7 @@ Status Scheduler::cancel(JobId id, std::string_view reason) {
     --held_count_;
     unmet_deps_[i] = 0;
   } else {
-    pending_.erase(keys_[i]);
+    queue_erase(i);
   }
   Status s = j.transition(JobState::kCancelled, clock_.now_ms(), reason);
   ++final_count_;
@@ -373,6 +427,7 @@ void Scheduler::settle_dependents(size_t i) {
 std::optional<JobId> Scheduler::fail_gpu(uint32_t gpu, bool requeue) {
   const JobId id = cluster_.gpu(gpu).job;
   cluster_.set_health(gpu, GpuHealth::kFailed);
+  mark_node(cluster_.gpu(gpu).node);
   if (id == 0) return std::nullopt;
   const size_t i = index_.at(id);
   if (!requeue) {
@@ -388,6 +443,7 @@ std::optional<JobId> Scheduler::fail_gpu(uint32_t gpu, bool requeue) {
 
 void Scheduler::repair_gpu(uint32_t gpu) {
   cluster_.set_health(gpu, GpuHealth::kOk);
+  mark_node(cluster_.gpu(gpu).node);
 }
 void Scheduler::drain_gpu(uint32_t gpu) {
   if (const uint32_t o = gpu_owner_[gpu]; o != kNoOwner) {  // never a victim: see choose_victims
@@ -395,6 +451,7 @@ void Scheduler::drain_gpu(uint32_t gpu) {
     set_run_rank(o, run_rank_[o]);
   }
   cluster_.set_health(gpu, GpuHealth::kDrained);
+  mark_node(cluster_.gpu(gpu).node);
 }
 
 }  // namespace gw::sched

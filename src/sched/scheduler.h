@@ -21,6 +21,7 @@
 #include "sched/job.h"
 #include "sched/pending_index.h"
 #include "sched/policy.h"
+#include "sched/rank_classes.h"
 
 namespace gw::sched {
 
@@ -51,6 +52,8 @@ class Scheduler {
   // Queues a job (held until its dependencies are done). Errors: duplicate id, zero GPUs,
   // more GPUs than the cluster has, unknown dependency.
   Status submit(JobSpec spec);
+  // Room for this many jobs in all (a replay knows its count; saves regrowing).
+  void reserve(size_t jobs);
   // One scheduling pass at the clock's time.
   PassResult schedule();
   // A running job ended (kDone, kFailed or kCancelled).
@@ -67,7 +70,7 @@ class Scheduler {
   const Cluster& cluster() const { return cluster_; }
   const Policy& policy() const { return *policy_; }
   const FairShareLedger& fairshare() const { return ledger_; }
-  size_t waiting_count() const { return pending_.size() + held_count_; }
+  size_t waiting_count() const { return queued_count() + held_count_; }
   size_t running_count() const { return running_.size(); }
   size_t final_count() const { return final_count_; }  // jobs done, failed or cancelled
   // From the last pass: the backfill reservation, and whether the first waiting job was
@@ -85,6 +88,15 @@ class Scheduler {
   PolicyContext context() const;
   void enqueue(size_t i);
   void rerank();
+  // The waiting queue: classes_ for strict re-ranking policies with rank classes, else pending_.
+  std::optional<PendingEntry> queue_first() const;
+  void queue_erase(size_t i);
+  size_t queued_count() const { return classes_ ? classes_->size() : pending_.size(); }
+  // A job's rank as of the last re-rank (ClassQueue's rank function).
+  double rank_at_rerank(uint32_t slot) const;
+  ClassQueue::RankFn rank_fn() const {
+    return [this](uint32_t slot) { return rank_at_rerank(slot); };
+  }
   bool try_start(size_t i, const NodeCaps* caps);
   void stop_running(size_t i);
   void settle_dependents(size_t i);
@@ -117,7 +129,11 @@ class Scheduler {
   std::unordered_map<JobId, size_t> index_;
   std::unordered_map<JobId, std::vector<size_t>> dependents_;
   PendingIndex pending_;
-  std::set<std::pair<int64_t, size_t>> running_;  // (expected end, job index)
+  std::unique_ptr<ClassQueue> classes_;  // set: the queue is kept here instead of pending_
+  std::vector<double> rerank_factors_;   // fair-share factors at the last re-rank
+  // Running jobs by (expected end, job index): a sorted vector, as there are at most as many as
+  // GPUs and every pass walks them in order.
+  std::vector<std::pair<int64_t, size_t>> running_;
   size_t held_count_ = 0;
   size_t final_count_ = 0;
   int64_t last_rerank_ms_ = INT64_MIN;
@@ -133,9 +149,28 @@ class Scheduler {
   // reclaimable GPUs are counted from one contiguous array.
   std::vector<double> gpu_rank_;
   double rank_offset_ = 0;  // cached ranks: drift x now, added to run_rank_ and gpu_rank_
-  std::vector<int64_t> rank_change_at_;                // cached: when the rank next changes
-  std::set<std::pair<int64_t, size_t>> rank_changes_;  // cached: (change time, job index)
-  std::map<double, size_t> run_rank_count_;            // cached: running jobs per rank
+  // Per node, its GPUs' gpu_rank_ in descending order (NaN as -inf), padded to the largest
+  // node size S with -inf; and from it, for each want w in 1..S, what the node can free:
+  // kth_[(w - 1) x nodes + n] is +inf if it has w free GPUs, else its (w - free)-th rank. A node
+  // can give w GPUs to a job ranked r (jobs ranked worse stopped) iff that is above r: one
+  // contiguous array per w. Rebuilt for nodes marked since the last look (flush_node_ranks).
+  std::vector<double> node_ranks_;
+  std::vector<double> kth_;
+  std::vector<char> node_ranks_stale_;
+  std::vector<uint32_t> stale_nodes_;
+  void mark_node(uint32_t n) {
+    if (!node_ranks_stale_[n]) {
+      node_ranks_stale_[n] = 1;
+      stale_nodes_.push_back(n);
+    }
+  }
+  void flush_node_ranks();
+  std::vector<PendingEntry> cands_scratch_;  // preempt_pass: waiting jobs to place
+  std::vector<uint32_t> feasible_scratch_;   // choose_victims: nodes that pass the bound
+  std::vector<std::pair<size_t, unsigned>> here_scratch_;  // choose_victims: owners on a node
+  std::vector<int64_t> rank_change_at_;                    // cached: when the rank next changes
+  std::set<std::pair<int64_t, size_t>> rank_changes_;      // cached: (change time, job index)
+  std::map<double, size_t> run_rank_count_;                // cached: running jobs per rank
 };
 
 }  // namespace gw::sched

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <numeric>
-#include <queue>
 #include <unordered_map>
 
 #include "core/clock.h"
@@ -16,7 +16,7 @@ namespace {
 
 using sched::JobState;
 
-enum class Kind : uint8_t { kEnd, kFail, kJobFail, kPlanned, kRepair, kSubmit, kWake };
+enum class Kind : uint8_t { kEnd, kFail, kJobFail, kPlanned, kRepair, kWake };
 
 struct Event {
   int64_t t = 0;
@@ -26,6 +26,56 @@ struct Event {
   uint32_t gen = 0;  // attempt generation for kEnd and kJobFail
   uint16_t cls = 0;  // failure class for kFail and kJobFail
   bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+};
+
+// Events by (time, insertion order), a binary heap. An interrupted attempt's end (and its
+// software failure) stays queued, stale, until compact() drops the stale ones; the instants
+// they were queued for are kept as bare ticks, because every instant with an event gets a
+// scheduler pass, and a pass can matter (fair-share usage is advanced, ranks refreshed).
+class EventQueue {
+ public:
+  bool empty() const { return heap_.empty() && tick_ == ticks_.size(); }
+  size_t size() const { return heap_.size(); }
+  // The next instant with an event or a tick (INT64_MAX: none).
+  int64_t next_time() const {
+    int64_t t = heap_.empty() ? INT64_MAX : heap_.front().t;
+    return tick_ < ticks_.size() ? std::min(t, ticks_[tick_]) : t;
+  }
+  void push(const Event& e) {
+    heap_.push_back(e);
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+  }
+  // Pops the next event at instant t into e; false when none is left there (its ticks go too).
+  bool pop_at(int64_t t, Event& e) {
+    while (tick_ < ticks_.size() && ticks_[tick_] == t) ++tick_;
+    if (heap_.empty() || heap_.front().t != t) return false;
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    e = heap_.back();
+    heap_.pop_back();
+    return true;
+  }
+  // Drops the events `stale` names; the pop order of the rest is that of their unique keys.
+  template <class Stale>
+  void compact(Stale&& stale) {
+    std::vector<int64_t> times;
+    for (const Event& e : heap_)
+      if (stale(e)) times.push_back(e.t);
+    std::erase_if(heap_, stale);
+    std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+    std::sort(times.begin(), times.end());
+    std::vector<int64_t> merged;
+    merged.reserve(ticks_.size() - tick_ + times.size());
+    std::merge(ticks_.begin() + static_cast<std::ptrdiff_t>(tick_), ticks_.end(), times.begin(),
+               times.end(), std::back_inserter(merged));
+    merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
+    ticks_ = std::move(merged);
+    tick_ = 0;
+  }
+
+ private:
+  std::vector<Event> heap_;
+  std::vector<int64_t> ticks_;  // ascending; consumed from tick_
+  size_t tick_ = 0;
 };
 
 struct SimJob {
@@ -46,6 +96,10 @@ class Engine {
         rng_(o.seed),
         sched_(cluster, std::move(policy), clock_, o.scheduler),
         classes_(effective_classes(o.failure)) {
+    sched_.reserve(jobs.size());
+    sim_.reserve(jobs.size());
+    out_.reserve(jobs.size());
+    slot_of_.reserve(jobs.size());
     for (const FailureClass& c : classes_) tally_.push_back({c.name, 0, 0});
     if (o.failure.planned.every_ms > 0) tally_.push_back({"planned-maintenance", 0, 0});
   }
@@ -78,8 +132,9 @@ class Engine {
   ManualClock clock_;
   Rng rng_;
   sched::Scheduler sched_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> q_;
+  EventQueue q_;
   uint64_t seq_ = 0;
+  size_t stale_ = 0;  // interrupted attempts since the last compaction (their events are stale)
   std::vector<SimJob> sim_;
   std::vector<JobOutcome> out_;
   std::unordered_map<sched::JobId, size_t> slot_of_;
@@ -106,13 +161,25 @@ SimOutcome Engine::run() {
   t0_ = specs_.empty() ? 0 : specs_[order.front()].submit_ms;
   last_t_ = t0_;
   clock_.set_ms(t0_);
-  for (size_t i : order) push(specs_[i].submit_ms, Kind::kSubmit, i);
+  // Submits are read from `order`, not queued: they come first among events of one instant
+  // (as if queued before all others), and a heap of a million submits would cost cache misses.
+  size_t next = 0;
+  const auto submit_due = [&](int64_t t) {
+    return next < order.size() && specs_[order[next]].submit_ms == t;
+  };
   for (size_t c = 0; c < classes_.size(); ++c) arm_failure(static_cast<uint16_t>(c), t0_);
   if (o_.failure.planned.every_ms > 0) push(t0_ + o_.failure.planned.every_ms, Kind::kPlanned, 0);
   const int64_t horizon = o_.horizon_ms ? t0_ + *o_.horizon_ms : INT64_MAX;
   int64_t t_end = t0_;
-  while (!q_.empty() && !all_settled()) {
-    const int64_t t = q_.top().t;
+  while ((!q_.empty() || next < order.size()) && !all_settled()) {
+    if (stale_ >= 4096 && 2 * stale_ >= q_.size()) {
+      q_.compact([&](const Event& e) {
+        return (e.kind == Kind::kEnd || e.kind == Kind::kJobFail) && sim_[e.a].gen != e.gen;
+      });
+      stale_ = 0;
+    }
+    int64_t t = q_.next_time();
+    if (next < order.size()) t = std::min(t, specs_[order[next]].submit_ms);
     if (t > horizon) {
       t_end = horizon;
       break;
@@ -124,11 +191,8 @@ SimOutcome Engine::run() {
     if (hol_) hol_ms_ += static_cast<double>(t - last_t_);
     clock_.set_ms(t);
     last_t_ = t_end = t;
-    while (!q_.empty() && q_.top().t == t) {
-      const Event e = q_.top();
-      q_.pop();
-      handle(e);
-    }
+    for (; submit_due(t); ++next) on_submit(order[next]);
+    for (Event e; q_.pop_at(t, e);) handle(e);
     after_pass(sched_.schedule());
     hol_ = sched_.head_of_line_blocked();
     record(t);
@@ -138,9 +202,6 @@ SimOutcome Engine::run() {
 
 void Engine::handle(const Event& e) {
   switch (e.kind) {
-    case Kind::kSubmit:
-      on_submit(e.a);
-      break;
     case Kind::kEnd:
       on_end(e.a, e.gen);
       break;
@@ -204,6 +265,7 @@ void Engine::interrupt(size_t slot, bool preempted, bool keep_work) {
                          ? work_done(elapsed, sj.overhead_ms, sj.remaining_ms, f)
                          : work_saved(elapsed, sj.overhead_ms, sj.remaining_ms, f);
   ++sj.gen;
+  ++stale_;
   if (preempted) {
     ++out_[slot].preemptions;
     sj.preempted_at_ms = clock_.now_ms();

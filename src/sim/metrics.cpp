@@ -118,6 +118,8 @@ std::vector<JobRecord> job_records(const std::vector<JobOutcome>& jobs) {
     r.interruptions = j.interruptions;
     r.nodes = j.nodes;
     r.gpus_allocated = j.allocated;
+    r.useful_s = secs(j.useful_ms);
+    r.effective_training_time = j.effective_training_time;
     out.push_back(std::move(r));
   }
   return out;

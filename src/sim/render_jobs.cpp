@@ -26,16 +26,17 @@ std::string opt_seconds(const std::optional<double>& v) {
 std::string render_jobs_csv(const SimReport& r) {
   std::string out =
       "policy,job_id,source_line,account,gpus,submit_s,first_start_s,end_s,state,preemptions,"
-      "interruptions,nodes,gpus_allocated\n";
+      "interruptions,nodes,gpus_allocated,useful_s,effective_training_time\n";
   for (const PolicyResult& p : r.policies) {
     const std::string policy = quoted(p.policy);
     for (const JobRecord& j : p.job_records) {
       std::string nodes;
       for (uint32_t n : j.nodes) nodes += (nodes.empty() ? "" : ";") + std::to_string(n);
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", policy, j.id, j.source_line,
-                         quoted(j.account), j.gpus, j.submit_s, opt_seconds(j.first_start_s),
-                         opt_seconds(j.end_s), j.state, j.preemptions, j.interruptions, nodes,
-                         j.gpus_allocated);
+      out +=
+          fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", policy, j.id, j.source_line,
+                      quoted(j.account), j.gpus, j.submit_s, opt_seconds(j.first_start_s),
+                      opt_seconds(j.end_s), j.state, j.preemptions, j.interruptions, nodes,
+                      j.gpus_allocated, j.useful_s, opt_seconds(j.effective_training_time));
     }
   }
   return out;

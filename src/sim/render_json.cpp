@@ -75,6 +75,9 @@ std::string render_json(const SimReport& r) {
       o["interruptions"] = x.interruptions;
       o["nodes"] = x.nodes;
       o["gpus_allocated"] = x.gpus_allocated;
+      o["useful_s"] = x.useful_s;
+      o["effective_training_time"] =
+          x.effective_training_time ? ojson(*x.effective_training_time) : ojson(nullptr);
       jobs.push_back(std::move(o));
     }
   j["jobs"] = std::move(jobs);

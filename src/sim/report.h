@@ -29,6 +29,10 @@ struct JobRecord {
   uint32_t interruptions = 0;
   std::vector<uint32_t> nodes;  // of the last attempt
   unsigned gpus_allocated = 0;  // of the last attempt
+  // Useful work done (finished, kept by checkpoints, or running at the horizon), and that over
+  // the time from first start to end or horizon; unset if it never started or had no time.
+  double useful_s = 0;
+  std::optional<double> effective_training_time;
 };
 
 // Failure events of one class, and how many of them stopped a job.

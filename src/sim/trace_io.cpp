@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
-#include <fstream>
+#include "core/input_file.h"
 
 namespace gw::sim {
 
@@ -56,23 +56,19 @@ Result<std::string> gunzip(std::string_view data, std::string_view what) {
 }
 
 Result<std::string> read_trace_file(const fs::path& p) {
-  std::error_code ec;
-  if (fs::is_directory(p, ec)) return make_error("trace.io", "is a folder, not a file", p.string());
-  if (!fs::is_regular_file(p, ec))
-    return make_error("trace.io", "not a regular file (a device, FIFO or socket)", p.string());
-  const auto size = fs::file_size(p, ec);
-  if (!ec && size > kMaxTraceBytes)
-    return make_error("trace.too_large", fmt::format("larger than {} bytes", kMaxTraceBytes),
-                      p.string());
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return make_error("trace.io", "cannot open the file for reading", p.string());
-  std::string text;
-  if (!ec) text.resize(static_cast<size_t>(size));
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad() || static_cast<size_t>(in.gcount()) != text.size())
-    return make_error("trace.io", "read error", p.string());
-  if (is_gzip(text)) return gunzip(text, p.string());
-  return text;
+  // The shared reader refuses directories, devices and sockets, bounds pipes in time and size
+  // and maps regular files; only the size limit is the trace's own.
+  InputLimits limits;
+  limits.max_file_bytes = kMaxTraceBytes;
+  limits.max_stream_bytes = kMaxTraceBytes;
+  auto in = read_input(p.string(), limits);
+  if (!in) {
+    Error e = in.error();
+    if (e.code == "input.too_large") e.code = "trace.too_large";
+    return e;
+  }
+  if (is_gzip(in->text())) return gunzip(in->text(), p.string());
+  return std::string(in->text());
 }
 
 fs::path find_plain_or_gz(const fs::path& dir, std::string_view name) {

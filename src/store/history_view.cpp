@@ -26,6 +26,8 @@ std::string num(double v) {
   return fmt::format("{:.3f}", v);
 }
 
+constexpr int64_t kMaxSpanMs = 100LL * 366 * 86'400'000;
+
 Result<int64_t> duration_ms(std::string_view t) {
   int64_t total = 0;
   size_t p = 0;
@@ -44,7 +46,11 @@ Result<int64_t> duration_ms(std::string_view t) {
                           : unit == "d" ? 86'400'000
                                         : 0;
     if (scale == 0) return make_error("history.bad_time", "bad duration unit");
-    total += v * scale;
+    // "99999999999d" would overflow: a history range over a century is no range.
+    int64_t part = 0;
+    if (v < 0 || __builtin_mul_overflow(v, scale, &part) ||
+        __builtin_add_overflow(total, part, &total) || total > kMaxSpanMs)
+      return make_error("history.bad_time", "duration over a century");
     p = u;
   }
   return total;
@@ -69,16 +75,24 @@ Result<int64_t> parse_time_arg(std::string_view text, int64_t now_ms) {
     if (!rel.empty() && std::isdigit(static_cast<unsigned char>(rel.front())) &&
         rel.find('T') == std::string_view::npos) {
       auto d = duration_ms(rel);
-      if (d && !all_digits) return now_ms - *d;
+      if (d && !all_digits) {
+        int64_t at = 0;
+        if (__builtin_sub_overflow(now_ms, *d, &at)) return fail();
+        return at;
+      }
     }
     std::tm tm{};
     const char* end = strptime(t.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
     if (end == nullptr || (*end != 0 && std::string_view(end) != "Z")) return fail();
+    // Years 1..9999 only: a larger %Y would overflow the milliseconds.
+    if (tm.tm_year < 1 - 1900 || tm.tm_year > 9999 - 1900) return fail();
     return static_cast<int64_t>(timegm(&tm)) * 1000;
   }
   int64_t v = 0;
-  std::from_chars(text.data(), text.data() + text.size(), v);
-  return v < 100'000'000'000 ? v * 1000 : v;  // seconds until the year 5138, else ms
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return fail();  // beyond 64 bits
+  if (v < 100'000'000'000) return v * 1000;  // seconds until the year 5138, else ms
+  return v;
 }
 
 std::string history_table(const std::vector<HistoryPoint>& pts, std::string_view metric) {

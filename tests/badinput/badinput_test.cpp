@@ -23,7 +23,9 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-constexpr std::chrono::milliseconds kTimeBound{30000};  // FIFO waits 5 s; ASan is slow
+// A hang never ends; this bound only has to sit well above honest work. The ASan build reads
+// five million lines in 12-26 s on a loaded 2-core machine (release: under 2 s).
+constexpr std::chrono::milliseconds kTimeBound{60000};
 constexpr long kRssBoundKb =
     700 * 1024;  // ASan's own overhead included; /dev/zero read whole would pass it
 
@@ -99,7 +101,10 @@ TEST_P(BadFileMatrix, RefusedClearlyInTimeAndMemoryWithOutputsIntact) {
   const Reader r = readers()[GetParam().reader];
   ASSERT_EQ(bad_files().size(), bad_file_names().size());
   const BadFile& f = bad_files()[GetParam().file];
-  const auto keep = (work_dir() / ("keep-" + r.name + "-" + f.name + ".html")).string();
+  // Named as the reader's output is: capture writes a scenario and refuses a ".html" name.
+  const auto keep = (work_dir() / ("keep-" + r.name + "-" + f.name +
+                                   (r.name.starts_with("capture") ? ".json" : ".html")))
+                        .string();
   {
     std::ofstream k(keep);
     k << kKeepText;
@@ -143,96 +148,6 @@ TEST(BadFileMatrixShape, EveryGeneratedFileIsInTheMatrix) {
   for (size_t i = 0; i < bad_files().size(); ++i)
     EXPECT_EQ(bad_files()[i].name, bad_file_names()[i]);
 }
-
-// ---- numeric options ----
-
-struct NumericOption {
-  std::string command;
-  std::string option;
-  bool zero_allowed;
-  bool exact_got = true;  // the message repeats the value as typed (else as printed: 1e+300)
-};
-
-std::vector<NumericOption> numeric_options() {
-  return {
-      {"doctor", "--window", false},
-      {"doctor", "--interval", false},
-      {"doctor", "--deadline-ms", false},
-      {"status", "--deadline-ms", false},
-      {"capture", "--samples", false},
-      {"capture", "--interval-ms", true},
-      {"capture", "--deadline-ms", false},
-      {"simulate", "--nodes", false},
-      {"simulate", "--gpus-per-node", false},
-      {"simulate", "--seed", true},
-      {"simulate", "--limit", false},
-      {"simulate", "--horizon-days", true},
-      // Checked after parsing by sim_failure_options.cpp; the same code and prefix.
-      {"simulate", "--failure-rate-per-gpu-hour", true, false},
-      {"simulate", "--node-failure-rate-per-node-hour", true, false},
-      {"simulate", "--repair-minutes", true, false},
-      {"simulate", "--checkpoint-minutes", true, false},
-      {"simulate", "--checkpoint-cost-seconds", true, false},
-      {"simulate", "--restart-seconds", true, false},
-      {"simulate", "--maintenance-every-hours", true, false},
-      {"simulate", "--maintenance-minutes", true, false},
-      {"simulate", "--network-nodes-per-event", false, false},
-  };
-}
-
-struct NumericCase {
-  size_t option;
-  std::string value;
-};
-
-class NumericOptionMatrix : public ::testing::TestWithParam<NumericCase> {};
-
-TEST_P(NumericOptionMatrix, RefusedWithTheOptionAndItsRange) {
-  const NumericOption o = numeric_options()[GetParam().option];
-  const std::string& v = GetParam().value;
-  // Inputs that fail fast after parsing, so an accepted value ends quickly and visibly.
-  const std::string missing = (work_dir() / "no-such-input").string();
-  std::vector<std::string> args = {o.command, o.option + "=" + v};
-  if (o.command == "simulate") args.insert(args.end(), {"--trace", missing});
-  if (o.command != "simulate") args.insert(args.end(), {"--scenario", missing});
-  const ChildResult c = run_child({}, args, kTimeBound);
-  EXPECT_FALSE(c.timed_out) << c.describe();
-  EXPECT_LT(c.max_rss_kb, kRssBoundKb) << c.describe();
-  if (v == "0" && o.zero_allowed) {
-    EXPECT_NE(c.exit_code, 64) << c.describe();
-    EXPECT_THAT(c.first_err_line(), ::testing::Not(HasSubstr("must be"))) << c.describe();
-    return;
-  }
-  EXPECT_EQ(c.exit_code, 64) << c.describe();
-  EXPECT_THAT(c.first_err_line(),
-              StartsWith("gpuwarden " + o.command + ": " + o.option + ": must be "))
-      << c.describe();
-  EXPECT_THAT(c.first_err_line(), HasSubstr(o.exact_got ? "(got " + v + ")" : "(got "))
-      << c.describe();
-}
-
-std::vector<NumericCase> numeric_cases() {
-  std::vector<NumericCase> out;
-  for (size_t i = 0; i < numeric_options().size(); ++i)
-    for (const char* v : {"nan", "inf", "-1", "0", "1e300"}) out.push_back({i, v});
-  return out;
-}
-
-std::string value_name(const std::string& v) {
-  if (v == "-1") return "minus_one";
-  if (v == "1e300") return "huge";
-  return v;
-}
-
-INSTANTIATE_TEST_SUITE_P(Matrix, NumericOptionMatrix, ::testing::ValuesIn(numeric_cases()),
-                         [](const auto& p) {
-                           const NumericOption o = numeric_options()[p.param.option];
-                           std::string n = o.command + "_" + o.option.substr(2) + "__" +
-                                           value_name(p.param.value);
-                           for (char& ch : n)
-                             if (ch == '-') ch = '_';
-                           return n;
-                         });
 
 }  // namespace
 }  // namespace gw::badinput
@@ -308,7 +223,12 @@ TEST(Outputs, CaptureRefusesToOverwriteWithoutForce) {
 
 TEST(Outputs, UsageErrorsShareOneCodeAndPrefix) {
   for (const auto& [args, prefix] : std::vector<std::pair<std::vector<std::string>, std::string>>{
-           {{"doctor", "--bogus"}, "gpuwarden doctor: "},
+           // The three examples docs/cli.md gives, word for word.
+           {{"doctor", "--bogus"},
+            "gpuwarden doctor: The following argument was not expected: --bogus"},
+           {{"simulate", "--nodes"}, "gpuwarden simulate: --nodes: 1 required UINT missing"},
+           {{"status", "--demo", "--scenario", "x"},
+            "gpuwarden status: --demo excludes --scenario"},
            {{"status", "--bogus"}, "gpuwarden status: "},
            {{"capture", "--bogus"}, "gpuwarden capture: "},
            {{"simulate", "--nodes"}, "gpuwarden simulate: "},  // a value is missing
@@ -321,6 +241,29 @@ TEST(Outputs, UsageErrorsShareOneCodeAndPrefix) {
     EXPECT_EQ(c.exit_code, 64) << c.describe();
     EXPECT_THAT(c.first_err_line(), StartsWith(prefix)) << c.describe();
   }
+}
+
+// doctor's --help and docs/cli.md name the same exit codes as the code (doctor_run.h).
+TEST(Outputs, DoctorHelpNamesEveryExitCode) {
+  const ChildResult c = run_child({}, {"doctor", "--help"}, kTimeBound);
+  EXPECT_EQ(c.exit_code, 0) << c.describe();
+  for (const char* code : {"0 healthy", "1 warnings", "2 critical", "3 nothing could be read",
+                           "5 nothing wrong in what was read", "64 invalid options",
+                           "74 the report could not be written"})
+    EXPECT_THAT(c.out, HasSubstr(code)) << c.out.substr(0, 600);
+  EXPECT_THAT(read_file(std::string(GW_SOURCE_DIR) + "/docs/cli.md"),
+              HasSubstr("| 1, 2, 3, 5 | `doctor`: warnings, critical, nothing could be read, "
+                        "incomplete"));
+}
+
+TEST(Outputs, CaptureRefusesANameOfAnotherFormat) {
+  const auto out = (work_dir() / "box.html").string();
+  std::filesystem::remove(out);
+  const ChildResult c = run_child({}, {"capture", "--demo", "-o", out}, kTimeBound);
+  EXPECT_EQ(c.exit_code, 64) << c.describe();
+  EXPECT_THAT(c.first_err_line(),
+              StartsWith("gpuwarden capture: -o " + out + ": capture writes a scenario (JSON)"));
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 TEST(Outputs, HtmlExtensionPicksTheFormat) {

@@ -49,5 +49,18 @@ TEST(Options, FormatFromExtension) {
   EXPECT_EQ(format_from_extension(""), "");
 }
 
+// fuzz_cli_numbers: a value with a newline ("1\n+") split the one-line usage message in two.
+TEST(Options, RefusedValueStaysOnOneLine) {
+  std::string why;
+  const NumberRange r{0, 10, false, "s"};
+  EXPECT_FALSE(parse_real(std::string_view("1\0\0\0\n+\xfd\xff,36", 11), r, &why));
+  EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+  EXPECT_NE(why.find("(got 1\\n+"), std::string::npos) << why;
+  for (const char c : why) EXPECT_GE(static_cast<unsigned char>(c), 0x20) << why;
+  EXPECT_FALSE(parse_integer("7\t\x1b[31m", r, &why));
+  EXPECT_NE(why.find("(got 7\\t"), std::string::npos) << why;
+  EXPECT_EQ(why.find('\x1b'), std::string::npos) << why;
+}
+
 }  // namespace
 }  // namespace gw::cli

@@ -11,6 +11,7 @@
 
 #include "fixture_util.h"
 #include "sources/captures.h"
+#include "sources/env/env_reports.h"
 
 namespace gw {
 namespace {
@@ -243,6 +244,23 @@ TEST(Reader, LspciLinkStatusPerBusId) {
   EXPECT_EQ(d[1].link_downgraded, true);
   EXPECT_EQ(d[1].driver, "nvidia");
   EXPECT_EQ(obs.coverage.at(0).lines_not_understood, 0u);
+}
+
+// fuzz_lspci: a width lspci cannot print (x64) and speeds no link runs at (inf, negative) are
+// not facts; x0 is what lspci shows for a link that is down, and stays.
+TEST(Reader, LspciImpossibleLinkFiguresAreDropped) {
+  const std::string text =
+      "3b:00.0 3D controller: NVIDIA Corporation GA100 [A100 SXM4 80GB] (rev a1)\n"
+      "\t\tLnkCap:\tPort #0, Speed infGT/s, Width x64, ASPM not supported\n"
+      "\t\tLnkSta:\tSpeed -5GT/s, Width x0 (downgraded)\n";
+  const auto d = parse_lspci(text);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_FALSE(d[0].max_link_speed_gt_s);
+  EXPECT_FALSE(d[0].max_link_width);
+  EXPECT_FALSE(d[0].link_speed_gt_s);
+  EXPECT_EQ(d[0].link_width, 0u);
+  EXPECT_FALSE(parse_gt_s("1e300GT/s"));
+  EXPECT_EQ(parse_gt_s("128GT/s"), 128.0);
 }
 
 TEST(Reader, TwoMachinesAreSaidToBeTwo) {

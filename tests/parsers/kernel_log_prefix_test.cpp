@@ -467,3 +467,49 @@ TEST(KernelLogCoverage, UnreadLinesAreCountedAndHandedOn) {
 
 }  // namespace
 }  // namespace gw
+
+namespace gw {
+namespace {
+
+// Time brackets no kernel writes: the prefix is still stripped, the line is read without a time
+// and counted (found by reading strip_bracket: "[+1e300]" overflowed the dmesg -H clock).
+TEST(KernelLogPrefix, ImpossibleTimesAreReadUntimed) {
+  for (const std::string line :
+       {"[  +1e300] NVRM: Xid (PCI:0000:03:00): 79, GPU has fallen off the bus.",
+        "[+31700000.5] NVRM: Xid (PCI:0000:03:00): 79, GPU has fallen off the bus.",
+        "[99999999999999999999.000000] NVRM: Xid (PCI:0000:03:00): 79, GPU has fallen off",
+        "6,1,18446744073709551615,-;NVRM: Xid (PCI:0000:03:00): 79, GPU has fallen off"}) {
+    kmsg::LogPrefix p;
+    const auto body = kmsg::strip_log_prefix(line, p);
+    EXPECT_TRUE(p.recognised) << line;
+    EXPECT_TRUE(p.time_refused) << line;
+    EXPECT_FALSE(p.delta_s || p.uptime_s || p.time_ms || p.time_in_year_ms) << line;
+    EXPECT_EQ(body.substr(0, 5), "NVRM:") << line;
+  }
+  // The largest real ones are still times.
+  kmsg::LogPrefix year;
+  kmsg::strip_log_prefix("[+31536000.000000] x", year);
+  EXPECT_EQ(year.delta_s, 31536000.0);
+  EXPECT_FALSE(year.time_refused);
+  kmsg::LogPrefix up;
+  kmsg::strip_log_prefix("[3153600000.000000] x", up);
+  EXPECT_EQ(up.uptime_s, 3153600000.0);
+}
+
+TEST(KernelLogPrefix, HumanClockSurvivesAHugeDelta) {
+  const std::string text =
+      "[Jan21 10:19] pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) error received\n"
+      "[  +1e300] nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)\n"
+      "[  +0.500000] nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)\n";
+  KernelLogStats st;
+  const auto ev = parse(text, &st);
+  ASSERT_EQ(ev.size(), 3u);
+  const int64_t base = in_year(0, 21, 10, 19, 0);
+  EXPECT_EQ(ev[0].time_in_year_ms, base);
+  EXPECT_FALSE(ev[1].time_in_year_ms);  // read, without a time
+  EXPECT_EQ(ev[2].time_in_year_ms, base + 500);
+  EXPECT_EQ(st.untimed_lines, 1u);
+}
+
+}  // namespace
+}  // namespace gw

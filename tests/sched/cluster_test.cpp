@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 
 namespace gw::sched {
 namespace {
@@ -135,6 +136,37 @@ TEST(Placement, ReleaseRestoresCountsButNotFailedGpus) {
   EXPECT_EQ(c.free_gpus(), 3u);
   EXPECT_EQ(c.busy_gpus(), 0u);
   EXPECT_EQ(c.healthy_gpus(), 3u);
+}
+
+}  // namespace
+}  // namespace gw::sched
+
+namespace gw::sched {
+namespace {
+
+// fits() answers what find() would, for every mode, over random allocations and failures.
+TEST(Cluster, FitsAgreesWithFind) {
+  std::mt19937_64 rng(9);
+  size_t yes = 0, no = 0;
+  for (int round = 0; round < 40; ++round) {
+    Cluster c = Cluster::uniform(6, 8);
+    c.set_pool(round % 4 == 3);
+    JobId id = 1;
+    for (int k = 0, n = static_cast<int>(rng() % 14); k < n; ++k) {
+      const auto g = static_cast<uint32_t>(rng() % c.gpu_count());
+      if (rng() % 5 == 0) c.set_health(g, GpuHealth::kFailed);
+      if (auto gpus = c.find(1 + static_cast<unsigned>(rng() % 6), Packing::kFirstFit))
+        c.allocate(id++, *gpus);
+    }
+    for (Packing p : {Packing::kFirstFit, Packing::kPack, Packing::kSpread, Packing::kPool})
+      for (unsigned count = 1; count <= 30; ++count) {
+        const bool f = c.find(count, p).has_value();
+        EXPECT_EQ(c.fits(count, p), f) << to_string(p) << " " << count << " round " << round;
+        (f ? yes : no)++;
+      }
+  }
+  EXPECT_GT(yes, 100u);
+  EXPECT_GT(no, 100u);
 }
 
 }  // namespace

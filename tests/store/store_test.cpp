@@ -251,6 +251,18 @@ TEST(HistoryView, TimeArguments) {
   }
 }
 
+// Found by reading parse_time_arg for the fuzz target: "-9999999999999999d" overflowed the
+// multiplication (UB), a number beyond 64 bits read as time 0, a huge year overflowed the ms.
+TEST(HistoryView, TimeArgumentsOutOfRangeAreRefused) {
+  const int64_t now = 1'800'000'000'000;
+  for (const char* bad : {"-9999999999999999d", "9223372036854775807ms", "-101y", "1h-5m",
+                          "-36700d", "99999999999999999999", "99999-01-01T00:00:00Z"}) {
+    auto r = parse_time_arg(bad, now);
+    EXPECT_FALSE(r) << bad << " read as " << (r ? *r : 0);
+  }
+  EXPECT_EQ(*parse_time_arg("-36500d", now), now - 36500LL * 86'400'000);  // a century is fine
+}
+
 TEST(HistoryView, TableCsvAndJson) {
   std::vector<HistoryPoint> pts = {{1, "GPU-1", 1'796'112'000'000, 60, 60, 60, 1, false},
                                    {1, "GPU-1", 1'796'112'060'000, 58, 63.5, 71, 60, true}};

@@ -120,10 +120,19 @@ TEST(TraceGz, SpecialFilesAreRefused) {
   const fs::path d = temp_dir("special");
   auto dir = read_trace_file(d);
   ASSERT_FALSE(dir);
-  EXPECT_EQ(dir.error().message, "is a folder, not a file");
+  // The messages and codes of the shared input reader (core/input_file.h, docs/cli.md).
+  EXPECT_EQ(dir.error().code, "input.is_directory");
+  EXPECT_EQ(dir.error().message, "is a directory, not a file");
+  EXPECT_EQ(dir.error().where, d.string());
   auto zero = read_trace_file("/dev/zero");
   ASSERT_FALSE(zero);
-  EXPECT_EQ(zero.error().message, "not a regular file (a device, FIFO or socket)");
+  EXPECT_EQ(zero.error().code, "input.special_file");
+  EXPECT_EQ(zero.error().message,
+            "is a character device, not a file: give a regular file, a pipe or - (standard "
+            "input)");
+  auto missing = read_trace_file(d / "none.csv");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, "input.not_found");
   fs::remove_all(d);
 }
 

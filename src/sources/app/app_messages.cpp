@@ -14,16 +14,23 @@ namespace gw {
 
 namespace {
 
+char lower_ascii(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+std::string lowered(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = lower_ascii(c);
+  return out;
+}
+
+// ASCII case-insensitive find. Both sides are lowered once and searched with the library's
+// memchr/memcmp-based find: a 20 MB line of one letter must not cost length x needle steps.
 size_t find_ci(std::string_view hay, std::string_view needle, size_t from = 0) {
-  if (needle.empty() || hay.size() < needle.size()) return std::string_view::npos;
-  for (size_t i = from; i + needle.size() <= hay.size(); ++i) {
-    size_t k = 0;
-    while (k < needle.size() && std::tolower(static_cast<unsigned char>(hay[i + k])) ==
-                                    std::tolower(static_cast<unsigned char>(needle[k])))
-      ++k;
-    if (k == needle.size()) return i;
-  }
-  return std::string_view::npos;
+  if (needle.empty() || from > hay.size() || hay.size() - from < needle.size())
+    return std::string_view::npos;
+  const size_t p = lowered(hay.substr(from)).find(lowered(needle));
+  return p == std::string::npos ? std::string_view::npos : p + from;
 }
 
 bool has(std::string_view hay, std::string_view needle) {
@@ -261,8 +268,9 @@ std::optional<AppMessage> parse_app_message_line(std::string_view line, std::str
   if (s.size() < 8) return std::nullopt;
   std::optional<AppMessage> out = cuda_call_returned(s);
   if (!out) {
+    const std::string low = lowered(s);  // once per line, not once per phrase
     for (const Phrase& ph : kPhrases) {
-      const bool hit = ph.ci ? has_ci(s, ph.text) : has(s, ph.text);
+      const bool hit = ph.ci ? low.find(lowered(ph.text)) != std::string::npos : has(s, ph.text);
       if (!hit) continue;
       out.emplace();
       out->kind = ph.kind;
@@ -309,7 +317,7 @@ std::optional<AppMessage> parse_app_message_line(std::string_view line, std::str
 
 bool is_app_context_line(std::string_view line) {
   const std::string_view s = text::trim(line);
-  if (s.empty()) return false;
+  if (s.size() < 6) return false;  // shorter than every key below ("Stats:")
   static constexpr std::array<std::string_view, 26> kContext = {
       "Traceback (most recent call last)",
       "During handling of the above exception",
@@ -357,8 +365,9 @@ bool AppScanner::take(std::string_view line, std::string_view origin, size_t lin
     if (n >= 3 && v.substr(0, n).find('.') != std::string_view::npos)
       cuda_hint_ = std::string(v.substr(0, n));
   }
-  std::string where = std::string(origin) + ":" + std::to_string(line_no);
-  if (auto m = parse_app_message_line(s, where)) {
+  if (auto m = parse_app_message_line(s, origin)) {
+    // Named here, not before: most lines are not messages and need no string built.
+    m->origin = std::string(origin) + ":" + std::to_string(line_no);
     if (m->kind == AppMessageKind::kDriverInsufficient && !m->cuda_runtime_version)
       m->cuda_runtime_version = cuda_hint_;
     in_traceback_ = false;

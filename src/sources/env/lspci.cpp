@@ -3,6 +3,7 @@
 //           LnkCap: Port #0, Speed 16GT/s, Width x16, ASPM not supported
 //           LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok)
 //           Kernel driver in use: nvidia
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -37,6 +38,9 @@ void link_fields(std::string_view v, std::optional<double>& speed, std::optional
     speed = parse_gt_s(v.substr(p + 6));
   if (const size_t p = v.find("Width x"); p != std::string_view::npos)
     width = text::to_unsigned(text::parse_u64(v.substr(p + 7)));
+  // PCIe links are x1..x32; lspci prints x0 for a link that is down. Anything else is not a
+  // width.
+  if (width && *width > 32) width.reset();
 }
 
 }  // namespace
@@ -45,7 +49,10 @@ std::optional<double> parse_gt_s(std::string_view v) {
   v = text::trim(v);
   const size_t p = v.find("GT/s");
   if (p == std::string_view::npos || p == 0) return std::nullopt;
-  return text::parse_double(v.substr(0, p));
+  // "infGT/s", "-5GT/s", "1e300GT/s": no link runs at those (PCIe 7.0 is 128 GT/s).
+  const auto gt = text::parse_double(v.substr(0, p));
+  if (!gt || !std::isfinite(*gt) || *gt < 0 || *gt > 1000) return std::nullopt;
+  return gt;
 }
 
 bool looks_like_lspci_device_line(std::string_view line) {

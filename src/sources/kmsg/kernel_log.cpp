@@ -102,7 +102,10 @@ void Stream::h_clock(const LogPrefix& p, Event* ev) {
   if (p.minute_line) {
     hclock_ms_ = p.time_in_year_ms;
   } else if (p.delta_s && hclock_ms_) {
-    *hclock_ms_ += static_cast<int64_t>(*p.delta_s * 1000.0 + 0.5);
+    // Each delta is at most a year (kMaxDeltaS); a sum that would overflow stops the clock.
+    if (__builtin_add_overflow(*hclock_ms_, static_cast<int64_t>(*p.delta_s * 1000.0 + 0.5),
+                               &*hclock_ms_))
+      hclock_ms_.reset();
   } else {
     return;
   }
@@ -136,6 +139,7 @@ void Stream::other_line(std::string_view line, size_t line_no) {
   }
   LogPrefix p;
   kmsg::strip_log_prefix(line, p);
+  if (p.time_refused) ++st_.untimed_lines;
   if (p.delta_s || p.minute_line) hmode_ = true;
   if (hmode_) h_clock(p, nullptr);
   if (!opt_.classify_lines || blank(line)) return;
@@ -192,6 +196,7 @@ void Stream::flush() {
 
 void Stream::gpu_line(std::string_view line, size_t line_no) {
   ParsedLine pl = kmsg::parse_line(line);
+  if (pl.prefix.time_refused) ++st_.untimed_lines;
   if (!hmode_ && (pl.prefix.delta_s || pl.prefix.minute_line)) {
     hmode_ = true;
     rebuild_h_clock(static_cast<size_t>(line.data() - text_.data()));

@@ -31,6 +31,9 @@ struct KernelLogStats {
   // ... and the non-blank lines that are not kernel log (shell prompts, lsmod, app output).
   size_t unread_lines = 0;
   std::optional<size_t> first_unread_line;  // 1-based
+  // Lines read without a time because their time bracket was impossible ("[+1e300]", an
+  // uptime over a century; LogPrefix::time_refused). GPU lines always, others when walked.
+  size_t untimed_lines = 0;
 };
 
 struct KernelLogParseOptions {

@@ -91,7 +91,11 @@ bool strip_kmsg_record(std::string_view& s, LogPrefix& p) {
   const auto usec =
       text::parse_u64(head.substr(c2 + 1, c3 == std::string_view::npos ? head.npos : c3 - c2 - 1));
   if (!usec) return false;
-  p.uptime_s = static_cast<double>(*usec) / 1e6;
+  if (const double up = static_cast<double>(*usec) / 1e6; up <= kMaxUptimeS) {
+    p.uptime_s = up;
+  } else {
+    p.time_refused = true;
+  }
   s = s.substr(semi + 1);
   return true;
 }
@@ -185,11 +189,20 @@ bool strip_bracket(std::string_view& s, LogPrefix& p) {
   if (inner.front() == '+' && inner.size() > 1 && digit(inner[1])) {
     const auto d = text::parse_double(inner.substr(1));
     if (!d) return false;
-    p.delta_s = *d;
+    // "[+1e300]" is a bracket dmesg -H could not have written: the line is read, untimed.
+    if (*d <= kMaxDeltaS) {
+      p.delta_s = *d;
+    } else {
+      p.time_refused = true;
+    }
   } else if (digit(inner.front())) {
     const auto up = text::parse_double(inner);
     if (!up || inner.find_first_not_of("0123456789.") != std::string_view::npos) return false;
-    p.uptime_s = *up;
+    if (*up <= kMaxUptimeS) {
+      p.uptime_s = *up;
+    } else {
+      p.time_refused = true;
+    }
   } else if (auto t = text::parse_ctime_ms(inner)) {
     p.time_ms = *t;
   } else if (!minute_stamp(inner, p)) {

@@ -22,13 +22,22 @@
 
 namespace gw::kmsg {
 
+// The largest dmesg -H delta ("[  +0.000123]") taken as one: a year. Above it the number is
+// not a delta between two kernel lines.
+inline constexpr double kMaxDeltaS = 366.0 * 86400;
+// The largest uptime ("[ 1234.567890]") taken as one: a century.
+inline constexpr double kMaxUptimeS = 100 * 366.0 * 86400;
+
 struct LogPrefix {
   std::optional<int64_t> time_ms;          // wall clock, UTC epoch ms
   std::optional<double> uptime_s;          // seconds since boot
   std::optional<int64_t> time_in_year_ms;  // syslog / dmesg -H minute line: no year
   std::optional<double> delta_s;           // dmesg -H "[  +0.000123]": since the previous line
   bool minute_line = false;                // dmesg -H "[Dec 1 08:14]"
-  bool recognised = false;                 // some known prefix was found
+  // A time bracket whose value no kernel writes (a delta over kMaxDeltaS, an uptime over
+  // kMaxUptimeS): the prefix is stripped, the line is read without a time.
+  bool time_refused = false;
+  bool recognised = false;  // some known prefix was found
 };
 
 // Parses the prefix at the start of `line` (leading blanks allowed) and returns the message
