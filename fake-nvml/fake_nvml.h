@@ -29,6 +29,14 @@ struct EventSet {
   std::deque<nvmlEventData_t> pending;
 };
 
+// One nvmlGpmSample_t: which GPU it was taken on, when (scenario seconds) and what the GPU's
+// GPM counters read then.
+struct GpmSample {
+  int gpu = -1;  // -1: allocated, never taken
+  double t_s = 0;
+  gw::GpmMetrics values;
+};
+
 struct GpuRuntime {
   ScenarioGpu gpu;
   int error = 0;  // from the timeline: every call returns it (GPU_IS_LOST, RESET_REQUIRED)
@@ -80,6 +88,14 @@ class FakeNvml {
   nvmlReturn_t supported_events(nvmlDevice_t d, unsigned long long* types);
   nvmlReturn_t event_wait(nvmlEventSet_t set, nvmlEventData_t* data, unsigned timeout_ms);
 
+  // GPM: a GPU whose scenario entry has a "gpm" object supports it; nvmlGpmMetricsGet
+  // reports the values the GPU had when the later sample was taken.
+  nvmlReturn_t gpm_query_support(nvmlDevice_t d, nvmlGpmSupport_t* support);
+  nvmlReturn_t gpm_sample_alloc(nvmlGpmSample_t* out);
+  nvmlReturn_t gpm_sample_free(nvmlGpmSample_t s);
+  nvmlReturn_t gpm_sample_get(nvmlDevice_t d, nvmlGpmSample_t s);
+  nvmlReturn_t gpm_metrics_get(nvmlGpmMetricsGet_t* q);
+
   const gw::nvml::Scenario& scenario() const { return scenario_; }
   const std::vector<GpuRuntime>& gpus() const { return gpus_; }
 
@@ -92,12 +108,14 @@ class FakeNvml {
   double now_s() const;
   void advance();
   EventSet* find_set(nvmlEventSet_t set);
+  GpmSample* find_gpm(nvmlGpmSample_t s);
   int device_index(nvmlDevice_t d) const;
 
   std::mutex m_;
   std::condition_variable hang_cv_;
   std::condition_variable events_cv_;
   std::vector<std::unique_ptr<EventSet>> sets_;
+  std::vector<std::unique_ptr<GpmSample>> gpm_samples_;
   uint64_t generation_ = 0;  // bumped by load(): releases calls hung in the old scenario
   bool loaded_ = false;
   gw::nvml::Scenario scenario_;

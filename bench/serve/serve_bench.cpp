@@ -3,6 +3,7 @@
 //   serve_bench metrics [N] [THREADS]    /metrics latency p50/p99 under a loopback load
 //   serve_bench store [DAYS] [PATH]      history bytes per GPU-day and RSS over simulated days
 //   serve_bench webhook [N]              kernel-log line -> webhook delivery latency
+//   serve_bench days [DAYS] [INTERVAL_S] the whole daemon over simulated days: RSS, file size
 #include <httplib.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 namespace gwbench {
 long rss_kib();
 void store_days(const std::string& path, int days);
+int days(int n, int interval_s, const std::string& scenario, const std::filesystem::path& dir);
 }  // namespace gwbench
 
 namespace {
@@ -37,6 +39,11 @@ fs::path temp_dir() {
   return p;
 }
 
+// The benchmarks play bench/serve/bench-8x-h100-gpm.json (8 H100s with GPM readings).
+std::string scenario_path(const std::string& name) {
+  return std::string(GW_SOURCE_DIR) + "/bench/serve/" + name + ".json";
+}
+
 std::unique_ptr<gw::serve::Daemon> start(const std::string& scenario, const std::string& config) {
   gw::serve::DaemonOptions o;
   auto c = gw::serve::parse_config(config, "bench.toml");
@@ -45,7 +52,7 @@ std::unique_ptr<gw::serve::Daemon> start(const std::string& scenario, const std:
     std::exit(1);
   }
   o.config = std::move(*c);
-  o.source.scenario = std::string(GW_SOURCE_DIR) + "/scenarios/" + scenario + ".json";
+  o.source.scenario = scenario_path(scenario);
   o.source.nvml_library = std::string(GW_BINARY_DIR) + "/fake-nvml/libnvidia-ml.so.1";
   auto d = gw::serve::Daemon::create(std::move(o));
   if (!d) {
@@ -69,7 +76,7 @@ std::string base_config(const fs::path& dir, const std::string& interval) {
 
 int cpu(int seconds) {
   const fs::path dir = temp_dir();
-  auto d = start("healthy-8x-h100", base_config(dir, "1s"));
+  auto d = start("bench-8x-h100-gpm", base_config(dir, "1s"));
   std::thread t([&] { d->run(); });
   std::this_thread::sleep_for(3s);  // past start-up (probes, first diagnosis)
   const double c0 = cpu_s();
@@ -91,7 +98,7 @@ int cpu(int seconds) {
 
 int metrics(int n, int threads) {
   const fs::path dir = temp_dir();
-  auto d = start("healthy-8x-h100", base_config(dir, "1s"));
+  auto d = start("bench-8x-h100-gpm", base_config(dir, "1s"));
   std::thread t([&] { d->run(); });
   std::this_thread::sleep_for(2s);
   std::vector<double> lat;
@@ -154,7 +161,7 @@ int webhook(int n) {
       "[[alert]]\nname = \"XidHw\"\nexpr = \"xid_hw_count > 0\"\nwindow = \"1m\"\n"
       "severity = \"critical\"\n[[sink]]\ntype = \"webhook\"\nurl = \"http://127.0.0.1:" +
       std::to_string(port) + "/hook\"\n";
-  auto d = start("healthy-8x-h100", cfg);
+  auto d = start("bench-8x-h100-gpm", cfg);
   std::thread t([&] { d->run(); });
   std::this_thread::sleep_for(2s);
   const char* pci[] = {"18", "2a", "3a", "5d", "9a", "ab", "ba", "db"};
@@ -201,6 +208,13 @@ int main(int argc, char** argv) {
   if (mode == "cpu") return cpu(arg(2, 60));
   if (mode == "metrics") return metrics(arg(2, 5000), arg(3, 4));
   if (mode == "webhook") return webhook(arg(2, 8));
+  if (mode == "days") {
+    const fs::path dir = temp_dir();
+    const int interval_s = std::max(1, arg(3, 1));
+    const int rc = gwbench::days(arg(2, 30), interval_s, scenario_path("bench-8x-h100-gpm"), dir);
+    fs::remove_all(dir);
+    return rc;
+  }
   if (mode == "store") {
     const fs::path dir = temp_dir();
     const std::string path = argc > 3 ? argv[3] : (dir / "h.db").string();

@@ -71,6 +71,26 @@ struct ViolationCounters {
   bool operator==(const ViolationCounters&) const = default;
 };
 
+// GPU performance monitoring (NVML GPM, Hopper and later): each value is the share of the
+// interval between two GPM samples, in percent (0..100) as NVML reports it. nullopt when the
+// GPU or the driver has no GPM, or for the first reading (GPM needs two samples).
+struct GpmMetrics {
+  std::optional<double> graphics_util_pct;  // graphics engine active
+  std::optional<double> sm_util_pct;        // SMs with at least one warp assigned
+  std::optional<double> sm_occupancy_pct;   // resident warps / theoretical maximum
+  std::optional<double> tensor_util_pct;    // any tensor pipe active
+  std::optional<double> dram_bw_util_pct;   // DRAM bandwidth / theoretical maximum
+  std::optional<double> fp64_util_pct;
+  std::optional<double> fp32_util_pct;
+  std::optional<double> fp16_util_pct;
+
+  bool any() const {
+    return graphics_util_pct || sm_util_pct || sm_occupancy_pct || tensor_util_pct ||
+           dram_bw_util_pct || fp64_util_pct || fp32_util_pct || fp16_util_pct;
+  }
+  bool operator==(const GpmMetrics&) const = default;
+};
+
 // The moment-to-moment readings of one GPU.
 struct GpuSample {
   std::optional<int> temp_c;
@@ -135,6 +155,7 @@ struct GpuSample {
 
   std::optional<std::vector<ProcessInfo>> processes;  // nullopt: could not be listed
   std::vector<NvLinkInfo> nvlinks;
+  GpmMetrics gpm;
 
   bool operator==(const GpuSample&) const = default;
 };

@@ -104,6 +104,18 @@ void sample_fields(S& s, V&& v) {
   v("mig_pending", s.mig_pending);
 }
 
+template <class G, class V>
+void gpm_fields(G& g, V&& v) {
+  v("graphics_util_pct", g.graphics_util_pct);
+  v("sm_util_pct", g.sm_util_pct);
+  v("sm_occupancy_pct", g.sm_occupancy_pct);
+  v("tensor_util_pct", g.tensor_util_pct);
+  v("dram_bw_util_pct", g.dram_bw_util_pct);
+  v("fp64_util_pct", g.fp64_util_pct);
+  v("fp32_util_pct", g.fp32_util_pct);
+  v("fp16_util_pct", g.fp16_util_pct);
+}
+
 template <class P, class V>
 void process_fields(P& p, V&& v) {
   v("pid", p.pid);
@@ -173,6 +185,8 @@ json sample_to_json(const GpuSample& s) {
       s.clock_reasons ? json(clock_reason_names(*s.clock_reasons)) : json(nullptr);
   j["violations"] =
       object_of(s.violations, [](const auto& x, auto&& v) { violation_fields(x, v); });
+  // Only GPUs with GPM readings carry the object (most sources have none).
+  if (s.gpm.any()) j["gpm"] = object_of(s.gpm, [](const auto& x, auto&& v) { gpm_fields(x, v); });
   j["compute_mode"] =
       s.compute_mode ? json(std::string(compute_mode_name(*s.compute_mode))) : json(nullptr);
   if (s.processes) {
@@ -239,6 +253,9 @@ T read_value(const json& j, const std::string& path) {
   } else if constexpr (std::is_same_v<T, std::string>) {
     if (!j.is_string()) wrong_type(j, path, "a string");
     return j.get<std::string>();
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (!j.is_number()) wrong_type(j, path, "a number");
+    return j.get<T>();
   } else {
     static_assert(std::is_integral_v<T>);
     if (!j.is_number_integer()) wrong_type(j, path, "an integer");
@@ -347,6 +364,10 @@ GpuSample read_sample(const json& s, const std::string& path) {
   if (const auto it = s.find("violations"); it != s.end() && !it->is_null()) {
     sample.violations = read_object<ViolationCounters>(
         *it, join(path, "violations"), [](auto& x, auto&& v) { violation_fields(x, v); });
+  }
+  if (const auto it = s.find("gpm"); it != s.end() && !it->is_null()) {
+    sample.gpm = read_object<GpmMetrics>(*it, join(path, "gpm"),
+                                         [](auto& x, auto&& v) { gpm_fields(x, v); });
   }
   std::optional<std::string> mode;
   Reader{&s, path}("compute_mode", mode);

@@ -81,6 +81,9 @@ std::vector<store::AlertTransitionRecord> AlertBridge::replace(int64_t now_ms,
   no.log = log_;
   no.external_url = external_url_;
   notifier_ = std::make_unique<alert::Notifier>(std::move(config.sinks), no);
+  // What still fires is known to the receivers already: the new sinks must neither announce
+  // it again nor forget it (Alertmanager would let it expire without re-sends).
+  notifier_->resume_firing(engine_->firing());
   return records;
 }
 

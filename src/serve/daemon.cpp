@@ -53,6 +53,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
   std::unique_ptr<Daemon> d(new Daemon());
   d->opts_ = std::move(options);
   DaemonConfig& cfg = d->opts_.config;
+  if (d->opts_.clock) d->clock_ = d->opts_.clock.get();
   if (d->opts_.listen) cfg.serve.listen = *d->opts_.listen;
   if (d->opts_.db_path) cfg.storage.path = *d->opts_.db_path;
   if (d->opts_.kernel_log) cfg.sampling.kernel_log = *d->opts_.kernel_log;
@@ -73,7 +74,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
   auto sampler = Sampler::open(so);
   if (!sampler) return sampler.error();
   d->sampler_ = std::move(*sampler);
-  d->started_ms_ = d->clock_.now_ms();
+  d->started_ms_ = d->clock_->now_ms();
 
   d->state_ = std::make_shared<State>();
   d->state_->serve = cfg.serve;
@@ -127,7 +128,7 @@ void Daemon::log(const std::string& line) const {
 void Daemon::open_store() {
   const StorageSection& s = opts_.config.storage;
   if (!s.enabled) return;
-  last_store_retry_ms_ = clock_.now_ms();
+  last_store_retry_ms_ = clock_->now_ms();
   auto st = store::Store::open(s.path, store_options(s));
   if (!st) {
     if (storage_ok_) log("history unavailable: " + st.error().to_string());
@@ -177,7 +178,7 @@ void Daemon::start_event_sources() {
   if (opts_.config.sampling.nvml_events && !nvml_events_) {
     std::vector<std::string> pci(sampler_->gpu_count());
     const auto round = sampler_->sample(
-        clock_.now_ms(),
+        clock_->now_ms(),
         std::chrono::milliseconds(std::min<int64_t>(opts_.config.sampling.gpu_deadline_ms, 1000)));
     for (size_t i = 0; i < round.snapshot.gpus.size() && i < pci.size(); ++i)
       pci[i] = round.snapshot.gpus[i].info.pci_bus_id;
@@ -286,7 +287,7 @@ std::vector<Event> Daemon::take_events(const Snapshot& snap) {
     std::lock_guard lk(events_m_);
     in.swap(incoming_);
   }
-  const int64_t now = clock_.now_ms();
+  const int64_t now = clock_->now_ms();
   while (!recent_for_dedup_.empty() &&
          recent_for_dedup_.front().time_ms.value_or(0) < now - kDedupWindowMs)
     recent_for_dedup_.pop_front();
@@ -317,7 +318,7 @@ std::vector<Event> Daemon::take_events(const Snapshot& snap) {
 
 void Daemon::round(bool sample) {
   const auto t0 = std::chrono::steady_clock::now();
-  const int64_t now = clock_.now_ms();
+  const int64_t now = clock_->now_ms();
   const SamplingSection& cfg = opts_.config.sampling;
   std::vector<Event> lost;
   if (sample) {

@@ -36,6 +36,9 @@ struct DaemonOptions {
   GpuSourceOptions source;  // --demo / --scenario / --nvml-lib
   // Command-line overrides; they also win over the file after a reload.
   std::optional<std::string> listen, db_path, kernel_log;
+  // The loop's notion of now; null: the system clock. A benchmark drives a ManualClock with
+  // round_now() to play days of samples in minutes.
+  std::shared_ptr<const Clock> clock;
 };
 
 class AlertBridge;  // serve/alerts.h: the alert module behind one small interface
@@ -92,7 +95,8 @@ class Daemon {
   std::unique_ptr<AlertBridge> alerts_;
   std::shared_ptr<State> state_;
   FindingTracker tracker_;
-  SystemClock clock_;
+  SystemClock system_clock_;
+  const Clock* clock_ = &system_clock_;  // opts_.clock when given
 
   std::mutex loop_m_;
   std::condition_variable loop_cv_;

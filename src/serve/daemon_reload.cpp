@@ -53,7 +53,7 @@ Status Daemon::reload() {
                           cfg.storage.max_bytes);
   }
   if (kmsg_changed) start_event_sources();
-  auto resolved = alerts_->replace(clock_.now_ms(), std::move(*ac));
+  auto resolved = alerts_->replace(clock_->now_ms(), std::move(*ac));
   if (store_ && !resolved.empty()) (void)store_->record(nullptr, {}, {}, resolved);
   ++reloads_;
   last_reload_error_.clear();

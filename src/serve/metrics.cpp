@@ -78,6 +78,14 @@ std::optional<double> mib(const std::optional<uint64_t>& b) {
   return b ? std::optional<double>(static_cast<double>(*b / (1024 * 1024))) : std::nullopt;
 }
 
+// GPM reports percent; DCGM's profiling fields are ratios 0..1 (dcgm-exporter divides too).
+Get gpm_ratio(std::optional<double> GpmMetrics::*m) {
+  return [m](const GpuSample& s) -> std::optional<double> {
+    const auto& v = s.gpm.*m;
+    return v ? std::optional<double>(*v / 100.0) : std::nullopt;
+  };
+}
+
 const std::vector<DcgmField>& dcgm_fields() {
   static const std::vector<DcgmField> f = {
       {"DCGM_FI_DEV_SM_CLOCK", "gauge", "SM clock frequency (in MHz).",
@@ -178,6 +186,25 @@ const std::vector<DcgmField>& dcgm_fields() {
          return s.pcie_rx_kb_s ? std::optional<double>(static_cast<double>(*s.pcie_rx_kb_s) * 1024)
                                : std::nullopt;
        }},
+      // From GPM (Hopper and later); absent, never 0, on GPUs without it.
+      {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gauge", "Ratio of time the graphics engine is active.",
+       gpm_ratio(&GpmMetrics::graphics_util_pct), true},
+      {"DCGM_FI_PROF_SM_ACTIVE", "gauge", "The ratio of cycles an SM has at least 1 warp assigned.",
+       gpm_ratio(&GpmMetrics::sm_util_pct), true},
+      {"DCGM_FI_PROF_SM_OCCUPANCY", "gauge", "The ratio of number of warps resident on an SM.",
+       gpm_ratio(&GpmMetrics::sm_occupancy_pct), true},
+      {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "gauge",
+       "Ratio of cycles the tensor (HMMA) pipe is active.", gpm_ratio(&GpmMetrics::tensor_util_pct),
+       true},
+      {"DCGM_FI_PROF_DRAM_ACTIVE", "gauge",
+       "Ratio of cycles the device memory interface is active sending or receiving data.",
+       gpm_ratio(&GpmMetrics::dram_bw_util_pct), true},
+      {"DCGM_FI_PROF_PIPE_FP64_ACTIVE", "gauge", "Ratio of cycles the fp64 pipes are active.",
+       gpm_ratio(&GpmMetrics::fp64_util_pct), true},
+      {"DCGM_FI_PROF_PIPE_FP32_ACTIVE", "gauge", "Ratio of cycles the fp32 pipes are active.",
+       gpm_ratio(&GpmMetrics::fp32_util_pct), true},
+      {"DCGM_FI_PROF_PIPE_FP16_ACTIVE", "gauge", "Ratio of cycles the fp16 pipes are active.",
+       gpm_ratio(&GpmMetrics::fp16_util_pct), true},
   };
   return f;
 }

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "sources/nvml/deadline_runner.h"
+#include "sources/nvml/gpm.h"
 #include "sources/nvml/gpu_reader.h"
 #include "sources/nvml/nvml_source.h"
 
@@ -17,7 +18,8 @@ namespace {
 
 struct Worker {
   unsigned index = 0;
-  nvml::GpuPlan plan;  // owned by the worker thread
+  nvml::GpuPlan plan;   // owned by the worker thread
+  nvml::GpmReader gpm;  // owned by the worker thread
   CallTracker tracker;
   // Everything below is guarded by Shared::m.
   std::optional<DeviceInfo> identity;  // published as soon as the probe read it
@@ -108,7 +110,17 @@ void worker_loop(const std::shared_ptr<Sampler::Shared>& sh, Worker& w) {
   std::unique_lock lk(sh->m);
   for (;;) {
     sh->work_cv.wait(lk, [&] { return sh->stopping || sh->gen > w.done_gen; });
-    if (sh->stopping) return;
+    if (sh->stopping) {
+      // The GPM buffers go back before nvmlShutdown; busy, so stop() does not wait on a
+      // driver that hangs even here.
+      w.busy = true;
+      lk.unlock();
+      w.gpm.release(*sh->lib, w.tracker);
+      lk.lock();
+      w.busy = false;
+      sh->done_cv.notify_all();
+      return;
+    }
     const uint64_t gen = sh->gen;
     w.busy = true;
     lk.unlock();
@@ -121,6 +133,7 @@ void worker_loop(const std::shared_ptr<Sampler::Shared>& sh, Worker& w) {
     } else {
       nvml::sample_gpu(*sh->lib, w.tracker, w.plan, out);
     }
+    if (w.plan.probed) w.gpm.read(*sh->lib, w.tracker, w.plan.handle, out);
     out.info.index = w.index;
     lk.lock();
     w.busy = false;

@@ -45,6 +45,52 @@ TEST(ServeDaemon, ServesScenarioValuesAndHealth) {
   EXPECT_EQ(get(d.port(), "/api/history?metric=tmp_c").status, 400);
 }
 
+TEST(ServeDaemon, GpmRatiosOnlyForGpusThatHaveGpm) {
+  TempDir tmp;
+  set_time_scale(1);
+  RunningDaemon d(options_for("serve-xid", fast_config(tmp.path())));
+  ASSERT_TRUE(d.ok()) << d.error;
+  // GPM needs two samples: the ratios appear from the second round on.
+  ASSERT_TRUE(wait_until(
+      [&] {
+        auto m = parse_metrics(get(d.port(), "/metrics").body);
+        return series(m, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", {"gpu=\"1\""}).has_value();
+      },
+      5s));
+  const auto body = get(d.port(), "/metrics").body;
+  const auto m = parse_metrics(body);
+  // serve-xid.json: GPU 1 plays 71.25 % tensor, 97 % graphics, 52.5 % DRAM; GPU 3 has no GPM.
+  EXPECT_DOUBLE_EQ(*series(m, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", {"gpu=\"1\""}), 0.7125);
+  EXPECT_DOUBLE_EQ(*series(m, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", {"gpu=\"1\""}), 0.97);
+  EXPECT_DOUBLE_EQ(*series(m, "DCGM_FI_PROF_DRAM_ACTIVE", {"gpu=\"1\""}), 0.525);
+  EXPECT_DOUBLE_EQ(*series(m, "DCGM_FI_PROF_PIPE_FP64_ACTIVE", {"gpu=\"1\""}), 0.0025);
+  EXPECT_NE(body.find("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu=\"1\",UUID="), std::string::npos);
+  EXPECT_NE(body.find("# TYPE DCGM_FI_PROF_PIPE_TENSOR_ACTIVE gauge"), std::string::npos);
+  for (const char* f : {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "DCGM_FI_PROF_SM_ACTIVE",
+                        "DCGM_FI_PROF_SM_OCCUPANCY", "DCGM_FI_PROF_PIPE_FP16_ACTIVE"})
+    EXPECT_FALSE(series(m, f, {"gpu=\"3\""})) << f << ": absent, not 0, without GPM";
+  EXPECT_TRUE(series(m, "DCGM_FI_DEV_GPU_TEMP", {"gpu=\"3\""}));
+  auto gpus = nlohmann::json::parse(get(d.port(), "/api/gpus").body);
+  EXPECT_EQ(gpus["gpus"][1]["sample"]["gpm"]["tensor_util_pct"], 71.25);
+  EXPECT_FALSE(gpus["gpus"][3]["sample"].contains("gpm"));
+}
+
+TEST(ServeDaemon, AnOldDriverWithoutGpmServesEverythingElse) {
+  TempDir tmp;
+  set_time_scale(1);
+  auto o = options_for("serve-xid", fast_config(tmp.path()));
+  o.source.nvml_library = std::string(GW_BINARY_DIR) + "/fake-nvml/old/libnvidia-ml.so.1";
+  RunningDaemon d(std::move(o));
+  ASSERT_TRUE(d.ok()) << d.error;
+  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/healthz").status == 200; }, 5s));
+  std::this_thread::sleep_for(300ms);  // a few rounds: GPM would have had its two samples
+  const auto body = get(d.port(), "/metrics").body;
+  EXPECT_EQ(body.find("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"), std::string::npos);
+  EXPECT_EQ(body.find("DCGM_FI_PROF_GR_ENGINE_ACTIVE"), std::string::npos);
+  const auto m = parse_metrics(body);
+  EXPECT_EQ(series(m, "DCGM_FI_DEV_GPU_TEMP", {"gpu=\"1\""}), 64);
+}
+
 TEST(ServeDaemon, LostGpuLeavesTheOthersSampled) {
   TempDir tmp;
   set_time_scale(60);  // GPU 5 is lost at scenario t=60 s: one real second in

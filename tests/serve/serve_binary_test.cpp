@@ -1,6 +1,7 @@
 // `gpuwarden serve` as a process: SIGTERM stops it cleanly, SIGHUP with a bad config keeps it
-// running, kill -9 loses at most the last sample interval, a bad config does not start it,
-// and `gpuwarden history` reads what it wrote.
+// running, kill -9 loses at most the last sample interval, a read-only database is a reported
+// fault while monitoring goes on, a bad config does not start it, and `gpuwarden history`
+// reads what it wrote.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -111,6 +112,44 @@ TEST(ServeBinary, KillNineLosesAtMostTheLastInterval) {
                           (s.tmp.path() / "err.txt").string();
   EXPECT_EQ(WEXITSTATUS(std::system(bad.c_str())), 2);
   EXPECT_NE(read(s.tmp.path() / "err.txt").find("unknown metric 'tmp_c'"), std::string::npos);
+}
+
+TEST(ServeBinary, ReadOnlyDatabaseKeepsMonitoringAndReportsTheFault) {
+  Served s;
+  ASSERT_TRUE(s.up()) << read(s.tmp.path() / "serve.log");
+  ASSERT_EQ(WEXITSTATUS(s.proc->stop(SIGTERM)), 0);
+  const fs::path db = s.tmp.path() / "history.db";
+  ASSERT_TRUE(fs::exists(db));
+  // The file and its folder read-only (no -wal or -shm can be made either). Root writes
+  // through modes, so as root the daemon runs as nobody, who may read but not write them.
+  fs::permissions(db, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  fs::permissions(s.tmp.path(), fs::perms::owner_read | fs::perms::owner_exec |
+                                    fs::perms::group_read | fs::perms::group_exec |
+                                    fs::perms::others_read | fs::perms::others_exec);
+  const int uid = ::geteuid() == 0 ? 65534 : -1;
+  const fs::path log = fs::temp_directory_path() / ("gw-ro-" + std::to_string(::getpid()));
+  Process p({binary(), "serve", "--scenario", scenario("serve-xid"), "--nvml-lib", fake_lib(),
+             "--config", s.config.string()},
+            log, uid);
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return get(s.port, "/api/findings").body.find("daemon.storage_fault") != std::string::npos;
+      },
+      10s))
+      << read(log);
+  const auto h = get(s.port, "/healthz");
+  EXPECT_EQ(h.status, 503);
+  EXPECT_NE(h.body.find("storage"), std::string::npos) << h.body;
+  auto m = parse_metrics(get(s.port, "/metrics").body);
+  EXPECT_EQ(series(m, "gpuwarden_storage_ok", {}), 0);
+  EXPECT_EQ(series(m, "DCGM_FI_DEV_GPU_TEMP", {"gpu=\"2\""}), 67) << "monitoring goes on";
+  const double r0 = *series(m, "gpuwarden_sampling_rounds_total", {});
+  std::this_thread::sleep_for(400ms);
+  m = parse_metrics(get(s.port, "/metrics").body);
+  EXPECT_GT(*series(m, "gpuwarden_sampling_rounds_total", {}), r0);
+  EXPECT_EQ(WEXITSTATUS(p.stop(SIGTERM)), 0) << read(log);
+  fs::permissions(s.tmp.path(), fs::perms::owner_all, fs::perm_options::add);
+  fs::remove(log);
 }
 
 TEST(ServeBinary, ABadConfigDoesNotStart) {

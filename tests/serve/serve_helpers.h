@@ -183,12 +183,17 @@ inline int free_port() {
 
 class Process {
  public:
-  Process(std::vector<std::string> argv, const fs::path& log) {
+  // `run_as_uid` >= 0: the child drops to that user (and its group) before exec, so a test
+  // running as root can still meet a file it may not write.
+  Process(std::vector<std::string> argv, const fs::path& log, int run_as_uid = -1) {
     pid_ = ::fork();
     if (pid_ == 0) {
       const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       ::dup2(fd, 1);
       ::dup2(fd, 2);
+      if (run_as_uid >= 0 && (::setgid(static_cast<gid_t>(run_as_uid)) != 0 ||
+                              ::setuid(static_cast<uid_t>(run_as_uid)) != 0))
+        ::_exit(126);
       std::vector<char*> a;
       for (auto& s : argv) a.push_back(s.data());
       a.push_back(nullptr);

@@ -85,6 +85,11 @@ void for_each_symbol(NvmlApi& a, Bind&& b) {
   b(a.register_events, {"nvmlDeviceRegisterEvents"}, false);
   b(a.event_set_wait, {"nvmlEventSetWait_v2", "nvmlEventSetWait"}, false);
   b(a.event_set_free, {"nvmlEventSetFree"}, false);
+  b(a.gpm_query_support, {"nvmlGpmQueryDeviceSupport"}, false);
+  b(a.gpm_sample_alloc, {"nvmlGpmSampleAlloc"}, false);
+  b(a.gpm_sample_free, {"nvmlGpmSampleFree"}, false);
+  b(a.gpm_sample_get, {"nvmlGpmSampleGet"}, false);
+  b(a.gpm_metrics_get, {"nvmlGpmMetricsGet"}, false);
 }
 
 bool ends_with_version(const char* name) {

@@ -105,6 +105,13 @@ struct NvmlApi {
   Sym<nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventData_t*, Uint)> event_set_wait;
   Sym<nvmlReturn_t (*)(nvmlEventSet_t)> event_set_free;
 
+  // GPM (Hopper and later, driver 520+): absent on older drivers.
+  Sym<nvmlReturn_t (*)(Dev, nvmlGpmSupport_t*)> gpm_query_support;
+  Sym<nvmlReturn_t (*)(nvmlGpmSample_t*)> gpm_sample_alloc;
+  Sym<nvmlReturn_t (*)(nvmlGpmSample_t)> gpm_sample_free;
+  Sym<nvmlReturn_t (*)(Dev, nvmlGpmSample_t)> gpm_sample_get;
+  Sym<nvmlReturn_t (*)(nvmlGpmMetricsGet_t*)> gpm_metrics_get;
+
   bool compute_processes_v1 = false;
   bool graphics_processes_v1 = false;
 };

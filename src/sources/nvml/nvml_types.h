@@ -87,7 +87,41 @@ struct nvmlEventData_t {
   unsigned int computeInstanceId;
 };
 
+// GPM (nvml.h of driver 520+; layouts as in NVIDIA's header). The metrics array is sized for
+// the largest NVML_GPM_METRIC_MAX a header has used (333): a driver reads numMetrics entries.
+typedef struct nvmlGpmSample_st* nvmlGpmSample_t;
+
+struct nvmlGpmMetric_t {
+  unsigned int metricId;    // in
+  nvmlReturn_t nvmlReturn;  // out: per metric
+  double value;             // out: valid when nvmlReturn is SUCCESS
+  struct {
+    char* shortName;
+    char* longName;
+    char* unit;
+  } metricInfo;  // out: may be null
+};
+
+struct nvmlGpmMetricsGet_t {
+  unsigned int version;  // NVML_GPM_METRICS_GET_VERSION (1)
+  unsigned int numMetrics;
+  nvmlGpmSample_t sample1;
+  nvmlGpmSample_t sample2;
+  nvmlGpmMetric_t metrics[333];
+};
+
+struct nvmlGpmSupport_t {
+  unsigned int version;  // NVML_GPM_SUPPORT_VERSION (1)
+  unsigned int isSupportedDevice;
+};
+
 }  // extern "C"
+
+static_assert(sizeof(nvmlGpmMetric_t) == 40 && offsetof(nvmlGpmMetric_t, value) == 8 &&
+              offsetof(nvmlGpmMetric_t, metricInfo) == 16);
+static_assert(offsetof(nvmlGpmMetricsGet_t, sample1) == 8 &&
+              offsetof(nvmlGpmMetricsGet_t, metrics) == 24);
+static_assert(sizeof(nvmlGpmSupport_t) == 8);
 
 static_assert(sizeof(nvmlEventData_t) == 32 && offsetof(nvmlEventData_t, eventData) == 16 &&
               offsetof(nvmlEventData_t, gpuInstanceId) == 24);
@@ -170,6 +204,20 @@ enum ValueType : int {
 inline constexpr unsigned long long kEventSingleBitEcc = 0x1;
 inline constexpr unsigned long long kEventDoubleBitEcc = 0x2;
 inline constexpr unsigned long long kEventXidCritical = 0x8;
+
+// GPM (reference: nvmlGpmMetricId_t; both struct versions are 1).
+inline constexpr unsigned kGpmMetricsGetVersion = 1;
+inline constexpr unsigned kGpmSupportVersion = 1;
+enum GpmMetricId : unsigned {
+  kGpmGraphicsUtil = 1,
+  kGpmSmUtil = 2,
+  kGpmSmOccupancy = 3,
+  kGpmAnyTensorUtil = 5,
+  kGpmDramBwUtil = 10,
+  kGpmFp64Util = 11,
+  kGpmFp32Util = 12,
+  kGpmFp16Util = 13,
+};
 
 // Field ids for nvmlDeviceGetFieldValues (reference §7).
 enum FieldId : unsigned {

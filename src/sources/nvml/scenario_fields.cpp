@@ -103,6 +103,18 @@ void visit_violations(ViolationCounters& v, F&& f) {
 }
 
 template <class F>
+void visit_gpm(GpmMetrics& g, F&& f) {
+  f("graphics_util_pct", g.graphics_util_pct);
+  f("sm_util_pct", g.sm_util_pct);
+  f("sm_occupancy_pct", g.sm_occupancy_pct);
+  f("tensor_util_pct", g.tensor_util_pct);
+  f("dram_bw_util_pct", g.dram_bw_util_pct);
+  f("fp64_util_pct", g.fp64_util_pct);
+  f("fp32_util_pct", g.fp32_util_pct);
+  f("fp16_util_pct", g.fp16_util_pct);
+}
+
+template <class F>
 void visit_nvlink(NvLinkInfo& l, F&& f) {
   f("version", l.version);
   f("replay_errors", l.replay_errors);
@@ -182,6 +194,17 @@ Status read_value(const Json& j, std::optional<std::string>& out, const std::str
 Status read_value(const Json& j, std::string& out, const std::string& where, uint64_t) {
   if (!j.is_string()) return bad(where, "expected a string");
   out = j.get<std::string>();
+  return {};
+}
+// GPM percentages are fractional; any number is taken as the driver would report it (the
+// reader clamps what lies outside 0..100).
+Status read_value(const Json& j, std::optional<double>& out, const std::string& where, uint64_t) {
+  if (j.is_null())
+    out.reset();
+  else if (j.is_number())
+    out = j.get<double>();
+  else
+    return bad(where, "expected a number");
   return {};
 }
 template <class T>
@@ -386,6 +409,14 @@ Status read_special(const Json& obj, ScenarioGpu& g, const std::string& where,
     for (const auto& [k, v] : j->items())
       if (st && !vused.count(k)) st = bad(where + ".violations." + k, "unknown violation counter");
   }
+  if (const Json* j = take("gpm"); j && st) {
+    if (!j->is_object()) return bad(where + ".gpm", "expected an object");
+    std::set<std::string> gused;
+    st = read_members(
+        *j, s.gpm, [](GpmMetrics& t, auto&& f) { visit_gpm(t, f); }, where + ".gpm", gused);
+    for (const auto& [k, v] : j->items())
+      if (st && !gused.count(k)) st = bad(where + ".gpm." + k, "unknown GPM metric");
+  }
   if (const Json* j = take("handle_error"); j && st) {
     g.handle_error =
         j->is_null() ? std::nullopt
@@ -455,6 +486,9 @@ Json device_fields(const ScenarioGpu& gpu) {
   Json v = Json::object();
   write_members(v, s.violations, [](ViolationCounters& t, auto&& f) { visit_violations(t, f); });
   if (!v.empty()) o["violations"] = v;
+  Json gpm = Json::object();
+  write_members(gpm, s.gpm, [](GpmMetrics& t, auto&& f) { visit_gpm(t, f); });
+  if (!gpm.empty()) o["gpm"] = gpm;
   if (s.processes) {
     Json procs = Json::array();
     for (ProcessInfo& p : *s.processes) {
