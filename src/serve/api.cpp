@@ -6,6 +6,7 @@
 
 #include "core/snapshot_json.h"
 #include "serve/daemon_state.h"
+#include "store/history_view.h"
 
 namespace gw::serve {
 namespace {
@@ -278,15 +279,7 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
       return send_error(res, pts.error().code == "history.unknown_metric" ? 400 : 500,
                         pts.error().code, pts.error().message);
     json out = json::array();
-    for (const auto& p : *pts)
-      out.push_back({{"gpu", p.gpu},
-                     {"uuid", p.uuid},
-                     {"t_ms", p.t_ms},
-                     {"min", p.min},
-                     {"avg", p.avg},
-                     {"max", p.max},
-                     {"n", p.n},
-                     {"resolution", p.rollup ? "1m" : "raw"}});
+    for (const auto& p : *pts) out.push_back(store::history_point_json(p));
     send_json(res,
               {{"metric", q.metric}, {"from_ms", q.from_ms}, {"to_ms", q.to_ms}, {"points", out}});
   });

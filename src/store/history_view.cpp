@@ -113,18 +113,16 @@ std::string history_csv(const std::vector<HistoryPoint>& pts, std::string_view m
   return out;
 }
 
+nlohmann::json history_point_json(const HistoryPoint& p) {
+  return {
+      {"gpu", p.gpu}, {"uuid", p.uuid}, {"t_ms", p.t_ms}, {"min", p.min},
+      {"avg", p.avg}, {"max", p.max},   {"n", p.n},       {"resolution", p.rollup ? "1m" : "raw"}};
+}
+
 std::string history_json(const std::vector<HistoryPoint>& pts, std::string_view metric,
                          int64_t from_ms, int64_t to_ms) {
   nlohmann::json arr = nlohmann::json::array();
-  for (const HistoryPoint& p : pts)
-    arr.push_back({{"gpu", p.gpu},
-                   {"uuid", p.uuid},
-                   {"t_ms", p.t_ms},
-                   {"min", p.min},
-                   {"avg", p.avg},
-                   {"max", p.max},
-                   {"n", p.n},
-                   {"resolution", p.rollup ? "1m" : "raw"}});
+  for (const HistoryPoint& p : pts) arr.push_back(history_point_json(p));
   nlohmann::json j = {{"schema", "gpuwarden.history/1"},
                       {"metric", metric},
                       {"from_ms", from_ms},

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,8 @@ Result<int64_t> parse_time_arg(std::string_view text, int64_t now_ms);
 
 std::string history_table(const std::vector<HistoryPoint>& pts, std::string_view metric);
 std::string history_csv(const std::vector<HistoryPoint>& pts, std::string_view metric);
+// One point as `history --json` and `/api/history` both write it.
+nlohmann::json history_point_json(const HistoryPoint& p);
 std::string history_json(const std::vector<HistoryPoint>& pts, std::string_view metric,
                          int64_t from_ms, int64_t to_ms);
 // The metric names with their help lines.
