@@ -167,6 +167,12 @@ class AlertEngine {
   // state; firing instances of removed rules come back as resolved transitions.
   std::vector<AlertTransition> replace_rules(int64_t now_ms, std::vector<AlertRule> rules);
 
+  // After a restart: `firing` instances (as stored when they fired) fire on without a new
+  // firing message, and resolve only when their condition is found clear; `events` (the
+  // stored event window, with their own times) join the GPUs' windows at the next
+  // evaluation. Call before the first evaluate().
+  void restore(const std::vector<AlertTransition>& firing, std::vector<Event> events);
+
   // The firing instances as firing transitions (what was sent when they fired), for a new
   // Notifier after a reload: see Notifier::resume_firing.
   std::vector<AlertTransition> firing() const;
@@ -241,5 +247,9 @@ std::string alertmanager_payload_json(const std::vector<AlertTransition>& ts,
                                       std::string_view external_url, int64_t now_ms,
                                       std::chrono::milliseconds valid_for);
 std::string rfc3339_ms(int64_t epoch_ms);  // "2026-12-01T08:15:13.841Z"
+
+// A sink URL fit to print: user:password@ -> ***@, query values -> ***, path segments that
+// read like tokens (16+ characters mixing letters and digits) -> ***; no fragment.
+std::string redact_url(std::string_view url);
 
 }  // namespace gw::alert

@@ -34,7 +34,7 @@ std::string describe_alert_config(const AlertConfig& cfg) {
   }
   for (const SinkConfig& s : cfg.sinks) {
     out += "  sink " + s.name + ": " + std::string(sink_type_name(s.type));
-    if (!s.url.empty()) out += " " + s.url;
+    if (!s.url.empty()) out += " " + redact_url(s.url);
     if (!s.command.empty()) out += " " + s.command[0];
     if (s.min_severity != Severity::kInfo) {
       out += " (" + std::string(severity_name(s.min_severity)) + " and above)";

@@ -61,6 +61,7 @@ struct AlertEngine::Impl {
   Track host;
   int64_t max_window_ms = 0;
   int64_t last_now_ms = 0;
+  std::vector<Event> replay;  // restored events, ingested with their own times
 
   explicit Impl(std::vector<AlertRule> r) : rules(std::move(r)) {
     host.target.key = "host";
@@ -135,6 +136,11 @@ struct AlertEngine::Impl {
     }
     // Keep the old index of GPUs that vanished: their events still name them by index.
     for (auto& [idx, key] : fresh_index) index_to_key[idx] = key;
+    for (const Event& e : replay) {
+      Track& t = track_for(e.pci_bus_id, e.gpu_index);
+      if (&t != &host) t.events.push_back({e.time_ms.value_or(now), e.kind, e.code});
+    }
+    replay.clear();
     for (const Event& e : events) {
       Track& t = track_for(e.pci_bus_id, e.gpu_index);
       if (&t == &host) continue;  // an event about no GPU in particular
@@ -362,6 +368,26 @@ std::vector<AlertTransition> AlertEngine::replace_rules(int64_t now_ms,
   impl_->rules = std::move(rules);
   impl_->recompute_window();
   return out;
+}
+
+void AlertEngine::restore(const std::vector<AlertTransition>& firing, std::vector<Event> events) {
+  std::lock_guard lock(mu_);
+  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    return a.time_ms.value_or(0) < b.time_ms.value_or(0);
+  });
+  impl_->replay = std::move(events);
+  for (const AlertTransition& t : firing) {
+    Impl::Instance& in = impl_->instances[{t.rule, t.target.key}];
+    in.st.rule = t.rule;
+    in.st.target = t.target;
+    in.st.severity = t.severity;
+    in.st.status = AlertStatus::kFiring;
+    in.st.active_since_ms = t.starts_at_ms;
+    in.st.firing_since_ms = t.starts_at_ms;
+    in.st.labels = t.labels;
+    in.annotations = t.annotations;
+    in.fingerprint = fingerprint(t.rule, t.target.key);
+  }
 }
 
 std::vector<AlertTransition> AlertEngine::firing() const {

@@ -43,7 +43,8 @@ Attempt HttpPoster::post_json(const std::string& url, const std::string& body,
                               std::chrono::milliseconds timeout, const std::atomic<bool>& abort) {
   CURL* h = static_cast<CURL*>(easy_);
   CURLM* m = static_cast<CURLM*>(multi_);
-  if (!h || !m) return {false, true, "POST " + url + ": libcurl could not be initialised"};
+  if (!h || !m)
+    return {false, true, "POST " + redact_url(url) + ": libcurl could not be initialised"};
   curl_easy_reset(h);  // keeps the connection cache: the next post reuses the socket
   std::string response;
   char errbuf[CURL_ERROR_SIZE] = {0};
@@ -89,7 +90,7 @@ Attempt HttpPoster::post_json(const std::string& url, const std::string& body,
   if (done && rc == CURLE_OK) curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
   curl_multi_remove_handle(m, h);
   curl_slist_free_all(hdrs);
-  const std::string what = "POST " + url + ": ";
+  const std::string what = "POST " + redact_url(url) + ": ";  // the log and the API see it
   if (aborted) return {false, true, what + "abandoned at the shutdown deadline"};
   if (rc != CURLE_OK) {
     std::string e = errbuf[0] ? errbuf : curl_easy_strerror(rc);

@@ -27,6 +27,9 @@ Action configure_serve(CLI::App& sub, const Io& io) {
   sub.add_option("--kernel-log", o->kernel_log,
                  "Kernel log to follow instead of /dev/kmsg (a file that grows); \"\" for none");
   sub.add_flag("--check-config", o->check_config, "Validate the config and alert rules, then exit");
+  sub.add_flag("--config-optional", o->config_optional,
+               "A --config file that does not exist means built-in defaults (SIGHUP reads it "
+               "once it exists); anything else wrong with it is still an error");
   // Accepted as everywhere (docs/cli.md); the daemon's log lines carry no colour.
   auto common = std::make_shared<CommonFlags>();
   add_common_flags(sub, *common);

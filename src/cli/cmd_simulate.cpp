@@ -170,7 +170,12 @@ int simulate(const SimulateArgs& a, const Io& io) {
   if (!a.dlas_thresholds.empty()) thresholds = a.dlas_thresholds;
   // The trace reader opens paths itself: refuse devices and FIFOs before it blocks on one.
   if (!a.trace.empty()) {
-    if (Status st = check_input_path(a.trace, true); !st) {
+    // A missing PATH is read as PATH.gz (docs/traces.md): check what will be read.
+    std::string checked = a.trace;
+    if (input_kind(checked) == InputKind::kMissing &&
+        input_kind(checked + ".gz") != InputKind::kMissing)
+      checked += ".gz";
+    if (Status st = check_input_path(checked, true); !st) {
       io.err << "gpuwarden simulate: --trace: " << terminal_safe(st.error().to_string()) << " ["
              << st.error().code << "]\n";
       return 2;

@@ -20,6 +20,35 @@ store::AlertTransitionRecord to_record(const alert::AlertTransition& t, int64_t 
   return r;
 }
 
+// A stored firing record back to the transition the sinks were sent; the instance key is
+// the engine's (UUID, else pci:<bus id>, else index:<n>, else host).
+alert::AlertTransition from_record(const store::AlertTransitionRecord& r) {
+  alert::AlertTransition t;
+  t.kind = alert::AlertTransition::Kind::kFiring;
+  t.rule = r.rule;
+  for (Severity sv : {Severity::kInfo, Severity::kWarning, Severity::kCritical})
+    if (severity_name(sv) == r.severity) t.severity = sv;
+  t.starts_at_ms = r.t_ms;
+  const nlohmann::json labels = nlohmann::json::parse(r.labels_json, nullptr, false);
+  if (labels.is_object())
+    for (const auto& [k, v] : labels.items())
+      if (v.is_string()) t.labels[k] = v.get<std::string>();
+  auto label = [&](const char* k) -> std::optional<std::string> {
+    const auto it = t.labels.find(k);
+    return it == t.labels.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  t.target.gpu = r.gpu;
+  t.target.uuid = label("UUID");
+  t.target.pci_bus_id = label("pci_bus_id");
+  t.target.model = label("modelName");
+  t.target.key = t.target.uuid               ? *t.target.uuid
+                 : t.target.pci_bus_id       ? "pci:" + *t.target.pci_bus_id
+                 : r.gpu                     ? "index:" + std::to_string(*r.gpu)
+                                             : std::string("host");
+  if (!r.summary.empty()) t.annotations["summary"] = r.summary;
+  return t;
+}
+
 }  // namespace
 
 Result<alert::AlertConfig> AlertBridge::parse(const toml::table& alerting,
@@ -85,6 +114,14 @@ std::vector<store::AlertTransitionRecord> AlertBridge::replace(int64_t now_ms,
   // it again nor forget it (Alertmanager would let it expire without re-sends).
   notifier_->resume_firing(engine_->firing());
   return records;
+}
+
+void AlertBridge::restore(const std::vector<store::AlertTransitionRecord>& firing,
+                          std::vector<Event> window) {
+  std::vector<alert::AlertTransition> ts;
+  for (const auto& r : firing) ts.push_back(from_record(r));
+  engine_->restore(ts, std::move(window));
+  notifier_->resume_firing(engine_->firing());
 }
 
 std::vector<AlertSeries> AlertBridge::series() const {

@@ -38,6 +38,11 @@ class AlertBridge {
   // resolve; the old sinks get a moment to deliver what they hold.
   std::vector<store::AlertTransitionRecord> replace(int64_t now_ms, alert::AlertConfig config);
 
+  // After a restart, before the first evaluate(): the stored firing alerts fire on (no new
+  // firing message; Alertmanager sinks re-post them at once and keep re-sending) until their
+  // condition is found clear; `window` is the stored event window with its own times.
+  void restore(const std::vector<store::AlertTransitionRecord>& firing, std::vector<Event> window);
+
   std::vector<AlertSeries> series() const;
   nlohmann::json rules_json() const;
   nlohmann::json sinks_json() const;

@@ -1,8 +1,8 @@
 // HTTP routes: /metrics (Prometheus), /healthz, /api/... (JSON, read-only; POST /api/reload
-// only with the configured bearer token).
+// only with the configured bearer token). Who may call what is decided in serve/auth.cpp.
 #include <httplib.h>
 
-#include <charconv>
+#include <algorithm>
 
 #include "core/snapshot_json.h"
 #include "serve/daemon_state.h"
@@ -49,26 +49,17 @@ json event_json(const store::StoredEvent& e) {
           {"origin", x.origin}};
 }
 
-// "1700000000000" (Unix ms), "-1h" (relative to now) or "" (the default).
+// The time syntax of `gpuwarden history` (store::parse_time_arg): now, -1h / 30m (ago), Unix
+// seconds or milliseconds, ISO 8601 UTC; absent: the default.
 std::optional<int64_t> time_param(const httplib::Request& req, const char* name, int64_t now,
                                   int64_t fallback, std::string& error) {
   if (!req.has_param(name)) return fallback;
-  const std::string v = req.get_param_value(name);
-  if (!v.empty() && v[0] == '-') {
-    auto d = parse_duration_ms(std::string_view(v).substr(1));
-    if (!d) {
-      error = std::string(name) + ": " + d.error().message;
-      return std::nullopt;
-    }
-    return now - *d;
-  }
-  int64_t t = 0;
-  if (std::from_chars(v.data(), v.data() + v.size(), t).ptr != v.data() + v.size()) {
-    error = std::string(name) + ": expected Unix milliseconds or -DURATION (\"-1h\"), got \"" + v +
-            "\"";
+  auto t = store::parse_time_arg(req.get_param_value(name), now);
+  if (!t) {
+    error = std::string(name) + ": " + t.error().message;
     return std::nullopt;
   }
-  return t;
+  return *t;
 }
 
 void send_json(httplib::Response& res, const json& body, int status = 200) {
@@ -112,9 +103,25 @@ bool healthy(const Daemon::State& s, int64_t now_ms, std::vector<std::string>* p
   return ok;
 }
 
+bool live(const Daemon::State& s, int64_t now_ms, std::string* problem) {
+  // Ten intervals, at least 30 s: a slow round (hung GPUs are skipped, not waited for) is
+  // not a dead loop; before the first round the start time counts.
+  const int64_t limit = std::max<int64_t>(10 * s.interval_ms, 30'000);
+  const int64_t last = s.health.rounds > 0 ? s.health.last_round_wall_ms : s.health.started_ms;
+  if (now_ms - last <= limit) return true;
+  if (problem != nullptr)
+    *problem = "the sampling loop has not completed a round for " +
+               std::to_string((now_ms - last) / 1000) + " s (limit " +
+               std::to_string(limit / 1000) + " s)";
+  return false;
+}
+
 json health_json(const Daemon::State& s, int64_t now_ms) {
   std::vector<std::string> problems;
   const bool ok = healthy(s, now_ms, &problems);
+  std::string dead;
+  const bool alive = live(s, now_ms, &dead);
+  if (!alive) problems.insert(problems.begin(), dead);
   json gpus = json::array();
   for (size_t i = 0; i < s.fresh.size() && i < s.snapshot.gpus.size(); ++i) {
     const GpuFreshness& f = s.fresh[i];
@@ -133,7 +140,9 @@ json health_json(const Daemon::State& s, int64_t now_ms) {
          {"errors", g.errors}});
   }
   const DaemonHealth& h = s.health;
-  return {{"ok", ok},
+  return {{"ok", ok && alive},
+          {"live", alive},
+          {"ready", ok},
           {"problems", problems},
           {"now_ms", now_ms},
           {"started_ms", h.started_ms},
@@ -205,7 +214,19 @@ json alerts_json(const Daemon::State& s) {
 }
 
 void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> state,
-                    std::function<Status()> reload) {
+                    std::function<Status(bool force)> reload) {
+  // Before any route: a route added later (here or in another file) cannot skip the check.
+  server.set_pre_routing_handler([state](const httplib::Request& req, httplib::Response& res) {
+    AuthDecision d;
+    {
+      std::lock_guard lk(state->m);
+      d = authorize(state->auth, req.method, req.path, req.get_header_value("Authorization"));
+    }
+    if (d.allowed) return httplib::Server::HandlerResponse::Unhandled;
+    if (d.status == 401) res.set_header("WWW-Authenticate", "Bearer");
+    send_error(res, d.status, d.code, d.message);
+    return httplib::Server::HandlerResponse::Handled;
+  });
   server.Get("/metrics", [state](const httplib::Request&, httplib::Response& res) {
     std::string body;
     {
@@ -226,6 +247,13 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
     res.set_content(std::move(body), "text/plain; version=0.0.4; charset=utf-8");
   });
   server.Get("/healthz", [state](const httplib::Request&, httplib::Response& res) {
+    std::lock_guard lk(state->m);
+    std::string problem;
+    const bool ok = live(*state, wall_ms(), &problem);
+    res.status = ok ? 200 : 503;
+    res.set_content(ok ? "ok\n" : problem + "\n", "text/plain; charset=utf-8");
+  });
+  server.Get("/readyz", [state](const httplib::Request&, httplib::Response& res) {
     std::lock_guard lk(state->m);
     std::vector<std::string> problems;
     const bool ok = healthy(*state, wall_ms(), &problems);
@@ -283,18 +311,8 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
     send_json(res,
               {{"metric", q.metric}, {"from_ms", q.from_ms}, {"to_ms", q.to_ms}, {"points", out}});
   });
-  server.Post("/api/reload", [state, reload](const httplib::Request& req, httplib::Response& res) {
-    std::optional<std::string> token;
-    {
-      std::lock_guard lk(state->m);
-      token = state->serve.api_token;
-    }
-    if (!token)
-      return send_error(res, 403, "api.read_only",
-                        "the API is read-only: set serve.api_token to allow POST /api/reload");
-    if (req.get_header_value("Authorization") != "Bearer " + *token)
-      return send_error(res, 401, "api.unauthorized", "missing or wrong bearer token");
-    const Status s = reload();
+  server.Post("/api/reload", [reload](const httplib::Request& req, httplib::Response& res) {
+    const Status s = reload(req.get_param_value("force") == "1");  // token checked before routing
     if (!s) return send_error(res, 400, s.error().code, s.error().to_string());
     send_json(res, {{"reloaded", true}});
   });
@@ -302,7 +320,7 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
     if (res.status == 404)
       send_error(res, 404, "api.not_found",
                  "no such endpoint " + req.path +
-                     " (try /metrics, /healthz, /api/health, /api/gpus, /api/findings, "
+                     " (try /metrics, /healthz, /readyz, /api/health, /api/gpus, /api/findings, "
                      "/api/alerts, /api/events, /api/history)");
   });
 }

@@ -1,5 +1,7 @@
 #include "serve/config.h"
 
+#include "core/input_file.h"
+
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
@@ -118,6 +120,28 @@ Status read_listen(const std::string& listen, std::string_view origin, const tom
   return {};
 }
 
+// serve.auth and serve.open_paths (who may read without the token, serve/auth.h).
+Status read_auth(const toml::table& t, std::string_view origin, ServeSection& out) {
+  if (const toml::node* n = t.get("auth")) {
+    const auto* s = n->as_string();
+    const auto mode = s != nullptr ? parse_auth_mode(s->get()) : std::nullopt;
+    if (!mode) return bad(origin, *n, "serve.auth", "expected \"auto\", \"token\" or \"open\"");
+    out.auth = *mode;
+  }
+  if (const toml::node* n = t.get("open_paths")) {
+    const auto* a = n->as_array();
+    if (a == nullptr) return bad(origin, *n, "serve.open_paths", "expected an array of paths");
+    out.open_paths.clear();
+    for (const toml::node& e : *a) {
+      const auto* s = e.as_string();
+      if (s == nullptr || s->get().empty() || s->get()[0] != '/')
+        return bad(origin, e, "serve.open_paths", "expected paths such as \"/metrics\"");
+      out.open_paths.push_back(s->get());
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<int64_t> parse_duration_ms(std::string_view text) {
@@ -229,7 +253,8 @@ Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin
   if (const auto* t = root["serve"].as_table()) {
     Section s(*t, "serve", origin);
     for (Status st :
-         {s.check_keys({"listen", "stale_after", "hostname_label", "api_token", "http_threads"}),
+         {s.check_keys({"listen", "stale_after", "hostname_label", "api_token", "http_threads",
+                        "auth", "open_paths"}),
           s.string("listen", c.serve.listen), s.duration("stale_after", c.serve.stale_after_ms),
           s.string("hostname_label", c.serve.hostname_label),
           s.integer("http_threads", c.serve.http_threads, 1, 64)})
@@ -243,6 +268,7 @@ Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin
     std::string token;
     if (Status st = s.string("api_token", token); !st) return st.error();
     if (!token.empty()) c.serve.api_token = token;
+    if (Status st = read_auth(*t, origin, c.serve); !st) return st.error();
   }
   if (const auto* t = root["storage"].as_table()) {
     Section s(*t, "storage", origin);
@@ -276,11 +302,26 @@ Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin
 }
 
 Result<DaemonConfig> load_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("config.unreadable", "cannot read the config file", path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_config(ss.str(), path);
+  // A config is a regular file. A directory, a device (/dev/zero) or a FIFO is refused at
+  // once, before anything reads it (the input rules every other reader follows).
+  const InputKind kind = input_kind(path);
+  if (kind == InputKind::kMissing)
+    return make_error("config.unreadable", "no such file", path);
+  if (kind != InputKind::kRegular)
+    return make_error("config.not_a_file",
+                      "is " + std::string(input_kind_name(kind)) + ", not a config file", path);
+  InputLimits limits;
+  limits.max_file_bytes = 16ull << 20;  // a config is a few KiB; a runaway file is an error
+  auto in = read_input(path, limits);
+  if (!in) return make_error("config.unreadable", in.error().message, path);
+  const std::string_view text = in->text();
+  // An empty file is what a half-done deploy leaves: it would silently drop every setting.
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    return make_error("config.empty",
+                      "is empty (a deploy in progress?); an empty config is refused, write at "
+                      "least a comment to run on the defaults",
+                      path);
+  return parse_config(text, path);
 }
 
 std::string default_db_path() {

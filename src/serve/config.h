@@ -9,8 +9,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
+#include "serve/auth.h"
 
 namespace gw::serve {
 
@@ -20,6 +22,8 @@ struct ServeSection {
   std::string hostname_label = "Hostname";  // released dcgm-exporter spelling ("hostname" on main)
   std::optional<std::string> api_token;     // enables POST /api/reload with "Bearer <token>"
   int http_threads = 4;
+  AuthMode auth = AuthMode::kAuto;  // when reads need the token (serve/auth.h)
+  std::vector<std::string> open_paths = AuthPolicy{}.open_paths;  // GET without a token
 };
 
 struct StorageSection {

@@ -3,7 +3,10 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <utility>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "diagnose/diagnose.h"
 #include "serve/alerts.h"
@@ -47,7 +50,22 @@ store::StoreOptions store_options(const StorageSection& s) {
   return o;
 }
 
+std::string join_paths(const std::vector<std::string>& paths) {
+  std::string out;
+  for (const std::string& p : paths) out += (out.empty() ? "" : ", ") + p;
+  return out.empty() ? "nothing" : out;
+}
+
 }  // namespace
+
+AuthPolicy auth_policy(const ServeSection& serve, const std::string& listen_host) {
+  AuthPolicy p;
+  p.mode = serve.auth;
+  p.token = serve.api_token;
+  p.loopback = is_loopback_host(listen_host);
+  p.open_paths = serve.open_paths;
+  return p;
+}
 
 Result<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
   std::unique_ptr<Daemon> d(new Daemon());
@@ -78,6 +96,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
 
   d->state_ = std::make_shared<State>();
   d->state_->serve = cfg.serve;
+  d->state_->auth = auth_policy(cfg.serve, d->listen_host_);
   d->state_->source = resolved->label;
   d->state_->interval_ms = cfg.sampling.interval_ms;
   d->state_->db_path = cfg.storage.enabled ? cfg.storage.path : "";
@@ -89,20 +108,42 @@ Result<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
   d->http_->new_task_queue = [threads] {
     return new httplib::ThreadPool(static_cast<size_t>(threads));
   };
+  // cpp-httplib sets SO_REUSEPORT by default: a second daemon on the same port would bind
+  // too and steal half the scrapes. SO_REUSEADDR alone still lets a restart bind at once.
+  d->http_->set_socket_options([](socket_t sock) {
+    const int yes = 1;
+    (void)::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   Daemon* self = d.get();
-  install_routes(*d->http_, d->state_, [self] { return self->reload_and_wait(); });
+  install_routes(*d->http_, d->state_,
+                 [self](bool force) { return self->reload_and_wait(force); });
+  errno = 0;
   const int bound = d->port_ == 0
                         ? d->http_->bind_to_any_port(d->listen_host_)
                         : (d->http_->bind_to_port(d->listen_host_, d->port_) ? d->port_ : -1);
   if (bound < 0)
-    return make_error("serve.bind", "cannot listen on " + cfg.serve.listen +
-                                        " (address in use, or not an address of this machine)");
+    return make_error("serve.bind", "cannot listen on " + cfg.serve.listen + ": " +
+                                        (errno != 0 ? std::strerror(errno) : "refused") +
+                                        " (another gpuwarden serve, or an address of another "
+                                        "machine)");
   d->port_ = bound;
   const std::string url = "http://" + d->listen_host_ + ":" + std::to_string(d->port_);
+  if (!is_loopback_host(d->listen_host_))
+    d->log("warning: listening beyond loopback on " + url + "; " +
+           (reads_need_token(d->state_->auth)
+                ? std::string(d->state_->auth.token ? "the API needs the bearer token"
+                                                    : "the API is refused until serve.api_token is set")
+                : std::string("serve.auth = \"open\": anyone who reaches the port reads the API")) +
+           " (open to all: " + join_paths(d->state_->auth.open_paths) + ")");
   d->alerts_ = AlertBridge::create(
       std::move(*alert_cfg), [self](std::string_view line) { self->log(std::string(line)); }, url);
 
-  d->open_store();
+  // A database another daemon holds, or one that is not a file, is an operator's mistake:
+  // refuse to start. Any other storage fault (full disk, permissions) is a finding instead.
+  if (Status st = d->open_store();
+      !st && (st.error().code == "store.locked" || st.error().code == "store.not_a_file"))
+    return st.error();
+  d->restore_from_store();
   d->start_event_sources();
   d->http_thread_ = std::thread([self] { self->http_->listen_after_bind(); });
   d->log("listening on " + url + ", " + std::to_string(d->sampler_->gpu_count()) + " GPU(s) from " +
@@ -125,9 +166,9 @@ void Daemon::log(const std::string& line) const {
   std::fprintf(stderr, "gpuwarden serve: %s\n", line.c_str());
 }
 
-void Daemon::open_store() {
+Status Daemon::open_store() {
   const StorageSection& s = opts_.config.storage;
-  if (!s.enabled) return;
+  if (!s.enabled) return {};
   last_store_retry_ms_ = clock_->now_ms();
   auto st = store::Store::open(s.path, store_options(s));
   if (!st) {
@@ -135,7 +176,7 @@ void Daemon::open_store() {
     storage_ok_ = false;
     storage_error_ = st.error().to_string();
     force_diagnose_ = true;
-    return;
+    return st.error();
   }
   store_ = std::move(*st);
   // Lifecycles left open by the last run continue (or clear at the first diagnosis).
@@ -145,6 +186,44 @@ void Daemon::open_store() {
   auto reader = store::Store::open(s.path, ro);
   std::lock_guard lk(state_->reader_m);
   state_->reader = reader ? std::move(*reader) : nullptr;
+  return {};
+}
+
+// A restart (kill -9, SIGTERM, an upgrade) takes up what the last run had: the event window
+// (so Xid findings and DCGM_FI_DEV_XID_ERRORS stay, a lost GPU is not reported lost again),
+// the Xid counters, and the firing alerts, which fire on until their condition clears.
+void Daemon::restore_from_store() {
+  if (!store_) return;
+  const int64_t now = clock_->now_ms();
+  std::vector<Event> window;
+  if (auto evs = store_->events(now - opts_.config.sampling.event_window_ms, kEventsKept))
+    for (auto it = evs->rbegin(); it != evs->rend(); ++it) window.push_back(it->event);
+  for (const Event& e : window) {
+    event_window_.push_back(e);
+    if (e.kind == EventKind::kGpuLost && e.gpu_index) {
+      if (last_access_.size() <= *e.gpu_index) last_access_.resize(*e.gpu_index + 1, GpuAccess::kOk);
+      last_access_[*e.gpu_index] = GpuAccess::kLost;
+    }
+  }
+  uint64_t xids = 0;
+  if (auto counts = store_->xid_counts())
+    for (const auto& x : *counts) {
+      if (counters_.size() <= x.gpu) counters_.resize(x.gpu + 1);
+      counters_[x.gpu].xids.emplace_back(x.code, x.count);
+      xids += x.count;
+    }
+  auto firing = store_->firing_alerts();
+  const size_t n_firing = firing ? firing->size() : 0;
+  if (alerts_) alerts_->restore(firing ? *firing : std::vector<store::AlertTransitionRecord>{}, window);
+  {
+    std::lock_guard lk(state_->m);
+    for (const Event& e : window)
+      state_->events.push_back(store::StoredEvent{e.time_ms.value_or(now), e});
+  }
+  if (!window.empty() || xids > 0 || n_firing > 0 || !tracker_.active().empty())
+    log("restored from history: " + std::to_string(window.size()) + " event(s) in the window, " +
+        std::to_string(xids) + " Xid(s) counted, " + std::to_string(tracker_.active().size()) +
+        " active finding(s), " + std::to_string(n_firing) + " firing alert(s)");
 }
 
 void Daemon::start_event_sources() {
@@ -224,10 +303,11 @@ void Daemon::request_reload() {
   loop_cv_.notify_all();
 }
 
-Status Daemon::reload_and_wait() {
+Status Daemon::reload_and_wait(bool force) {
   std::unique_lock lk(loop_m_);
   const uint64_t mine = ++reload_requests_;
   reload_wanted_ = true;
+  reload_force_ = force;
   loop_cv_.notify_all();
   if (!reload_cv_.wait_for(lk, std::chrono::seconds(30),
                            [&] { return reloads_done_ >= mine || stopping_; }))
@@ -243,9 +323,10 @@ int Daemon::run() {
     const auto now = std::chrono::steady_clock::now();
     if (reload_wanted_) {
       reload_wanted_ = false;
+      const bool force = std::exchange(reload_force_, false);
       const uint64_t upto = reload_requests_;
       lk.unlock();
-      Status st = reload();
+      Status st = reload(force);
       lk.lock();
       last_reload_status_ = std::move(st);
       reloads_done_ = upto;
@@ -410,7 +491,8 @@ void Daemon::round(bool sample) {
   if (alerts_) transitions = alerts_->evaluate(now, last_snapshot_, active, events);
 
   const StorageSection& sc = opts_.config.storage;
-  if (sc.enabled && !store_ && now - last_store_retry_ms_ >= sc.compact_interval_ms) open_store();
+  if (sc.enabled && !store_ && now - last_store_retry_ms_ >= sc.compact_interval_ms)
+    (void)open_store();
   if (store_) {
     const Status st =
         store_->record(sample ? &last_snapshot_ : nullptr, events, changes, transitions);
@@ -495,6 +577,7 @@ void Daemon::publish(const Snapshot& snap, const std::vector<GpuFreshness>& fres
   h.storage_write_errors = storage_write_errors_;
   h.rounds = rounds_;
   if (round_s > 0) h.last_round_s = round_s;
+  h.last_round_wall_ms = system_clock_.now_ms();
   h.events_kmsg = events_kmsg_;
   h.events_nvml = events_nvml_;
   h.events_deduplicated = events_dedup_;

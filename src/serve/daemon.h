@@ -41,6 +41,9 @@ struct DaemonOptions {
   std::shared_ptr<const Clock> clock;
 };
 
+// The HTTP access policy of `serve` listening on `listen_host`.
+AuthPolicy auth_policy(const ServeSection& serve, const std::string& listen_host);
+
 class AlertBridge;  // serve/alerts.h: the alert module behind one small interface
 
 class Daemon {
@@ -61,9 +64,10 @@ class Daemon {
   // with an error in the log and the old one stays.
   void request_reload();
   // Reload on the loop thread and wait for its result (POST /api/reload); run() must be running.
-  Status reload_and_wait();
+  // `force` also applies what a plain reload refuses (a new database path, dropping every sink).
+  Status reload_and_wait(bool force = false);
   // Synchronous reload on the calling thread; only when run() is not running (tests).
-  Status reload();
+  Status reload(bool force = false);
 
   int port() const { return port_; }
   const std::string& listen_address() const { return listen_host_; }
@@ -84,7 +88,8 @@ class Daemon {
                const std::vector<store::AlertTransitionRecord>& transitions, double round_s);
   void on_event(Event&& e);
   void start_event_sources();
-  void open_store();
+  Status open_store();
+  void restore_from_store();
   void log(const std::string& line) const;
 
   DaemonOptions opts_;
@@ -102,6 +107,7 @@ class Daemon {
   std::condition_variable loop_cv_;
   bool stopping_ = false;
   bool reload_wanted_ = false;
+  bool reload_force_ = false;
   bool events_waiting_ = false;
   uint64_t reload_requests_ = 0, reloads_done_ = 0;
   Status last_reload_status_;

@@ -6,7 +6,16 @@
 
 namespace gw::serve {
 
-Status Daemon::reload() {
+namespace {
+
+bool has_sinks(const toml::table& alerting) {
+  const toml::array* a = alerting["sink"].as_array();
+  return a != nullptr && !a->empty();
+}
+
+}  // namespace
+
+Status Daemon::reload(bool force) {
   auto refuse = [this](const Error& e) {
     ++reload_failures_;
     last_reload_error_ = e.to_string();
@@ -27,6 +36,19 @@ Status Daemon::reload() {
   if (opts_.kernel_log) next.sampling.kernel_log = *opts_.kernel_log;
   if (next.storage.path.empty()) next.storage.path = default_db_path();
   const DaemonConfig& old = opts_.config;
+  // Two changes that are rarely meant during a routine push: say so, and apply them only at
+  // a restart or a forced reload (POST /api/reload?force=1).
+  if (!force && (next.storage.path != old.storage.path || next.storage.enabled != old.storage.enabled))
+    return refuse(make_error("config.needs_restart",
+                             "storage changes from " + old.storage.path + " to " +
+                                 (next.storage.enabled ? next.storage.path : "(disabled)") +
+                                 ": restart the daemon, or reload with POST /api/reload?force=1",
+                             opts_.config_path));
+  if (!force && has_sinks(old.alerting) && !has_sinks(next.alerting))
+    return refuse(make_error("config.needs_restart",
+                             "the new config has no [[sink]]: every alert would go to the log "
+                             "only; restart the daemon, or reload with POST /api/reload?force=1",
+                             opts_.config_path));
   if (next.serve.listen != old.serve.listen) {
     log("serve.listen changed to " + next.serve.listen + ": that needs a restart; still on " +
         old.serve.listen);
@@ -47,7 +69,7 @@ Status Daemon::reload() {
     store_.reset();
     storage_ok_ = true;
     storage_error_.clear();
-    open_store();
+    (void)open_store();
   } else if (store_) {
     store_->set_retention(cfg.storage.raw_retention_ms, cfg.storage.rollup_retention_ms,
                           cfg.storage.max_bytes);
@@ -61,6 +83,7 @@ Status Daemon::reload() {
   {
     std::lock_guard lk(state_->m);
     state_->serve = cfg.serve;
+    state_->auth = auth_policy(cfg.serve, listen_host_);
     state_->interval_ms = cfg.sampling.interval_ms;
     state_->db_path = cfg.storage.enabled ? cfg.storage.path : "";
     state_->config_origin = cfg.origin;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "serve/auth.h"
 #include "serve/config.h"
 #include "serve/daemon.h"
 #include "serve/metrics.h"
@@ -36,6 +37,7 @@ struct Daemon::State {
   nlohmann::json alert_sinks = nlohmann::json::array();        // delivery counters per sink
   DaemonHealth health;
   ServeSection serve;
+  AuthPolicy auth;  // from serve and the listen address; every route passes authorize()
   std::string source;       // "scenario hung-call.json (fake NVML)"
   std::string kmsg_status;  // "following /dev/kmsg" or why not
   std::string nvml_events_status;
@@ -47,10 +49,10 @@ struct Daemon::State {
   std::unique_ptr<store::Store> reader;
 };
 
-// Routes of /metrics, /healthz and /api/... on `server`. `reload` runs a synchronous reload
-// (POST /api/reload, only with the configured token).
+// Routes of /metrics, /healthz, /readyz and /api/... on `server`. `reload` runs a synchronous
+// reload (POST /api/reload[?force=1], only with the configured token).
 void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> state,
-                    std::function<Status()> reload);
+                    std::function<Status(bool force)> reload);
 
 // JSON bodies (pure over the state; the caller holds state.m).
 nlohmann::json health_json(const Daemon::State& s, int64_t now_ms);
@@ -58,7 +60,10 @@ nlohmann::json gpus_json(const Daemon::State& s, int64_t now_ms);
 nlohmann::json findings_json(const Daemon::State& s);
 nlohmann::json events_json(const Daemon::State& s, int64_t since_ms);
 nlohmann::json alerts_json(const Daemon::State& s);
-// Whether every GPU answered within stale_after, and the storage works.
+// Readiness (/readyz): every GPU answered within stale_after, the storage works, a round ran.
 bool healthy(const Daemon::State& s, int64_t now_ms, std::vector<std::string>* problems);
+// Liveness (/healthz): the daemon's own loop completes rounds. A lost GPU or a full disk is
+// not a reason to restart the daemon, so neither fails it.
+bool live(const Daemon::State& s, int64_t now_ms, std::string* problem);
 
 }  // namespace gw::serve

@@ -22,6 +22,29 @@ int64_t wall_ms() {
 
 }  // namespace
 
+namespace {
+
+// What may be followed: /dev/kmsg, a regular file, a FIFO somebody writes to. A directory, any
+// other device and a FIFO with no writer would be "followed" while nothing ever arrives.
+Status check_followable(const std::string& path, int fd, bool is_kmsg) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    return make_error("kmsg.unreadable", std::string("cannot stat: ") + std::strerror(errno), path);
+  const char* what = S_ISDIR(st.st_mode)    ? "a directory"
+                     : S_ISBLK(st.st_mode)  ? "a block device"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                     : S_ISCHR(st.st_mode) && !is_kmsg ? "a character device other than /dev/kmsg"
+                                                      : nullptr;
+  if (what != nullptr)
+    return make_error("kmsg.not_followable",
+                      std::string("is ") + what + ": nothing to follow (give /dev/kmsg or a log "
+                      "file that grows)",
+                      path);
+  return {};
+}
+
+}  // namespace
+
 Result<std::unique_ptr<KernelLogFollower>> KernelLogFollower::start(const std::string& path,
                                                                     EventCallback sink) {
   std::unique_ptr<KernelLogFollower> f(new KernelLogFollower());
@@ -36,8 +59,23 @@ Result<std::unique_ptr<KernelLogFollower>> KernelLogFollower::start(const std::s
                                          "kernel.dmesg_restrict=0; see docs/serve.md)"
                                        : ""),
                       path);
+  if (Status st = check_followable(path, f->fd_, f->is_kmsg_); !st) return st.error();
+  struct stat st {};
+  (void)::fstat(f->fd_, &st);
+  f->is_stream_ = S_ISFIFO(st.st_mode);
+  if (f->is_stream_) {
+    // Non-blocking read: 0 means no writer has the FIFO open; a byte read is kept.
+    char c = 0;
+    const ssize_t r = ::read(f->fd_, &c, 1);
+    if (r == 0)
+      return make_error("kmsg.not_followable",
+                        "is a FIFO nobody writes to: nothing would ever arrive", path);
+    if (r == 1) f->first_.assign(1, c);
+  }
+  f->dev_ = st.st_dev;
+  f->ino_ = st.st_ino;
   // Only new lines: what happened before the daemon started is `doctor`'s to report.
-  const off_t end = ::lseek(f->fd_, 0, SEEK_END);
+  const off_t end = f->is_stream_ ? 0 : ::lseek(f->fd_, 0, SEEK_END);
   f->offset_ = end > 0 ? static_cast<uint64_t>(end) : 0;
   f->thread_ = std::thread([p = f.get()] { p->run(); });
   return f;
@@ -70,20 +108,51 @@ void KernelLogFollower::handle_text(std::string& pending, std::string_view chunk
   if (pending.size() > 64 * 1024) pending.clear();
 }
 
+// Like `tail -F`: once the open file is read to its end, a path that now names another
+// file (logrotate's rename + create) is reopened from its top; the old one was read to its
+// end first, so no line is lost or read twice. A file that shrank (copytruncate) is read
+// again from its top.
+bool KernelLogFollower::reopen_if_rotated(std::string& pending) {
+  struct stat now {};
+  if (::stat(path_.c_str(), &now) != 0) return false;  // between rename and create: keep going
+  if (now.st_dev == dev_ && now.st_ino == ino_) return false;
+  const int fd = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  // What the writer appended to the old file since our last read still belongs to the log.
+  std::string buf(16 * 1024, '\0');
+  for (ssize_t n; (n = ::pread(fd_, buf.data(), buf.size(), static_cast<off_t>(offset_))) > 0;) {
+    offset_ += static_cast<uint64_t>(n);
+    handle_text(pending, std::string_view(buf.data(), static_cast<size_t>(n)));
+  }
+  ::close(fd_);
+  fd_ = fd;
+  dev_ = now.st_dev;
+  ino_ = now.st_ino;
+  offset_ = 0;
+  if (!pending.empty()) handle_text(pending, "\n");  // the old file's last, unterminated line
+  return true;
+}
+
+void KernelLogFollower::run_stream(std::string& pending, std::string& buf) {
+  pollfd p{fd_, POLLIN, 0};
+  if (::poll(&p, 1, 200) <= 0) return;
+  const ssize_t n = ::read(fd_, buf.data(), buf.size());
+  if (n > 0) {
+    std::string rec(buf.data(), static_cast<size_t>(n));
+    // /dev/kmsg gives one record per read; a FIFO gives bytes, lines are joined as they come.
+    if (is_kmsg_ && rec.back() != '\n') rec.push_back('\n');
+    handle_text(pending, rec);
+  } else if (n == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // FIFO writer gone: wait
+  }
+}
+
 void KernelLogFollower::run() {
-  std::string pending;
+  std::string pending = std::move(first_);
   std::string buf(16 * 1024, '\0');
   while (!stop_.load()) {
-    if (is_kmsg_) {
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, 200) <= 0) continue;
-      // One record per read; EPIPE means records were overwritten before we read them.
-      const ssize_t n = ::read(fd_, buf.data(), buf.size());
-      if (n > 0) {
-        std::string rec(buf.data(), static_cast<size_t>(n));
-        if (rec.back() != '\n') rec.push_back('\n');
-        handle_text(pending, rec);
-      }
+    if (is_kmsg_ || is_stream_) {
+      run_stream(pending, buf);
       continue;
     }
     struct stat st {};
@@ -97,6 +166,7 @@ void KernelLogFollower::run() {
       handle_text(pending, std::string_view(buf.data(), static_cast<size_t>(n)));
       continue;  // more may be waiting
     }
+    if (reopen_if_rotated(pending)) continue;
     // A regular file never polls "not ready": check for growth every 20 ms.
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

@@ -3,6 +3,8 @@
 // thread that wakes at least every 200 ms, so it stops promptly.
 #pragma once
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -22,7 +24,8 @@ using EventCallback = std::function<void(Event&&)>;
 // that grows (from its current end; a file that shrinks was rotated and is read from its start).
 class KernelLogFollower {
  public:
-  // Errors: kmsg.unreadable (missing file, no permission for /dev/kmsg: see docs/serve.md).
+  // Errors: kmsg.unreadable (missing file, no permission for /dev/kmsg: see docs/serve.md),
+  // kmsg.not_followable (a directory, a device other than /dev/kmsg, a FIFO with no writer).
   static Result<std::unique_ptr<KernelLogFollower>> start(const std::string& path,
                                                           EventCallback sink);
   ~KernelLogFollower();
@@ -34,10 +37,16 @@ class KernelLogFollower {
  private:
   KernelLogFollower() = default;
   void run();
+  void run_stream(std::string& pending, std::string& buf);
+  bool reopen_if_rotated(std::string& pending);
   void handle_text(std::string& pending, std::string_view chunk);
   std::string path_;
   int fd_ = -1;
   bool is_kmsg_ = false;
+  bool is_stream_ = false;  // a FIFO: read as it comes, no offsets
+  std::string first_;       // a byte read while checking the FIFO has a writer
+  dev_t dev_ = 0;           // the file now open, to notice a rotation by rename
+  ino_t ino_ = 0;
   EventCallback sink_;
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> lines_{0};

@@ -294,7 +294,7 @@ std::string render_metrics(const MetricsInput& in) {
   for (size_t i = 0; i < snap.gpus.size(); ++i)
     w.sample("gpuwarden_gpu_hangs_total", gl[i], static_cast<double>((*in.fresh)[i].hangs));
 
-  w.family("gpuwarden_xid_errors_total", "counter", "Xid errors seen since the daemon started.");
+  w.family("gpuwarden_xid_errors_total", "counter", "Xid errors in the history (counted again from the database after a restart).");
   for (size_t i = 0; i < snap.gpus.size(); ++i)
     for (const auto& [xid, n] : (*in.counters)[i].xids)
       w.sample("gpuwarden_xid_errors_total", gl[i] + fmt::format(R"(,xid="{}")", xid),

@@ -54,6 +54,7 @@ struct DaemonHealth {
   uint64_t storage_write_errors = 0;
   uint64_t rounds = 0;
   double last_round_s = 0;
+  int64_t last_round_wall_ms = 0;  // system clock at the end of the newest round (liveness)
   uint64_t events_kmsg = 0, events_nvml = 0, events_deduplicated = 0;
   uint64_t reloads = 0, reload_failures = 0;
 };

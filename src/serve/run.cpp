@@ -7,6 +7,7 @@
 #include <ostream>
 #include <thread>
 
+#include "core/input_file.h"
 #include "serve/alerts.h"
 #include "serve/daemon.h"
 
@@ -14,7 +15,12 @@ namespace gw::serve {
 
 int run_serve(const ServeCommandOptions& options, std::ostream& out, std::ostream& err) {
   DaemonOptions d;
-  if (options.config_path) {
+  if (options.config_path && options.config_optional &&
+      input_kind(*options.config_path) == InputKind::kMissing) {
+    err << "gpuwarden serve: no config at " << *options.config_path
+        << ": running on the built-in defaults (SIGHUP reads it once it exists)\n";
+    d.config_path = *options.config_path;
+  } else if (options.config_path) {
     auto c = load_config(*options.config_path);
     if (!c) {
       err << "gpuwarden serve: " << c.error().to_string() << "\n";

@@ -16,6 +16,10 @@ struct ServeCommandOptions {
   std::optional<int> deadline_ms;  // --deadline-ms overrides sampling.gpu_deadline
   GpuSourceOptions source;
   bool check_config = false;  // validate the config (and alert rules) and exit
+  // --config-optional: a config path that does not exist (yet) means built-in defaults; any
+  // other problem with it (empty, unreadable, a directory) is still an error. The shipped
+  // unit passes it, so a fresh install starts.
+  bool config_optional = false;
 };
 
 // Exit status: 0 clean stop, 1 the daemon could not start, 2 bad config.

@@ -160,11 +160,13 @@ Result<std::vector<HistoryPoint>> Store::query(const HistoryQuery& q) const {
                          " FROM samples s JOIN gpus g ON g.id=s.gpu_id WHERE s.t_ms>=?1 AND "
                          "s.t_ms<=?2 AND s." +
                          col + " IS NOT NULL AND ?3=?3" + gpu_where);
+  // A minute that still has raw samples comes from them only: its rollup would show the
+  // same minute twice (the first minute of the raw range is usually partial).
   sql::Stmt roll(
       db_,
       "SELECT g.gpu_index,g.uuid,r.t_min*60000,r.vmin,r.vavg,r.vmax,r.n FROM rollup_1m r "
       "JOIN gpus g ON g.id=r.gpu_id WHERE r.metric=?3 AND r.t_min*60000>=?1 AND "
-      "r.t_min*60000<=?2 AND r.t_min*60000 < coalesce((SELECT min(t_ms) FROM samples "
+      "r.t_min*60000<=?2 AND (r.t_min+1)*60000 <= coalesce((SELECT min(t_ms) FROM samples "
       "WHERE gpu_id=r.gpu_id), 9223372036854775807)" +
           gpu_where);
   std::vector<HistoryPoint> out;

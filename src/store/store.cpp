@@ -86,10 +86,13 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, const StoreO
   std::unique_ptr<Store> st(new Store());
   st->path_ = path;
   st->opts_ = options;
-  if (!options.read_only) {
-    std::error_code ec;
-    const auto dir = std::filesystem::path(path).parent_path();
-    if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  if (options.read_only) {
+    if (Status s = check_db_path(path); !s) return s.error();
+  } else {
+    auto lock = DbLock::acquire(path, static_cast<mode_t>(options.file_mode),
+                                static_cast<mode_t>(options.dir_mode));
+    if (!lock) return lock.error();
+    st->lock_.emplace(std::move(*lock));
   }
   const int flags =
       options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -362,6 +365,43 @@ Result<std::vector<AlertTransitionRecord>> Store::alert_transitions(int64_t from
     out.push_back(std::move(a));
   }
   if (rc != SQLITE_DONE) return sql::error(db_, "reading alert transitions", path_);
+  return out;
+}
+
+Result<std::vector<AlertTransitionRecord>> Store::firing_alerts() const {
+  // One instance is one (rule, labels): its firing and resolved records carry the same labels.
+  sql::Stmt s(db_,
+              "SELECT t_ms,rule,state,severity,gpu_index,labels,summary FROM alert_transitions "
+              "WHERE id IN (SELECT MAX(id) FROM alert_transitions GROUP BY rule, labels) "
+              "AND state='firing' ORDER BY id");
+  std::vector<AlertTransitionRecord> out;
+  int rc = 0;
+  while ((rc = s.step()) == SQLITE_ROW) {
+    AlertTransitionRecord a;
+    a.t_ms = s.i64(0);
+    a.rule = s.text(1);
+    a.state = s.text(2);
+    a.severity = s.text(3);
+    if (!s.null(4)) a.gpu = static_cast<unsigned>(s.i64(4));
+    a.labels_json = s.text(5);
+    a.summary = s.text(6);
+    out.push_back(std::move(a));
+  }
+  if (rc != SQLITE_DONE) return sql::error(db_, "reading firing alerts", path_);
+  return out;
+}
+
+Result<std::vector<Store::XidCount>> Store::xid_counts() const {
+  sql::Stmt s(db_,
+              "SELECT gpu_index,code,COUNT(*) FROM events WHERE kind=? AND gpu_index IS NOT NULL "
+              "AND code IS NOT NULL GROUP BY gpu_index,code ORDER BY gpu_index,code");
+  s.bind(1, event_kind_name(EventKind::kXid));
+  std::vector<XidCount> out;
+  int rc = 0;
+  while ((rc = s.step()) == SQLITE_ROW)
+    out.push_back({static_cast<unsigned>(s.i64(0)), static_cast<unsigned>(s.i64(1)),
+                   static_cast<uint64_t>(s.i64(2))});
+  if (rc != SQLITE_DONE) return sql::error(db_, "counting Xid events", path_);
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "core/finding.h"
 #include "core/result.h"
 #include "core/snapshot.h"
+#include "store/db_file.h"
 
 struct sqlite3;
 
@@ -26,6 +27,10 @@ struct StoreOptions {
   // file can never grow past 1.25x of it (SQLite then answers "database or disk is full").
   uint64_t max_bytes = 1ULL << 30;
   bool read_only = false;  // `gpuwarden history` while the daemon writes
+  // A new database file (and its -wal, -shm) and the folders created for it: private by
+  // default, the history names the machine's faults (storage.file_mode, storage.dir_mode).
+  unsigned file_mode = 0600;
+  unsigned dir_mode = 0700;
 };
 
 // One finding's lifecycle, as the daemon tracks it (serve/findings.h).
@@ -106,6 +111,16 @@ class Store {
   Result<std::vector<AlertTransitionRecord>> alert_transitions(int64_t from_ms, size_t limit) const;
   // Findings that were active when the daemon last stopped (to resume their lifecycle).
   Result<std::vector<FindingRecord>> open_findings() const;
+  // What a restarted daemon takes up again: the alert instances whose newest transition is
+  // "firing" (t_ms = when they started), and the Xid count per (GPU index, code) of every
+  // stored Xid event (the daemon's xid counters).
+  Result<std::vector<AlertTransitionRecord>> firing_alerts() const;
+  struct XidCount {
+    unsigned gpu = 0;
+    unsigned code = 0;
+    uint64_t count = 0;
+  };
+  Result<std::vector<XidCount>> xid_counts() const;
   Result<StoreStats> stats() const;  // counts rows: not for every round
   uint64_t file_bytes() const;       // database + WAL, cheap
   // New retention and size bound (config reload); takes effect at the next compaction.
@@ -125,6 +140,7 @@ class Store {
   Status rollup(int64_t until_ms);
   Status enforce_size();
 
+  std::optional<DbLock> lock_;  // the writer's; released after the connection closes
   sqlite3* db_ = nullptr;
   std::string path_;
   StoreOptions opts_;

@@ -25,7 +25,7 @@ TEST(ServeDaemon, ServesScenarioValuesAndHealth) {
   set_time_scale(1);
   RunningDaemon d(options_for("serve-xid", fast_config(tmp.path())));
   ASSERT_TRUE(d.ok()) << d.error;
-  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/healthz").status == 200; }, 5s));
+  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/readyz").status == 200; }, 5s));
   const auto m = parse_metrics(get(d.port(), "/metrics").body);
   // serve-xid.json: GPUs 1..3 at 64, 67, 62 C; 675 W on GPU 1; 71367 MiB used on GPU 1.
   EXPECT_EQ(series(m, "DCGM_FI_DEV_GPU_TEMP", {"gpu=\"1\""}), 64);
@@ -82,7 +82,7 @@ TEST(ServeDaemon, AnOldDriverWithoutGpmServesEverythingElse) {
   o.source.nvml_library = std::string(GW_BINARY_DIR) + "/fake-nvml/old/libnvidia-ml.so.1";
   RunningDaemon d(std::move(o));
   ASSERT_TRUE(d.ok()) << d.error;
-  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/healthz").status == 200; }, 5s));
+  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/readyz").status == 200; }, 5s));
   std::this_thread::sleep_for(300ms);  // a few rounds: GPM would have had its two samples
   const auto body = get(d.port(), "/metrics").body;
   EXPECT_EQ(body.find("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"), std::string::npos);
@@ -114,7 +114,9 @@ TEST(ServeDaemon, LostGpuLeavesTheOthersSampled) {
       EXPECT_LT(*series(m, "gpuwarden_gpu_sample_age_seconds", {sel}), 1.0) << g;
     }
   }
-  const auto h = get(d.port(), "/healthz");
+  EXPECT_EQ(get(d.port(), "/healthz").status, 200)
+      << "liveness: a lost GPU must not make a probe restart the daemon";
+  const auto h = get(d.port(), "/readyz");
   EXPECT_EQ(h.status, 503);
   EXPECT_NE(h.body.find("GPU 5"), std::string::npos) << h.body;
   EXPECT_NE(h.body.find("lost"), std::string::npos) << h.body;
@@ -165,7 +167,7 @@ TEST(ServeDaemon, XidCounterRisesWithEachKernelLogXidAndTheFindingClears) {
   cfg += "event_window = \"1500ms\"\n";
   RunningDaemon d(options_for("serve-xid", cfg));
   ASSERT_TRUE(d.ok()) << d.error;
-  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/healthz").status == 200; }, 5s));
+  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/readyz").status == 200; }, 5s));
   auto xids = [&] {
     auto m = parse_metrics(get(d.port(), "/metrics").body);
     return series(m, "gpuwarden_xid_errors_total", {"gpu=\"2\"", "xid=\"63\""}).value_or(0);
@@ -261,7 +263,8 @@ TEST(ServeDaemon, UnwritableDatabaseKeepsMonitoringAndReportsTheFault) {
                std::string::npos;
       },
       5s));
-  const auto h = get(d.port(), "/healthz");
+  EXPECT_EQ(get(d.port(), "/healthz").status, 200) << "a storage fault is not a dead daemon";
+  const auto h = get(d.port(), "/readyz");
   EXPECT_EQ(h.status, 503);
   EXPECT_NE(h.body.find("storage"), std::string::npos) << h.body;
   auto rounds = [&] {
@@ -286,10 +289,10 @@ TEST(ServeDaemon, FullDatabaseKeepsMonitoringAndReportsTheFault) {
               "compact_interval = \"1h\"\nmax_size = \"64KiB\"");
   RunningDaemon d(options_for("healthy-8x-h100", cfg));
   ASSERT_TRUE(d.ok()) << d.error;
-  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/healthz").status == 200; }, 5s));
+  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/readyz").status == 200; }, 5s));
   ASSERT_TRUE(wait_until(
-      [&] { return get(d.port(), "/healthz").body.find("storage") != std::string::npos; }, 20s));
-  const auto h = get(d.port(), "/healthz").body;
+      [&] { return get(d.port(), "/readyz").body.find("storage") != std::string::npos; }, 20s));
+  const auto h = get(d.port(), "/readyz").body;
   EXPECT_NE(h.find("storage"), std::string::npos) << h;
   EXPECT_NE(h.find("full"), std::string::npos) << h;
   ASSERT_TRUE(wait_until(
@@ -309,7 +312,7 @@ TEST(ServeDaemon, ReloadRefusesABadConfigAndKeepsTheOld) {
   const auto path = tmp.write("gw.toml", fast_config(tmp.path()));
   RunningDaemon d(options_for("serve-xid", fast_config(tmp.path()), path.string()));
   ASSERT_TRUE(d.ok()) << d.error;
-  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/healthz").status == 200; }, 5s));
+  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/readyz").status == 200; }, 5s));
   tmp.write("gw.toml", fast_config(tmp.path()) + "bogus = \"5x\"\n");
   Status st = d.daemon->reload_and_wait();
   ASSERT_FALSE(st);

@@ -3,6 +3,7 @@
 // fault while monitoring goes on, a bad config does not start it, and `gpuwarden history`
 // reads what it wrote.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -50,7 +51,7 @@ struct Served {
         tmp.path() / "serve.log");
   }
   bool up() {
-    return wait_until([&] { return get(port, "/healthz").status == 200; }, 10s);
+    return wait_until([&] { return get(port, "/readyz").status == 200; }, 10s);
   }
 };
 
@@ -137,7 +138,8 @@ TEST(ServeBinary, ReadOnlyDatabaseKeepsMonitoringAndReportsTheFault) {
       },
       10s))
       << read(log);
-  const auto h = get(s.port, "/healthz");
+  EXPECT_EQ(get(s.port, "/healthz").status, 200);
+  const auto h = get(s.port, "/readyz");
   EXPECT_EQ(h.status, 503);
   EXPECT_NE(h.body.find("storage"), std::string::npos) << h.body;
   auto m = parse_metrics(get(s.port, "/metrics").body);
@@ -165,6 +167,91 @@ TEST(ServeBinary, ABadConfigDoesNotStart) {
   EXPECT_NE(log.find("gw.toml:2:16: sampling.gpu_deadline: bad duration \"10 seconds\""),
             std::string::npos)
       << log;
+}
+
+// Waits (up to 10 s) for `p` to exit on its own; its exit code, or -1 if it is still running.
+int exit_code_of(Process& p) {
+  int st = 0;
+  if (!wait_until([&] { return ::waitpid(p.pid(), &st, WNOHANG) == p.pid(); }, 10s)) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST(ServeBinary, ASecondDaemonOnThePortExitsAtOnceWithTheReason) {
+  Served s;
+  ASSERT_TRUE(s.up()) << read(s.tmp.path() / "serve.log");
+  TempDir other;  // its own database: only the port is shared
+  Process second({binary(), "serve", "--scenario", scenario("serve-xid"), "--nvml-lib", fake_lib(),
+                  "--listen", "127.0.0.1:" + std::to_string(s.port), "--db",
+                  (other.path() / "h.db").string()},
+                 other.path() / "log");
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(exit_code_of(second), 1) << read(other.path() / "log");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+  EXPECT_NE(read(other.path() / "log").find("cannot listen on 127.0.0.1:" + std::to_string(s.port)),
+            std::string::npos)
+      << read(other.path() / "log");
+  for (int i = 0; i < 10; ++i)  // no SO_REUSEPORT: every scrape still reaches the first daemon
+    EXPECT_EQ(get(s.port, "/healthz").status, 200);
+}
+
+TEST(ServeBinary, ASecondDaemonOnTheDatabaseIsRefusedHistoryReadsAlongside) {
+  Served s;
+  ASSERT_TRUE(s.up()) << read(s.tmp.path() / "serve.log");
+  const fs::path db = s.tmp.path() / "history.db";
+  Process second({binary(), "serve", "--scenario", scenario("serve-xid"), "--nvml-lib", fake_lib(),
+                  "--listen", "127.0.0.1:0", "--db", db.string()},
+                 s.tmp.path() / "second.log");
+  EXPECT_EQ(exit_code_of(second), 1) << read(s.tmp.path() / "second.log");
+  EXPECT_NE(read(s.tmp.path() / "second.log").find("another gpuwarden serve holds this database"),
+            std::string::npos)
+      << read(s.tmp.path() / "second.log");
+  const auto out = s.tmp.path() / "h.json";
+  const std::string cmd = binary() + " history --db " + db.string() +
+                          " --metric temp_c --gpu 2 --from -5m --json > " + out.string();
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_GT(nlohmann::json::parse(read(out))["points"].size(), 0u);
+  EXPECT_EQ(get(s.port, "/healthz").status, 200) << "the first daemon is untouched";
+}
+
+TEST(ServeBinary, TheDatabaseIsPrivate) {
+  TempDir tmp;
+  const fs::path dir = tmp.path() / "state" / "gw";
+  Process p({binary(), "serve", "--scenario", scenario("serve-xid"), "--nvml-lib", fake_lib(),
+             "--listen", "127.0.0.1:0", "--db", (dir / "history.db").string()},
+            tmp.path() / "log");
+  ASSERT_TRUE(wait_until([&] { return fs::exists(dir / "history.db-wal"); }, 10s))
+      << read(tmp.path() / "log");
+  auto mode = [](const fs::path& f) {
+    struct stat st {};
+    ::stat(f.c_str(), &st);
+    return st.st_mode & 07777;
+  };
+  EXPECT_EQ(mode(dir), 0700u);
+  EXPECT_EQ(mode(dir.parent_path()), 0700u);
+  for (const char* f : {"history.db", "history.db-wal", "history.db-shm"})
+    EXPECT_EQ(mode(dir / f), 0600u) << f;
+}
+
+TEST(ServeBinary, ADatabasePathThatIsNoFileIsRefused) {
+  TempDir tmp;
+  const fs::path fifo = tmp.path() / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const fs::path& db : {tmp.path(), fifo, fs::path("/dev/zero")}) {
+    Process p({binary(), "serve", "--scenario", scenario("serve-xid"), "--nvml-lib", fake_lib(),
+               "--listen", "127.0.0.1:0", "--db", db.string()},
+              tmp.path() / "log");
+    EXPECT_EQ(exit_code_of(p), 1) << db << read(tmp.path() / "log");
+    EXPECT_NE(read(tmp.path() / "log").find("not a database file"), std::string::npos)
+        << read(tmp.path() / "log");
+    // `history` on the same path answers at once (a FIFO used to hang it).
+    const std::string cmd = "timeout 10 " + binary() + " history --db " + db.string() +
+                            " --metric temp_c > /dev/null 2> " + (tmp.path() / "err").string();
+    const int rc = WEXITSTATUS(std::system(cmd.c_str()));
+    EXPECT_NE(rc, 124) << "history hung on " << db;
+    EXPECT_NE(rc, 0) << db;
+    EXPECT_NE(read(tmp.path() / "err").find("not a database file"), std::string::npos)
+        << read(tmp.path() / "err");
+  }
 }
 
 }  // namespace

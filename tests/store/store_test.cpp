@@ -3,6 +3,8 @@
 #include "store/store.h"
 
 #include <gtest/gtest.h>
+
+#include <set>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -183,6 +185,28 @@ TEST_F(StoreTest, RollsUpMinutesAndDropsRawPastRetention) {
   // Past the rollup retention everything goes.
   ASSERT_TRUE((*st)->compact(now + 20 * 60'000));
   EXPECT_TRUE((*st)->query({std::nullopt, "temp_c", 0, now + 20 * 60'000})->empty());
+}
+
+// Raw retention cuts mid-minute: that minute must come from its raw samples only, never as a
+// rollup too (`history` printed the first minute twice).
+TEST_F(StoreTest, NoMinuteIsShownAsRollupAndRaw) {
+  StoreOptions o;
+  o.raw_retention_ms = 150'000;  // 2.5 minutes
+  auto st = Store::open(db(), o);
+  const int64_t t0 = 1'800'000'000'000 / 60'000 * 60'000;
+  for (int64_t t = 0; t < 5 * 60'000; t += 1000) {
+    const Snapshot s = snap(t0 + t, 60, 50);
+    ASSERT_TRUE((*st)->record(&s, {}, {}, {}));
+  }
+  const int64_t now = t0 + 5 * 60'000;
+  ASSERT_TRUE((*st)->compact(now));
+  auto pts = (*st)->query({std::string("0"), "temp_c", 0, now});
+  ASSERT_TRUE(pts);
+  std::set<int64_t> rolled_minutes, raw_minutes;
+  for (const auto& p : *pts) (p.rollup ? rolled_minutes : raw_minutes).insert(p.t_ms / 60'000);
+  ASSERT_FALSE(raw_minutes.empty());
+  for (int64_t m : rolled_minutes) EXPECT_EQ(raw_minutes.count(m), 0u) << "minute " << m - t0 / 60'000;
+  EXPECT_EQ(rolled_minutes.size(), 2u) << "minutes 0 and 1; minute 2 has raw samples left";
 }
 
 TEST_F(StoreTest, StaysUnderItsSizeBoundByDroppingTheOldest) {

@@ -1,0 +1,105 @@
+// The kernel-log follower survives rotation like `tail -F`: logrotate's rename + create and
+// copytruncate while lines keep coming; every Xid line arrives exactly once. And what cannot
+// be followed (a directory, a device, a FIFO nobody writes to) is refused at start.
+#include <sys/stat.h>
+
+#include <map>
+#include <mutex>
+
+#include "serve/event_sources.h"
+#include "serve_helpers.h"
+
+namespace gw::servetest {
+namespace {
+
+using namespace std::chrono_literals;
+
+class Collected {
+ public:
+  serve::EventCallback sink() {
+    return [this](Event&& e) {
+      std::lock_guard lk(m_);
+      ++seen_[e.pid ? "pid " + std::to_string(*e.pid) : e.message];
+    };
+  }
+  size_t distinct() const {
+    std::lock_guard lk(m_);
+    return seen_.size();
+  }
+  std::map<std::string, int> seen() const {
+    std::lock_guard lk(m_);
+    return seen_;
+  }
+
+ private:
+  mutable std::mutex m_;
+  std::map<std::string, int> seen_;
+};
+
+std::string xid_line(int n) {
+  return "[ " + std::to_string(n) + ".000000] NVRM: Xid (PCI:0000:18:00): 48, pid=" +
+         std::to_string(n) + ", An uncorrectable double bit error\n";
+}
+
+TEST(KernelLogFollow, RenameCreateAndCopytruncateLoseAndRepeatNothing) {
+  TempDir tmp;
+  const fs::path log = tmp.write("kern.log", "old line before the daemon\n");
+  Collected got;
+  auto f = serve::KernelLogFollower::start(log.string(), got.sink());
+  ASSERT_TRUE(f) << f.error().to_string();
+  int n = 0;
+  auto write_to = [&](std::ofstream& out, int count) {
+    for (int i = 0; i < count; ++i) out << xid_line(++n) << std::flush;
+  };
+  auto arrived = [&](int count) { return wait_until([&] { return got.distinct() == size_t(count); }, 10s); };
+  {
+    std::ofstream w(log, std::ios::app);
+    write_to(w, 50);
+    ASSERT_TRUE(arrived(50));
+    // logrotate: rename, the writer still appends to the renamed file until told, then create.
+    fs::rename(log, tmp.path() / "kern.log.1");
+    write_to(w, 20);
+  }
+  {
+    std::ofstream w(log, std::ios::app);  // the new file (create)
+    write_to(w, 30);
+    ASSERT_TRUE(arrived(100)) << got.distinct();
+    // copytruncate: the content copied away, the file cut to 0; the writer goes on.
+    fs::copy_file(log, tmp.path() / "kern.log.2");
+    fs::resize_file(log, 0);
+  }
+  std::this_thread::sleep_for(100ms);  // the follower notices the shrink before new lines pass it
+  {
+    std::ofstream w(log, std::ios::app);
+    write_to(w, 40);
+  }
+  ASSERT_TRUE(arrived(140)) << got.distinct();
+  std::this_thread::sleep_for(200ms);  // nothing arrives twice, even late
+  for (const auto& [msg, count] : got.seen()) EXPECT_EQ(count, 1) << msg;
+  EXPECT_EQ(got.distinct(), 140u);
+}
+
+TEST(KernelLogFollow, WhatCannotBeFollowedIsRefused) {
+  TempDir tmp;
+  const fs::path fifo = tmp.path() / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  Collected got;
+  for (const fs::path& p : {tmp.path(), fs::path("/dev/zero"), fifo}) {
+    auto f = serve::KernelLogFollower::start(p.string(), got.sink());
+    ASSERT_FALSE(f) << p;
+    EXPECT_EQ(f.error().code, "kmsg.not_followable") << p << ": " << f.error().to_string();
+  }
+  // A FIFO with a writer is followed.
+  const int w = ::open(fifo.c_str(), O_RDWR);  // O_RDWR: opens without waiting for a reader
+  ASSERT_GE(w, 0);
+  auto f = serve::KernelLogFollower::start(fifo.string(), got.sink());
+  ASSERT_TRUE(f) << f.error().to_string();
+  const std::string line = xid_line(7);
+  ASSERT_EQ(::write(w, line.data(), line.size()), static_cast<ssize_t>(line.size()));
+  EXPECT_TRUE(wait_until([&] { return got.distinct() == 1; }, 5s));
+  f->reset();
+  ::close(w);
+}
+
+}  // namespace
+}  // namespace gw::servetest
