@@ -19,6 +19,7 @@ struct HistoryOptions {
   std::string metric;
   std::string from = "-1h", to = "now";
   bool json = false, csv = false, list = false;
+  int max_points = 2000;  // per GPU: the range is downsampled to fit (docs/serve.md)
   CommonFlags common;
 };
 
@@ -50,17 +51,25 @@ int run_history(const HistoryOptions& o, const Io& io) {
     return 1;
   }
   store::HistoryQuery q{o.gpu, o.metric, *from, *to};
-  auto pts = (*st)->query(q);
-  if (!pts) {
-    io.err << "gpuwarden history: " << pts.error().to_string() << "\n";
-    return pts.error().code == "history.unknown_metric" ? 2 : 1;
-  }
+  // Page by page, as /api/history serves it: the output is bounded by --max-points per GPU
+  // whatever the range covers.
+  auto pts = std::vector<store::HistoryPoint>{};
+  std::optional<store::HistoryCursor> after;
+  do {
+    auto page = (*st)->query_page(q, static_cast<size_t>(o.max_points), after);
+    if (!page) {
+      io.err << "gpuwarden history: " << page.error().to_string() << "\n";
+      return page.error().code == "history.unknown_metric" ? 2 : 1;
+    }
+    pts.insert(pts.end(), page->points.begin(), page->points.end());
+    after = page->next;
+  } while (after);
   if (o.json)
-    io.out << store::history_json(*pts, o.metric, *from, *to);
+    io.out << store::history_json(pts, o.metric, *from, *to);
   else if (o.csv)
-    io.out << store::history_csv(*pts, o.metric);
+    io.out << store::history_csv(pts, o.metric);
   else
-    io.out << store::history_table(*pts, o.metric);
+    io.out << store::history_table(pts, o.metric);
   return 0;
 }
 
@@ -75,6 +84,8 @@ Action configure_history(CLI::App& sub, const Io& io) {
   sub.add_option("--from", o->from, "Start: -1h, 30m, Unix time or 2026-12-01T08:00:00Z")
       ->capture_default_str();
   sub.add_option("--to", o->to, "End (same forms; default now)")->capture_default_str();
+  add_int_option(sub, "--max-points", o->max_points, {1, 10000, false, "points"},
+                 "Points per GPU: the range is downsampled to fit (default 2000)");
   auto* json = sub.add_flag("--json", o->json, "JSON (schema gpuwarden.history/1)");
   sub.add_flag("--csv", o->csv, "CSV with a header line")->excludes(json);
   sub.add_flag("--list-metrics", o->list, "List the recorded metrics and exit");

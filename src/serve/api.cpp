@@ -3,6 +3,8 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <atomic>
+#include <charconv>
 
 #include "core/snapshot_json.h"
 #include "serve/daemon_state.h"
@@ -70,6 +72,58 @@ void send_json(httplib::Response& res, const json& body, int status = 200) {
 void send_error(httplib::Response& res, int status, const std::string& code,
                 const std::string& message) {
   send_json(res, {{"error", {{"code", code}, {"message", message}}}}, status);
+}
+
+constexpr int kHistoryConcurrency = 2;
+constexpr size_t kDefaultHistoryPoints = 2000;
+constexpr size_t kMaxHistoryPoints = 10000;
+
+// GET /api/history: one bounded page (docs/serve.md: max_points, step_ms, cursor/next).
+void history_route(Daemon::State& state, const httplib::Request& req, httplib::Response& res) {
+  const int64_t now = wall_ms();
+  std::string err;
+  const auto from = time_param(req, "from", now, now - 3600'000, err);
+  const auto to = from ? time_param(req, "to", now, now, err) : std::nullopt;
+  if (!from || !to) return send_error(res, 400, "api.bad_param", err);
+  if (!req.has_param("metric"))
+    return send_error(res, 400, "api.bad_param", "metric: required (e.g. metric=temp_c)");
+  size_t max_points = kDefaultHistoryPoints;
+  if (req.has_param("max_points")) {
+    const std::string v = req.get_param_value("max_points");
+    size_t n = 0;
+    if (std::from_chars(v.data(), v.data() + v.size(), n).ptr != v.data() + v.size() || n < 1 ||
+        n > kMaxHistoryPoints)
+      return send_error(res, 400, "api.bad_param",
+                        "max_points: expected 1 to " + std::to_string(kMaxHistoryPoints));
+    max_points = n;
+  }
+  std::optional<store::HistoryCursor> after;
+  if (req.has_param("cursor")) {
+    auto c = store::parse_history_cursor(req.get_param_value("cursor"));
+    if (!c) return send_error(res, 400, "api.bad_param", "cursor: " + c.error().message);
+    after = *c;
+  }
+  store::HistoryQuery q;
+  q.metric = req.get_param_value("metric");
+  if (req.has_param("gpu")) q.gpu = req.get_param_value("gpu");
+  q.from_ms = *from;
+  q.to_ms = *to;
+  std::lock_guard lk(state.reader_m);
+  if (!state.reader) return send_error(res, 503, "store.unavailable", "no history database");
+  auto page = state.reader->query_page(q, max_points, after);
+  if (!page)
+    return send_error(res, page.error().code == "history.unknown_metric" ? 400 : 500,
+                      page.error().code, page.error().message);
+  json out = json::array();
+  for (const auto& p : page->points) out.push_back(store::history_point_json(p));
+  send_json(res, {{"metric", q.metric},
+                  {"from_ms", q.from_ms},
+                  {"to_ms", q.to_ms},
+                  {"step_ms", page->step_ms},
+                  {"max_points", max_points},
+                  {"points", out},
+                  {"next", page->next ? json(store::format_history_cursor(*page->next))
+                                      : json(nullptr)}});
 }
 
 }  // namespace
@@ -288,28 +342,19 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
     send_json(res, events_json(*state, *since));
   });
   server.Get("/api/history", [state](const httplib::Request& req, httplib::Response& res) {
-    const int64_t now = wall_ms();
-    std::string err;
-    const auto from = time_param(req, "from", now, now - 3600'000, err);
-    const auto to = from ? time_param(req, "to", now, now, err) : std::nullopt;
-    if (!from || !to) return send_error(res, 400, "api.bad_param", err);
-    if (!req.has_param("metric"))
-      return send_error(res, 400, "api.bad_param", "metric: required (e.g. metric=temp_c)");
-    store::HistoryQuery q;
-    q.metric = req.get_param_value("metric");
-    if (req.has_param("gpu")) q.gpu = req.get_param_value("gpu");
-    q.from_ms = *from;
-    q.to_ms = *to;
-    std::lock_guard lk(state->reader_m);
-    if (!state->reader) return send_error(res, 503, "store.unavailable", "no history database");
-    auto pts = state->reader->query(q);
-    if (!pts)
-      return send_error(res, pts.error().code == "history.unknown_metric" ? 400 : 500,
-                        pts.error().code, pts.error().message);
-    json out = json::array();
-    for (const auto& p : *pts) out.push_back(store::history_point_json(p));
-    send_json(res,
-              {{"metric", q.metric}, {"from_ms", q.from_ms}, {"to_ms", q.to_ms}, {"points", out}});
+    // Two at a time; more are told to come back (so /metrics always keeps HTTP threads).
+    const int running = state->history_requests.fetch_add(1) + 1;
+    const struct Leave {
+      std::atomic<int>& n;
+      ~Leave() { n.fetch_sub(1); }
+    } leave{state->history_requests};
+    if (running > kHistoryConcurrency) {
+      res.set_header("Retry-After", "1");
+      return send_error(res, 503, "api.busy",
+                        "history requests are limited to " + std::to_string(kHistoryConcurrency) +
+                            " at a time; retry in a second");
+    }
+    history_route(*state, req, res);
   });
   server.Post("/api/reload", [reload](const httplib::Request& req, httplib::Response& res) {
     const Status s = reload(req.get_param_value("force") == "1");  // token checked before routing

@@ -2,6 +2,7 @@
 // held only to copy in or render out.
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -47,6 +48,7 @@ struct Daemon::State {
   // A read-only connection of its own: queries never share the writer's connection.
   std::mutex reader_m;
   std::unique_ptr<store::Store> reader;
+  std::atomic<int> history_requests{0};  // /api/history in flight (bounded, see api.cpp)
 };
 
 // Routes of /metrics, /healthz, /readyz and /api/... on `server`. `reload` runs a synchronous

@@ -2,6 +2,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <system_error>
 
@@ -201,6 +202,129 @@ Result<std::vector<HistoryPoint>> Store::query(const HistoryQuery& q) const {
     return a.gpu != b.gpu ? a.gpu < b.gpu : a.t_ms < b.t_ms;
   });
   return out;
+}
+
+// One bounded page of history: rows stream out of SQLite in (GPU, time) order and are folded
+// into buckets of `step_ms` as they come, so a request costs memory in proportion to the page
+// it returns, never to the history it covers.
+namespace {
+
+// Folds one stored row (raw: n = 1) into the bucket point.
+void fold(HistoryPoint& b, double mn, double avg, double mx, int64_t n) {
+  if (b.n == 0) {
+    b.min = mn;
+    b.max = mx;
+    b.avg = avg;
+    b.n = n;
+    return;
+  }
+  b.min = std::min(b.min, mn);
+  b.max = std::max(b.max, mx);
+  b.avg = (b.avg * static_cast<double>(b.n) + avg * static_cast<double>(n)) /
+          static_cast<double>(b.n + n);
+  b.n += n;
+}
+
+}  // namespace
+
+Result<HistoryCursor> parse_history_cursor(std::string_view text) {
+  const size_t colon = text.find(':');
+  HistoryCursor c;
+  auto num = [](std::string_view s, auto& out) {
+    return !s.empty() && std::from_chars(s.data(), s.data() + s.size(), out).ptr == s.data() + s.size();
+  };
+  if (colon == std::string_view::npos || !num(text.substr(0, colon), c.gpu) ||
+      !num(text.substr(colon + 1), c.t_ms))
+    return make_error("history.bad_cursor",
+                      "bad cursor \"" + std::string(text) + "\" (pass back the `next` of a page)");
+  return c;
+}
+
+std::string format_history_cursor(const HistoryCursor& c) {
+  return std::to_string(c.gpu) + ":" + std::to_string(c.t_ms);
+}
+
+int64_t history_step_ms(int64_t from_ms, int64_t to_ms, size_t max_points) {
+  const int64_t range = std::max<int64_t>(to_ms - from_ms, 1);
+  const int64_t per = static_cast<int64_t>(std::max<size_t>(max_points, 1));
+  // floor + 1: even the bucket of t == to_ms stays inside max_points.
+  return range / per + 1;
+}
+
+namespace {
+
+// Folds the rows of one statement (gpu_index, uuid, t, min, avg, max, n; ordered by time)
+// into `page`; false when the page is full (page.next set).
+bool fold_rows(sql::Stmt& s, bool rollups, int64_t from_ms, size_t max_points, HistoryPoint& cur,
+               HistoryPage& page) {
+  while (s.step() == SQLITE_ROW) {
+    const auto gpu = static_cast<unsigned>(s.i64(0));
+    const int64_t bucket = from_ms + (s.i64(2) - from_ms) / page.step_ms * page.step_ms;
+    if (cur.n > 0 && (gpu != cur.gpu || bucket != cur.t_ms)) {
+      page.points.push_back(std::move(cur));
+      cur = HistoryPoint{};
+      cur.n = 0;
+      if (page.points.size() >= max_points) {
+        page.next = HistoryCursor{gpu, bucket};
+        return false;
+      }
+    }
+    if (cur.n == 0) {
+      cur.gpu = gpu;
+      cur.uuid = s.text(1);
+      cur.t_ms = bucket;
+    }
+    fold(cur, s.dbl(3), s.dbl(4), s.dbl(5), s.i64(6));
+    cur.rollup = cur.rollup || rollups;  // "1m" resolution: made from minute rollups
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<HistoryPage> Store::query_page(const HistoryQuery& q, size_t max_points,
+                                      const std::optional<HistoryCursor>& after) const {
+  const auto mi = metric_index(q.metric);
+  if (!mi)
+    return make_error("history.unknown_metric",
+                      "unknown metric '" + q.metric + "'; known: " + metric_names_text());
+  max_points = std::max<size_t>(max_points, 1);
+  HistoryPage page;
+  page.step_ms = history_step_ms(q.from_ms, q.to_ms, max_points);
+  const std::string col(metric_table()[*mi].name);
+  // GPU by GPU, each statement a range scan of its primary key in time order: no sort, no
+  // result set in memory. Rollup minutes all lie before the GPU's first raw sample.
+  sql::Stmt gpus(db_, "SELECT id,gpu_index,uuid FROM gpus WHERE gpu_index>=?1 ORDER BY gpu_index,id");
+  sql::Stmt roll(db_,
+                 "SELECT g.gpu_index,g.uuid,r.t_min*60000,r.vmin,r.vavg,r.vmax,r.n FROM rollup_1m "
+                 "r JOIN gpus g ON g.id=r.gpu_id WHERE r.gpu_id=?1 AND r.metric=?2 AND "
+                 "r.t_min>=?3 AND r.t_min*60000<=?4 AND (r.t_min+1)*60000 <= coalesce((SELECT "
+                 "min(t_ms) FROM samples WHERE gpu_id=?1), 9223372036854775807) ORDER BY r.t_min");
+  sql::Stmt raw(db_, "SELECT g.gpu_index,g.uuid,s.t_ms,s." + col + ",s." + col + ",s." + col +
+                         ",1 FROM samples s JOIN gpus g ON g.id=s.gpu_id WHERE s.gpu_id=?1 AND "
+                         "s.t_ms>=?2 AND s.t_ms<=?3 AND s." + col +
+                         " IS NOT NULL ORDER BY s.t_ms");
+  gpus.bind(1, after ? static_cast<int64_t>(after->gpu) : int64_t{0});
+  HistoryPoint cur;
+  cur.n = 0;
+  int rc = 0;
+  while ((rc = gpus.step()) == SQLITE_ROW) {
+    const int64_t id = gpus.i64(0);
+    const auto index = static_cast<unsigned>(gpus.i64(1));
+    if (q.gpu && *q.gpu != std::to_string(index) && *q.gpu != gpus.text(2)) continue;
+    int64_t from = q.from_ms;
+    if (after && after->gpu == index) from = std::max(from, after->t_ms);
+    // A rollup minute that starts before `from` but ends after it is not cut: take it whole
+    // only when it starts inside the range (as Store::query does).
+    roll.reset().bind(1, id).bind(2, static_cast<int64_t>(*mi));
+    roll.bind(3, (from + 59'999) / 60'000).bind(4, q.to_ms);
+    if (!fold_rows(roll, true, q.from_ms, max_points, cur, page)) return page;
+    raw.reset().bind(1, id).bind(2, from).bind(3, q.to_ms);
+    if (!fold_rows(raw, false, q.from_ms, max_points, cur, page)) return page;
+  }
+  if (rc != SQLITE_DONE) return sql::error(db_, "reading history", path_);
+  if (cur.n > 0) page.points.push_back(std::move(cur));
+  return page;
 }
 
 }  // namespace gw::store

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/event.h"
@@ -70,6 +71,25 @@ struct HistoryPoint {
   bool rollup = false;
 };
 
+// Where the next page of a history query starts (GPU index, bucket time); its text form is
+// "GPU:T_MS", the `next` of one page passed back as `cursor`.
+struct HistoryCursor {
+  unsigned gpu = 0;
+  int64_t t_ms = 0;
+};
+Result<HistoryCursor> parse_history_cursor(std::string_view text);
+std::string format_history_cursor(const HistoryCursor& c);
+
+// One page: at most max_points points, each the min/avg/max/count of its step_ms bucket
+// (aligned on from_ms), GPU by GPU; `next` when more follow.
+struct HistoryPage {
+  std::vector<HistoryPoint> points;
+  int64_t step_ms = 0;
+  std::optional<HistoryCursor> next;
+};
+// The bucket width (ms) that fits one GPU's whole range, both ends included, in max_points.
+int64_t history_step_ms(int64_t from_ms, int64_t to_ms, size_t max_points);
+
 struct StoreStats {
   uint64_t file_bytes = 0;  // database + WAL
   int64_t raw_rows = 0;
@@ -106,6 +126,9 @@ class Store {
   Status compact(int64_t now_ms);
 
   Result<std::vector<HistoryPoint>> query(const HistoryQuery& q) const;
+  // The bounded form of query(): downsampled to fit, streamed from SQLite, paged by cursor.
+  Result<HistoryPage> query_page(const HistoryQuery& q, size_t max_points,
+                                 const std::optional<HistoryCursor>& after) const;
   Result<std::vector<StoredEvent>> events(int64_t from_ms, size_t limit) const;
   Result<std::vector<FindingRecord>> findings(int64_t from_ms, size_t limit) const;
   Result<std::vector<AlertTransitionRecord>> alert_transitions(int64_t from_ms, size_t limit) const;
