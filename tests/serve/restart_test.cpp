@@ -98,7 +98,8 @@ resend_interval = "1s"
     return series(parse_metrics(get(port, "/metrics").body), "gpuwarden_xid_errors_total",
                   {"gpu=\"0\"", "xid=\"48\""});
   };
-  const auto before = xid_total();
+  std::optional<double> before;
+  ASSERT_TRUE(wait_until([&] { return (before = xid_total()).has_value(); }, 10s));
   ASSERT_EQ(before, 1);
 
   daemon->stop(SIGKILL);
@@ -106,7 +107,9 @@ resend_interval = "1s"
   daemon = std::make_unique<Process>(argv, tmp.path() / "serve2.log");
   ASSERT_TRUE(wait_until([&] { return get(port, "/readyz").status == 200; }, 15s))
       << read(tmp.path() / "serve2.log");
-  EXPECT_EQ(xid_total(), before) << "the Xid counter is restored from the database";
+  std::optional<double> after;
+  ASSERT_TRUE(wait_until([&] { return (after = xid_total()).has_value(); }, 10s));
+  EXPECT_EQ(after, before) << "the Xid counter is restored from the database";
   EXPECT_NE(get(port, "/api/findings").body.find("\"raised_ms\""), std::string::npos);
   EXPECT_NE(read(tmp.path() / "serve2.log").find("1 firing alert(s)"), std::string::npos)
       << read(tmp.path() / "serve2.log");
