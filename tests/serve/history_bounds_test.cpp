@@ -66,7 +66,15 @@ Totals fetch_all(int port, const std::string& query) {
   Totals t;
   std::string cursor;
   for (int guard = 0; guard < 1000; ++guard) {
-    const auto r = get(port, query + (cursor.empty() ? "" : "&cursor=" + cursor));
+    // A long read timeout: a hang guard for a loaded CI machine under ASan, not a timing.
+    httplib::Client c("127.0.0.1", port);
+    c.set_read_timeout(120);
+    const auto res = c.Get(query + (cursor.empty() ? "" : "&cursor=" + cursor));
+    HttpResult r;
+    if (res) {
+      r.status = res->status;
+      r.body = res->body;
+    }
     if (r.status == 503) {
       std::this_thread::sleep_for(200ms);
       continue;

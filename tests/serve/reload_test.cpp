@@ -54,8 +54,8 @@ class Reloads : public ::testing::Test {
   }
   std::vector<std::string> sinks() const {
     std::vector<std::string> out;
-    for (const auto& s : nlohmann::json::parse(get(d_->port(), "/api/alerts").body)["sinks"])
-      out.push_back(s.value("name", ""));
+    const auto alerts = nlohmann::json::parse(get(d_->port(), "/api/alerts").body);
+    for (const auto& s : alerts["sinks"]) out.push_back(s.value("name", ""));
     return out;
   }
   void replace_config(const std::function<void()>& make) {
