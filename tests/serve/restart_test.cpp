@@ -2,7 +2,7 @@
 // loopback: an Xid alert fires, the daemon is killed with kill -9 and started again; the alert
 // stays active at Alertmanager past four resend intervals (endsAt is now + 4 x resend, so
 // only re-sends keep it), the Xid counter in /metrics is the same, and the alert resolves only
-// when the Xid leaves its window.
+// when the Xid leaves its 40 s window (long enough for a loaded CI machine under ASan).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -71,7 +71,7 @@ TEST(ServeRestart, FiringAlertsSurviveKillNineAndResolveOnlyWhenClear) {
 [[alert]]
 name = "XidHw"
 expr = "xid_hw_count > 0"
-window = "12s"
+window = "40s"
 severity = "critical"
 [[sink]]
 type = "alertmanager"
@@ -81,7 +81,7 @@ resend_interval = "1s"
 )");
   cfg.replace(cfg.find("127.0.0.1:0"), 11, "127.0.0.1:" + std::to_string(port));
   cfg.replace(cfg.find("kernel_log = \"\""), 15,
-              "kernel_log = \"" + klog.string() + "\"\nevent_window = \"12s\"");
+              "kernel_log = \"" + klog.string() + "\"\nevent_window = \"40s\"");
   const fs::path config = tmp.write("gw.toml", cfg);
   const std::vector<std::string> argv = {std::string(GW_BINARY_DIR) + "/gpuwarden", "serve",
                                          "--scenario", scenario("healthy-8x-h100"), "--nvml-lib",
@@ -116,7 +116,7 @@ resend_interval = "1s"
 
   // Past four resend intervals after the kill: only the new daemon's re-sends keep it active.
   std::this_thread::sleep_until(killed + 6s);
-  ASSERT_LT(wall_ms(), xid_at + 12'000) << "the machine was too slow for this timeline";
+  ASSERT_LT(wall_ms(), xid_at + 40'000) << "the machine was too slow for this timeline";
   const Json alive = am.active("XidHw");
   ASSERT_FALSE(alive.is_null()) << "the alert expired at Alertmanager\n"
                                 << read(tmp.path() / "serve2.log");
@@ -128,10 +128,10 @@ resend_interval = "1s"
   for (const Json& t : api["transitions"])
     EXPECT_NE(t["state"], "resolved") << "no resolve because of the restart: " << api.dump();
 
-  // The Xid leaves its 12 s window: now, and only now, it resolves.
-  ASSERT_TRUE(wait_until([&] { return am.active("XidHw").is_null(); }, 15s))
+  // The Xid leaves its 40 s window: now, and only now, it resolves.
+  ASSERT_TRUE(wait_until([&] { return am.active("XidHw").is_null(); }, 60s))
       << read(tmp.path() / "serve2.log");
-  EXPECT_GE(wall_ms(), xid_at + 12'000);
+  EXPECT_GE(wall_ms(), xid_at + 40'000);
   EXPECT_EQ(xid_total(), before) << "the counter counts, it does not drop with the window";
 }
 
