@@ -262,10 +262,19 @@ void Scheduler::preempt_pass(PassResult& out) {
     gpus += e.gpus;
     return gpus < 2 * healthy;  // more could never be placed in one pass
   });
+  // The walk is a heap, best on top (the candidates come sorted, which is already a heap): a
+  // victim stopped for one candidate may rank better than the next, so it rejoins the walk
+  // and is considered in its turn rather than leaving a worse job its GPUs (no inversion).
+  const auto worse = [](const PendingEntry& a, const PendingEntry& b) { return b.key < a.key; };
+  std::make_heap(cands.begin(), cands.end(), worse);
   // A request that found no victims fails again for every later (worse or equal) candidate at
-  // least as wide: victims only get fewer as the walk goes on.
+  // least as wide: the walk pops in rank order, so the victims (running jobs ranked worse than
+  // the candidate, or GPUs already free) only get fewer.
   unsigned failed_single = UINT32_MAX, failed_wide = UINT32_MAX;
-  for (const PendingEntry& c : cands) {
+  while (!cands.empty()) {
+    std::pop_heap(cands.begin(), cands.end(), worse);
+    const PendingEntry c = cands.back();
+    cands.pop_back();
     const size_t i = c.slot;
     if (!is_waiting(jobs_[i].state)) continue;
     const bool wide = cluster_.nodes_needed(c.gpus) > 0;
@@ -287,6 +296,9 @@ void Scheduler::preempt_pass(PassResult& out) {
       at(v).gpus.clear();
       enqueue(v);
       out.preempted.push_back(at(v).spec.id);
+      cands.push_back(PendingEntry{keys_[v], at(v).spec.gpus, limit_ms(at(v)),
+                                   static_cast<uint32_t>(v)});
+      std::push_heap(cands.begin(), cands.end(), worse);
     }
     if (try_start(i, nullptr)) {
       if (!rank_cache()) set_run_rank(i, c.key.rank);

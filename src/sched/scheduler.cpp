@@ -251,6 +251,7 @@ void Scheduler::drop_restarts(PassResult& out) {
   std::erase_if(out.preempted, in_both);
   std::erase_if(out.started, in_both);
   for (JobId id : both) ++at(index_.at(id)).silent_restarts;
+  out.restarted = std::move(both);
 }
 
 void Scheduler::update_hol() {

@@ -42,6 +42,9 @@ struct Reservation {
 struct PassResult {
   std::vector<JobId> started;
   std::vector<JobId> preempted;
+  // Stopped and started again in the same pass: in neither list above (they kept running and
+  // their progress), but possibly on other GPUs now.
+  std::vector<JobId> restarted;
 };
 
 class Scheduler {

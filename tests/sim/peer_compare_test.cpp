@@ -147,6 +147,16 @@ TEST_F(PeerCompare, FcfsSkipFirstFitIsTiresiasFjfYarnJobByJob) {
   EXPECT_DOUBLE_EQ(r.makespan_s, 5944538.0);
 }
 
+// Preemptive SRTF on one pool: Tiresias `shortest` / `count`. Every job's first start and final
+// end, and the run's preemption count, are the peer's.
+TEST_F(PeerCompare, SrtfPoolIsTiresiasShortestCountJobByJob) {
+  const PolicyResult r = replay("srtf", sched::Packing::kPool);
+  expect_same_per_job(r, "tiresias-shortest-count-20000.jobs.csv.gz");
+  EXPECT_EQ(r.preemptions, 30688u);
+  EXPECT_NEAR(r.jct_mean_s, 21024.7, 0.05);
+  EXPECT_DOUBLE_EQ(r.makespan_s, 7353776.0);
+}
+
 // The comparison can fail: pack placement (best fit) is not what the peer does, and differs.
 TEST_F(PeerCompare, PackPlacementIsNotFirstFit) {
   const PolicyResult pack = replay("fcfs+skip", sched::Packing::kPack);
