@@ -210,10 +210,10 @@ void Scheduler::flush_node_ranks() {
 // Cached ranks are stored as base = rank - drift x now (constant until the next change).
 void Scheduler::cache_rank(size_t i, int64_t now) {
   const PolicyContext ctx{now, &cluster_, &ledger_};
-  set_run_rank(i, policy_->rank(jobs_[i], ctx) -
-                      policy_->running_rank_drift_per_ms() * static_cast<double>(now));
+  set_run_rank(i, rank_of(i, ctx) - policy_->running_rank_drift_per_ms() * static_cast<double>(now));
   ++run_rank_count_[run_rank_[i]];
-  rank_change_at_[i] = policy_->rank_change_ms(jobs_[i], now);
+  // Listed ranks change only when the scheduler moves a job (queue_lists.cpp).
+  rank_change_at_[i] = lists_ ? INT64_MAX : policy_->rank_change_ms(jobs_[i], now);
   if (rank_change_at_[i] != INT64_MAX) rank_changes_.emplace(rank_change_at_[i], i);
 }
 
@@ -248,7 +248,7 @@ void Scheduler::preempt_pass(PassResult& out) {
   } else {
     rank_offset_ = 0;
     for (const auto& [end, j] : running_) {
-      set_run_rank(j, policy_->rank(jobs_[j], ctx));
+      set_run_rank(j, rank_of(j, ctx));
       worst = std::max(worst, run_rank_[j]);
     }
   }
