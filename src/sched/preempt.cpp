@@ -254,13 +254,12 @@ void Scheduler::preempt_pass(PassResult& out) {
   }
   std::vector<PendingEntry>& cands = cands_scratch_;
   cands.clear();
-  size_t gpus = 0;
-  const size_t healthy = cluster_.healthy_gpus();
+  // Every waiting job ranked better than the worst running one: no cap by GPUs asked, as
+  // jobs that do not fit are skipped and a later, narrower one may still preempt.
   pending_.for_each_while([&](const PendingEntry& e) {
     if (!(e.key.rank < worst)) return false;
     cands.push_back(e);
-    gpus += e.gpus;
-    return gpus < 2 * healthy;  // more could never be placed in one pass
+    return true;
   });
   // The walk is a heap, best on top (the candidates come sorted, which is already a heap): a
   // victim stopped for one candidate may rank better than the next, so it rejoins the walk

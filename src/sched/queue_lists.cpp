@@ -43,9 +43,9 @@ void Scheduler::lists_place_new(size_t i) {
 // At an arrival, an end or the policy's own check time (not at a wake-up made stale since):
 // running jobs move at most one queue down, appended in submit order.
 void Scheduler::lists_demote(int64_t now) {
-  const bool due = lists_event_ || now >= lists_next_check_ms_;
+  lists_due_ = lists_event_ || now >= lists_next_check_ms_;
   lists_event_ = false;
-  if (!due) return;
+  if (!lists_due_) return;
   std::vector<size_t> run;
   for (const auto& [end, i] : running_) run.push_back(i);
   std::sort(run.begin(), run.end(), [&](size_t a, size_t b) {
@@ -95,7 +95,8 @@ void Scheduler::lists_settle(const PassResult& out) {
   };
   for (auto it = front.rbegin(); it != front.rend(); ++it) requeue(*it, --lists_lo_);
   for (size_t i : back) requeue(i, lists_hi_++);
-  lists_next_check_ms_ = lists_wakeup();
+  // Looked at a pass the simulator also has (for dlas-gpu its next look moves with each one).
+  if (lists_due_) lists_next_check_ms_ = lists_wakeup();
 }
 
 // The policy's next check over the running jobs, whether or not anyone waits (a demotion
@@ -109,3 +110,4 @@ int64_t Scheduler::lists_wakeup() const {
 }
 
 }  // namespace gw::sched
+
