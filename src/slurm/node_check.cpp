@@ -44,11 +44,12 @@ void rank(std::vector<Finding>& v) {
   });
 }
 
-// The first sentence of a remedy, printable ASCII, at most `max` characters.
-std::string short_text(const std::string& s, size_t max) {
+// Printable ASCII without quotes, at most `max` characters; `sentence` stops at the first
+// sentence end (a remedy's first step).
+std::string short_text(const std::string& s, size_t max, bool sentence = true) {
   std::string out;
   for (char ch : s) {
-    if (ch == '.' || ch == ';' || ch == '\n') break;
+    if (sentence && (ch == '.' || ch == ';' || ch == '\n')) break;
     if (ch >= 0x20 && ch < 0x7f && ch != '"') out += ch;
   }
   if (out.size() > max) out = out.substr(0, max - 3) + "...";
@@ -128,7 +129,7 @@ std::string reason_line(const Verdict& v) {
   const Finding& f = v.sick.front();
   std::string r(kReasonPrefix);
   r += f.gpu ? " GPU " + std::to_string(*f.gpu) : std::string(" node");
-  r += " " + short_text(f.code, 48) + ": ";
+  r += " " + short_text(f.code, 48, false) + ": ";
   r += short_text(f.remedy.empty() ? f.title : f.remedy, 80);
   if (v.sick.size() > 1) r += " (+" + std::to_string(v.sick.size() - 1) + " more)";
   return r;
