@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -78,6 +79,8 @@ Status edit_mapping(const std::string& dir, const JobEnv& job, bool add) {
   for (unsigned g : job.gpus) {
     const fs::path p = fs::path(dir) / std::to_string(g);
     std::vector<std::string> ids = lines_of(read_all(p));
+    const bool present = std::find(ids.begin(), ids.end(), job.job_id) != ids.end();
+    if (add && present) continue;  // a retried prolog: nothing to change
     std::erase(ids, job.job_id);
     if (add) ids.push_back(job.job_id);
     std::error_code ec;

@@ -1,6 +1,7 @@
 #include "slurm/scontrol.h"
 
 #include <cctype>
+#include <filesystem>
 #include <sstream>
 #include <vector>
 
@@ -95,7 +96,20 @@ Status Scontrol::resume(const std::string& node) const {
 }
 
 Status Scontrol::set_admin_comment(const std::string& job_id, const std::string& comment) const {
-  return update({"JobId=" + job_id, "AdminComment=" + comment}, "AdminComment of job " + job_id);
+  Status live =
+      update({"JobId=" + job_id, "AdminComment=" + comment}, "AdminComment of job " + job_id);
+  if (live || live.error().message.find("already finished") == std::string::npos) return live;
+  // sacctmgr sits beside scontrol (both in slurm-client).
+  const std::string sacctmgr =
+      (std::filesystem::path(path_).parent_path() / "sacctmgr").string();
+  auto r = run_program({sacctmgr, "-i", "modify", "job", "where", "jobid=" + job_id, "set",
+                        "AdminComment=" + comment},
+                       timeout_);
+  if (!r) return make_error("slurm.unavailable", r.error().message);
+  if (r->exit_code != 0)
+    return make_error("slurm.failed", live.error().message + "; sacctmgr (needs slurmdbd): " +
+                                          trim(r->err + r->out));
+  return {};
 }
 
 }  // namespace gw::slurm

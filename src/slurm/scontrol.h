@@ -29,6 +29,9 @@ class Scontrol {
   Result<NodeStatus> show_node(const std::string& node) const;
   Status drain(const std::string& node, const std::string& reason) const;
   Status resume(const std::string& node) const;
+  // A running job through slurmctld; a finished one (the epilog's case: Slurm refuses
+  // "Job has already finished") through the accounting database with `sacctmgr`, the one
+  // way to change a finished job's AdminComment (needs slurmdbd), which is what sacct shows.
   Status set_admin_comment(const std::string& job_id, const std::string& comment) const;
 
  private:

@@ -129,7 +129,7 @@ class SlurmCluster : public ::testing::Test {
       const fs::path p = t_->write(std::string(hook) + ".sh",
                                    "#!/bin/sh\nread s < " + t + "/scenario\nexec " + gw +
                                        " slurm " + hook + " --config " + t +
-                                       "/gw.toml --scenario \"$s\"\n");
+                                       "/gw.toml --scenario \"$s\" 2>>" + t + "/log/hooks.log\n");
       fs::permissions(p, fs::perms(0755));
     }
     // Two GPUs: healthy, and both fallen off the bus from the first call.
@@ -225,26 +225,37 @@ TEST_F(SlurmCluster, JobOnASickGpuIsRefusedByTheProlog) {
   ASSERT_TRUE(servetest::wait_until([] { return node_field("%T") == "idle"; }, 20s));
 }
 
-TEST_F(SlurmCluster, HealthyJobLeavesItsReportAndAdminComment) {
+TEST_F(SlurmCluster, HealthyJobLeavesItsReportAndTriesTheAdminComment) {
   use_scenario("healthy");
   const std::string id = sbatch();
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(servetest::wait_until(
       [&] { return job_field(id, "JobState").rfind("COMPLETED", 0) == 0; }, 60s))
       << sh("/usr/bin/scontrol show job " + id);
-  // The epilog runs after the job is complete: wait for its AdminComment.
-  EXPECT_TRUE(servetest::wait_until(
-      [&] { return job_field(id, "AdminComment").rfind("gpuwarden: GPUs 0 ", 0) == 0; }, 30s))
-      << sh("/usr/bin/scontrol show job " + id);
-  EXPECT_THAT(job_field(id, "AdminComment"), HasSubstr("no GPU findings"));
+  // The epilog runs after the job is complete: wait for its report.
   const fs::path report = t_->path() / "reports" / (id + ".txt");
-  ASSERT_TRUE(fs::exists(report));
+  ASSERT_TRUE(servetest::wait_until([&] { return fs::exists(report); }, 30s))
+      << sh("cat " + (t_->path() / "log/hooks.log").string());
+  // Slurm 22.05 refuses to change a finished job in slurmctld ("Job has already finished");
+  // the epilog then asks the accounting database through sacctmgr, which this cluster (no
+  // slurmdbd) does not have: both refusals are said, and the epilog still succeeded.
+  EXPECT_TRUE(servetest::wait_until(
+      [&] {
+        return sh("cat " + (t_->path() / "log/hooks.log").string()).find("sacctmgr") !=
+               std::string::npos;
+      },
+      30s));
+  const std::string hooks = sh("cat " + (t_->path() / "log/hooks.log").string());
+  EXPECT_THAT(hooks, HasSubstr("AdminComment of job " + id + " failed: Job has already finished"));
+  EXPECT_THAT(hooks, HasSubstr("sacctmgr (needs slurmdbd)"));
+  EXPECT_THAT(node_field("%E"), ::testing::Not(HasSubstr("Epilog error")));
   struct stat st {};
   ASSERT_EQ(::stat(report.c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, getpwnam(kUser)->pw_uid);
   std::ifstream in(report);
   const std::string text((std::istreambuf_iterator<char>(in)), {});
   EXPECT_THAT(text, HasSubstr("job " + id + " (user " + kUser + ")"));
+  EXPECT_THAT(text, HasSubstr("gpuwarden: GPUs 0 "));
   EXPECT_FALSE(fs::exists(t_->path() / "jobs" / "0"));  // unmapped at the end
   EXPECT_EQ(node_field("%T"), "idle");
 }

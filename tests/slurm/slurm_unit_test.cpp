@@ -104,7 +104,9 @@ TEST(GpuList, IndicesRangesAndErrors) {
   for (const char* bad : {"", "GPU-1234", "0,,1", "3-1", "-1", "1x"}) {
     auto r = parse_gpu_list(bad);
     EXPECT_FALSE(r) << bad;
-    if (!r) EXPECT_EQ(r.error().code, "slurm.bad_gpu_list");
+    if (!r) {
+      EXPECT_EQ(r.error().code, "slurm.bad_gpu_list");
+    }
   }
 }
 
