@@ -15,6 +15,7 @@ struct SlurmOptions {
   GpuSourceOptions source;
   std::optional<std::string> config_path;
   bool no_admin_comment = false;
+  bool no_color = false;  // accepted like every command's; the hooks never colour
 };
 
 int run_hook(const SlurmOptions& o, bool prolog, const Io& io) {
@@ -43,6 +44,7 @@ int run_hook(const SlurmOptions& o, bool prolog, const Io& io) {
 Action configure_slurm(CLI::App& sub, const Io& io) {
   auto o = std::make_shared<SlurmOptions>();
   sub.require_subcommand(1);
+  sub.add_flag("--no-color", o->no_color, "Accepted for every command; the hooks never colour");
   auto* prolog = sub.add_subcommand("prolog", "Refuse the job on a sick GPU; map its GPUs");
   auto* epilog =
       sub.add_subcommand("epilog", "Unmap the job's GPUs, write its report and AdminComment");

@@ -27,6 +27,7 @@ struct CheckOptions {
   std::optional<std::string> node;
   std::optional<std::string> gpus;
   bool verbose = false;
+  bool no_color = false;  // accepted like every command's; the output is never coloured
 };
 
 int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err);
