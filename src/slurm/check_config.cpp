@@ -130,6 +130,8 @@ Result<CheckConfig> parse_check_config(std::string_view text, std::string_view o
     if (Status s = read_string(*t, "slurm", "report_dir", c.report_dir, origin); !s)
       return s.error();
   }
+  if (const auto* t = root["storage"].as_table())
+    if (Status s = read_string(*t, "storage", "path", c.history_db, origin); !s) return s.error();
   if (const auto* t = root["sampling"].as_table())
     if (Status s = read_string(*t, "sampling", "job_mapping_dir", c.job_mapping_dir, origin); !s)
       return s.error();

@@ -29,6 +29,9 @@ struct CheckConfig {
   std::chrono::milliseconds scontrol_timeout{10000};
   std::string job_mapping_dir = "/run/gpuwarden/jobs";
   std::string report_dir = "/var/lib/gpuwarden/job-reports";
+  // The daemon's history ([storage] path; the systemd unit's state directory by default):
+  // the epilog's per-job report reads the job's samples from it.
+  std::string history_db = "/var/lib/gpuwarden/history.db";
   std::string origin;  // the file it came from ("" for built-in defaults)
 };
 

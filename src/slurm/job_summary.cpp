@@ -2,7 +2,11 @@
 
 #include <httplib.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
+
+#include "jobreport/jobreport.h"
+#include "store/store.h"
 
 namespace gw::slurm {
 namespace {
@@ -56,6 +60,31 @@ std::string gpu_list(const std::set<unsigned>& g) {
   return s.empty() ? "none" : s;
 }
 
+// The per-job report (src/jobreport) over the daemon's history, when there is one.
+std::optional<jobreport::JobReport> history_report(const CheckConfig& c,
+                                                   const JobSummaryInput& in) {
+  std::error_code ec;
+  if (!in.start_ms || c.history_db.empty() || !std::filesystem::exists(c.history_db, ec))
+    return std::nullopt;
+  store::StoreOptions so;
+  so.read_only = true;
+  auto st = store::Store::open(c.history_db, so);
+  if (!st) return std::nullopt;
+  jobreport::JobWindow w;
+  w.job_id = in.job.job_id;
+  w.start_ms = *in.start_ms;
+  w.end_ms = in.end_ms;
+  for (unsigned g : in.job.gpus) {
+    jobreport::JobGpu jg;
+    jg.uuid = std::to_string(g);  // the history also answers to the NVML index
+    jg.index = g;
+    w.gpus.push_back(jg);
+  }
+  auto r = jobreport::build(**st, w);
+  if (!r) return std::nullopt;
+  return std::move(*r);
+}
+
 }  // namespace
 
 JobSummary summarize_job(const CheckConfig& c, const JobSummaryInput& in,
@@ -83,6 +112,11 @@ JobSummary summarize_job(const CheckConfig& c, const JobSummaryInput& in,
   out.report = "gpuwarden job report: job " + in.job.job_id + " (user " + in.job.user + ")\n";
   out.report += "GPUs: " + gpu_list(in.job.gpus) + ", ran " + dur + "\nfrom: " + from + "\n";
   out.report += out.line + "\n";
+  if (auto hr = history_report(c, in); hr && !hr->no_data) {
+    out.report += "\n" + jobreport::render_text(*hr);
+    if (!hr->causes.empty()) out.line += "; top cause: " + hr->causes.front().code;
+  }
+  if (!seen->empty()) out.report += "\nFindings:\n";
   for (const Seen& s : *seen) {
     out.report += "- [" + s.severity + "] " +
                   (s.gpu ? "GPU " + std::to_string(*s.gpu) + " " : std::string("host ")) + s.code +
