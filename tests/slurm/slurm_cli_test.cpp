@@ -105,7 +105,8 @@ class WithDaemon : public ::testing::Test {
                        "[check]\ndaemon = \"http://127.0.0.1:" + std::to_string(d_->port()) +
                            "\"\nscontrol = \"/nonexistent\"\n[sampling]\njob_mapping_dir = \"" +
                            (tmp_->path() / "jobs").string() + "\"\n[slurm]\nreport_dir = \"" +
-                           (tmp_->path() / "reports").string() + "\"\n")
+                           (tmp_->path() / "reports").string() + "\"\n[storage]\npath = \"" +
+                           (tmp_->path() / "history.db").string() + "\"\n")
                .string();
     ASSERT_TRUE(servetest::wait_until(
         [] {
@@ -163,6 +164,10 @@ TEST_F(WithDaemon, PrologRefusesASickGpuAndMapsAHealthyJob) {
   EXPECT_THAT(report, HasSubstr("job 42"));
   EXPECT_THAT(report, HasSubstr("GPUs: 0,1"));
   EXPECT_THAT(report, HasSubstr("gpuwarden: GPUs 0,1 "));
+  // The per-job report (src/jobreport) over the daemon's history of the job's span.
+  EXPECT_THAT(report, HasSubstr("Job 42: "));
+  EXPECT_THAT(report, HasSubstr("GPU 1 ("));
+  EXPECT_THAT(report, ::testing::Not(HasSubstr("no history samples")));
   const auto after = servetest::parse_metrics(servetest::get(d_->port(), "/metrics").body);
   EXPECT_FALSE(servetest::series(after, "DCGM_FI_DEV_GPU_TEMP", {"hpc_job=\"42\""}));
 }
