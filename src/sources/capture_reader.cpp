@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <string>
+#include <utility>
 
 #include "sources/app/app_messages.h"
 #include "sources/capture_merge.h"
@@ -46,7 +47,7 @@ class Reader {
   void add_query_text(std::string_view block, size_t first_line);
   void add_table(std::string_view block, size_t first_line);
   void add_kernel_line(const Line& l);
-  void flush_kernel();
+  void flush_kernel(bool more = false);
   void segment(CaptureFormat f, size_t first_line, size_t last_line);
   void not_understood(size_t line_no);
   void rebase(size_t errors_before, size_t events_before, size_t first_line);
@@ -75,11 +76,17 @@ class Reader {
   size_t pos_ = 0, line_no_ = 0;
   // The kernel-log run being collected: [begin, end) of the text, its first and last line.
   size_t k_begin_ = std::string_view::npos, k_end_ = 0, k_first_ = 0, k_last_ = 0;
+  bool k_more_ = false;  // the last kernel-log segment goes on in the next piece
+  // A kernel-log run is parsed in pieces of about this size, so that the text behind the
+  // parser can be handed back (InputText::release_before) and is read once, not twice.
+  static constexpr size_t kKernelPiece = size_t{4} << 20;
 };
 
 void Reader::segment(CaptureFormat f, size_t first_line, size_t last_line) {
+  const bool more = std::exchange(k_more_, false);
   if (!segs_.empty() && segs_.back().format == f &&
-      (f == CaptureFormat::kAppLog || f == CaptureFormat::kEnvReport)) {
+      (f == CaptureFormat::kAppLog || f == CaptureFormat::kEnvReport ||
+       (f == CaptureFormat::kKernelLog && more))) {
     segs_.back().lines = last_line - segs_.back().first_line + 1;
     return;
   }
@@ -110,6 +117,10 @@ void Reader::rebase(size_t errors_before, size_t events_before, size_t first_lin
 }
 
 void Reader::add_kernel_line(const Line& l) {
+  // A long run is cut before a line that no kernel-log state can cross (kernel_log.h).
+  if (k_begin_ != std::string_view::npos && l.begin - k_begin_ >= kKernelPiece &&
+      kernel_log_piece_may_start(l.trimmed))
+    flush_kernel(true);
   if (k_begin_ == std::string_view::npos) {
     k_begin_ = l.begin;
     k_first_ = l.no;
@@ -118,8 +129,11 @@ void Reader::add_kernel_line(const Line& l) {
   k_last_ = l.no;
 }
 
-void Reader::flush_kernel() {
-  if (k_begin_ == std::string_view::npos) return;
+void Reader::flush_kernel(bool more) {
+  if (k_begin_ == std::string_view::npos) {
+    k_more_ = false;
+    return;
+  }
   const size_t errs = obs_.input_errors.size(), evs = obs_.events.size();
   KernelLogParseOptions opt;
   if (progress_) opt.on_progress = [this](size_t done) { report(k_begin_ + done); };
@@ -128,7 +142,9 @@ void Reader::flush_kernel() {
       [&](Event&& e) { events_.add(std::move(e)); }, &obs_.input_errors, opt);
   rebase(errs, evs, k_first_);
   segment(CaptureFormat::kKernelLog, k_first_, k_last_);
+  k_more_ = more;
   k_begin_ = std::string_view::npos;
+  report(k_end_);
 }
 
 // Extends a block from `first` while lines fit it (blank lines may sit inside); ends after the
