@@ -255,22 +255,24 @@ namespace {
 
 // Folds the rows of one statement (gpu_index, uuid, t, min, avg, max, n; ordered by time)
 // into `page`; false when the page is full (page.next set).
-bool fold_rows(sql::Stmt& s, bool rollups, int64_t from_ms, size_t max_points, HistoryPoint& cur,
-               HistoryPage& page) {
+// `id` is the store's row id of the GPU every row of `s` belongs to (one index can name two
+// GPUs over time, after a swap), `cur_id` the one `cur` belongs to.
+bool fold_rows(sql::Stmt& s, bool rollups, int64_t id, int64_t from_ms, size_t max_points,
+               HistoryPoint& cur, int64_t& cur_id, HistoryPage& page) {
   while (s.step() == SQLITE_ROW) {
-    const auto gpu = static_cast<unsigned>(s.i64(0));
     const int64_t bucket = from_ms + (s.i64(2) - from_ms) / page.step_ms * page.step_ms;
-    if (cur.n > 0 && (gpu != cur.gpu || bucket != cur.t_ms)) {
+    if (cur.n > 0 && (id != cur_id || bucket != cur.t_ms)) {
       page.points.push_back(std::move(cur));
       cur = HistoryPoint{};
       cur.n = 0;
       if (page.points.size() >= max_points) {
-        page.next = HistoryCursor{gpu, bucket};
+        page.next = HistoryCursor{static_cast<uint64_t>(id), bucket};
         return false;
       }
     }
     if (cur.n == 0) {
-      cur.gpu = gpu;
+      cur_id = id;
+      cur.gpu = static_cast<unsigned>(s.i64(0));
       cur.uuid = s.text(1);
       cur.t_ms = bucket;
     }
@@ -294,7 +296,7 @@ Result<HistoryPage> Store::query_page(const HistoryQuery& q, size_t max_points,
   const std::string col(metric_table()[*mi].name);
   // GPU by GPU, each statement a range scan of its primary key in time order: no sort, no
   // result set in memory. Rollup minutes all lie before the GPU's first raw sample.
-  sql::Stmt gpus(db_, "SELECT id,gpu_index,uuid FROM gpus WHERE gpu_index>=?1 ORDER BY gpu_index,id");
+  sql::Stmt gpus(db_, "SELECT id,gpu_index,uuid FROM gpus ORDER BY gpu_index,id");
   sql::Stmt roll(db_,
                  "SELECT g.gpu_index,g.uuid,r.t_min*60000,r.vmin,r.vavg,r.vmax,r.n FROM rollup_1m "
                  "r JOIN gpus g ON g.id=r.gpu_id WHERE r.gpu_id=?1 AND r.metric=?2 AND "
@@ -304,23 +306,26 @@ Result<HistoryPage> Store::query_page(const HistoryQuery& q, size_t max_points,
                          ",1 FROM samples s JOIN gpus g ON g.id=s.gpu_id WHERE s.gpu_id=?1 AND "
                          "s.t_ms>=?2 AND s.t_ms<=?3 AND s." + col +
                          " IS NOT NULL ORDER BY s.t_ms");
-  gpus.bind(1, after ? static_cast<int64_t>(after->gpu) : int64_t{0});
   HistoryPoint cur;
   cur.n = 0;
+  int64_t cur_id = 0;
+  bool reached = !after;  // GPUs before the cursor's were served by earlier pages
   int rc = 0;
   while ((rc = gpus.step()) == SQLITE_ROW) {
     const int64_t id = gpus.i64(0);
+    reached = reached || static_cast<uint64_t>(id) == after->gpu;
+    if (!reached) continue;
     const auto index = static_cast<unsigned>(gpus.i64(1));
     if (q.gpu && *q.gpu != std::to_string(index) && *q.gpu != gpus.text(2)) continue;
     int64_t from = q.from_ms;
-    if (after && after->gpu == index) from = std::max(from, after->t_ms);
+    if (after && after->gpu == static_cast<uint64_t>(id)) from = std::max(from, after->t_ms);
     // A rollup minute that starts before `from` but ends after it is not cut: take it whole
     // only when it starts inside the range (as Store::query does).
     roll.reset().bind(1, id).bind(2, static_cast<int64_t>(*mi));
     roll.bind(3, (from + 59'999) / 60'000).bind(4, q.to_ms);
-    if (!fold_rows(roll, true, q.from_ms, max_points, cur, page)) return page;
+    if (!fold_rows(roll, true, id, q.from_ms, max_points, cur, cur_id, page)) return page;
     raw.reset().bind(1, id).bind(2, from).bind(3, q.to_ms);
-    if (!fold_rows(raw, false, q.from_ms, max_points, cur, page)) return page;
+    if (!fold_rows(raw, false, id, q.from_ms, max_points, cur, cur_id, page)) return page;
   }
   if (rc != SQLITE_DONE) return sql::error(db_, "reading history", path_);
   if (cur.n > 0) page.points.push_back(std::move(cur));

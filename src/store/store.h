@@ -71,10 +71,11 @@ struct HistoryPoint {
   bool rollup = false;
 };
 
-// Where the next page of a history query starts (GPU index, bucket time); its text form is
-// "GPU:T_MS", the `next` of one page passed back as `cursor`.
+// Where the next page of a history query starts (the store's GPU row id, not the index: one
+// index can name two GPUs over time; bucket time); its text form is "ID:T_MS", the `next` of
+// one page passed back as `cursor`.
 struct HistoryCursor {
-  unsigned gpu = 0;
+  uint64_t gpu = 0;
   int64_t t_ms = 0;
 };
 Result<HistoryCursor> parse_history_cursor(std::string_view text);
