@@ -27,9 +27,7 @@ double lane_gb_s(unsigned gen) {
 
 bool has_active_nvlink(const gw::nvml::ScenarioGpu& g) {
   const auto& links = g.state.sample.nvlinks;
-  return links && std::any_of(links->begin(), links->end(), [](const auto& l) {
-           return l.active.value_or(false);
-         });
+  return std::any_of(links.begin(), links.end(), [](const gw::NvLinkInfo& l) { return l.active; });
 }
 
 }  // namespace
