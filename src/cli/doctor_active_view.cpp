@@ -42,6 +42,29 @@ void peers_lines(std::ostream& out, const ActiveReport& r) {
   }
 }
 
+// SM clock and temperature range of one GPU over the samples taken while the load ran.
+nlohmann::json load_readings(const DoctorRun& run, unsigned gpu) {
+  std::optional<unsigned> clo, chi, max_clock;
+  std::optional<int> thi;
+  for (const Snapshot& s : run.obs.samples) {
+    if (s.time_ms < run.obs.active->load_start_ms) continue;
+    for (const GpuState& g : s.gpus) {
+      if (g.info.index != gpu || g.access != GpuAccess::kOk) continue;
+      if (g.info.max_sm_clock_mhz) max_clock = g.info.max_sm_clock_mhz;
+      if (const auto c = g.sample.sm_clock_mhz) {
+        clo = std::min(clo.value_or(*c), *c);
+        chi = std::max(chi.value_or(*c), *c);
+      }
+      if (const auto t = g.sample.temp_c) thi = std::max(thi.value_or(*t), *t);
+    }
+  }
+  const auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  return {{"max_sm_clock_mhz", opt(max_clock)},
+          {"load_sm_clock_min_mhz", opt(clo)},
+          {"load_sm_clock_max_mhz", opt(chi)},
+          {"load_temp_max_c", opt(thi)}};
+}
+
 }  // namespace
 
 void active_block(std::ostream& out, const DoctorRun& run) {
@@ -88,6 +111,7 @@ nlohmann::json active_json(const DoctorRun& run) {
                            : nlohmann::json(nullptr)},
                     {"load_s", a.load_s},
                     {"error", opt(a.error)}});
+    gpus.back().update(load_readings(run, a.gpu));
   }
   nlohmann::json peers = nlohmann::json::array();
   for (const ActivePeer& p : r.peers)
