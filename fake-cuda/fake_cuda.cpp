@@ -150,11 +150,15 @@ double FakeCuda::now() {
   return nvml_now_();
 }
 
-// Waits (real time) until scenario time reaches `t`.
+// Waits (real time) until scenario time reaches `t`; bounded in real time, so a clock that
+// stands still (NVML shut down, a pinned test clock) cannot hang the caller.
 void FakeCuda::wait_until(double t) {
+  const double first = t - now();
+  const auto bound = std::chrono::steady_clock::now() +
+                     std::chrono::duration<double>(std::max(first, 0.0) / scale_ + 2.0);
   for (;;) {
     const double left = t - now();
-    if (left <= 0) return;
+    if (left <= 0 || std::chrono::steady_clock::now() > bound) return;
     std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left / scale_, 0.05)));
   }
 }

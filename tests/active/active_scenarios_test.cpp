@@ -53,8 +53,6 @@ Played play(const Play& p) {
   o.interval_s = p.stress_s / 10;
   o.force = p.force;
   o.gpus = p.gpus;
-  o.copy_bytes = size_t{8} << 20;
-  o.peer_bytes = size_t{8} << 20;
   o.own_pid = static_cast<uint32_t>(getpid());
   o.sleep = [](std::chrono::milliseconds d) {
     std::this_thread::sleep_for(d);
