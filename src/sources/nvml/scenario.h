@@ -25,15 +25,15 @@ struct ScenarioGpu {
 
 struct ScenarioEvent {
   double t_s = 0;  // scenario seconds after nvmlInit, or after load started (after_load)
-  // Set for "after_load" entries: t_s counts from when the fake CUDA driver started loading
-  // this GPU (gwfake_load_started), not from nvmlInit. Kept in Scenario::load_timeline.
-  bool after_load = false;
   unsigned gpu = 0;
   Json set = Json::object();             // device keys to change; null clears a reading
   std::optional<int> error;              // from t every call on the GPU returns it; 0 clears
   std::optional<std::string> hang_call;  // from t this call hangs ("" = the next call)
   int hang_ms = 30000;                   // how long a hang lasts (real ms, not scaled)
   std::optional<unsigned> xid;           // an Xid the NVML event API delivers at t
+  // Set for "after_load" entries: t_s counts from when the fake CUDA driver started loading
+  // this GPU (gwfake_load_started), not from nvmlInit. Kept in Scenario::load_timeline.
+  bool after_load = false;
 };
 
 // What the fake CUDA driver plays (fake-cuda/, the "cuda" section of docs/scenario-format.md).
