@@ -12,13 +12,6 @@
 namespace gw {
 namespace {
 
-// "1,980": thousands separated, as the report writes MHz.
-std::string grouped(unsigned v) {
-  std::string s = std::to_string(v);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return s;
-}
-
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -53,28 +46,6 @@ bool below_link(const ActiveGpu& a) {
   const auto should = link_should_carry(a);
   const double worst = std::min(a.h2d_gb_s.value_or(1e9), a.d2h_gb_s.value_or(1e9));
   return should && (a.h2d_gb_s || a.d2h_gb_s) && worst < 0.6 * *should;
-}
-
-// The samples of one GPU taken while the load ran.
-struct LoadSeries {
-  std::vector<const GpuSample*> s;
-  std::vector<double> t;  // seconds into the load
-};
-LoadSeries load_series(const DiagnoseContext& c, unsigned gpu) {
-  LoadSeries out;
-  const GpuSeries* g = c.gpu(gpu);
-  if (g == nullptr) return out;
-  const int64_t t0 = c.obs.active->load_start_ms;
-  for (size_t i = 0; i < g->samples.size(); ++i) {
-    if (g->times_ms[i] < t0) continue;
-    out.s.push_back(g->samples[i]);
-    out.t.push_back(static_cast<double>(g->times_ms[i] - t0) / 1000.0);
-  }
-  return out;
-}
-
-bool loaded(const ActiveGpu& a) {
-  return !a.refused && a.load_s > 0;
 }
 
 }  // namespace
