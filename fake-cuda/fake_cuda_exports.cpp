@@ -1,6 +1,7 @@
 // The extern "C" exports of the fake libcuda.so.1: the driver API symbols gpuwarden's loader
 // resolves (versioned names included) and the gwfake_cuda_* controls.
 #include <cstdlib>
+#include <cctype>
 #include <cstring>
 
 #include "fake-cuda/fake_cuda.h"
@@ -110,6 +111,22 @@ GWFAKE_API CUresult cuDeviceGetPCIBusId(char* out, int len, CUdevice d) {
 }
 GWFAKE_API CUresult cuDeviceGetByPCIBusId(CUdevice* d, const char* bus) {
   return d == nullptr ? kInvalidValue : fake().by_bus_id(d, bus);
+}
+// The UUID's 32 hex digits ("GPU-5b2d3c1e-8f4a-...") as its 16 bytes.
+GWFAKE_API CUresult cuDeviceGetUuid_v2(CUuuid* out, CUdevice d) {
+  if (CUresult r = fake().check_device(d); r != kSuccess) return r;
+  if (out == nullptr) return kInvalidValue;
+  std::memset(out->bytes, 0, sizeof out->bytes);
+  size_t n = 0;
+  for (char c : fake().device(d).gpu.state.info.uuid) {
+    const int v = std::isxdigit(static_cast<unsigned char>(c)) == 0 ? -1
+                  : std::isdigit(static_cast<unsigned char>(c)) != 0 ? c - '0'
+                                                                     : (c | 0x20) - 'a' + 10;
+    if (v < 0 || n >= 32) continue;
+    out->bytes[n / 2] = static_cast<char>(out->bytes[n / 2] | (n % 2 ? v : v << 4));
+    ++n;
+  }
+  return kSuccess;
 }
 GWFAKE_API CUresult cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice d) {
   if (CUresult r = fake().check_device(d); r != kSuccess) return r;

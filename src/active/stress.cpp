@@ -262,6 +262,10 @@ void run_stress(GpuSource& nvml, cuda::CudaSession* cuda, const std::string& cud
   }
   r.cuda_source = cuda->describe();
   const Targets ts = targets(*base, *cuda, r);
+  if (ts.empty()) {  // every GPU refused or unknown to CUDA: the findings say why
+    obs.active = std::move(r);
+    return;
+  }
   say(o, fmt::format("stress: loading {} GPU(s) for {} s", ts.size(), o.duration_s));
   load_phase(nvml, *cuda, o, ts, obs, r);
   for (const auto& t : ts) {

@@ -83,10 +83,12 @@ size_t count_code(const Played& p, const std::string& code) {
 }
 
 TEST(ActiveScenario, DemoNarrowLinkOnGpu5MeasuredBesideWhatItShouldCarry) {
-  const Played p = play({"", 1, 1, false, {}});
+  // The demo fleet runs a training job on every GPU: forced, as doctor --demo does.
+  const Played p = play({"", 1, 1, true, {}});
   ASSERT_TRUE(p.obs.active);
+  EXPECT_FALSE(p.obs.active->stopped) << *p.obs.active->stopped;
   const ActiveGpu& g5 = p.obs.active->gpus.at(5);
-  ASSERT_TRUE(g5.h2d_gb_s);
+  ASSERT_TRUE(g5.h2d_gb_s) << g5.error.value_or("") << g5.refused.value_or("");
   // Gen4 x8 at the fake's 82% of 1.969 GB/s per lane.
   EXPECT_NEAR(*g5.h2d_gb_s, 1.969 * 8 * 0.82, 0.3);
   const Finding* f = find(p, "active.copy_below_link", 5u);
@@ -111,9 +113,11 @@ TEST(ActiveScenario, LinkThatTrainsDownOnlyUnderLoad) {
   EXPECT_THAT(all_text(*f), HasSubstr("ran at Gen3 x8"));
   EXPECT_EQ(count_code(p, "active.copy_below_link"), 1u);
   // The idle Gen1 of the first sample is power saving, not a finding on the other GPUs.
-  for (const Finding& x : p.findings)
-    if (x.code.starts_with("pcie.") && x.severity != Severity::kInfo)
+  for (const Finding& x : p.findings) {
+    if (x.code.starts_with("pcie.") && x.severity != Severity::kInfo) {
       EXPECT_EQ(x.gpu, 2u) << x.code << " " << all_text(x);
+    }
+  }
 }
 
 TEST(ActiveScenario, GpuThatThrottlesAfter35SecondsOfLoad) {
