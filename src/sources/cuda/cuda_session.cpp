@@ -48,8 +48,7 @@ Result<std::vector<CudaDevice>> enumerate(const std::shared_ptr<const CudaLibrar
       char bus[32] = {};
       if (call(api.device_pci_bus_id, bus, static_cast<int>(sizeof bus), i) == kSuccess)
         d.pci_bus_id = normalize_pci_bus_id(bus).value_or("");
-      (void)call(api.primary_ctx_retain, &d.ctx, i);
-      (*out)->push_back(std::move(d));
+      (*out)->push_back(std::move(d));  // no context yet: only GPUs that are tested get one
     }
   });
   if (!outcome.finished)
@@ -87,21 +86,33 @@ std::string CudaSession::describe() const {
 std::optional<std::string> CudaSession::run(size_t device, Task task) {
   if (hung_.at(device)) return "the device's earlier CUDA call never returned";
   auto result = std::make_shared<std::optional<std::string>>();
-  const CUcontext ctx = devices_[device].ctx;
+  // The primary context is retained on first use, so a GPU the check refused (someone else's
+  // work) never gets a context from us.
+  auto ctx = std::make_shared<CUcontext>(devices_[device].ctx);
+  const int ordinal = devices_[device].ordinal;
   auto lib = lib_;
-  const auto outcome = runners_[device]->run([result, ctx, lib, task](nvml::CallTracker& t) {
-    Calls call(*lib, t);
-    if (CUresult r = call(lib->api().ctx_set_current, ctx); r != kSuccess) {
-      *result = "cuCtxSetCurrent: " + lib->describe(r);
-      return;
-    }
-    *result = task(call);
-  });
+  const auto outcome =
+      runners_[device]->run([result, ctx, ordinal, lib, task](nvml::CallTracker& t) {
+        Calls call(*lib, t);
+        const CudaApi& api = lib->api();
+        if (*ctx == nullptr) {
+          if (CUresult r = call(api.primary_ctx_retain, ctx.get(), ordinal); r != kSuccess) {
+            *result = call.fail(api.primary_ctx_retain, r);
+            return;
+          }
+        }
+        if (CUresult r = call(api.ctx_set_current, *ctx); r != kSuccess) {
+          *result = call.fail(api.ctx_set_current, r);
+          return;
+        }
+        *result = task(call);
+      });
   if (!outcome.finished) {
     hung_[device] = 1;
     return fmt::format("{} did not return within {} s", outcome.hung_call,
                        std::chrono::duration_cast<std::chrono::seconds>(deadline_).count());
   }
+  devices_[device].ctx = *ctx;
   return *result;
 }
 

@@ -29,7 +29,7 @@ struct CudaDevice {
   int ordinal = 0;
   std::string name;
   std::string pci_bus_id;  // normalised like NVML's ("00000000:18:00.0"); "" when unknown
-  CUcontext ctx = nullptr;  // the device's primary context
+  CUcontext ctx = nullptr;  // the device's primary context, once a task ran on it
 };
 
 // Runs one CUDA call with the worker's tracker, so an overrun names the call.
