@@ -116,3 +116,14 @@ GWFAKE_API nvmlReturn_t nvmlSystemGetProcessName(unsigned pid, char* out, unsign
     return kNotFound;
   });
 }
+
+// Hooks for the fake CUDA driver (fake-cuda/), looked up with dlsym on this library.
+GWFAKE_API double gwfake_now() {
+  return fake().scenario_now();
+}
+GWFAKE_API void gwfake_load_started(unsigned gpu) {
+  fake().load_started(gpu);
+}
+GWFAKE_API int gwfake_link(unsigned gpu, unsigned* gen, unsigned* width) {
+  return fake().link(gpu, gen, width);
+}

@@ -38,6 +38,8 @@ int FakeNvml::load(const char* path) {
   hostname_ = scenario_.hostname.value_or("");
   sets_.clear();
   next_event_ = 0;
+  load_t0_.assign(gpus_.size(), std::nullopt);
+  load_applied_.assign(scenario_.load_timeline.size(), false);
   init_count_ = 0;
   frozen_t_.reset();
   const char* scale = std::getenv("GPUWARDEN_FAKE_TIME_SCALE");
@@ -117,27 +119,70 @@ double FakeNvml::now_s() const {
 }
 
 void FakeNvml::advance() {
-  if (next_event_ >= scenario_.timeline.size()) return;
   const double t = now_s();
-  while (next_event_ < scenario_.timeline.size() && scenario_.timeline[next_event_].t_s <= t) {
-    const ScenarioEvent& e = scenario_.timeline[next_event_++];
-    GpuRuntime& g = gpus_.at(e.gpu);
-    if (!e.set.empty()) (void)apply_device_fields(e.set, g.gpu, "timeline");  // validated at load
-    if (e.error) g.error = *e.error;
-    if (e.hang_call) {
-      g.hang_call = e.hang_call;
-      g.hang_ms = e.hang_ms;
-    }
-    if (e.xid) {
-      for (const auto& set : sets_)
-        for (const auto& [gpu, mask] : set->registered)
-          if (gpu == e.gpu && (mask & kEventXidCritical) != 0)
-            set->pending.push_back(nvmlEventData_t{reinterpret_cast<nvmlDevice_t>(&tags_[e.gpu]),
-                                                   kEventXidCritical, *e.xid, 0xFFFFFFFFu,
-                                                   0xFFFFFFFFu});
-      events_cv_.notify_all();
-    }
+  advance_load(t);
+  while (next_event_ < scenario_.timeline.size() && scenario_.timeline[next_event_].t_s <= t)
+    apply(scenario_.timeline[next_event_++]);
+}
+
+// "after_load" entries: due once their GPU has been under load for t_s scenario seconds.
+void FakeNvml::advance_load(double t) {
+  for (size_t i = 0; i < scenario_.load_timeline.size(); ++i) {
+    const ScenarioEvent& e = scenario_.load_timeline[i];
+    const auto& t0 = load_t0_.at(e.gpu);
+    if (load_applied_[i] || !t0 || *t0 + e.t_s > t) continue;
+    load_applied_[i] = true;
+    apply(e);
   }
+}
+
+void FakeNvml::apply(const ScenarioEvent& e) {
+  GpuRuntime& g = gpus_.at(e.gpu);
+  if (!e.set.empty()) (void)apply_device_fields(e.set, g.gpu, "timeline");  // validated at load
+  if (e.error) g.error = *e.error;
+  if (e.hang_call) {
+    g.hang_call = e.hang_call;
+    g.hang_ms = e.hang_ms;
+  }
+  if (e.xid) {
+    for (const auto& set : sets_)
+      for (const auto& [gpu, mask] : set->registered)
+        if (gpu == e.gpu && (mask & kEventXidCritical) != 0)
+          set->pending.push_back(nvmlEventData_t{reinterpret_cast<nvmlDevice_t>(&tags_[e.gpu]),
+                                                 kEventXidCritical, *e.xid, 0xFFFFFFFFu,
+                                                 0xFFFFFFFFu});
+    events_cv_.notify_all();
+  }
+}
+
+double FakeNvml::scenario_now() {
+  std::lock_guard lk(m_);
+  return now_s();
+}
+
+// A loaded GPU reads busy (as a real one would) until the scenario says otherwise.
+void FakeNvml::load_started(unsigned gpu) {
+  std::lock_guard lk(m_);
+  if (gpu >= gpus_.size() || load_t0_[gpu]) return;
+  load_t0_[gpu] = now_s();
+  gw::GpuSample& s = gpus_[gpu].gpu.state.sample;
+  if (s.util_gpu_pct) s.util_gpu_pct = 100;
+  if (s.util_mem_pct) s.util_mem_pct = 60;
+  if (s.clock_reasons) *s.clock_reasons &= ~uint64_t{1};  // no longer GPU idle
+  advance();
+}
+
+int FakeNvml::link(unsigned gpu, unsigned* gen, unsigned* width) {
+  std::lock_guard lk(m_);
+  if (gpu >= gpus_.size()) return kInvalidArgument;
+  advance();
+  const GpuRuntime& g = gpus_[gpu];
+  if (g.error != 0) return g.error;
+  const gw::GpuSample& s = g.gpu.state.sample;
+  const gw::DeviceInfo& i = g.gpu.state.info;
+  *gen = s.pcie_gen.value_or(i.pcie_max_gen.value_or(0));
+  *width = s.pcie_width.value_or(i.pcie_max_width.value_or(0));
+  return kSuccess;
 }
 
 nvmlReturn_t FakeNvml::enter(nvmlDevice_t d, const char* call, std::unique_lock<std::mutex>& lk,

@@ -56,6 +56,13 @@ class FakeNvml {
   void set_time(double t_s);
   uint64_t device_calls() const { return device_calls_.load(); }
 
+  // Hooks for the fake CUDA driver (fake-cuda/), which runs in the same process:
+  // scenario seconds now; "load started on this GPU" (starts its after_load timeline and
+  // shows it busy); the PCIe link it reports now, or the error its calls return (lost GPU).
+  double scenario_now();
+  void load_started(unsigned gpu);
+  int link(unsigned gpu, unsigned* gen, unsigned* width);
+
   nvmlReturn_t init();
   nvmlReturn_t shutdown();
   nvmlReturn_t count(unsigned* n);
@@ -121,6 +128,10 @@ class FakeNvml {
   gw::nvml::Scenario scenario_;
   std::vector<GpuRuntime> gpus_;
   size_t next_event_ = 0;
+  std::vector<std::optional<double>> load_t0_;  // per GPU: scenario time load started
+  std::vector<bool> load_applied_;              // per load_timeline entry
+  void apply(const gw::nvml::ScenarioEvent& e);
+  void advance_load(double t);
   int init_count_ = 0;
   std::chrono::steady_clock::time_point t0_;
   double scale_ = 1.0;

@@ -33,6 +33,10 @@ std::string usage_problem(const DoctorOptions& o) {
                        o.window_s);
   if (o.markdown && !o.list_checks) return "--markdown only applies to --list-checks";
   if (o.markdown && o.json) return "--markdown and --json cannot be combined";
+  if (o.stress_s && !o.from.empty()) return "--stress loads this machine's GPUs; it cannot read --from files";
+  if (o.stress_s && o.quick) return "--stress and --quick cannot be combined";
+  if (!o.stress_s && (o.force || !o.stress_gpus.empty() || o.cuda_library))
+    return "--gpu, --force and --cuda-lib only apply to --stress";
   return {};
 }
 
@@ -73,6 +77,7 @@ int run_doctor(DoctorArgs& args, const Io& base_io) {
     progress.update("doctor: sample " + std::to_string(taken) + " of " + std::to_string(planned),
                     true);
   };
+  opts.on_phase = [&progress](const std::string& line) { progress.update(line, true); };
   // Offline: bytes read of each file's size, rewritten as the reading goes (a 1 GB log takes
   // seconds); nothing when stderr is not a terminal or with --quiet.
   ReadProgress on_read;
@@ -140,6 +145,15 @@ Action configure_doctor(CLI::App& sub, const Io& io) {
   sub.add_flag("--json", opts.json,
                "Print JSON (schema gpuwarden.doctor/v1, docs/doctor.md); with --list-checks, "
                "the checks as JSON (gpuwarden.checks/v1)");
+  add_real_option(sub, "--stress", opts.stress_s, {1, 86400, false, "seconds"},
+                  "Load the GPUs for this many seconds through the CUDA driver and measure: "
+                  "copies, peer access, clocks and temperatures under load (docs/active.md)");
+  sub.add_option("--gpu", opts.stress_gpus, "With --stress: the GPUs to test, e.g. 0,3,5")
+      ->delimiter(',');
+  sub.add_flag("--force", opts.force,
+               "With --stress: also load GPUs that run other processes");
+  sub.add_option("--cuda-lib", opts.cuda_library,
+                 "With --stress: path of libcuda.so.1 (default: the driver's, found by dlopen)");
   sub.add_flag("--list-checks", opts.list_checks, "List every check and its code, then exit");
   sub.add_flag("--markdown", opts.markdown, "With --list-checks: print docs/checks.md");
   return [args, &io] { return run_doctor(*args, io); };

@@ -135,7 +135,8 @@ json run_json(const DoctorRun& run) {
       {"incomplete", !incomplete_reasons(run).empty()},
       {"incomplete_reasons", incomplete_reasons(run)},
       {"coverage", coverage_json(run)},
-      {"topology", topology_json(run)}};
+      {"topology", topology_json(run)},
+      {"active", active_json(run)}};
 }
 
 }  // namespace

@@ -242,6 +242,7 @@ void render_one(std::ostream& out, const DoctorRun& run, const Paint& paint) {
   }
   if (run.obs.source_error && run.findings.empty())
     out << "\nGPU source failed: " << run.obs.source_error->to_string() << "\n";
+  active_block(out, run);
   topology_block(out, run);
   inputs_block(out, run);
   if (!run.obs.input_errors.empty()) {

@@ -17,6 +17,10 @@ void render_doctor_text(std::ostream& out, const DoctorRun& run, const DoctorRun
 // Versioned JSON (schema "gpuwarden.doctor/v1", documented in docs/doctor.md).
 nlohmann::json doctor_json(const DoctorRun& run, const DoctorRun* demo);
 
+// doctor --stress: the measured figures (doctor_active_view.cpp); nothing / null without it.
+void active_block(std::ostream& out, const DoctorRun& run);
+nlohmann::json active_json(const DoctorRun& run);
+
 // `--list-checks`: the registry as a plain table, or Markdown (docs/checks.md).
 std::string list_checks_text();
 

@@ -8,6 +8,8 @@
 #include <map>
 #include <thread>
 
+#include "active/stress.h"
+#include "cli/interrupt.h"
 #include "diagnose/diagnose.h"
 #include "sources/captures.h"
 #include "sources/host/host_facts.h"
@@ -98,6 +100,55 @@ DoctorRun sample_source(const DoctorOptions& opts, GpuSource& src, std::string m
   return run;
 }
 
+// The CUDA driver for --stress, or why it cannot be used.
+std::unique_ptr<cuda::CudaSession> open_cuda(const DoctorOptions& opts, std::string& error) {
+  auto lib = resolve_cuda_library(opts.source, opts.cuda_library);
+  if (!lib) {
+    error = lib.error().to_string();
+    return nullptr;
+  }
+  cuda::CudaSessionOptions o;
+  o.library_path = lib->library_path;
+  o.fake_nvml_path = lib->fake_nvml_path;
+  o.scenario_path = lib->scenario_path;
+  auto s = cuda::CudaSession::open(o);
+  if (!s) {
+    error = s.error().to_string() + " [" + s.error().code + "]";
+    return nullptr;
+  }
+  return std::move(*s);
+}
+
+active::StressOptions stress_options(const DoctorOptions& opts, const InterruptGuard& guard) {
+  active::StressOptions o;
+  o.duration_s = *opts.stress_s;
+  o.gpus = opts.stress_gpus;
+  // The demo fleet plays a training job on every GPU: its processes are not real.
+  o.force = opts.force || opts.source.demo;
+  o.interval_s = std::min(opts.interval_s, std::max(0.1, o.duration_s / 10));
+  o.own_pid = static_cast<uint32_t>(getpid());
+  o.sleep = [&guard](std::chrono::milliseconds d) { return guard.sleep_for(d); };
+  o.progress = opts.on_phase;
+  return o;
+}
+
+// doctor --stress: one sample, the controlled load sampled the whole time, then the copies.
+DoctorRun stress_source(const DoctorOptions& opts, GpuSource& src, std::string mode) {
+  DoctorRun run;
+  run.mode = std::move(mode);
+  run.source = src.describe();
+  std::string cuda_error;
+  auto cu = open_cuda(opts, cuda_error);
+  const InterruptGuard guard;
+  active::run_stress(src, cu.get(), cuda_error, stress_options(opts, guard), run.obs);
+  if (cu) run.source += "; " + cu->describe();
+  if (opts.source.demo && !opts.force)
+    run.notes.push_back("demo: the demo fleet's processes are played, so --force is implied");
+  if (!run.obs.samples.empty()) run.inputs_read = 1;
+  run.window_s = span_s(run.obs);
+  return run;
+}
+
 }  // namespace
 
 DoctorRun run_live(const DoctorOptions& opts, std::optional<DoctorRun>* fallback_demo) {
@@ -106,7 +157,7 @@ DoctorRun run_live(const DoctorOptions& opts, std::optional<DoctorRun>* fallback
   auto src = open_gpu_source(opts.source);
   DoctorRun run;
   if (src) {
-    run = sample_source(opts, **src, mode);
+    run = opts.stress_s ? stress_source(opts, **src, mode) : sample_source(opts, **src, mode);
   } else {
     run.mode = mode;
     run.source = "NVML";

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/active.h"
+
 #include "core/event.h"
 #include "core/host.h"
 #include "core/result.h"
@@ -95,6 +97,7 @@ struct Observation {
   std::vector<std::string> notes;
   std::vector<AppMessage> app_messages;  // application/tool errors found in captures
   std::vector<InputCoverage> coverage;   // one per captured input (empty in live mode)
+  std::optional<ActiveReport> active;    // doctor --stress: what the controlled load measured
 };
 
 }  // namespace gw

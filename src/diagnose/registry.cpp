@@ -547,6 +547,73 @@ constexpr std::array kRules = {
              "Check the upstream port (lspci -vv: LnkCap/LnkSta); a slower switch/root port is a "
              "platform limit; otherwise check BIOS PCIe speed, risers, retimers.",
              rule_pcie_link_limited},
+    // ---- active checks: doctor --stress, the measurement is the evidence (issue 18) ----
+    RuleInfo{"active.copy_below_link", "active", S::kWarning,
+             "Host-device copies far below what the GPU's PCIe link should carry",
+             "Pinned-memory copies (either direction) below 60% of the per-direction payload "
+             "figure of the link's maximum generation and width; says whether the link trained "
+             "down (NVML right after the copies) or the loss is past the link.",
+             "Reseat the GPU and its riser or cable, use an x16 slot wired for x16, set the "
+             "slot's PCIe generation to Auto/maximum in the BIOS, then run doctor --stress again.",
+             rule_active_copy_below_link},
+    RuleInfo{"active.copy_below_peers", "active", S::kWarning,
+             "Host-to-device copies slower than the same model's other GPUs",
+             "Host-to-device GB/s below 75% of the median of the other GPUs of the same model "
+             "(3+ measured), when the link itself does not explain it.",
+             "Compare the GPU's slot, NUMA node and PCIe switch with its siblings (nvidia-smi "
+             "topo -m, lspci -tv); check IOMMU settings; swap slots to tell slot from card.",
+             rule_active_copy_below_peers},
+    RuleInfo{"active.peer_access_missing", "active", S::kCritical,
+             "No peer-to-peer access between two GPUs",
+             "cuDeviceCanAccessPeer or cuCtxEnablePeerAccess refused for a pair: critical when "
+             "both GPUs have active NVLinks (the path should be NVLink), info over PCIe (ACS or "
+             "the platform may forbid it).",
+             "Check nvidia-smi nvlink -s and nvidia-smi topo -m; on NVSwitch systems check that "
+             "nvidia-fabricmanager runs; over PCIe, check ACS and IOMMU settings.",
+             rule_active_peer_access},
+    RuleInfo{"active.peer_slow", "active", S::kWarning,
+             "A GPU pair copies far slower than the other pairs on the same kind of path",
+             "Peer copy GB/s below half the median of the pairs with the same expected path "
+             "(NVLink or PCIe), 3+ pairs measured.",
+             "Check that pair's NVLinks (nvidia-smi nvlink -s / -e) or PCIe path; reseat or "
+             "replace the bridge or board if links are down or erroring.",
+             rule_active_peer_slow},
+    RuleInfo{"active.clock_drop", "active", S::kCritical,
+             "Clock falls under sustained load and stays down",
+             "During the load, the SM clock drops below 85% of the best clock of the load and "
+             "stays there until the end; says when, at what temperature and power, and what the "
+             "GPUs that held their clock read. Critical with an HW slowdown reason.",
+             "Follow the reason named: for thermal, improve cooling (fans, airflow, dust, paste); "
+             "for power, check the power limit and supply; retest with doctor --stress.",
+             rule_active_clock_drop},
+    RuleInfo{"active.gpu_lost", "active", S::kCritical, "GPU lost while under the test load",
+             "A loaded GPU reads lost, reset required or in error in NVML during the load.",
+             "Drain the node; check the kernel log for Xid 79 and PCIe errors; reseat the GPU and "
+             "check its power cables; reset or reboot before returning it to service.",
+             rule_active_gpu_lost},
+    RuleInfo{"active.cuda_error", "active", S::kWarning,
+             "A CUDA call failed on a GPU during the active check",
+             "A CUDA driver call (allocation, copy, launch, synchronise) failed or ran past its "
+             "deadline on a GPU that NVML still reads.",
+             "Read the CUDA error named; check the kernel log for Xids; rerun the check alone on "
+             "that GPU (--gpu N).",
+             rule_active_cuda_error},
+    RuleInfo{"active.refused", "active", S::kInfo, "GPU not loaded because it is in use",
+             "A GPU listed other processes in NVML before the check and --force was not given.",
+             "Run the check when the GPU is free, or pass --force to load it anyway.",
+             rule_active_refused},
+    RuleInfo{"active.stopped", "active", S::kWarning,
+             "The test load stopped before its end",
+             "The load ended before its duration: Ctrl-C, a GPU at its shutdown temperature, a GPU "
+             "lost, NVML failing.",
+             "Handle the reason named, then run doctor --stress again.", rule_active_stopped},
+    RuleInfo{"active.not_run", "active", S::kWarning,
+             "No test load was run: the CUDA driver could not be used",
+             "doctor --stress could not open or initialise libcuda.so.1 (no driver, no device, "
+             "init failed or hung).",
+             "Check the NVIDIA driver (nvidia-smi); point --cuda-lib at libcuda.so.1 if it is "
+             "installed outside the library path.",
+             rule_active_not_run},
 };
 
 }  // namespace

@@ -103,5 +103,16 @@ void rule_app_launch_failure(const DiagnoseContext& c, Findings& out);
 void rule_app_illegal_address(const DiagnoseContext& c, Findings& out);
 void rule_app_uncorrectable_ecc(const DiagnoseContext& c, Findings& out);
 void rule_app_other_error(const DiagnoseContext& c, Findings& out);
+// active.cpp, active_load.cpp (what doctor --stress measured)
+void rule_active_copy_below_link(const DiagnoseContext& c, Findings& out);
+void rule_active_copy_below_peers(const DiagnoseContext& c, Findings& out);
+void rule_active_peer_access(const DiagnoseContext& c, Findings& out);
+void rule_active_peer_slow(const DiagnoseContext& c, Findings& out);
+void rule_active_clock_drop(const DiagnoseContext& c, Findings& out);
+void rule_active_gpu_lost(const DiagnoseContext& c, Findings& out);
+void rule_active_cuda_error(const DiagnoseContext& c, Findings& out);
+void rule_active_refused(const DiagnoseContext& c, Findings& out);
+void rule_active_stopped(const DiagnoseContext& c, Findings& out);
+void rule_active_not_run(const DiagnoseContext& c, Findings& out);
 
 }  // namespace gw

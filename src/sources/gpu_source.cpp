@@ -47,6 +47,16 @@ Result<std::string> fake_library() {
   return locate("GPUWARDEN_FAKE_NVML", c, "fake NVML library");
 }
 
+Result<std::string> fake_cuda_library() {
+  std::vector<fs::path> c;
+  if (auto d = exe_dir()) {
+    c.push_back(*d / "fake-cuda" / "libcuda.so.1");                 // build tree
+    c.push_back(*d / ".." / "lib" / "gpuwarden" / "libcuda.so.1");  // installed
+  }
+  c.push_back(fs::path(GW_BINARY_DIR) / "fake-cuda" / "libcuda.so.1");
+  return locate("GPUWARDEN_FAKE_CUDA", c, "fake CUDA driver library");
+}
+
 Result<std::string> scenario_dir() {
   std::vector<fs::path> c;
   if (auto d = exe_dir()) {
@@ -78,6 +88,23 @@ Result<ResolvedGpuSource> resolve_gpu_source(const GpuSourceOptions& options) {
     r.scenario_path = *options.scenario;
     r.label = "scenario " + fs::path(*options.scenario).filename().string() + " (fake NVML)";
   }
+  return r;
+}
+
+Result<ResolvedCudaLibrary> resolve_cuda_library(const GpuSourceOptions& options,
+                                                 const std::optional<std::string>& cuda_library) {
+  ResolvedCudaLibrary r;
+  if (!options.demo && !options.scenario) {
+    r.library_path = cuda_library.value_or("libcuda.so.1");
+    return r;
+  }
+  auto nvml = resolve_gpu_source(options);
+  if (!nvml) return nvml.error();
+  auto lib = cuda_library ? Result<std::string>(*cuda_library) : fake_cuda_library();
+  if (!lib) return lib.error();
+  r.library_path = *lib;
+  r.fake_nvml_path = nvml->library_path;
+  r.scenario_path = nvml->scenario_path;
   return r;
 }
 

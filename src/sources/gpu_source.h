@@ -38,6 +38,16 @@ struct ResolvedGpuSource {
 };
 Result<ResolvedGpuSource> resolve_gpu_source(const GpuSourceOptions& options);
 
+// The CUDA driver that goes with the source: the real libcuda.so.1 (or `cuda_library`), or for
+// the demo and scenarios the fake CUDA driver, told which fake NVML and scenario it plays with.
+struct ResolvedCudaLibrary {
+  std::string library_path;
+  std::optional<std::string> fake_nvml_path;  // set with the fake
+  std::optional<std::string> scenario_path;
+};
+Result<ResolvedCudaLibrary> resolve_cuda_library(const GpuSourceOptions& options,
+                                                 const std::optional<std::string>& cuda_library);
+
 // Opens the requested source. With neither demo nor scenario it loads the real NVML.
 Result<std::unique_ptr<GpuSource>> open_gpu_source(const GpuSourceOptions& options);
 

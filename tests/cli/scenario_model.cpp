@@ -155,7 +155,10 @@ std::vector<json> scenario_devices_at(const json& scenario, double t_s) {
     devices.push_back(dev);
   }
   const json timeline = scenario.value("timeline", json::array());
-  std::vector<json> events(timeline.begin(), timeline.end());
+  // "after_load" entries wait for doctor --stress's load: never part of a plain reading.
+  std::vector<json> events;
+  for (const json& e : timeline)
+    if (e.contains("t")) events.push_back(e);
   std::stable_sort(events.begin(), events.end(), [](const json& a, const json& b) {
     return a.at("t").get<double>() < b.at("t").get<double>();
   });

@@ -47,10 +47,14 @@ Result<ScenarioEvent> parse_event(const Json& e, const Scenario& s, const std::s
                                   std::vector<ScenarioEvent>& extra) {
   if (!e.is_object()) return bad(where, "expected an object");
   ScenarioEvent ev;
-  std::set<std::string> used{"t", "gpu", "set", "error", "hang", "xid"};
-  if (!e.contains("t") || !e["t"].is_number() || e["t"].get<double>() < 0)
-    return bad(where + ".t", "expected seconds >= 0");
-  ev.t_s = e["t"].get<double>();
+  std::set<std::string> used{"t", "after_load", "gpu", "set", "error", "hang", "xid"};
+  ev.after_load = e.contains("after_load");
+  const char* tkey = ev.after_load ? "after_load" : "t";
+  if (ev.after_load && e.contains("t"))
+    return bad(where, "give either \"t\" or \"after_load\", not both");
+  if (!e.contains(tkey) || !e[tkey].is_number() || e[tkey].get<double>() < 0)
+    return bad(where + "." + tkey, "expected seconds >= 0");
+  ev.t_s = e[tkey].get<double>();
   const Json gpu = e.value("gpu", Json());
   const bool all = gpu.is_string() && gpu.get<std::string>() == "all";
   if (!all && !(gpu.is_number_unsigned() && gpu.get<size_t>() < s.gpus.size()))
@@ -95,7 +99,7 @@ Status parse_top(const Json& j, Scenario& s, const std::string& o) {
   std::set<std::string> used{"name",           "description",  "hostname",
                              "driver_version", "nvml_version", "cuda_driver_version",
                              "init_error",     "defaults",     "devices",
-                             "timeline"};
+                             "timeline",       "cuda"};
   for (const auto& [k, v] : j.items())
     if (!used.count(k)) return bad(o + ": " + k, "unknown top-level key");
   auto str = [&](const char* k, std::optional<std::string>& out) -> Status {
@@ -191,11 +195,17 @@ Result<Scenario> parse_object(const Json& j, const std::string& o) {
     std::vector<ScenarioEvent> extra;
     auto ev = parse_event(timeline[i], s, o + ": timeline[" + std::to_string(i) + "]", extra);
     if (!ev) return ev.error();
-    s.timeline.push_back(std::move(*ev));
-    for (auto& x : extra) s.timeline.push_back(std::move(x));
+    auto& into = ev->after_load ? s.load_timeline : s.timeline;
+    into.push_back(std::move(*ev));
+    for (auto& x : extra) into.push_back(std::move(x));
   }
-  std::stable_sort(s.timeline.begin(), s.timeline.end(),
-                   [](const ScenarioEvent& a, const ScenarioEvent& b) { return a.t_s < b.t_s; });
+  const auto by_time = [](const ScenarioEvent& a, const ScenarioEvent& b) { return a.t_s < b.t_s; };
+  std::stable_sort(s.timeline.begin(), s.timeline.end(), by_time);
+  std::stable_sort(s.load_timeline.begin(), s.load_timeline.end(), by_time);
+  if (j.contains("cuda")) {
+    s.cuda_json = j["cuda"];
+    if (auto c = parse_cuda_script(s, o); !c) return c.error();  // errors at load, not in play
+  }
   return s;
 }
 
@@ -204,7 +214,7 @@ Result<Scenario> parse_object(const Json& j, const std::string& o) {
 namespace {
 
 Json event_json(const ScenarioEvent& e) {
-  Json ej = {{"t", e.t_s}, {"gpu", e.gpu}};
+  Json ej = {{e.after_load ? "after_load" : "t", e.t_s}, {"gpu", e.gpu}};
   if (!e.set.empty()) ej["set"] = e.set;
   if (e.error) ej["error"] = nvml_return_name(*e.error);
   if (e.hang_call) ej["hang"] = {{"call", *e.hang_call}, {"ms", e.hang_ms}};
@@ -228,6 +238,8 @@ std::string write_scenario(const Scenario& s) {
   j["devices"] = devices;
   Json timeline = Json::array();
   for (const ScenarioEvent& e : s.timeline) timeline.push_back(event_json(e));
+  for (const ScenarioEvent& e : s.load_timeline) timeline.push_back(event_json(e));
+  if (s.cuda_json) j["cuda"] = *s.cuda_json;
   j["timeline"] = timeline;
   return dump_json(j) + "\n";
 }

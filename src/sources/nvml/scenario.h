@@ -24,13 +24,42 @@ struct ScenarioGpu {
 };
 
 struct ScenarioEvent {
-  double t_s = 0;  // scenario seconds after nvmlInit
+  double t_s = 0;  // scenario seconds after nvmlInit, or after load started (after_load)
   unsigned gpu = 0;
   Json set = Json::object();             // device keys to change; null clears a reading
   std::optional<int> error;              // from t every call on the GPU returns it; 0 clears
   std::optional<std::string> hang_call;  // from t this call hangs ("" = the next call)
   int hang_ms = 30000;                   // how long a hang lasts (real ms, not scaled)
   std::optional<unsigned> xid;           // an Xid the NVML event API delivers at t
+  // Set for "after_load" entries: t_s counts from when the fake CUDA driver started loading
+  // this GPU (gwfake_load_started), not from nvmlInit. Kept in Scenario::load_timeline.
+  bool after_load = false;
+};
+
+// What the fake CUDA driver plays (fake-cuda/, the "cuda" section of docs/scenario-format.md).
+// A copy's bandwidth is the GPU's scripted figure when given, else the link the fake NVML
+// reports at that moment (generation x width) times `efficiency`: a link that trains down
+// under load slows the copies that follow.
+struct CudaDeviceScript {
+  unsigned gpu = 0;
+  std::optional<double> h2d_gb_s, d2h_gb_s, bidir_gb_s;  // bidir: both directions together
+  std::optional<double> kernel_ms;                       // one launch of the load kernel
+  std::optional<int> launch_error;                       // CUresult every launch returns
+};
+struct CudaPeerScript {
+  unsigned a = 0, b = 0;  // either order
+  bool access = true;
+  std::optional<double> gb_s;
+};
+struct CudaScript {
+  double efficiency = 0.82;  // share of the link's per-direction payload figure a copy reaches
+  double bidir_factor = 1.7;  // both directions at once vs one direction
+  double nvlink_peer_gb_s = 300;  // a pair whose GPUs both have active NVLinks
+  double pcie_peer_gb_s = 0;      // other pairs; 0 = the slower link's H2D figure
+  double kernel_ms = 20;
+  std::optional<int> init_error;  // CUresult cuInit returns (e.g. 100, no device)
+  std::vector<CudaDeviceScript> devices;
+  std::vector<CudaPeerScript> peers;
 };
 
 struct Scenario {
@@ -43,7 +72,12 @@ struct Scenario {
   std::optional<int> init_error;  // NVML code nvmlInit returns
   std::vector<ScenarioGpu> gpus;
   std::vector<ScenarioEvent> timeline;  // sorted by t_s (stable)
+  std::vector<ScenarioEvent> load_timeline;  // "after_load" entries, sorted by t_s
+  std::optional<Json> cuda_json;             // the "cuda" section as written (kept for writing)
 };
+
+// The "cuda" section of a scenario (fake-cuda); an empty script when the section is absent.
+Result<CudaScript> parse_cuda_script(const Scenario& s, std::string_view origin);
 
 // Parses scenario JSON text; `origin` (the file name) prefixes every error, which names the
 // JSON path of the bad field ("scenarios/x.json: devices[2].temp_c: expected an integer").

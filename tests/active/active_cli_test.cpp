@@ -1,0 +1,55 @@
+// `gpuwarden doctor --stress` as a user runs it: the demo fleet through the fake NVML and the
+// fake CUDA driver, JSON and text, and the option rules.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "run_binary.h"
+
+namespace gw::clitest {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+TEST(ActiveCli, DemoStressReportsGpu5NarrowLinkWithMeasuredBandwidth) {
+  const auto r = run_gpuwarden({"doctor", "--demo", "--stress", "2", "--json"});
+  ASSERT_FALSE(r.timed_out) << r.describe();
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  const json doc = json::parse(r.out);
+  const json& g5 = doc.at("active").at("gpus").at(5);
+  EXPECT_NEAR(g5.at("h2d_gb_s").get<double>(), 12.9, 0.3);
+  EXPECT_NEAR(g5.at("link_should_carry_gb_s").get<double>(), 63.0, 0.1);
+  bool found = false;
+  for (const json& f : doc.at("findings")) {
+    if (f.at("code") != "active.copy_below_link") continue;
+    EXPECT_EQ(f.at("gpu"), 5);
+    EXPECT_THAT(f.at("title").get<std::string>(), HasSubstr("12.9 GB/s"));
+    found = true;
+  }
+  EXPECT_TRUE(found) << r.out;
+}
+
+TEST(ActiveCli, DemoStressTextShowsTheFiguresTable) {
+  const auto r = run_gpuwarden({"doctor", "--demo", "--stress", "1"});
+  ASSERT_FALSE(r.timed_out) << r.describe();
+  EXPECT_THAT(r.out, HasSubstr("Stress: 1 s planned"));
+  EXPECT_THAT(r.out, HasSubstr("[active.copy_below_link]"));
+  EXPECT_THAT(r.out, HasSubstr("Gen5 x16 (63.0)"));
+  EXPECT_THAT(r.out, HasSubstr("--force is implied"));
+}
+
+TEST(ActiveCli, StressOnlyOptionsWithoutStressAreUsageErrors) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"doctor", "--demo", "--force"},
+           {"doctor", "--demo", "--gpu", "1"},
+           {"doctor", "--demo", "--stress", "5", "--quick"},
+           {"doctor", "--demo", "--stress", "0"}}) {
+    const auto r = run_gpuwarden(args);
+    EXPECT_EQ(r.exit_code, 64) << args.back() << r.describe();
+  }
+}
+
+}  // namespace
+}  // namespace gw::clitest
