@@ -18,6 +18,8 @@ std::span<const CommandSpec> command_table() {
                   &configure_serve},
       CommandSpec{"history", "Query the daemon's recorded history by GPU, metric and time",
                   &configure_history},
+      CommandSpec{"watch", "Live terminal view of every GPU, its findings and history",
+                  &configure_watch},
   };
   return kCommands;
 }

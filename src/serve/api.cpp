@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "core/snapshot_json.h"
+#include "serve/dashboard.h"
 #include "serve/daemon_state.h"
 #include "store/history_view.h"
 
@@ -206,6 +207,7 @@ json alerts_json(const Daemon::State& s) {
 
 void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> state,
                     std::function<Status()> reload) {
+  install_dashboard_routes(server, state);  // GET /, its assets, /api/overview, /api/throttle
   server.Get("/metrics", [state](const httplib::Request&, httplib::Response& res) {
     std::string body;
     {
@@ -274,12 +276,18 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
     q.to_ms = *to;
     std::lock_guard lk(state->reader_m);
     if (!state->reader) return send_error(res, 503, "store.unavailable", "no history database");
+    // points=N: at most N points per GPU (store::downsample), for charts over long windows.
+    const std::string points = req.has_param("points") ? req.get_param_value("points") : "0";
+    if (points.empty() || points.size() > 5 || points.find_first_not_of("0123456789") != std::string::npos)
+      return send_error(res, 400, "api.bad_param", "points: expected a whole number 0..99999");
+    const size_t buckets = std::stoul(points);
     auto pts = state->reader->query(q);
     if (!pts)
       return send_error(res, pts.error().code == "history.unknown_metric" ? 400 : 500,
                         pts.error().code, pts.error().message);
     json out = json::array();
-    for (const auto& p : *pts) out.push_back(store::history_point_json(p));
+    for (const auto& p : store::downsample(*pts, q.from_ms, q.to_ms, buckets))
+      out.push_back(store::history_point_json(p));
     send_json(res,
               {{"metric", q.metric}, {"from_ms", q.from_ms}, {"to_ms", q.to_ms}, {"points", out}});
   });
@@ -303,7 +311,8 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
       send_error(res, 404, "api.not_found",
                  "no such endpoint " + req.path +
                      " (try /metrics, /healthz, /api/health, /api/gpus, /api/findings, "
-                     "/api/alerts, /api/events, /api/history)");
+                     "/api/alerts, /api/events, /api/history, /api/overview, /api/throttle; the "
+                     "dashboard is at /)");
   });
 }
 
