@@ -1,5 +1,7 @@
 #include "cli/status_view.h"
 
+#include "core/clock_words.h"
+
 #include <fmt/format.h>
 
 #include <array>

@@ -1,5 +1,7 @@
 #include "core/gpu_verdict.h"
 
+#include "core/clock_words.h"
+
 namespace gw {
 namespace {
 

@@ -192,10 +192,6 @@ struct Snapshot {
 };
 
 std::string_view gpu_access_name(GpuAccess a);
-// The clock-reason bits in `mask` in words ("SW power cap", "HW thermal slowdown"), worst
-// first; "GPU idle" is left out (it is not a problem). Shared by `status`, `watch` and the
-// dashboard so a reason reads the same everywhere.
-std::vector<std::string> clock_reason_words(uint64_t mask);
 // Formats NVML's CUDA integer (12040) as "12.4".
 std::string cuda_version_string(int v);
 

@@ -1,5 +1,6 @@
 // Routes of the dashboard and the JSON it reads beyond the base API. Every handler is a GET
 // that copies what it needs under the state's lock and renders outside it where it can.
+#include "core/clock_words.h"
 #include "serve/dashboard.h"
 
 #include <fmt/format.h>

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <ctime>
 
+#include "core/clock_words.h"
 #include "core/snapshot.h"
 #include "serve/dashboard.h"
 

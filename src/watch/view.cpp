@@ -1,3 +1,4 @@
+#include "core/clock_words.h"
 #include "watch/view.h"
 
 #include <fmt/format.h>
