@@ -11,6 +11,7 @@
 #include "core/gpu_verdict.h"
 #include "serve/daemon_state.h"
 #include "serve/web_assets.h"
+#include "store/history_view.h"
 
 namespace gw::serve {
 namespace {
@@ -127,7 +128,7 @@ bool chart_metric(const std::string& m) {
 
 Result<std::vector<store::HistoryPoint>> query(Daemon::State& s, const store::HistoryQuery& q) {
   std::lock_guard lk(s.reader_m);
-  if (!s.reader) return Error{"store.unavailable", "no history database"};
+  if (!s.reader) return make_error("store.unavailable", "no history database");
   return s.reader->query(q);
 }
 

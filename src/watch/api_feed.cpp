@@ -35,7 +35,7 @@ class ApiFeed final : public Feed {
     auto gpus = get("/api/gpus");
     if (!gpus) return gpus.error();
     auto snap = snapshot_from_json(*gpus);
-    if (!snap) return Error{"watch.bad_api", "daemon /api/gpus: " + snap.error().to_string()};
+    if (!snap) return make_error("watch.bad_api", "daemon /api/gpus: " + snap.error().to_string());
     Frame f;
     f.snapshot = std::move(*snap);
     f.source = "daemon " + url_;
@@ -52,11 +52,11 @@ class ApiFeed final : public Feed {
  private:
   Result<json> get(const std::string& path) {
     auto res = client_.Get(path);
-    if (!res) return Error{"watch.daemon_unreachable", url_ + path + ": " + httplib::to_string(res.error())};
+    if (!res) return make_error("watch.daemon_unreachable", url_ + path + ": " + httplib::to_string(res.error()));
     if (res->status != 200 && res->status != 503)
-      return Error{"watch.daemon_error", url_ + path + ": HTTP " + std::to_string(res->status)};
+      return make_error("watch.daemon_error", url_ + path + ": HTTP " + std::to_string(res->status));
     json j = json::parse(res->body, nullptr, false);
-    if (j.is_discarded()) return Error{"watch.bad_api", url_ + path + ": not JSON"};
+    if (j.is_discarded()) return make_error("watch.bad_api", url_ + path + ": not JSON");
     return j;
   }
 

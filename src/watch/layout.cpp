@@ -79,7 +79,7 @@ void column_titles(Grid& g, int row) {
   g.put(row, kMemCol, "MEM");
   g.put(row, kTempCol, "TEMP/SD/SH");
   g.put(row, kPowerCol, "POWER/LIM");
-  g.put(row, kClockCol, "SM/MAX MHz");
+  g.put(row, kClockCol, "SM/MAX");
   g.put(row, kPcieCol, "PCIE NOW/MAX");
   for (int c = 0; c < g.cols(); ++c) g.at(row, c).tone = Tone::kTitle;
 }
@@ -108,7 +108,7 @@ int put_spark(Grid& g, int row, int col, const std::vector<std::string>& cells, 
 void history_line(Grid& g, int row, const Frame& f, const GpuRow& r, const ViewOptions& o) {
   const auto it = f.history.find(r.index);
   const GpuHistory* h = it == f.history.end() ? nullptr : &it->second;
-  const int w = std::clamp((g.cols() - 44) / 2, 8, 40);
+  const int w = std::clamp((g.cols() - 50) / 2, 8, 40);
   const GpuState& gs = f.snapshot.gpus[r.index];
   int col = g.put(row, kNameCol, "u", Tone::kDim);
   col = put_spark(g, row, col, sparkline(h ? h->util_pct : std::vector<Point>{}, h,
@@ -139,8 +139,7 @@ void findings_block(Grid& g, int row, int last_row, const Frame& f) {
 }
 
 std::string key_line(const UiState& ui) {
-  return fmt::format("Up/Dn select  Enter details  s sort:{}  [ ] history  z span:{}  "
-                     "p pause  ? help  q quit",
+  return fmt::format("Up/Dn Enter:detail s:sort:{} [/]:history z:span:{} p:pause ?:help q:quit",
                      sort_name(ui.sort), span_text(ui.span_ms()));
 }
 

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <ctime>
 
 namespace gw::watch {
 namespace {
@@ -22,18 +21,6 @@ std::vector<Finding> active_findings(const Frame& f) {
   for (const WatchFinding& w : f.findings)
     if (w.active) out.push_back(w.finding);
   return out;
-}
-
-Tone level_tone(GpuLevel l) {
-  switch (l) {
-    case GpuLevel::kOk: return Tone::kGood;
-    case GpuLevel::kWarn: return Tone::kWarn;
-    default: return Tone::kBad;
-  }
-}
-
-Tone severity_tone(Severity s) {
-  return s == Severity::kCritical ? Tone::kBad : s == Severity::kWarning ? Tone::kWarn : Tone::kDim;
 }
 
 void fill_temp(GpuRow& r, const GpuState& g) {
@@ -70,17 +57,6 @@ void fill_pcie(GpuRow& r, const GpuState& g) {
                      (s.pcie_width && g.info.pcie_max_width && *s.pcie_width < *g.info.pcie_max_width);
   // Idle GPUs lower their link on purpose; only a busy GPU's slow link is worth a colour.
   if (below && s.util_gpu_pct.value_or(0) >= 10) r.pcie_tone = Tone::kWarn;
-}
-
-std::string time_of_day(int64_t ms) {
-  const std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  return fmt::format("{:02}:{:02}:{:02}Z", tm.tm_hour, tm.tm_min, tm.tm_sec);
-}
-
-std::string span_text(int64_t ms) {
-  return ms >= 3600'000 ? fmt::format("{}h", ms / 3600'000) : fmt::format("{}m", ms / 60'000);
 }
 
 int severity_rank(const GpuRow& r) { return static_cast<int>(r.verdict.level); }

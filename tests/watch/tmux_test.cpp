@@ -161,7 +161,7 @@ TEST_F(WatchInTmux, ResizeTo80x24KeepsTheLayoutWhole) {
     std::vector<std::string> rows;
     for (std::string r; std::getline(in, r);) rows.push_back(r);
     return rows.size() == 24 && rows[0].find("gpuwarden watch") == 0 &&
-           rows[23].find("Up/Dn select") == 0 && rows[2].find("> 0  H100") == 0 &&
+           rows[23].find("Up/Dn Enter:detail") == 0 && rows[2].find("> 0  H100") == 0 &&
            rows[1].find("PCIE NOW/MAX") != std::string::npos;
   }, 5s)) << tmux_->screen("small");
   const std::string s = tmux_->screen("small");

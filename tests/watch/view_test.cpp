@@ -65,7 +65,7 @@ TEST(WatchView, EightGpusFitIn80x24WithReasonsAndTheLostGpu) {
   EXPECT_NE(text.find("LOST"), std::string::npos) << text;
   EXPECT_NE(text.find("fallen off the bus (GPU is lost)"), std::string::npos) << text;
   EXPECT_NE(text.find("CRIT GPU 5 gpu.fallen_off_bus"), std::string::npos) << text;
-  EXPECT_EQ(g.line(23).rfind("Up/Dn select", 0), 0u) << text;
+  EXPECT_EQ(g.line(23).rfind("Up/Dn Enter:detail", 0), 0u) << text;
   // Two lines per GPU fit: the throttled GPU's history line carries its slowdown mark.
   EXPECT_NE(text.find('!'), std::string::npos) << text;
 }
@@ -77,7 +77,7 @@ TEST(WatchView, TooManyGpusForTwoLinesFallBackToOneAndKeepTheSelectionVisible) {
   ui.selected = 15;
   const Grid g = render(f, ui, 24, 80, {false});
   EXPECT_NE(g.text().find(">15  H100"), std::string::npos) << g.text();
-  EXPECT_EQ(g.line(23).rfind("Up/Dn select", 0), 0u);
+  EXPECT_EQ(g.line(23).rfind("Up/Dn Enter:detail", 0), 0u);
 }
 
 TEST(WatchView, SparklineScalesAndMarksXidAndSlowdown) {
