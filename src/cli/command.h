@@ -53,6 +53,5 @@ Action configure_doctor(CLI::App& sub, const Io& io);
 Action configure_simulate(CLI::App& sub, const Io& io);
 Action configure_serve(CLI::App& sub, const Io& io);
 Action configure_history(CLI::App& sub, const Io& io);
-Action configure_watch(CLI::App& sub, const Io& io);
 
 }  // namespace gw::cli

@@ -4,6 +4,9 @@
 
 namespace gw::cli {
 
+// Declared here rather than in command.h: a new line there recompiles every subcommand file.
+Action configure_watch(CLI::App& sub, const Io& io);
+
 // Every subcommand, in the order `gpuwarden --help` lists them. Add new ones here.
 std::span<const CommandSpec> command_table() {
   static constexpr std::array kCommands = {

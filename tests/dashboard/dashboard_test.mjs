@@ -106,6 +106,9 @@ test('a GPU lost mid-run turns red without a reload', async () => {
   assert.match(lost.reason, /fallen off the bus/);
   assert.equal(lost.color, 'rgb(207, 34, 46)');
   await page.waitFor(`document.querySelector('#findings-active li[data-code="gpu.fallen_off_bus"]')`);
+  // The shipped GpuLost alert fires and the alert log shows it, also without a reload.
+  await page.waitFor(`[...document.querySelectorAll('#alerts tbody tr')].some(r =>
+      r.textContent.includes('GpuLost') && r.textContent.includes('firing') && r.textContent.includes('GPU 5'))`);
 });
 
 test('no console errors, and a screenshot kept', async () => {
