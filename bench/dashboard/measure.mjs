@@ -59,5 +59,5 @@ try {
 } finally {
   await browser.close();
   daemon.kill('SIGTERM');
-  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 }

@@ -117,11 +117,14 @@ void history_line(Grid& g, int row, const Frame& f, const GpuRow& r, const ViewO
   const double hot = gs.info.temp_shutdown_c.value_or(95);
   col = put_spark(g, row, col, sparkline(h ? h->temp_c : std::vector<Point>{}, nullptr,
                   f.history_from_ms, f.history_to_ms, w, 20, hot, o.unicode), Tone::kNormal);
-  std::string why = r.verdict.reason.empty() ? "ok" : r.verdict.reason;
-  if (!r.throttle.empty() && why.find(r.throttle) == std::string::npos &&
-      r.verdict.level != GpuLevel::kLost)
-    why += "; " + r.throttle;
-  g.put(row, col + 1, why, level_tone(r.verdict.level));
+  // The slowdown reasons in words come first: they are what a person asks "why slow?" for.
+  if (!r.throttle.empty() && r.verdict.level != GpuLevel::kLost) {
+    col = g.put(row, col + 1, r.throttle, Tone::kWarn);
+    if (r.verdict.reason.empty() || r.verdict.reason == r.throttle) return;
+    g.put(row, col, " | " + r.verdict.reason, level_tone(r.verdict.level));
+    return;
+  }
+  g.put(row, col + 1, r.verdict.reason.empty() ? "ok" : r.verdict.reason, level_tone(r.verdict.level));
 }
 
 void findings_block(Grid& g, int row, int last_row, const Frame& f) {

@@ -60,8 +60,11 @@ export class Browser {
   }
 
   async close() {
+    const exited = new Promise((r) => this.proc.once('exit', r));
     try { await this.send('Browser.close'); } catch { /* already gone */ }
-    this.proc.kill('SIGKILL');
+    const timer = setTimeout(() => this.proc.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(timer);
   }
 }
 

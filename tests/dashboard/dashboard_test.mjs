@@ -1,5 +1,6 @@
 // The web dashboard in headless Chromium against `gpuwarden serve` playing scenarios/faces.json
-// (GPU 2 thermally throttled at 91 C, GPU 5 lost at t=20 s; scenario time runs 4x). One
+// (GPU 2 thermally throttled at 91 C, Xid 48 on GPU 1, GPU 5 lost at t=40 s; scenario time runs
+// 4x, so GPU 5 is lost about 10 s after the daemon starts). One
 // daemon and one browser for every case. Usage:
 //   node dashboard_test.mjs GPUWARDEN FAKE_NVML_LIB SOURCE_DIR ARTIFACT_DIR
 import { test, before, after } from 'node:test';
@@ -28,7 +29,9 @@ async function waitHealthy(url, ms) {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     try {
-      if ((await fetch(url + '/healthz')).status === 200) return;
+      // /api/overview, not /healthz: once GPU 5 is lost the daemon is rightly unhealthy.
+      const r = await fetch(url + '/api/overview');
+      if (r.status === 200 && (await r.json()).gpus.length === 8) return;
     } catch { /* not up yet */ }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -48,7 +51,7 @@ before(async () => {
     '--nvml-lib', fakeLib, '--config', path.join(tmp, 'gw.toml')],
   { stdio: ['ignore', log, log], env: { ...process.env, GPUWARDEN_FAKE_TIME_SCALE: '4' } });
   browser = Browser.launch(chromium, path.join(tmp, 'chromium'));
-  await waitHealthy(base, 15000);
+  await waitHealthy(base, 40000);
   page = await browser.newPage();
   await page.start(1280, 1400);
   await page.goto(base + '/');
@@ -58,18 +61,22 @@ before(async () => {
 after(async () => {
   if (browser) await browser.close();
   if (daemon) daemon.kill('SIGTERM');
-  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 });
 
 test('every GPU is on the first render, the throttled one in words', async () => {
   const cards = await page.eval(`[...document.querySelectorAll('article.gpu')].map(a => ({
       gpu: a.dataset.gpu, level: a.dataset.level, reason: a.querySelector('.reason').textContent,
+      throttle: a.querySelector('dd[data-k=throttle]').textContent,
       temp: a.querySelector('dd[data-k=temp]').textContent }))`);
   assert.deepEqual(cards.map((c) => c.gpu), ['0', '1', '2', '3', '4', '5', '6', '7']);
   assert.equal(cards[2].level, 'bad');
-  assert.match(cards[2].reason, /HW thermal slowdown/);
+  assert.match(cards[2].reason, /overheating/);
+  assert.equal(cards[2].throttle, 'HW thermal slowdown, HW slowdown, SW thermal slowdown');
+  assert.equal(cards[0].throttle, 'none');
   assert.match(cards[2].temp, /^91 C \(slowdown 89, shutdown 92\)$/);
   assert.equal(cards[0].level, 'ok');
+  assert.notEqual(cards[5].level, 'lost');  // not yet: it is lost while the page is open
 });
 
 test("the scenario's findings with evidence and remedy", async () => {
@@ -83,8 +90,9 @@ test("the scenario's findings with evidence and remedy", async () => {
 });
 
 test('charts carry the played values', async () => {
-  // GPU 2 is selected first (the first GPU that is not green).
-  await page.waitFor(`document.querySelector('#charts svg[data-metric=temp_c][data-max]')`);
+  await page.eval(`document.querySelector('article.gpu[data-gpu="2"]').click()`);
+  await page.waitFor(`document.getElementById('detail-title').textContent === 'GPU 2'`);
+  await page.waitFor(`document.querySelector('#charts svg[data-metric=temp_c][data-max="91"]')`);
   const c = await page.eval(`Object.fromEntries([...document.querySelectorAll('#charts svg')].map(s =>
       [s.dataset.metric, { max: s.dataset.max, last: s.dataset.last, n: Number(s.dataset.points) }]))`);
   assert.equal(c.temp_c.max, '91');
@@ -92,7 +100,7 @@ test('charts carry the played values', async () => {
   assert.equal(c.power_w.last, '331');
   assert.equal(c.util_gpu_pct.max, '100');
   assert.ok(c.temp_c.n > 0);
-  const throttle = await page.eval(`document.querySelector('#throttle tr[data-reason="HW thermal slowdown"]').textContent`);
+  const throttle = await page.waitFor(`document.querySelector('#throttle tr[data-reason="HW thermal slowdown"]')?.textContent`);
   assert.match(throttle, /HW thermal slowdown[1-9]\d* s/);
 });
 

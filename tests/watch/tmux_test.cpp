@@ -1,5 +1,5 @@
 // `gpuwarden watch` in a real terminal (tmux), fed by a real daemon playing scenarios/faces.json
-// (GPU 2 thermally throttled, an Xid on GPU 1, GPU 5 lost at t=20 s, played 4x fast): keys are
+// (GPU 2 thermally throttled, an Xid on GPU 1, GPU 5 lost at t=40 s, played 4x fast): keys are
 // sent with send-keys, the screen is read with capture-pane. One daemon and one tmux server for
 // the whole file; each case opens its own window.
 #include <gtest/gtest.h>
@@ -32,18 +32,19 @@ class Tmux {
   explicit Tmux(const fs::path& dir) : sock_((dir / "tmux.sock").string()) {}
   ~Tmux() { run(tmux() + " kill-server 2>/dev/null"); }
   std::string tmux() const { return "tmux -S " + sock_; }
-  // A new window `name` of cols x rows running `command` (the pane stays after it exits).
+  // A new window `name` of cols x rows running `command` (the pane stays after it exits). The
+  // first call starts the server with an idle window, so the options hold before any view runs.
   void open(const std::string& name, int cols, int rows, const std::string& command) {
-    const std::string size = " -x " + std::to_string(cols) + " -y " + std::to_string(rows);
     if (!started_) {
-      run(tmux() + " -f /dev/null new-session -d -s t -n " + name + size + " '" + command + "'");
+      // (No global window-size manual: tmux 3.3a's server crashes on the next new-window;
+      // resize-window below makes each window's size manual by itself.)
+      run(tmux() + " -f /dev/null new-session -d -s t -n idle -x 100 -y 30 'sleep 3600'");
       run(tmux() + " set-option -g remain-on-exit on");
-      run(tmux() + " set-option -g window-size manual");
       started_ = true;
-    } else {
-      run(tmux() + " new-window -d -t t -n " + name + " '" + command + "'");
-      run(tmux() + " resize-window -t t:" + name + size);
     }
+    run(tmux() + " new-window -d -t t -n " + name + " '" + command + "'");
+    run(tmux() + " resize-window -t t:" + name + " -x " + std::to_string(cols) + " -y " +
+        std::to_string(rows));
   }
   void keys(const std::string& name, const std::string& keys) {
     run(tmux() + " send-keys -t t:" + name + " " + keys);
@@ -63,7 +64,7 @@ class Tmux {
   bool started_ = false;
 };
 
-// One daemon for every case: scenario time runs 4x (GPU 5 is lost 5 s after start).
+// One daemon for every case: scenario time runs 4x (GPU 5 is lost 10 s after start).
 class WatchInTmux : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -76,6 +77,7 @@ class WatchInTmux : public ::testing::Test {
                            fake_lib(), "--config", tmp_->write("gw.toml", c).string()},
                           tmp_->path() / "serve.log");
     tmux_ = new Tmux(tmp_->path());
+    ASSERT_TRUE(wait_until([] { return get(port_, "/api/overview").status == 200; }, 15s));
   }
   static void TearDownTestSuite() {
     delete tmux_;
@@ -105,7 +107,7 @@ TEST_F(WatchInTmux, ShowsTheScenarioNumbersThrottleReasonAndTheLostGpu) {
   EXPECT_NE(s.find("612/700W"), std::string::npos) << s;    // GPU 0 power against limit
   EXPECT_NE(s.find("HW thermal slowdown"), std::string::npos) << s;
   EXPECT_NE(s.find("5x16/5x16"), std::string::npos) << s;   // PCIe now/max
-  ASSERT_TRUE(tmux_->shows("main", "LOST")) << tmux_->screen("main");
+  ASSERT_TRUE(tmux_->shows("main", "LOST", 30s)) << tmux_->screen("main");
   ASSERT_TRUE(tmux_->shows("main", "gpu.fallen_off_bus")) << tmux_->screen("main");
   const std::string lost = tmux_->screen("main");
   EXPECT_NE(lost.find("fallen off the bus"), std::string::npos) << lost;
@@ -129,7 +131,7 @@ TEST_F(WatchInTmux, SelectShowsProcessesAndFindingsWithEvidenceAndRemedy) {
 
 TEST_F(WatchInTmux, SortScrollPauseHelpAndQuit) {
   tmux_->open("keys", 100, 30, watch_cmd("NO_COLOR=1 TERM=tmux-256color"));
-  ASSERT_TRUE(tmux_->shows("keys", "LOST"));
+  ASSERT_TRUE(tmux_->shows("keys", "LOST", 30s));
   tmux_->keys("keys", "s");
   ASSERT_TRUE(tmux_->shows("keys", "sort:health"));
   // Worst first: the lost GPU 5 heads the list (third line: title, column names, first GPU).

@@ -9,7 +9,7 @@ const CHART_METRICS = ['util_gpu_pct', 'temp_c', 'power_w', 'sm_clock_mhz'];
 const CARD_KEYS = [['util', 'util'], ['mem', 'memory'], ['temp', 'temp'], ['power', 'power'],
   ['clock', 'SM clock'], ['pcie', 'PCIe'], ['throttle', 'throttle']];
 
-const ui = { gpu: null, range: '1h', chartsAt: 0 };
+const ui = { gpu: null, range: '1h', chartsAt: 0, seq: 0 };
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -102,6 +102,7 @@ function updateAlerts(a) {
 
 async function loadCharts() {
   if (ui.gpu === null) return;
+  const seq = ++ui.seq;  // a slower answer for an earlier choice must not overwrite this one
   const box = document.getElementById('charts');
   const svgs = await Promise.all(CHART_METRICS.map(async (m) => {
     const r = await fetch('/dashboard/chart.svg?gpu=' + ui.gpu + '&metric=' + m + '&range=' + ui.range,
@@ -114,8 +115,10 @@ async function loadCharts() {
     d.innerHTML = s;  // our own renderer's output (escaped there)
     return d;
   });
+  if (seq !== ui.seq) return;
   box.replaceChildren(...parts);
   const t = await getJSON('/api/throttle?gpu=' + ui.gpu + '&range=' + ui.range);
+  if (seq !== ui.seq) return;
   updateThrottle(t);
   ui.chartsAt = Date.now();
 }
