@@ -95,7 +95,7 @@ std::string chart_svg(const ChartSpec& spec, const std::vector<store::HistoryPoi
   Scale s{static_cast<double>(spec.from_ms), static_cast<double>(spec.to_ms),
           spec.y_min.value_or(empty ? 0 : std::min(lo, 0.0)),
           spec.y_max.value_or(empty ? 1 : std::max({hi, spec.limit.value_or(hi), lo + 1}) * 1.05),
-          56, 18, spec.width - 66, spec.height - 40};
+          74, 18, spec.width - 84, spec.height - 40};
   if (s.x1 <= s.x0) s.x1 = s.x0 + 1;
   std::string out = fmt::format(
       R"(<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {} {}" width="{}" height="{}" data-metric="{}" data-points="{}")",

@@ -99,7 +99,7 @@ Tmux* WatchInTmux::tmux_ = nullptr;
 int WatchInTmux::port_ = 0;
 
 TEST_F(WatchInTmux, ShowsTheScenarioNumbersThrottleReasonAndTheLostGpu) {
-  tmux_->open("main", 100, 30, watch_cmd("NO_COLOR=1 TERM=tmux-256color"));
+  tmux_->open("main", 120, 30, watch_cmd("NO_COLOR=1 TERM=tmux-256color"));
   ASSERT_TRUE(tmux_->shows("main", "SW thermal slowdown")) << tmux_->screen("main");
   const std::string s = tmux_->screen("main");
   EXPECT_NE(s.find("91C/89/92"), std::string::npos) << s;   // GPU 2: temp / slowdown / shutdown
@@ -115,7 +115,7 @@ TEST_F(WatchInTmux, ShowsTheScenarioNumbersThrottleReasonAndTheLostGpu) {
 }
 
 TEST_F(WatchInTmux, SelectShowsProcessesAndFindingsWithEvidenceAndRemedy) {
-  tmux_->open("sel", 100, 40, watch_cmd("NO_COLOR=1 TERM=tmux-256color"));
+  tmux_->open("sel", 120, 40, watch_cmd("NO_COLOR=1 TERM=tmux-256color"));
   ASSERT_TRUE(tmux_->shows("sel", "SW thermal slowdown"));
   tmux_->keys("sel", "Down Down Enter");
   ASSERT_TRUE(tmux_->shows("sel", "PROCESSES")) << tmux_->screen("sel");
@@ -130,7 +130,7 @@ TEST_F(WatchInTmux, SelectShowsProcessesAndFindingsWithEvidenceAndRemedy) {
 }
 
 TEST_F(WatchInTmux, SortScrollPauseHelpAndQuit) {
-  tmux_->open("keys", 100, 30, watch_cmd("NO_COLOR=1 TERM=tmux-256color"));
+  tmux_->open("keys", 120, 30, watch_cmd("NO_COLOR=1 TERM=tmux-256color"));
   ASSERT_TRUE(tmux_->shows("keys", "LOST", 30s));
   tmux_->keys("keys", "s");
   ASSERT_TRUE(tmux_->shows("keys", "sort:health"));
@@ -173,8 +173,8 @@ TEST_F(WatchInTmux, ResizeTo80x24KeepsTheLayoutWhole) {
 }
 
 TEST_F(WatchInTmux, NoColorGivesNoEscapesAndColourGivesSome) {
-  tmux_->open("plain", 100, 30, watch_cmd("NO_COLOR=1 TERM=tmux-256color"));
-  tmux_->open("colour", 100, 30, watch_cmd("TERM=tmux-256color"));
+  tmux_->open("plain", 120, 30, watch_cmd("NO_COLOR=1 TERM=tmux-256color"));
+  tmux_->open("colour", 120, 30, watch_cmd("TERM=tmux-256color"));
   ASSERT_TRUE(tmux_->shows("plain", "SW thermal slowdown"));
   ASSERT_TRUE(tmux_->shows("colour", "SW thermal slowdown"));
   EXPECT_EQ(tmux_->screen("plain", true).find("\x1b["), std::string::npos)
