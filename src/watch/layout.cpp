@@ -108,7 +108,7 @@ int put_spark(Grid& g, int row, int col, const std::vector<std::string>& cells, 
 void history_line(Grid& g, int row, const Frame& f, const GpuRow& r, const ViewOptions& o) {
   const auto it = f.history.find(r.index);
   const GpuHistory* h = it == f.history.end() ? nullptr : &it->second;
-  const int w = std::clamp((g.cols() - 56) / 2, 8, 40);  // leaves ~45 columns for the reason
+  const int w = std::clamp((g.cols() - 69) / 2, 8, 30);  // leaves 55+ columns for the reason
   const GpuState& gs = f.snapshot.gpus[r.index];
   int col = g.put(row, kNameCol, "u", Tone::kDim);
   col = put_spark(g, row, col, sparkline(h ? h->util_pct : std::vector<Point>{}, h,

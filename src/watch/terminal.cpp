@@ -2,6 +2,7 @@
 // layout.cpp. Redraws only when a frame arrives, a key is pressed or the terminal resized.
 #include <curses.h>
 
+#include <algorithm>
 #include <chrono>
 #include <clocale>
 #include <ostream>
@@ -71,7 +72,7 @@ int run_plain(Feed& feed, const RunOptions& o, std::ostream& out, std::ostream& 
   UiState ui;
   for (int k = 0; k < o.frames; ++k) {
     if (k > 0) std::this_thread::sleep_for(std::chrono::milliseconds(o.refresh_ms));
-    auto f = feed.poll({ui.span_ms(), 0, std::max(o.plain_cols - 56, 16) / 2});
+    auto f = feed.poll({ui.span_ms(), 0, std::clamp((o.plain_cols - 69) / 2, 8, 30)});
     if (!f) {
       err << "gpuwarden watch: " << f.error().to_string() << " [" << f.error().code << "]\n";
       return 69;
@@ -106,7 +107,7 @@ int run_watch(Feed& feed, const RunOptions& o, std::ostream& out, std::ostream& 
   timeout(100);
   while (!ui.quit) {
     if ((!ui.paused && Clock::now() >= next_poll) || refetch) {
-      auto f = feed.poll({ui.span_ms(), ui.back_ms, std::max(COLS - 56, 16) / 2});
+      auto f = feed.poll({ui.span_ms(), ui.back_ms, std::clamp((COLS - 69) / 2, 8, 30)});
       if (f) frame = std::move(*f);
       else frame.error = f.error().message;
       next_poll = Clock::now() + std::chrono::milliseconds(o.refresh_ms);
