@@ -7,6 +7,7 @@
 #include "core/snapshot_json.h"
 #include "serve/dashboard.h"
 #include "serve/daemon_state.h"
+#include "serve/job_mapping.h"
 #include "store/history_view.h"
 
 namespace gw::serve {
@@ -210,6 +211,12 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
   install_dashboard_routes(server, state);  // GET /, its assets, /api/overview, /api/throttle
   server.Get("/metrics", [state](const httplib::Request&, httplib::Response& res) {
     std::string body;
+    std::string jobs_dir;
+    {
+      std::lock_guard lk(state->m);
+      jobs_dir = state->job_mapping_dir;
+    }
+    const JobMap jobs = read_job_mapping(jobs_dir);  // file reads outside the lock
     {
       std::lock_guard lk(state->m);
       MetricsInput in;
@@ -222,6 +229,7 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
       in.health = &state->health;
       in.now_ms = wall_ms();
       in.hostname_label = state->serve.hostname_label;
+      in.jobs = &jobs;
       body = render_metrics(in);
     }
     res.set_header("X-Content-Type-Options", "nosniff");
