@@ -4,6 +4,9 @@
 
 namespace gw::cli {
 
+// Declared here rather than in command.h: a new line there recompiles every subcommand file.
+Action configure_watch(CLI::App& sub, const Io& io);
+
 // Every subcommand, in the order `gpuwarden --help` lists them. Add new ones here.
 std::span<const CommandSpec> command_table() {
   static constexpr std::array kCommands = {
@@ -21,6 +24,8 @@ std::span<const CommandSpec> command_table() {
       CommandSpec{"check", "Exit 0 when this node's GPUs are healthy; --drain drains it in Slurm",
                   &configure_check},
       CommandSpec{"slurm", "Slurm job hooks: slurm prolog / slurm epilog", &configure_slurm},
+      CommandSpec{"watch", "Live terminal view of every GPU, its findings and history",
+                  &configure_watch},
   };
   return kCommands;
 }

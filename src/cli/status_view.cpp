@@ -1,5 +1,7 @@
 #include "cli/status_view.h"
 
+#include "core/clock_words.h"
+
 #include <fmt/format.h>
 
 #include <array>
@@ -367,29 +369,7 @@ std::string render_gpu(const GpuState& g, const StatusViewOptions& o, const Pain
 
 }  // namespace
 
-std::vector<std::string> throttle_words(uint64_t mask) {
-  // Worst first: hardware-forced slowdowns cut clocks by half or more.
-  static constexpr std::array<std::pair<uint64_t, std::string_view>, 8> kWords = {{
-      {clock_reason::kHwPowerBrakeSlowdown, "HW power brake slowdown"},
-      {clock_reason::kHwThermalSlowdown, "HW thermal slowdown"},
-      {clock_reason::kHwSlowdown, "HW slowdown"},
-      {clock_reason::kSwThermalSlowdown, "SW thermal slowdown"},
-      {clock_reason::kSwPowerCap, "SW power cap"},
-      {clock_reason::kSyncBoost, "sync boost"},
-      {clock_reason::kApplicationsClocksSetting, "applications clocks setting"},
-      {clock_reason::kDisplayClockSetting, "display clock setting"},
-  }};
-  std::vector<std::string> out;
-  uint64_t known = clock_reason::kGpuIdle;
-  for (const auto& [bit, word] : kWords) {
-    known |= bit;
-    if ((mask & bit) != 0) out.emplace_back(word);
-  }
-  if (const uint64_t rest = mask & ~known; rest != 0) {
-    out.push_back(fmt::format("unknown reason 0x{:x}", rest));
-  }
-  return out;
-}
+std::vector<std::string> throttle_words(uint64_t mask) { return clock_reason_words(mask); }
 
 std::string render_status(const Snapshot& snapshot, const StatusViewOptions& options) {
   const Painter paint(options.color);

@@ -7,6 +7,7 @@
 #include <charconv>
 
 #include "core/snapshot_json.h"
+#include "serve/dashboard.h"
 #include "serve/daemon_state.h"
 #include "serve/job_mapping.h"
 #include "store/history_view.h"
@@ -89,8 +90,10 @@ void history_route(Daemon::State& state, const httplib::Request& req, httplib::R
   if (!req.has_param("metric"))
     return send_error(res, 400, "api.bad_param", "metric: required (e.g. metric=temp_c)");
   size_t max_points = kDefaultHistoryPoints;
-  if (req.has_param("max_points")) {
-    const std::string v = req.get_param_value("max_points");
+  // points=N is the views' spelling of the same bound (watch asks for one point per column).
+  const char* bound = req.has_param("max_points") ? "max_points" : "points";
+  if (req.has_param(bound)) {
+    const std::string v = req.get_param_value(bound);
     size_t n = 0;
     if (std::from_chars(v.data(), v.data() + v.size(), n).ptr != v.data() + v.size() || n < 1 ||
         n > kMaxHistoryPoints)
@@ -282,6 +285,7 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
     send_error(res, d.status, d.code, d.message);
     return httplib::Server::HandlerResponse::Handled;
   });
+  install_dashboard_routes(server, state);  // GET /, its assets, /api/overview, /api/throttle
   server.Get("/metrics", [state](const httplib::Request&, httplib::Response& res) {
     std::string body;
     std::string jobs_dir;
@@ -374,7 +378,8 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
       send_error(res, 404, "api.not_found",
                  "no such endpoint " + req.path +
                      " (try /metrics, /healthz, /readyz, /api/health, /api/gpus, /api/findings, "
-                     "/api/alerts, /api/events, /api/history)");
+                     "/api/alerts, /api/events, /api/history, /api/overview, /api/throttle; the "
+                     "dashboard is at /)");
   });
 }
 

@@ -1,0 +1,128 @@
+// The web dashboard in headless Chromium against `gpuwarden serve` playing scenarios/faces.json
+// (GPU 2 thermally throttled at 91 C, Xid 48 on GPU 1, GPU 5 lost at t=40 s; scenario time runs
+// 4x, so GPU 5 is lost about 10 s after the daemon starts). One
+// daemon and one browser for every case. Usage:
+//   node dashboard_test.mjs GPUWARDEN FAKE_NVML_LIB SOURCE_DIR ARTIFACT_DIR
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Browser } from './cdp.mjs';
+
+const [gpuwarden, fakeLib, sourceDir, artifacts] = process.argv.slice(2);
+const chromium = process.env.GW_CHROMIUM || '/usr/bin/chromium';
+let daemon, browser, page, base, tmp;
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitHealthy(url, ms) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    try {
+      // /api/overview, not /healthz: once GPU 5 is lost the daemon is rightly unhealthy.
+      const r = await fetch(url + '/api/overview');
+      if (r.status === 200 && (await r.json()).gpus.length === 8) return;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('daemon did not become healthy: ' + fs.readFileSync(path.join(tmp, 'serve.log'), 'utf8'));
+}
+
+before(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-dash-'));
+  const port = await freePort();
+  base = 'http://127.0.0.1:' + port;
+  fs.writeFileSync(path.join(tmp, 'gw.toml'),
+    `[serve]\nlisten = "127.0.0.1:${port}"\nstale_after = "3s"\n` +
+    `[storage]\npath = "${tmp}/history.db"\n` +
+    `[sampling]\ninterval = "100ms"\ngpu_deadline = "300ms"\ndiagnose_interval = "200ms"\nkernel_log = ""\n`);
+  const log = fs.openSync(path.join(tmp, 'serve.log'), 'w');
+  daemon = spawn(gpuwarden, ['serve', '--scenario', path.join(sourceDir, 'scenarios/faces.json'),
+    '--nvml-lib', fakeLib, '--config', path.join(tmp, 'gw.toml')],
+  { stdio: ['ignore', log, log], env: { ...process.env, GPUWARDEN_FAKE_TIME_SCALE: '4' } });
+  browser = Browser.launch(chromium, path.join(tmp, 'chromium'));
+  await waitHealthy(base, 40000);
+  page = await browser.newPage();
+  await page.start(1280, 1400);
+  await page.goto(base + '/');
+  await page.eval('window.__sameDocument = true');
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (daemon) daemon.kill('SIGTERM');
+  fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+});
+
+test('every GPU is on the first render, the throttled one in words', async () => {
+  const cards = await page.eval(`[...document.querySelectorAll('article.gpu')].map(a => ({
+      gpu: a.dataset.gpu, level: a.dataset.level, reason: a.querySelector('.reason').textContent,
+      throttle: a.querySelector('dd[data-k=throttle]').textContent,
+      temp: a.querySelector('dd[data-k=temp]').textContent }))`);
+  assert.deepEqual(cards.map((c) => c.gpu), ['0', '1', '2', '3', '4', '5', '6', '7']);
+  assert.equal(cards[2].level, 'bad');
+  assert.match(cards[2].reason, /overheating/);
+  assert.equal(cards[2].throttle, 'HW thermal slowdown, HW slowdown, SW thermal slowdown');
+  assert.equal(cards[0].throttle, 'none');
+  assert.match(cards[2].temp, /^91 C \(slowdown 89, shutdown 92\)$/);
+  assert.equal(cards[0].level, 'ok');
+  assert.notEqual(cards[5].level, 'lost');  // not yet: it is lost while the page is open
+});
+
+test("the scenario's findings with evidence and remedy", async () => {
+  await page.waitFor(`document.querySelector('#findings-active li[data-code^="thermal."]')`);
+  const f = await page.eval(`(() => { const li = document.querySelector('#findings-active li[data-code^="thermal."]');
+      return { text: li.textContent, evidence: li.querySelectorAll('.evidence li').length,
+               remedy: li.querySelector('.remedy').textContent }; })()`);
+  assert.match(f.text, /GPU 2/);
+  assert.ok(f.evidence > 0, 'evidence listed');
+  assert.match(f.remedy, /^What to do: .+/);
+});
+
+test('charts carry the played values', async () => {
+  await page.eval(`document.querySelector('article.gpu[data-gpu="2"]').click()`);
+  await page.waitFor(`document.getElementById('detail-title').textContent === 'GPU 2'`);
+  await page.waitFor(`document.querySelector('#charts svg[data-metric=temp_c][data-max="91"]')`);
+  const c = await page.eval(`Object.fromEntries([...document.querySelectorAll('#charts svg')].map(s =>
+      [s.dataset.metric, { max: s.dataset.max, last: s.dataset.last, n: Number(s.dataset.points) }]))`);
+  assert.equal(c.temp_c.max, '91');
+  assert.equal(c.sm_clock_mhz.last, '795');
+  assert.equal(c.power_w.last, '331');
+  assert.equal(c.util_gpu_pct.max, '100');
+  assert.ok(c.temp_c.n > 0);
+  const throttle = await page.waitFor(`document.querySelector('#throttle tr[data-reason="HW thermal slowdown"]')?.textContent`);
+  assert.match(throttle, /HW thermal slowdown[1-9]\d* s/);
+});
+
+test('a GPU lost mid-run turns red without a reload', async () => {
+  await page.waitFor(`document.querySelector('article.gpu[data-gpu="5"]').dataset.level === 'lost'`, 30000);
+  const lost = await page.eval(`(() => { const a = document.querySelector('article.gpu[data-gpu="5"]');
+      return { cls: a.className, reason: a.querySelector('.reason').textContent,
+               color: getComputedStyle(a).borderLeftColor, same: window.__sameDocument === true }; })()`);
+  assert.ok(lost.same, 'the page was not reloaded');
+  assert.match(lost.cls, /lvl-lost/);
+  assert.match(lost.reason, /fallen off the bus/);
+  assert.equal(lost.color, 'rgb(207, 34, 46)');
+  await page.waitFor(`document.querySelector('#findings-active li[data-code="gpu.fallen_off_bus"]')`);
+  // The shipped GpuLost alert fires and the alert log shows it, also without a reload.
+  await page.waitFor(`[...document.querySelectorAll('#alerts tbody tr')].some(r =>
+      r.textContent.includes('GpuLost') && r.textContent.includes('firing') && r.textContent.includes('GPU 5'))`);
+});
+
+test('no console errors, and a screenshot kept', async () => {
+  await page.eval(`document.querySelector('article.gpu[data-gpu="2"]').click()`);
+  await page.waitFor(`document.querySelector('#charts svg[data-metric=temp_c][data-max]')`);
+  fs.mkdirSync(artifacts, { recursive: true });
+  fs.writeFileSync(path.join(artifacts, 'dashboard.png'), await page.screenshot());
+  assert.deepEqual(page.errors, []);
+});
