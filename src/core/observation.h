@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dcgm.h"
 #include "core/event.h"
 #include "core/host.h"
 #include "core/result.h"
@@ -70,6 +71,12 @@ struct AppMessage {
 
 // How much of one input was understood: every line is either read by some parser or counted
 // here, so the report can say "41 lines not understood, first at line 3".
+// A line that names a GPU, its driver, CUDA, NCCL or DCGM and that no reader took anything from.
+struct UnreadLine {
+  size_t line = 0;      // 1-based
+  std::string excerpt;  // the line, shortened
+};
+
 struct InputCoverage {
   std::string origin;                // the file name as given
   std::vector<std::string> formats;  // what was found in it, in order: "nvidia-smi -q", ...
@@ -80,6 +87,11 @@ struct InputCoverage {
   std::vector<std::string> incomplete_reasons;  // "Attached GPUs: 8 but 4 GPU sections read"
   std::vector<std::string> notes;               // e.g. "-q fragment: one GPU of unknown bus id"
   size_t elided_lines = 0;                      // "[...]" marks left by whoever pasted it
+  // Of lines_not_understood, those that name a GPU, the NVIDIA driver, CUDA, NCCL or DCGM (or a
+  // PCIe error): they always weigh in the verdict. The first kMaxListed are kept with their text.
+  size_t gpu_lines_not_read = 0;
+  std::vector<UnreadLine> gpu_unread;
+  static constexpr size_t kMaxListed = 20;
 };
 
 struct Observation {
@@ -95,6 +107,7 @@ struct Observation {
   std::vector<std::string> notes;
   std::vector<AppMessage> app_messages;  // application/tool errors found in captures
   std::vector<InputCoverage> coverage;   // one per captured input (empty in live mode)
+  std::vector<DcgmResult> dcgm;          // DCGM tool output found in captures
 };
 
 }  // namespace gw

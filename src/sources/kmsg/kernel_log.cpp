@@ -54,7 +54,15 @@ class Stream {
     return p ? static_cast<size_t>(static_cast<const char*>(p) - text_.data()) : text_.size();
   }
   size_t line_end(size_t from) const { return next_of('\n', from); }
+  size_t next_word(std::string_view w, size_t from) const {
+    if (from >= text_.size()) return text_.size();
+    const void* p = memmem(text_.data() + from, text_.size() - from, w.data(), w.size());
+    return p ? static_cast<size_t>(static_cast<const char*>(p) - text_.data()) : text_.size();
+  }
   bool anchor_at(size_t h) const;
+  bool mention_at(size_t h) const;
+  void mention_line(std::string_view line, size_t line_no);
+  void unread_gpu(std::string_view line, size_t line_no);
   void advance_to(size_t ls);
   void other_line(std::string_view line, size_t line_no);
   void h_clock(const LogPrefix& p, Event* ev);
@@ -71,6 +79,7 @@ class Stream {
   size_t cur_ = 0;      // start of the first line not yet accounted for
   size_t line_no_ = 1;  // its line number
   bool walk_ = false;   // every line is looked at (classify_lines or a dmesg -H log)
+  bool mentions_ = false;  // on_unread_gpu_line is set: stop at GPU names too
   bool hmode_ = false;  // dmesg -H seen: delta lines need the running clock
   std::optional<int64_t> hclock_ms_;
   std::optional<Event> pending_;
@@ -96,6 +105,38 @@ bool Stream::anchor_at(size_t h) const {
       return text_.substr(h, 30) == "Gb/s available PCIe bandwidth,";
   }
   return false;
+}
+
+bool iequal_at(std::string_view s, size_t at, std::string_view w) {
+  return at + w.size() <= s.size() && text::iequals(s.substr(at, w.size()), w);
+}
+
+// A name of the GPU stack that is no event anchor: "NVIDIA"/"NVidia" (the 'V'), "GPU",
+// "CUDA", "NCCL", "DCGM" (the 'C'); lowercase "nvidia" is found by its own search.
+bool Stream::mention_at(size_t h) const {
+  const char c = text_[h];
+  if (c == 'V') return h >= 1 && (text_[h - 1] == 'N' || text_[h - 1] == 'n') &&
+                       iequal_at(text_, h + 1, "idia");
+  if (c == 'v') return h >= 1 && (text_[h - 1] == 'n' || text_[h - 1] == 'N');
+  if (c == 'G') return text_.substr(h, 3) == "GPU";
+  if (c == 'C')
+    return text_.substr(h, 4) == "CUDA" ||
+           (h >= 1 && (text_.substr(h - 1, 4) == "NCCL" || text_.substr(h - 1, 4) == "DCGM"));
+  return false;
+}
+
+void Stream::unread_gpu(std::string_view line, size_t line_no) {
+  if (!opt_.on_unread_gpu_line) return;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (is_routine_driver_line(line) || !names_gpu_stack(line)) return;
+  opt_.on_unread_gpu_line(line_no, line);
+}
+
+// A line found by a GPU name: an event line after all (the name came first), or unread.
+void Stream::mention_line(std::string_view line, size_t line_no) {
+  const kmsg::ParsedLine pl = kmsg::parse_line(line);
+  if (pl.role != LineRole::kNone) return gpu_line(line, line_no);
+  unread_gpu(line, line_no);
 }
 
 void Stream::h_clock(const LogPrefix& p, Event* ev) {
@@ -233,7 +274,10 @@ void Stream::gpu_line(std::string_view line, size_t line_no) {
     ++st_.bad_lines;
     return;
   }
-  if (pl.role == LineRole::kNone || pl.role == LineRole::kDriverText) return;
+  if (pl.role == LineRole::kNone || pl.role == LineRole::kDriverText) {
+    unread_gpu(line, line_no);
+    return;
+  }
   flush();
   ++st_.gpu_lines;
   pl.ev.origin = origin_of(origin_, line_no);
@@ -252,12 +296,16 @@ void Stream::gpu_line(std::string_view line, size_t line_no) {
 KernelLogStats Stream::run() {
   const size_t n = text_.size();
   walk_ = opt_.classify_lines;
+  mentions_ = static_cast<bool>(opt_.on_unread_gpu_line);
   // Next position of the rare byte of each anchor ('V' of "NVRM", 'X' of "SXid", 'R' of
   // "AER:", 'F' of "INFO: task", 'G' of "Gb/s available PCIe bandwidth"); each is searched again
   // only once the scan has passed it, so the text is read about once per anchor byte.
-  constexpr std::array<char, 5> kBytes = {'V', 'X', 'R', 'F', 'G'};
-  std::array<size_t, 5> next{};
-  for (size_t i = 0; i < kBytes.size(); ++i) next[i] = next_of(kBytes[i], 0);
+  // With mentions_, also 'C' (CUDA, NCCL, DCGM) and lowercase "nvidia" ('v' of "vidia").
+  constexpr std::array<char, 6> kBytes = {'V', 'X', 'R', 'F', 'G', 'C'};
+  const size_t nbytes = mentions_ ? kBytes.size() : kBytes.size() - 1;
+  std::array<size_t, 6> next{};
+  for (size_t i = 0; i < nbytes; ++i) next[i] = next_of(kBytes[i], 0);
+  size_t next_lower = mentions_ ? next_word("vidia", 0) : n;
   size_t pos = 0;
   constexpr size_t kProgressStep = size_t{1} << 20;
   size_t next_report = opt_.on_progress ? kProgressStep : n + 1;
@@ -267,12 +315,15 @@ KernelLogStats Stream::run() {
       next_report = pos + kProgressStep;
     }
     size_t h = n;
-    for (size_t i = 0; i < kBytes.size(); ++i) {
+    for (size_t i = 0; i < nbytes; ++i) {
       if (next[i] < pos) next[i] = next_of(kBytes[i], pos);
       h = std::min(h, next[i]);
     }
+    if (mentions_ && next_lower < pos) next_lower = next_word("vidia", pos);
+    h = std::min(h, next_lower);
     if (h >= n) break;
-    if (!anchor_at(h)) {
+    const bool event = anchor_at(h);
+    if (!event && !(mentions_ && mention_at(h))) {
       pos = h + 1;
       continue;
     }
@@ -280,7 +331,10 @@ KernelLogStats Stream::run() {
     while (ls > 0 && text_[ls - 1] != '\n') --ls;
     const size_t le = line_end(h);
     advance_to(ls);
-    gpu_line(text_.substr(ls, le - ls), line_no_);
+    if (event)
+      gpu_line(text_.substr(ls, le - ls), line_no_);
+    else
+      mention_line(text_.substr(ls, le - ls), line_no_);
     pos = le + 1;
     cur_ = std::min(pos, n);
     ++line_no_;
@@ -321,6 +375,66 @@ KernelLogStats parse_kernel_log_stream(std::string_view text, std::string_view o
                                        const EventSink& sink, std::vector<Error>* errors) {
   static const KernelLogParseOptions kDefaults;
   return parse_kernel_log_stream(text, origin, sink, errors, kDefaults);
+}
+
+namespace {
+
+bool icontains(std::string_view s, std::string_view w) {
+  if (w.size() > s.size()) return false;
+  const char first = w.front();
+  for (size_t i = 0; i + w.size() <= s.size(); ++i) {
+    const char c = static_cast<char>(s[i] | 0x20);  // ASCII letters only: w is lowercase
+    if (c == first && text::iequals(s.substr(i, w.size()), w)) return true;
+  }
+  return false;
+}
+
+// Driver messages of a normal start or of normal work (each one is known and benign).
+constexpr std::array<std::string_view, 30> kRoutine = {
+    "loading out-of-tree module taints kernel",
+    "module license 'NVIDIA' taints kernel",
+    "module verification failed",
+    "module uses symbols from proprietary module",
+    "NVRM: loading NVIDIA UNIX",
+    "Nvlink Core is being initialized",
+    "Loading NVIDIA Kernel Mode Setting Driver",
+    "Loaded the UVM driver",
+    "Initialized nvidia-drm",
+    "[nvidia-drm] [GPU ID",
+    "Unknown symbol in module",
+    "enabling device (",
+    "vgaarb:",
+    "HDA NVidia",
+    "snd_hda",
+    "NVIDIA Persistence Daemon",
+    "nvidia-persistenced",
+    "NVRM: GPU at PCI:",
+    "NVRM: GPU Board Serial Number",
+    "Persistence mode is deprecated",
+    "nvidia-nvswitch: Probing device",
+    "nvidia-fs",
+    ": using MSI",
+    ": open (major=",
+    "nvlink driver open",
+    "nvlink driver close",
+    "Unregistered the Nvlink Core",
+    "Enabling HDA controller",
+    ".nvidia.com/",  // a URL (Mellanox OFED's backport banner)
+    "apparmor=",     // a profile named after a tool (nvidia_modprobe) being loaded
+};
+
+}  // namespace
+
+bool names_gpu_stack(std::string_view line) {
+  for (std::string_view w : {"nvidia", "nvrm", "cuda", "nccl", "dcgm", "gpu", "nvlink", "nvswitch"})
+    if (icontains(line, w)) return true;
+  return false;
+}
+
+bool is_routine_driver_line(std::string_view line) {
+  for (std::string_view r : kRoutine)
+    if (line.find(r) != std::string_view::npos) return true;
+  return false;
 }
 
 bool looks_like_kernel_log_line(std::string_view line) {
