@@ -21,6 +21,7 @@ const char* area_heading(std::string_view area) {
   if (area == "utilization") return "Utilization and input pipeline";
   if (area == "kernel") return "Kernel log: driver messages, Xid follow-ups, PCIe lines";
   if (area == "app") return "Application and tool errors (from captured logs)";
+  if (area == "dcgm") return "DCGM (from captured dcgmi output and the host engine's log)";
   return "Other";
 }
 

@@ -229,6 +229,13 @@ constexpr std::array kRules = {
              "Fine for most work; PTX JIT of newer PTX fails. Update the driver for the full "
              "feature set.",
              rule_cuda_minor_compat},
+    RuleInfo{"cuda.compatible", "cuda", S::kInfo,
+             "Driver and the CUDA the capture names are compatible",
+             "The capture shows the running driver and at least one CUDA need (toolkit, "
+             "framework build), and the driver meets every one's full driver minimum: the "
+             "affirmative answer, with each need and the driver as evidence.",
+             "Nothing to do.",
+             rule_cuda_compatible},
     RuleInfo{
         "config.persistence_off", "config", S::kInfo, "Persistence mode off",
         "Persistence mode reads Disabled (Linux).",

@@ -46,6 +46,7 @@ void rule_driver_no_gpu(const DiagnoseContext& c, Findings& out);
 void rule_driver_gpus_missing(const DiagnoseContext& c, Findings& out);
 void rule_cuda_driver_too_old(const DiagnoseContext& c, Findings& out);
 void rule_cuda_minor_compat(const DiagnoseContext& c, Findings& out);
+void rule_cuda_compatible(const DiagnoseContext& c, Findings& out);
 void rule_config_persistence_off(const DiagnoseContext& c, Findings& out);
 void rule_config_app_clocks_lowered(const DiagnoseContext& c, Findings& out);
 void rule_config_mig_enabled(const DiagnoseContext& c, Findings& out);

@@ -131,7 +131,8 @@ TEST(CorpusScore, TrainingCasesMeetEveryCheck) {
     std::cout << "corpus score " << key << ": MUST met " << s.met << " / " << s.total
               << ", false findings " << s.false_findings << " (" << s.cases << " cases)\n";
     for (const auto& m : s.misses) std::cout << "  miss: " << m << "\n";
-    if (key.find("held-out") != std::string::npos) continue;
+    if (key.find("held-out") != std::string::npos || key.find("pending") != std::string::npos)
+      continue;  // scored and printed only: held out, or no rules yet
     EXPECT_EQ(s.met, s.total) << key;
     EXPECT_GT(s.cases, 0u);
   }
@@ -140,7 +141,7 @@ TEST(CorpusScore, TrainingCasesMeetEveryCheck) {
 TEST(CorpusScore, EveryCaseHasChecksAndFiles) {
   for (const Case& c : manifest()) {
     EXPECT_FALSE(checks(c.name).empty()) << c.name << ": no ## Checks block";
-    EXPECT_TRUE(c.split == "train" || c.split == "held-out") << c.name << ": " << c.split;
+    EXPECT_TRUE(c.split == "train" || c.split == "held-out" || c.split == "pending") << c.name << ": " << c.split;
   }
 }
 

@@ -48,8 +48,9 @@ bool diag_row(std::string_view t) {
 
 // "-----  Hardware  ----------" -> "Hardware".
 std::optional<std::string> category(std::string_view name) {
-  if (!text::starts_with(name, "-----")) return std::nullopt;
-  const auto inner = text::trim(name.substr(name.find_first_not_of('-')));
+  const size_t word_at = name.find_first_not_of('-');
+  if (!text::starts_with(name, "-----") || word_at == std::string_view::npos) return std::nullopt;
+  const auto inner = text::trim(name.substr(word_at));
   const size_t end = inner.find("  ");
   const auto word = text::trim(inner.substr(0, end));
   if (word.empty() || word.front() == '-') return std::nullopt;
@@ -303,10 +304,12 @@ BlockInfo read_dmon(std::string_view block, std::string_view origin, size_t firs
     }
     if (!text::starts_with(t, "GPU ")) continue;
     const auto f = split_ws(t);
+    if (f.size() < 2 || !is_digit(f[1][0]) || f[1].size() > 6) continue;
     // "GPU 1 120": the entity takes two words, the fields follow in header order after "Entity".
     for (size_t c = 1; c < cols.size() && c + 1 < f.size(); ++c) {
       info.recognised = true;
-      if (cols[c] != "XIDER" || f[c + 1] == "0" || !is_digit(f[c + 1][0])) continue;
+      if (cols[c] != "XIDER" || f[c + 1] == "0" || !is_digit(f[c + 1][0]) || f[c + 1].size() > 6)
+        continue;
       DcgmResult r;
       r.kind = DcgmKind::kXid;
       r.gpu = static_cast<unsigned>(std::stoul(f[1]));
