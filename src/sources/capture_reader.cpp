@@ -80,6 +80,8 @@ class Reader {
   // The kernel-log run being collected: [begin, end) of the text, its first and last line.
   size_t k_begin_ = std::string_view::npos, k_end_ = 0, k_first_ = 0, k_last_ = 0;
   std::vector<size_t> k_app_taken_;  // lines of that run the application scanner read
+  // "Successfully ran diagnostic for group." seen and no diag table read since (its line).
+  size_t diag_announced_ = 0;
 };
 
 void Reader::segment(CaptureFormat f, size_t first_line, size_t last_line) {
@@ -391,6 +393,7 @@ bool Reader::take_dcgm(const Line& l) {
     return false;
   }
   flush_kernel();
+  if (b == dcgm::Block::kDiagTable) diag_announced_ = 0;
   for (auto& r : found) obs_.dcgm.push_back(std::move(r));
   if (!info.cut.empty()) incomplete(info.cut + " (line " + std::to_string(l.no) + ")");
   segment(CaptureFormat::kDcgm, l.no, line_no_);
@@ -492,6 +495,13 @@ std::vector<CaptureSegment> Reader::run() {
       segment(CaptureFormat::kEnvReport, l.no, l.no);
       continue;
     }
+    // Before the kernel-log test: the host engine's lines carry a log prefix of their own.
+    if (dcgm::take_line(l.trimmed, origin_, l.no, obs_.dcgm)) {
+      flush_kernel();
+      if (l.trimmed == "Successfully ran diagnostic for group.") diag_announced_ = l.no;
+      segment(CaptureFormat::kDcgm, l.no, l.no);
+      continue;
+    }
     if (looks_like_kernel_log_line(l.trimmed)) {
       add_kernel_line(l);
       // A syslog line from a user-space daemon (dockerd, nvidia-persistenced) may carry an
@@ -505,10 +515,6 @@ std::vector<CaptureSegment> Reader::run() {
     // The kernel-log parser sees only kernel lines (and blanks): nothing else can be taken for
     // a continuation of a driver message.
     flush_kernel();
-    if (dcgm::take_line(l.trimmed, origin_, l.no, obs_.dcgm)) {
-      segment(CaptureFormat::kDcgm, l.no, l.no);
-      continue;
-    }
     if (app_.take(l.trimmed, origin_, l.no, obs_.app_messages)) {
       segment(CaptureFormat::kAppLog, l.no, l.no);
       continue;
@@ -518,6 +524,9 @@ std::vector<CaptureSegment> Reader::run() {
     not_understood(l.no, l.trimmed);
   }
   flush_kernel();
+  if (diag_announced_ > 0)
+    incomplete("dcgmi diag ran (line " + std::to_string(diag_announced_) +
+               ") but its result table is not in the input");
   events_.finish(origin_);
   finish_host();
   if (cov_.lines_not_understood > 0) {

@@ -220,7 +220,9 @@ TEST(Dcgm, LinksDownWinOverAPassingDiagAndSaySo) {
     if (f.code != "dcgm.nvlink_down") continue;
     EXPECT_NE(f.title.find("18 of 18"), std::string::npos) << f.title;
     bool who = false;
-    for (const auto& e : f.evidence) who = who || e.find("dcgmi diag showed no failed test (nvlink.txt:") == 0;
+    for (const auto& e : f.evidence)
+      who = who || (e.rfind("dcgmi diag showed no failed test (", 0) == 0 &&
+                    e.find("nvlink.txt:") != std::string::npos);
     EXPECT_TRUE(who) << "the passing diag is not named";
   }
 }
@@ -254,6 +256,33 @@ TEST(Dcgm, UnreadDcgmLinesAloneAreNeverHealthy) {
     const cli::DoctorRun run = doctor("nvvs-" + tag + ".log", text);
     EXPECT_NE(cli::doctor_exit_code(run), cli::kDoctorHealthy) << tag;
   }
+}
+
+// ---- NCCL_DEBUG=INFO lines (fixtures 211-213): the prefix alone is not understanding ----
+
+TEST(Nccl, TransportLinesAloneAreNeverHealthyAndAreListed) {
+  for (const char* dir : {"211-nccl-info-ib-no-device-socket-inter-node",
+                          "212-nccl-info-ethernet-socket-8-gpus-2-nodes",
+                          "213-nccl-info-p2p-direct-pointer-8-gpus"}) {
+    for (const auto& [tag, text] : class_variants(fixture(dir, "app.log"))) {
+      if (tag == "after-table" || tag == "before-dmesg") continue;  // not alone
+      const cli::DoctorRun run = doctor(std::string("nccl-") + tag + ".log", text);
+      EXPECT_NE(cli::doctor_exit_code(run), cli::kDoctorHealthy) << dir << " " << tag;
+      bool via = false;
+      for (const UnreadLine& u : run.obs.coverage.at(0).gpu_unread)
+        via = via || u.excerpt.find(" via ") != std::string::npos;
+      EXPECT_TRUE(via) << dir << " " << tag << ": no transport line listed as unread";
+    }
+  }
+}
+
+TEST(Nccl, RoutineInfoLinesAreRead) {
+  // 212's ring/tree layout and affinity lines are read; only its transport line is not.
+  const InputCoverage c =
+      coverage(fixture("212-nccl-info-ethernet-socket-8-gpus-2-nodes", "app.log"));
+  EXPECT_EQ(c.gpu_lines_not_read, 1u);
+  ASSERT_FALSE(c.gpu_unread.empty());
+  EXPECT_NE(c.gpu_unread[0].excerpt.find("via NET/Socket/0"), std::string::npos);
 }
 
 }  // namespace

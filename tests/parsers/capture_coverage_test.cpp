@@ -78,5 +78,38 @@ TEST(CaptureCoverage, DcgmGridDmonAndJson) {
   EXPECT_EQ(down, 2u);
 }
 
+TEST(CaptureCoverage, HostEngineHealthLineAndCutDiag) {
+  Observation he;
+  cov_of(read_fixture("207-dcgm-hostengine-health-thermal-warning-gpu2", "input.txt"), &he);
+  ASSERT_EQ(he.dcgm.size(), 1u);
+  EXPECT_EQ(he.dcgm[0].kind, DcgmKind::kHealth);
+  EXPECT_EQ(he.dcgm[0].gpu, 2u);
+  EXPECT_EQ(he.dcgm[0].test, "Thermal");
+  EXPECT_EQ(he.dcgm[0].level, "WARNING");
+  // 206 cut at every line: never complete, never a failure.
+  std::istringstream in(read_fixture("206-dcgm-diag-r3-deployment-pass-cut", "input.txt"));
+  std::string line, part;
+  while (std::getline(in, line)) {
+    part += line + "\n";
+    Observation o;
+    const InputCoverage c = cov_of(part, &o);
+    for (const DcgmResult& r : o.dcgm) EXPECT_NE(r.kind, DcgmKind::kDiagFail) << part;
+    if (part.find("Successfully") != std::string::npos) {
+      EXPECT_TRUE(c.incomplete) << "cut after: " << line;
+    }
+  }
+}
+
+TEST(CaptureCoverage, DcgmTableAfterAnNvidiaSmiTableIsNotSwallowed) {
+  Observation o;
+  cov_of(read_fixture("013-h100x8-nvidia-smi-table-healthy", "input.txt") + "\n" +
+             read_fixture("204-dcgm-diag-r2-gpu-memory-fail-gpu0-thermal", "input.txt"),
+         &o);
+  ASSERT_FALSE(o.samples.empty());
+  bool fail = false;
+  for (const DcgmResult& r : o.dcgm) fail = fail || (r.kind == DcgmKind::kDiagFail && r.gpu == 0u);
+  EXPECT_TRUE(fail);
+}
+
 }  // namespace
 }  // namespace gw

@@ -128,7 +128,7 @@ class DiagTable {
   size_t line_;
   std::string cat_;
   std::vector<Test> tests_;
-  bool closed_ = false, results_ = false;
+  bool closed_ = false, results_ = false, header_ = false;
 };
 
 void DiagTable::text_row(std::string_view name, std::string_view raw) {
@@ -161,7 +161,10 @@ void DiagTable::row(std::string_view t) {
   std::string_view raw = t.substr(kNameCol + 1);
   if (raw.size() > 0 && raw.back() == '|') raw.remove_suffix(1);
   const auto value = text::trim(raw);
-  if (name == "Diagnostic" && value == "Result") return;
+  if (name == "Diagnostic" && value == "Result") {
+    header_ = true;
+    return;
+  }
   if (name == "Warning" || name == "Info" || name == "Error") return text_row(name, raw);
   if (cat_ == "Metadata") return;
   const auto v = verdict(value);
@@ -230,7 +233,7 @@ BlockInfo DiagTable::finish(std::vector<DcgmResult>& out) {
   BlockInfo info;
   const size_t before = out.size();
   for (const Test& t : tests_) emit(t, out);
-  info.recognised = results_ || !tests_.empty() || !cat_.empty();
+  info.recognised = results_ || header_ || !tests_.empty() || !cat_.empty();
   bool bad = false;
   for (size_t i = before; i < out.size(); ++i)
     bad = bad || out[i].kind == DcgmKind::kDiagFail || out[i].kind == DcgmKind::kDiagWarn;
