@@ -53,5 +53,7 @@ Action configure_doctor(CLI::App& sub, const Io& io);
 Action configure_simulate(CLI::App& sub, const Io& io);
 Action configure_serve(CLI::App& sub, const Io& io);
 Action configure_history(CLI::App& sub, const Io& io);
+Action configure_check(CLI::App& sub, const Io& io);
+Action configure_slurm(CLI::App& sub, const Io& io);
 
 }  // namespace gw::cli

@@ -18,6 +18,9 @@ std::span<const CommandSpec> command_table() {
                   &configure_serve},
       CommandSpec{"history", "Query the daemon's recorded history by GPU, metric and time",
                   &configure_history},
+      CommandSpec{"check", "Exit 0 when this node's GPUs are healthy; --drain drains it in Slurm",
+                  &configure_check},
+      CommandSpec{"slurm", "Slurm job hooks: slurm prolog / slurm epilog", &configure_slurm},
   };
   return kCommands;
 }

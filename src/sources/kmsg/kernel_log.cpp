@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <string>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "sources/kmsg/kernel_log_line.h"
 #include "sources/smi/text_util.h"
@@ -36,6 +41,86 @@ std::string origin_of(std::string_view origin, size_t line_no) {
 
 bool blank(std::string_view s) {
   return text::trim(s).empty();
+}
+
+// Each anchor's rare byte and the byte after it: 'V' 'R' of "NVRM", 'X' 'i' of "SXid (",
+// 'R' ':' of "AER: ", 'F' 'O' of "INFO: task ", 'G' 'b' of "Gb/s available PCIe bandwidth".
+// Every anchor starts such a pair, and the pairs are rare in other kernel text, so one pass
+// looking for pairs replaces one memchr stream per anchor byte (which restarted at every
+// "ERROR", "VFS" or "XFS" in the chatter).
+bool anchor_pair(char a, char b) {
+  return (a == 'V' && b == 'R') || (a == 'X' && b == 'i') || (a == 'R' && b == ':') ||
+         (a == 'F' && b == 'O') || (a == 'G' && b == 'b');
+}
+
+// With the unread-line report on, the names of the GPU stack too: "vid"/"Vid"/"VID" of
+// nvidia/Nvidia/NVIDIA, "GPU", "CUD" of CUDA, "CCL" of NCCL, "CGM" of DCGM (Stream::mention_at
+// decides). Three bytes keep them rare in other kernel text.
+bool mention_triple(char a, char b, char c) {
+  return ((a == 'v' || a == 'V') && (b == 'i' || b == 'I') && (c == 'd' || c == 'D')) ||
+         (a == 'G' && b == 'P' && c == 'U') || (a == 'C' && b == 'U' && c == 'D') ||
+         (a == 'C' && b == 'C' && c == 'L') || (a == 'C' && b == 'G' && c == 'M');
+}
+
+#if defined(__SSE2__)
+// 16 positions at once: the bit of position k is set when d[k..k+2] is a mention triple.
+unsigned mention_mask16(const char* d) {
+  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d));
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + 1));
+  const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + 2));
+  const auto eq = [](__m128i v, char x) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(x)); };
+  const auto all3 = [&](char x, char y, char z) {
+    return _mm_and_si128(_mm_and_si128(eq(a, x), eq(b, y)), eq(c, z));
+  };
+  // v/V, i/I, d/D: OR 0x20 folds the case of these letters.
+  const __m128i low = _mm_set1_epi8(0x20);
+  const __m128i vid = _mm_and_si128(
+      _mm_and_si128(eq(_mm_or_si128(a, low), 'v'), eq(_mm_or_si128(b, low), 'i')),
+      eq(_mm_or_si128(c, low), 'd'));
+  const __m128i m = _mm_or_si128(_mm_or_si128(vid, all3('G', 'P', 'U')),
+                                 _mm_or_si128(_mm_or_si128(all3('C', 'U', 'D'), all3('C', 'C', 'L')),
+                                              all3('C', 'G', 'M')));
+  return static_cast<unsigned>(_mm_movemask_epi8(m));
+}
+#endif
+
+#if defined(__SSE2__)
+// 16 positions at once: the bit of position k is set when (d[k], d[k + 1]) is an anchor pair.
+unsigned pair_mask16(const char* d) {
+  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d));
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + 1));
+  const auto both = [&](char x, char y) {
+    return _mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8(x)), _mm_cmpeq_epi8(b, _mm_set1_epi8(y)));
+  };
+  const __m128i m = _mm_or_si128(_mm_or_si128(both('V', 'R'), both('X', 'i')),
+                                 _mm_or_si128(_mm_or_si128(both('R', ':'), both('F', 'O')),
+                                              both('G', 'b')));
+  return static_cast<unsigned>(_mm_movemask_epi8(m));
+}
+#endif
+
+// The first position in [from, to) that starts an anchor pair, else `to`; reads at most up to
+// text[to] (to < text.size() or the last position has no pair).
+size_t next_anchor_pair(std::string_view text, size_t from, size_t to, bool mentions) {
+  const char* d = text.data();
+  const size_t n = text.size();
+  size_t i = from;
+#if defined(__SSE2__)
+  for (; i + 32 <= to && i + 34 <= n; i += 32) {
+    unsigned lo = pair_mask16(d + i), hi = pair_mask16(d + i + 16);
+    if (mentions) {
+      lo |= mention_mask16(d + i);
+      hi |= mention_mask16(d + i + 16);
+    }
+    if ((lo | hi) != 0)
+      return i + static_cast<size_t>(__builtin_ctzll(lo | (uint64_t{hi} << 16)));
+  }
+#endif
+  for (; i < to && i + 1 < n; ++i) {
+    if (anchor_pair(d[i], d[i + 1])) return i;
+    if (mentions && i + 2 < n && mention_triple(d[i], d[i + 1], d[i + 2])) return i;
+  }
+  return to;
 }
 
 // The stream's state: the message being joined, the dmesg -H clock and the counters.
@@ -297,15 +382,6 @@ KernelLogStats Stream::run() {
   const size_t n = text_.size();
   walk_ = opt_.classify_lines;
   mentions_ = static_cast<bool>(opt_.on_unread_gpu_line);
-  // Next position of the rare byte of each anchor ('V' of "NVRM", 'X' of "SXid", 'R' of
-  // "AER:", 'F' of "INFO: task", 'G' of "Gb/s available PCIe bandwidth"); each is searched again
-  // only once the scan has passed it, so the text is read about once per anchor byte.
-  // With mentions_, also 'C' (CUDA, NCCL, DCGM) and lowercase "nvidia" ('v' of "vidia").
-  constexpr std::array<char, 6> kBytes = {'V', 'X', 'R', 'F', 'G', 'C'};
-  const size_t nbytes = mentions_ ? kBytes.size() : kBytes.size() - 1;
-  std::array<size_t, 6> next{};
-  for (size_t i = 0; i < nbytes; ++i) next[i] = next_of(kBytes[i], 0);
-  size_t next_lower = mentions_ ? next_word("vidia", 0) : n;
   size_t pos = 0;
   constexpr size_t kProgressStep = size_t{1} << 20;
   size_t next_report = opt_.on_progress ? kProgressStep : n + 1;
@@ -314,14 +390,13 @@ KernelLogStats Stream::run() {
       opt_.on_progress(pos);
       next_report = pos + kProgressStep;
     }
-    size_t h = n;
-    for (size_t i = 0; i < nbytes; ++i) {
-      if (next[i] < pos) next[i] = next_of(kBytes[i], pos);
-      h = std::min(h, next[i]);
+    // The scan stops at the next report so that progress is told about every MiB.
+    const size_t stop = std::min(n, next_report);
+    const size_t h = next_anchor_pair(text_, pos, stop, mentions_);
+    if (h >= stop) {
+      pos = stop;
+      continue;
     }
-    if (mentions_ && next_lower < pos) next_lower = next_word("vidia", pos);
-    h = std::min(h, next_lower);
-    if (h >= n) break;
     const bool event = anchor_at(h);
     if (!event && !(mentions_ && mention_at(h))) {
       pos = h + 1;
@@ -435,6 +510,16 @@ bool is_routine_driver_line(std::string_view line) {
   for (std::string_view r : kRoutine)
     if (line.find(r) != std::string_view::npos) return true;
   return false;
+}
+
+bool kernel_log_piece_may_start(std::string_view line) {
+  LogPrefix p;
+  kmsg::strip_log_prefix(line, p);
+  if (!p.recognised || p.delta_s || p.minute_line) return false;
+  // Stricter than the scan's anchors (Stream::anchor_at): any of these words keeps the line.
+  for (std::string_view a : {"NVRM", "SXid", "AER:", "INFO: task", "Gb/s available"})
+    if (line.find(a) != std::string_view::npos) return false;
+  return true;
 }
 
 bool looks_like_kernel_log_line(std::string_view line) {

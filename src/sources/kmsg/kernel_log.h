@@ -74,6 +74,12 @@ bool names_gpu_stack(std::string_view line);
 // identity line, the persistence daemon started): read, and nothing to report.
 bool is_routine_driver_line(std::string_view line);
 
+// True when a kernel log may be cut before `line` and the two parts parsed one after the other
+// with the same events as the whole: the line has a prefix with its own time (not a dmesg -H
+// delta or minute line, whose clock runs on from the lines before) and no GPU anchor, so no
+// multi-line driver message can go on through it. Lets a reader parse a huge log in pieces.
+bool kernel_log_piece_may_start(std::string_view line);
+
 // True when the line carries a kernel-log prefix or kernel GPU text (format detection and
 // coverage counting).
 bool looks_like_kernel_log_line(std::string_view line);
