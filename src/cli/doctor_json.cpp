@@ -66,6 +66,8 @@ json gpus_json(const DoctorRun& run) {
 json coverage_json(const DoctorRun& run) {
   json out = json::array();
   for (const InputCoverage& c : run.obs.coverage) {
+    json unread = json::array();
+    for (const UnreadLine& u : c.gpu_unread) unread.push_back({{"line", u.line}, {"text", u.excerpt}});
     out.push_back(
         {{"origin", c.origin},
          {"formats", c.formats},
@@ -73,6 +75,8 @@ json coverage_json(const DoctorRun& run) {
          {"lines_not_understood", c.lines_not_understood},
          {"first_not_understood_line",
           c.first_not_understood_line ? json(*c.first_not_understood_line) : json(nullptr)},
+         {"gpu_lines_not_read", c.gpu_lines_not_read},
+         {"gpu_lines_not_read_listed", std::move(unread)},
          {"incomplete", c.incomplete},
          {"incomplete_reasons", c.incomplete_reasons}});
   }

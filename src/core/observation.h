@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/active.h"
-
+#include "core/dcgm.h"
 #include "core/event.h"
 #include "core/host.h"
 #include "core/result.h"
@@ -72,6 +72,12 @@ struct AppMessage {
 
 // How much of one input was understood: every line is either read by some parser or counted
 // here, so the report can say "41 lines not understood, first at line 3".
+// A line that names a GPU, its driver, CUDA, NCCL or DCGM and that no reader took anything from.
+struct UnreadLine {
+  size_t line = 0;      // 1-based
+  std::string excerpt;  // the line, shortened
+};
+
 struct InputCoverage {
   std::string origin;                // the file name as given
   std::vector<std::string> formats;  // what was found in it, in order: "nvidia-smi -q", ...
@@ -82,6 +88,11 @@ struct InputCoverage {
   std::vector<std::string> incomplete_reasons;  // "Attached GPUs: 8 but 4 GPU sections read"
   std::vector<std::string> notes;               // e.g. "-q fragment: one GPU of unknown bus id"
   size_t elided_lines = 0;                      // "[...]" marks left by whoever pasted it
+  // Of lines_not_understood, those that name a GPU, the NVIDIA driver, CUDA, NCCL or DCGM (or a
+  // PCIe error): they always weigh in the verdict. The first kMaxListed are kept with their text.
+  size_t gpu_lines_not_read = 0;
+  std::vector<UnreadLine> gpu_unread;
+  static constexpr size_t kMaxListed = 20;
 };
 
 struct Observation {
@@ -98,6 +109,7 @@ struct Observation {
   std::vector<AppMessage> app_messages;  // application/tool errors found in captures
   std::vector<InputCoverage> coverage;   // one per captured input (empty in live mode)
   std::optional<ActiveReport> active;    // doctor --stress: what the controlled load measured
+  std::vector<DcgmResult> dcgm;          // DCGM tool output found in captures
 };
 
 }  // namespace gw

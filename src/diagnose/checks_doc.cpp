@@ -22,6 +22,7 @@ const char* area_heading(std::string_view area) {
   if (area == "kernel") return "Kernel log: driver messages, Xid follow-ups, PCIe lines";
   if (area == "app") return "Application and tool errors (from captured logs)";
   if (area == "active") return "Active checks (doctor --stress)";
+  if (area == "dcgm") return "DCGM (from captured dcgmi output and the host engine's log)";
   return "Other";
 }
 

@@ -300,6 +300,28 @@ void rule_cuda_minor_compat(const DiagnoseContext& c, Findings& out) {
   }
 }
 
+// The affirmative answer: every CUDA the capture names (toolkit, framework build) runs on the
+// driver it shows, with the full feature set (not only through minor-version compatibility).
+void rule_cuda_compatible(const DiagnoseContext& c, Findings& out) {
+  const auto drv = running_driver(c);
+  if (!drv) return;
+  const auto needs = runtime_needs(c);
+  if (needs.empty()) return;
+  std::vector<std::string> ev;
+  for (const RuntimeNeed& r : needs) {
+    if (*drv < r.need.toolkit_min) return;  // too old or minor-compat: the other rules speak
+    ev.push_back(fmt::format("{} needs driver >= {}", r.what, driver_version_string(r.need.toolkit_min)));
+  }
+  ev.push_back(fmt::format("running driver {}", driver_version_string(*drv)));
+  if (const auto max = driver_max_cuda(c))
+    ev.push_back(fmt::format("nvidia-smi: \"CUDA Version: {}\", the newest this driver supports",
+                             cuda_version_string(*max)));
+  out.push_back(make_finding("cuda.compatible", Severity::kInfo, nullptr,
+                             fmt::format("Driver {} and the CUDA the capture names are compatible",
+                                         driver_version_string(*drv)),
+                             std::move(ev)));
+}
+
 void rule_config_persistence_off(const DiagnoseContext& c, Findings& out) {
   std::vector<const GpuSeries*> off;
   for (const GpuSeries& g : c.gpus) {

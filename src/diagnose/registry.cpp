@@ -229,6 +229,13 @@ constexpr std::array kRules = {
              "Fine for most work; PTX JIT of newer PTX fails. Update the driver for the full "
              "feature set.",
              rule_cuda_minor_compat},
+    RuleInfo{"cuda.compatible", "cuda", S::kInfo,
+             "Driver and the CUDA the capture names are compatible",
+             "The capture shows the running driver and at least one CUDA need (toolkit, "
+             "framework build), and the driver meets every one's full driver minimum: the "
+             "affirmative answer, with each need and the driver as evidence.",
+             "Nothing to do.",
+             rule_cuda_compatible},
     RuleInfo{
         "config.persistence_off", "config", S::kInfo, "Persistence mode off",
         "Persistence mode reads Disabled (Linux).",
@@ -614,6 +621,39 @@ constexpr std::array kRules = {
              "Check the NVIDIA driver (nvidia-smi); point --cuda-lib at libcuda.so.1 if it is "
              "installed outside the library path.",
              rule_active_not_run},
+    // ---- DCGM tool output found in captures (dcgm.cpp, issue 19) ----
+    RuleInfo{"dcgm.diag_fail", "dcgm", S::kCritical, "A DCGM diagnostic test failed on a GPU",
+             "A `dcgmi diag` table (any level) shows Fail for a test on a GPU (or on all), or a "
+             "deployment Error row; the failure text is dcgmi's own. A health report that says "
+             "Healthy or a diag table without failures elsewhere in the capture is named in the "
+             "evidence: the fault wins.",
+             "Drain the GPU, check the kernel log for its Xids, reset it and rerun the "
+             "diagnostic; a repeated hardware failure is an RMA case.",
+             rule_dcgm_diag_fail},
+    RuleInfo{"dcgm.diag_warn", "dcgm", S::kWarning, "A DCGM diagnostic test warned on a GPU",
+             "A `dcgmi diag` result Warn for a test on a GPU, with its text.",
+             "Fix what the text names (cooling, clocks, configuration) and rerun.",
+             rule_dcgm_diag_warn},
+    RuleInfo{"dcgm.diag_skipped", "dcgm", S::kInfo, "A DCGM diagnostic test was skipped",
+             "A `dcgmi diag` result Skip: the test did not run, so it says nothing either way.",
+             "Check DCGM's test configuration and rerun the test before trusting the GPU.",
+             rule_dcgm_diag_skip},
+    RuleInfo{"dcgm.health", "dcgm", S::kCritical, "DCGM's health watch reports an incident",
+             "`dcgmi health -c` (JSON) with an overall status other than Healthy, or the host "
+             "engine's \"[[Health]] Detected a WARNING/FAILURE in health system X\" log line; "
+             "warning for Warning, critical for Failure.",
+             "Follow the health system named (Thermal: cooling; Memory: ECC; PCIe: link).",
+             rule_dcgm_health},
+    RuleInfo{"dcgm.nvlink_down", "dcgm", S::kCritical, "NVLink links reported down",
+             "The `dcgmi nvlink --link-status` grid shows links Down (D) for a GPU; the count "
+             "of links down of the links listed.",
+             "Check bridges/baseboard and the fabric manager, reset the GPUs; vendor case if "
+             "the links stay down.",
+             rule_dcgm_nvlink_down},
+    RuleInfo{"dcgm.xid", "dcgm", S::kCritical, "DCGM reads an Xid on a GPU",
+             "`dcgmi dmon` field 230 (XIDER) non-zero for a GPU.",
+             "Look the Xid up; for GSP or uncontained errors drain and reset the GPU.",
+             rule_dcgm_xid},
 };
 
 }  // namespace

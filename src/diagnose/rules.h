@@ -46,10 +46,18 @@ void rule_driver_no_gpu(const DiagnoseContext& c, Findings& out);
 void rule_driver_gpus_missing(const DiagnoseContext& c, Findings& out);
 void rule_cuda_driver_too_old(const DiagnoseContext& c, Findings& out);
 void rule_cuda_minor_compat(const DiagnoseContext& c, Findings& out);
+void rule_cuda_compatible(const DiagnoseContext& c, Findings& out);
 void rule_config_persistence_off(const DiagnoseContext& c, Findings& out);
 void rule_config_app_clocks_lowered(const DiagnoseContext& c, Findings& out);
 void rule_config_mig_enabled(const DiagnoseContext& c, Findings& out);
 void rule_config_compute_mode(const DiagnoseContext& c, Findings& out);
+// dcgm.cpp (what DCGM's tools said)
+void rule_dcgm_diag_fail(const DiagnoseContext& c, Findings& out);
+void rule_dcgm_diag_warn(const DiagnoseContext& c, Findings& out);
+void rule_dcgm_diag_skip(const DiagnoseContext& c, Findings& out);
+void rule_dcgm_health(const DiagnoseContext& c, Findings& out);
+void rule_dcgm_nvlink_down(const DiagnoseContext& c, Findings& out);
+void rule_dcgm_xid(const DiagnoseContext& c, Findings& out);
 // ecc.cpp
 void rule_ecc_dbe_volatile(const DiagnoseContext& c, Findings& out);
 void rule_ecc_retired_pages_limit(const DiagnoseContext& c, Findings& out);

@@ -15,6 +15,7 @@
 #include "sources/app/app_messages.h"
 #include "sources/capture_merge.h"
 #include "sources/capture_text.h"
+#include "sources/dcgm/dcgm_text.h"
 #include "sources/env/env_reports.h"
 #include "sources/kmsg/kernel_log.h"
 #include "sources/smi/smi_csv.h"
@@ -80,6 +81,8 @@ class Reader {
   Line line_at(size_t pos) const { return capture_text::line_at(text_, pos); }
   bool try_block(const Line& l);
   bool take_csv(const Line& l);
+  bool take_dcgm(const Line& l);
+  size_t json_end(size_t begin) const;
   size_t block_end(const Line& first, bool (*fits)(const Line&));
   void parse_block(CaptureFormat f, size_t begin, size_t end, size_t first_line);
   void add_query_text(std::string_view block, size_t first_line);
@@ -88,7 +91,8 @@ class Reader {
   bool take_dmesg_lines();
   void flush_kernel(bool more = false);
   void segment(CaptureFormat f, size_t first_line, size_t last_line);
-  void not_understood(size_t line_no);
+  void not_understood(size_t line_no, std::string_view line);
+  void gpu_unread(size_t line_no, std::string_view line);
   void rebase(size_t errors_before, size_t events_before, size_t first_line);
   void finish_host();
   void incomplete(std::string why);
@@ -115,6 +119,9 @@ class Reader {
   size_t pos_ = 0, line_no_ = 0;
   // The kernel-log run being collected: [begin, end) of the text, its first and last line.
   size_t k_begin_ = std::string_view::npos, k_end_ = 0, k_first_ = 0, k_last_ = 0;
+  std::vector<size_t> k_app_taken_;  // lines of that run the application scanner read
+  // "Successfully ran diagnostic for group." seen and no diag table read since (its line).
+  size_t diag_announced_ = 0;
   bool k_more_ = false;  // the last kernel-log segment goes on in the next piece
   // A kernel-log run is parsed in pieces of about this size, so that the text behind the
   // parser can be handed back (InputText::release_before) and is read once, not twice.
@@ -125,7 +132,7 @@ void Reader::segment(CaptureFormat f, size_t first_line, size_t last_line) {
   const bool more = std::exchange(k_more_, false);
   if (!segs_.empty() && segs_.back().format == f &&
       (f == CaptureFormat::kAppLog || f == CaptureFormat::kEnvReport ||
-       (f == CaptureFormat::kKernelLog && more))) {
+       f == CaptureFormat::kDcgm || (f == CaptureFormat::kKernelLog && more))) {
     segs_.back().lines = last_line - segs_.back().first_line + 1;
     return;
   }
@@ -136,9 +143,20 @@ void Reader::segment(CaptureFormat f, size_t first_line, size_t last_line) {
   cov_.formats.push_back(name);
 }
 
-void Reader::not_understood(size_t line_no) {
+void Reader::not_understood(size_t line_no, std::string_view line) {
   ++cov_.lines_not_understood;
   if (!cov_.first_not_understood_line) cov_.first_not_understood_line = line_no;
+  if (names_gpu_stack(line)) gpu_unread(line_no, line);
+}
+
+// A GPU line nothing read: listed with its text (the first few), always weighed.
+void Reader::gpu_unread(size_t line_no, std::string_view line) {
+  ++cov_.gpu_lines_not_read;
+  if (cov_.gpu_unread.size() >= InputCoverage::kMaxListed) return;
+  constexpr size_t kExcerpt = 160;
+  std::string ex(text::trim(line.substr(0, kExcerpt)));
+  if (line.size() > kExcerpt) ex += "...";
+  cov_.gpu_unread.push_back({line_no, std::move(ex)});
 }
 
 void Reader::incomplete(std::string why) {
@@ -191,6 +209,18 @@ void Reader::flush_kernel(bool more) {
   const size_t errs = obs_.input_errors.size(), evs = obs_.events.size();
   KernelLogParseOptions opt;
   if (progress_) opt.on_progress = [this](size_t done) { report(k_begin_ + done); };
+  // The parser names lines from 1 within the run; lines it took nothing from are unread here.
+  size_t app_i = 0;
+  opt.on_unread_gpu_line = [this, &app_i](size_t no, std::string_view line) {
+    const size_t at = k_first_ + no - 1;
+    // Both ascend: one pass over the taken lines for the whole run.
+    while (app_i < k_app_taken_.size() && k_app_taken_[app_i] < at) ++app_i;
+    if (app_i < k_app_taken_.size() && k_app_taken_[app_i] == at) return;
+    ++cov_.lines_not_understood;
+    if (!cov_.first_not_understood_line || at < *cov_.first_not_understood_line)
+      cov_.first_not_understood_line = at;
+    gpu_unread(at, line);
+  };
   parse_kernel_log_stream(
       text_.substr(k_begin_, k_end_ - k_begin_), origin_,
       [&](Event&& e) { events_.add(std::move(e)); }, &obs_.input_errors, opt);
@@ -198,6 +228,7 @@ void Reader::flush_kernel(bool more) {
   segment(CaptureFormat::kKernelLog, k_first_, k_last_);
   k_more_ = more;
   k_begin_ = std::string_view::npos;
+  k_app_taken_.clear();
   report(k_end_);
 }
 
@@ -370,7 +401,77 @@ bool Reader::take_csv(const Line& l) {
   return true;
 }
 
+namespace dcgm_fits {
+bool diag(const Line& l) {
+  return dcgm::block_fits(dcgm::Block::kDiagTable, l.trimmed);
+}
+bool grid(const Line& l) {
+  return dcgm::block_fits(dcgm::Block::kNvlinkGrid, l.trimmed);
+}
+bool dmon(const Line& l) {
+  return dcgm::block_fits(dcgm::Block::kDmon, l.trimmed);
+}
+}  // namespace dcgm_fits
+
+// The end of a JSON object that starts at `begin` (its closing brace's line end), npos when it
+// does not close within 1 MiB. Braces inside strings are skipped.
+size_t Reader::json_end(size_t begin) const {
+  constexpr size_t kMax = size_t{1} << 20;
+  int depth = 0;
+  bool in_str = false;
+  for (size_t i = begin; i < text_.size() && i - begin < kMax; ++i) {
+    const char c = text_[i];
+    if (in_str) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_str = false;
+      continue;
+    }
+    if (c == '"') in_str = true;
+    if (c == '{') ++depth;
+    if (c == '}' && --depth == 0) {
+      const size_t nl = text_.find('\n', i);
+      return nl == std::string_view::npos ? text_.size() : nl + 1;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// A DCGM block (diag table, nvlink grid, dmon, health JSON): first-byte gate, then its reader;
+// a block its reader does not recognise is left to the others (an nvidia-smi table).
+bool Reader::take_dcgm(const Line& l) {
+  const char c = l.trimmed.front();
+  if (c != '|' && c != '+' && c != '#' && c != '{') return false;
+  const Line next = c == '+' || c == '|' ? line_at(l.next) : Line{};
+  const dcgm::Block b = dcgm::block_start(l.trimmed, next.trimmed);
+  if (b == dcgm::Block::kNone) return false;
+  const size_t saved = line_no_;
+  size_t end = 0;
+  if (b == dcgm::Block::kJson) {
+    end = json_end(l.begin);
+    if (end == std::string_view::npos) return false;
+    line_no_ = l.no + text::count_newlines(text_.data() + l.next, end > l.next ? end - l.next : 0);
+  } else {
+    end = block_end(l, b == dcgm::Block::kDiagTable  ? dcgm_fits::diag
+                       : b == dcgm::Block::kNvlinkGrid ? dcgm_fits::grid
+                                                       : dcgm_fits::dmon);
+  }
+  std::vector<DcgmResult> found;
+  const auto info = dcgm::read_block(b, text_.substr(l.begin, end - l.begin), origin_, l.no, found);
+  if (!info.recognised) {
+    line_no_ = saved;
+    return false;
+  }
+  flush_kernel();
+  if (b == dcgm::Block::kDiagTable) diag_announced_ = 0;
+  for (auto& r : found) obs_.dcgm.push_back(std::move(r));
+  if (!info.cut.empty()) incomplete(info.cut + " (line " + std::to_string(l.no) + ")");
+  segment(CaptureFormat::kDcgm, l.no, line_no_);
+  pos_ = end;
+  return true;
+}
+
 bool Reader::try_block(const Line& l) {
+  if (take_dcgm(l)) return true;
   if (take_csv(l)) return true;
   const CaptureFormat f = capture_text::block_start(l, text_);
   if (f == CaptureFormat::kUnknown) return false;
@@ -464,13 +565,21 @@ std::vector<CaptureSegment> Reader::run() {
       segment(CaptureFormat::kEnvReport, l.no, l.no);
       continue;
     }
+    // Before the kernel-log test: the host engine's lines carry a log prefix of their own.
+    if (dcgm::take_line(l.trimmed, origin_, l.no, obs_.dcgm)) {
+      flush_kernel();
+      if (l.trimmed == "Successfully ran diagnostic for group.") diag_announced_ = l.no;
+      segment(CaptureFormat::kDcgm, l.no, l.no);
+      continue;
+    }
     if (looks_like_kernel_log_line(l.trimmed)) {
       add_kernel_line(l);
       // A syslog line from a user-space daemon (dockerd, nvidia-persistenced) may carry an
       // application error; kernel lines never do.
       if (!capture_text::is_dmesg_bracket(l.trimmed) &&
-          l.trimmed.find("kernel:") == std::string_view::npos)
-        app_.take(l.trimmed, origin_, l.no, obs_.app_messages);
+          l.trimmed.find("kernel:") == std::string_view::npos &&
+          app_.take(l.trimmed, origin_, l.no, obs_.app_messages))
+        k_app_taken_.push_back(l.no);
       continue;
     }
     // The kernel-log parser sees only kernel lines (and blanks): nothing else can be taken for
@@ -480,11 +589,14 @@ std::vector<CaptureSegment> Reader::run() {
       segment(CaptureFormat::kAppLog, l.no, l.no);
       continue;
     }
-    if (looks_like_shell_prompt(l.trimmed)) continue;
+    if (looks_like_shell_prompt(l.trimmed) || capture_text::is_command_echo(l.trimmed)) continue;
     if (capture_text::is_date_line(l.trimmed)) continue;
-    not_understood(l.no);
+    not_understood(l.no, l.trimmed);
   }
   flush_kernel();
+  if (diag_announced_ > 0)
+    incomplete("dcgmi diag ran (line " + std::to_string(diag_announced_) +
+               ") but its result table is not in the input");
   events_.finish(origin_);
   finish_host();
   if (cov_.lines_not_understood > 0) {

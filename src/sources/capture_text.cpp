@@ -166,8 +166,14 @@ bool is_dmon_header(std::string_view t) {
   return named && words >= 3;
 }
 
+// dcgmi's result tables put '|' or '+' at column 28 (a 27-character name field); no
+// nvidia-smi table row does, so a DCGM table after an nvidia-smi table is not swallowed.
+bool dcgm_row(std::string_view t) {
+  return t.size() > 28 && (t[28] == '|' || t[28] == '+') && (t[0] == '|' || t[0] == '+');
+}
+
 bool table_fits(const Line& l) {
-  return table_line(l.trimmed);
+  return table_line(l.trimmed) && !dcgm_row(l.trimmed);
 }
 
 bool dmon_row(std::string_view t) {
@@ -279,6 +285,20 @@ bool is_prompt(std::string_view t) {
     for (char c : host)
       if (c == '"' || c == '\'' || c == ',' || c == '(') ok = false;
     if (ok) return true;
+  }
+  return false;
+}
+
+bool is_command_echo(std::string_view t) {
+  if (text::starts_with(t, "```")) return true;
+  if (text::starts_with(t, "sudo ")) t = text::trim(t.substr(5));
+  for (std::string_view cmd : {"nvidia-smi", "dcgmi", "nvcc", "dmesg", "journalctl",
+                               "nvidia-bug-report.sh", "lspci", "nvidia-debugdump"}) {
+    if (!text::starts_with(t, cmd)) continue;
+    const auto rest = t.substr(cmd.size());
+    // Options only: an error message ("nvidia-smi: command not found") is not an echo.
+    if (rest.empty() || (rest.front() == ' ' && rest.find(": ") == std::string_view::npos))
+      return true;
   }
   return false;
 }

@@ -27,6 +27,9 @@ bool is_dmesg_bracket(std::string_view trimmed);  // "[  12.345678] ..." / "[Mon
 // A syslog/journal line of the kernel: "Mar  3 10:00:00 host kernel: ...", ISO-dated too.
 bool is_syslog_kernel(std::string_view trimmed);
 bool is_prompt(std::string_view trimmed);
+// A command typed without its prompt ("nvidia-smi -q", "dcgmi diag -r 2", "sudo dmesg", a
+// markdown fence "```"): it names what follows, nothing to judge.
+bool is_command_echo(std::string_view trimmed);
 bool is_date_line(std::string_view trimmed);  // "Tue Dec  1 08:14:02 2026" (nvidia-smi, date)
 // Only a process tag, the rest of the line empty: Ray's "(pid=909608) " before an empty line
 // of that worker's output, "(RayTrainWorker pid=12, ip=10.0.0.2)". Read as a blank line.

@@ -43,6 +43,8 @@ std::string_view capture_format_name(CaptureFormat f) {
       return "environment report";
     case CaptureFormat::kAppLog:
       return "application errors";
+    case CaptureFormat::kDcgm:
+      return "DCGM";
   }
   return "unknown";
 }

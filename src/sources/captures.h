@@ -24,6 +24,7 @@ enum class CaptureFormat {
   kLspci,         // lspci -vv
   kEnvReport,     // collect_env, nvcc -V, /proc/driver/nvidia/version, nvidia-smi banner
   kAppLog,        // application / tool error messages (PyTorch, NCCL, CUDA, Docker, ...)
+  kDcgm,          // dcgmi diag / health / nvlink / dmon output, the host engine's health log
 };
 
 std::string_view capture_format_name(CaptureFormat f);

@@ -326,3 +326,48 @@ TEST(SampleWindow, FailingFromTheStartIsASourceError) {
 
 }  // namespace
 }  // namespace gw::cli
+
+namespace gw::cli {
+namespace {
+
+// Issue 19: unread lines naming the GPU stack are listed by file:line and always weigh; a few
+// other unread lines (a banner) do not.
+TEST(DoctorIncomplete, UnreadGpuLinesAreListedAndWeigh) {
+  DoctorRun run;
+  run.inputs_read = 1;
+  InputCoverage c;
+  c.origin = "dump.txt";
+  c.lines = 400;
+  c.lines_not_understood = 3;
+  c.first_not_understood_line = 12;
+  c.gpu_lines_not_read = 2;
+  c.gpu_unread = {{12, "nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected invalid context"}};
+  run.obs.coverage.push_back(c);
+  EXPECT_EQ(doctor_exit_code(run), kDoctorIncomplete);
+  const auto reasons = incomplete_reasons(run);
+  ASSERT_GE(reasons.size(), 3u);
+  EXPECT_EQ(reasons[0], "2 lines naming a GPU, its driver, CUDA, NCCL or DCGM not read in dump.txt:");
+  EXPECT_EQ(reasons[1], "  dump.txt:12: nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected "
+                        "invalid context");
+  EXPECT_EQ(reasons[2], "  ... and 1 more");
+  const auto j = doctor_json(run, nullptr);
+  EXPECT_EQ(j["coverage"][0]["gpu_lines_not_read"], 2);
+  EXPECT_EQ(j["coverage"][0]["gpu_lines_not_read_listed"][0]["line"], 12);
+}
+
+TEST(DoctorIncomplete, AFewDecorativeLinesDoNotWeigh) {
+  DoctorRun run;
+  run.inputs_read = 1;
+  InputCoverage c;
+  c.origin = "dump.txt";
+  c.lines = 40;
+  c.lines_not_understood = 3;  // a banner, "Here is the output:", a fence
+  c.first_not_understood_line = 1;
+  run.obs.coverage.push_back(c);
+  EXPECT_EQ(doctor_exit_code(run), kDoctorHealthy);
+  run.obs.coverage[0].lines_not_understood = 5;  // more than three and more than a tenth
+  EXPECT_EQ(doctor_exit_code(run), kDoctorIncomplete);
+}
+
+}  // namespace
+}  // namespace gw::cli

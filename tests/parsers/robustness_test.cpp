@@ -24,10 +24,24 @@ struct Input {
   std::string name, text;
 };
 
+// Cases whose family has no reader yet (MANIFEST-19.tsv split "pending"): nothing in them is
+// recognised on purpose (their lines are reported as unread), so the rules below, which compare
+// what the readers took, do not apply to them.
+std::set<std::string> pending_cases() {
+  std::set<std::string> out;
+  std::ifstream in(GW_SOURCE_DIR "/fixtures/captures/MANIFEST-19.tsv");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.size() > 8 && line.compare(line.size() - 8, 8, "\tpending") == 0)
+      out.insert(line.substr(0, line.find('\t')));
+  return out;
+}
+
 std::vector<Input> corpus() {
   std::vector<Input> out;
+  const auto pending = pending_cases();
   for (const auto& dir : fs::directory_iterator(GW_SOURCE_DIR "/fixtures/captures")) {
-    if (!dir.is_directory()) continue;
+    if (!dir.is_directory() || pending.count(dir.path().filename().string())) continue;
     for (const auto& f : fs::directory_iterator(dir.path())) {
       if (f.path().filename() == "expected.md") continue;
       std::ifstream in(f.path(), std::ios::binary);

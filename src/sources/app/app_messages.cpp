@@ -315,18 +315,43 @@ std::optional<AppMessage> parse_app_message_line(std::string_view line, std::str
   return out;
 }
 
+// NCCL_DEBUG=INFO lines whose content is known and says nothing wrong (ring and tree layout,
+// thresholds, affinity, init done, the error-return trace "transport.cc:68 -> 1"). The prefix
+// "NCCL INFO" alone is not understanding: transport choices (via NET/Socket, SHM, P2P) and
+// every other INFO/WARN line stay unread until a reader judges them.
+namespace {
+
+bool is_routine_nccl_info(std::string_view s) {
+  const size_t at = s.find("NCCL INFO ");
+  if (at == std::string_view::npos) return false;
+  const auto m = s.substr(at + 10);
+  static constexpr std::array<std::string_view, 12> kRoutine = {
+      "threadThresholds", "Trees [",          "Connected all rings", "Connected all trees",
+      "Setting affinity", "Init COMPLETE",    "NET/Plugin : No plugin found",
+      "comm 0x",          "Launch mode",      "Using network",      "NCCL_",
+      "cudaDriverVersion"};
+  for (std::string_view k : kRoutine)
+    if (text::starts_with(m, k)) return true;
+  // "Channel 00/02 :    0   1": the ring order (a channel line with "via" is a transport).
+  if (text::starts_with(m, "Channel ") && !has(m, " via ")) return true;
+  // The error-return trace: "transport.cc:68 -> 1", "init.cc:904 -> 1".
+  const size_t cc = m.find(".cc:");
+  return cc != std::string_view::npos && has(m, " -> ") && cc < m.find(" -> ");
+}
+
+}  // namespace
+
 bool is_app_context_line(std::string_view line) {
   const std::string_view s = text::trim(line);
   if (s.size() < 6) return false;  // shorter than every key below ("Stats:")
-  static constexpr std::array<std::string_view, 26> kContext = {
+  if (is_routine_nccl_info(s)) return true;
+  static constexpr std::array<std::string_view, 24> kContext = {
       "Traceback (most recent call last)",
       "During handling of the above exception",
       "The above exception was the direct cause",
       "CUDA kernel errors might be asynchronously reported",
       "For debugging consider passing CUDA_LAUNCH_BLOCKING",
       "Compile with `TORCH_USE_CUDA_DSA`",
-      "NCCL INFO",
-      "NCCL WARN",
       "Result = FAIL",
       "Result = PASS",
       "deviceQuery Starting",

@@ -53,6 +53,37 @@ bool anchor_pair(char a, char b) {
          (a == 'F' && b == 'O') || (a == 'G' && b == 'b');
 }
 
+// With the unread-line report on, the names of the GPU stack too: "vid"/"Vid"/"VID" of
+// nvidia/Nvidia/NVIDIA, "GPU", "CUD" of CUDA, "CCL" of NCCL, "CGM" of DCGM (Stream::mention_at
+// decides). Three bytes keep them rare in other kernel text.
+bool mention_triple(char a, char b, char c) {
+  return ((a == 'v' || a == 'V') && (b == 'i' || b == 'I') && (c == 'd' || c == 'D')) ||
+         (a == 'G' && b == 'P' && c == 'U') || (a == 'C' && b == 'U' && c == 'D') ||
+         (a == 'C' && b == 'C' && c == 'L') || (a == 'C' && b == 'G' && c == 'M');
+}
+
+#if defined(__SSE2__)
+// 16 positions at once: the bit of position k is set when d[k..k+2] is a mention triple.
+unsigned mention_mask16(const char* d) {
+  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d));
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + 1));
+  const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + 2));
+  const auto eq = [](__m128i v, char x) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(x)); };
+  const auto all3 = [&](char x, char y, char z) {
+    return _mm_and_si128(_mm_and_si128(eq(a, x), eq(b, y)), eq(c, z));
+  };
+  // v/V, i/I, d/D: OR 0x20 folds the case of these letters.
+  const __m128i low = _mm_set1_epi8(0x20);
+  const __m128i vid = _mm_and_si128(
+      _mm_and_si128(eq(_mm_or_si128(a, low), 'v'), eq(_mm_or_si128(b, low), 'i')),
+      eq(_mm_or_si128(c, low), 'd'));
+  const __m128i m = _mm_or_si128(_mm_or_si128(vid, all3('G', 'P', 'U')),
+                                 _mm_or_si128(_mm_or_si128(all3('C', 'U', 'D'), all3('C', 'C', 'L')),
+                                              all3('C', 'G', 'M')));
+  return static_cast<unsigned>(_mm_movemask_epi8(m));
+}
+#endif
+
 #if defined(__SSE2__)
 // 16 positions at once: the bit of position k is set when (d[k], d[k + 1]) is an anchor pair.
 unsigned pair_mask16(const char* d) {
@@ -70,19 +101,25 @@ unsigned pair_mask16(const char* d) {
 
 // The first position in [from, to) that starts an anchor pair, else `to`; reads at most up to
 // text[to] (to < text.size() or the last position has no pair).
-size_t next_anchor_pair(std::string_view text, size_t from, size_t to) {
+size_t next_anchor_pair(std::string_view text, size_t from, size_t to, bool mentions) {
   const char* d = text.data();
   const size_t n = text.size();
   size_t i = from;
 #if defined(__SSE2__)
-  for (; i + 32 <= to && i + 33 <= n; i += 32) {
-    const unsigned lo = pair_mask16(d + i), hi = pair_mask16(d + i + 16);
+  for (; i + 32 <= to && i + 34 <= n; i += 32) {
+    unsigned lo = pair_mask16(d + i), hi = pair_mask16(d + i + 16);
+    if (mentions) {
+      lo |= mention_mask16(d + i);
+      hi |= mention_mask16(d + i + 16);
+    }
     if ((lo | hi) != 0)
       return i + static_cast<size_t>(__builtin_ctzll(lo | (uint64_t{hi} << 16)));
   }
 #endif
-  for (; i < to && i + 1 < n; ++i)
+  for (; i < to && i + 1 < n; ++i) {
     if (anchor_pair(d[i], d[i + 1])) return i;
+    if (mentions && i + 2 < n && mention_triple(d[i], d[i + 1], d[i + 2])) return i;
+  }
   return to;
 }
 
@@ -102,7 +139,15 @@ class Stream {
     return p ? static_cast<size_t>(static_cast<const char*>(p) - text_.data()) : text_.size();
   }
   size_t line_end(size_t from) const { return next_of('\n', from); }
+  size_t next_word(std::string_view w, size_t from) const {
+    if (from >= text_.size()) return text_.size();
+    const void* p = memmem(text_.data() + from, text_.size() - from, w.data(), w.size());
+    return p ? static_cast<size_t>(static_cast<const char*>(p) - text_.data()) : text_.size();
+  }
   bool anchor_at(size_t h) const;
+  bool mention_at(size_t h) const;
+  void mention_line(std::string_view line, size_t line_no);
+  void unread_gpu(std::string_view line, size_t line_no);
   void advance_to(size_t ls);
   void other_line(std::string_view line, size_t line_no);
   void h_clock(const LogPrefix& p, Event* ev);
@@ -119,6 +164,7 @@ class Stream {
   size_t cur_ = 0;      // start of the first line not yet accounted for
   size_t line_no_ = 1;  // its line number
   bool walk_ = false;   // every line is looked at (classify_lines or a dmesg -H log)
+  bool mentions_ = false;  // on_unread_gpu_line is set: stop at GPU names too
   bool hmode_ = false;  // dmesg -H seen: delta lines need the running clock
   std::optional<int64_t> hclock_ms_;
   std::optional<Event> pending_;
@@ -144,6 +190,38 @@ bool Stream::anchor_at(size_t h) const {
       return text_.substr(h, 30) == "Gb/s available PCIe bandwidth,";
   }
   return false;
+}
+
+bool iequal_at(std::string_view s, size_t at, std::string_view w) {
+  return at + w.size() <= s.size() && text::iequals(s.substr(at, w.size()), w);
+}
+
+// A name of the GPU stack that is no event anchor: "NVIDIA"/"NVidia" (the 'V'), "GPU",
+// "CUDA", "NCCL", "DCGM" (the 'C'); lowercase "nvidia" is found by its own search.
+bool Stream::mention_at(size_t h) const {
+  const char c = text_[h];
+  if (c == 'V') return h >= 1 && (text_[h - 1] == 'N' || text_[h - 1] == 'n') &&
+                       iequal_at(text_, h + 1, "idia");
+  if (c == 'v') return h >= 1 && (text_[h - 1] == 'n' || text_[h - 1] == 'N');
+  if (c == 'G') return text_.substr(h, 3) == "GPU";
+  if (c == 'C')
+    return text_.substr(h, 4) == "CUDA" ||
+           (h >= 1 && (text_.substr(h - 1, 4) == "NCCL" || text_.substr(h - 1, 4) == "DCGM"));
+  return false;
+}
+
+void Stream::unread_gpu(std::string_view line, size_t line_no) {
+  if (!opt_.on_unread_gpu_line) return;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (is_routine_driver_line(line) || !names_gpu_stack(line)) return;
+  opt_.on_unread_gpu_line(line_no, line);
+}
+
+// A line found by a GPU name: an event line after all (the name came first), or unread.
+void Stream::mention_line(std::string_view line, size_t line_no) {
+  const kmsg::ParsedLine pl = kmsg::parse_line(line);
+  if (pl.role != LineRole::kNone) return gpu_line(line, line_no);
+  unread_gpu(line, line_no);
 }
 
 void Stream::h_clock(const LogPrefix& p, Event* ev) {
@@ -281,7 +359,10 @@ void Stream::gpu_line(std::string_view line, size_t line_no) {
     ++st_.bad_lines;
     return;
   }
-  if (pl.role == LineRole::kNone || pl.role == LineRole::kDriverText) return;
+  if (pl.role == LineRole::kNone || pl.role == LineRole::kDriverText) {
+    unread_gpu(line, line_no);
+    return;
+  }
   flush();
   ++st_.gpu_lines;
   pl.ev.origin = origin_of(origin_, line_no);
@@ -300,6 +381,7 @@ void Stream::gpu_line(std::string_view line, size_t line_no) {
 KernelLogStats Stream::run() {
   const size_t n = text_.size();
   walk_ = opt_.classify_lines;
+  mentions_ = static_cast<bool>(opt_.on_unread_gpu_line);
   size_t pos = 0;
   constexpr size_t kProgressStep = size_t{1} << 20;
   size_t next_report = opt_.on_progress ? kProgressStep : n + 1;
@@ -310,12 +392,13 @@ KernelLogStats Stream::run() {
     }
     // The scan stops at the next report so that progress is told about every MiB.
     const size_t stop = std::min(n, next_report);
-    const size_t h = next_anchor_pair(text_, pos, stop);
+    const size_t h = next_anchor_pair(text_, pos, stop, mentions_);
     if (h >= stop) {
       pos = stop;
       continue;
     }
-    if (!anchor_at(h)) {
+    const bool event = anchor_at(h);
+    if (!event && !(mentions_ && mention_at(h))) {
       pos = h + 1;
       continue;
     }
@@ -323,7 +406,10 @@ KernelLogStats Stream::run() {
     while (ls > 0 && text_[ls - 1] != '\n') --ls;
     const size_t le = line_end(h);
     advance_to(ls);
-    gpu_line(text_.substr(ls, le - ls), line_no_);
+    if (event)
+      gpu_line(text_.substr(ls, le - ls), line_no_);
+    else
+      mention_line(text_.substr(ls, le - ls), line_no_);
     pos = le + 1;
     cur_ = std::min(pos, n);
     ++line_no_;
@@ -364,6 +450,66 @@ KernelLogStats parse_kernel_log_stream(std::string_view text, std::string_view o
                                        const EventSink& sink, std::vector<Error>* errors) {
   static const KernelLogParseOptions kDefaults;
   return parse_kernel_log_stream(text, origin, sink, errors, kDefaults);
+}
+
+namespace {
+
+bool icontains(std::string_view s, std::string_view w) {
+  if (w.size() > s.size()) return false;
+  const char first = w.front();
+  for (size_t i = 0; i + w.size() <= s.size(); ++i) {
+    const char c = static_cast<char>(s[i] | 0x20);  // ASCII letters only: w is lowercase
+    if (c == first && text::iequals(s.substr(i, w.size()), w)) return true;
+  }
+  return false;
+}
+
+// Driver messages of a normal start or of normal work (each one is known and benign).
+constexpr std::array<std::string_view, 30> kRoutine = {
+    "loading out-of-tree module taints kernel",
+    "module license 'NVIDIA' taints kernel",
+    "module verification failed",
+    "module uses symbols from proprietary module",
+    "NVRM: loading NVIDIA UNIX",
+    "Nvlink Core is being initialized",
+    "Loading NVIDIA Kernel Mode Setting Driver",
+    "Loaded the UVM driver",
+    "Initialized nvidia-drm",
+    "[nvidia-drm] [GPU ID",
+    "Unknown symbol in module",
+    "enabling device (",
+    "vgaarb:",
+    "HDA NVidia",
+    "snd_hda",
+    "NVIDIA Persistence Daemon",
+    "nvidia-persistenced",
+    "NVRM: GPU at PCI:",
+    "NVRM: GPU Board Serial Number",
+    "Persistence mode is deprecated",
+    "nvidia-nvswitch: Probing device",
+    "nvidia-fs",
+    ": using MSI",
+    ": open (major=",
+    "nvlink driver open",
+    "nvlink driver close",
+    "Unregistered the Nvlink Core",
+    "Enabling HDA controller",
+    ".nvidia.com/",  // a URL (Mellanox OFED's backport banner)
+    "apparmor=",     // a profile named after a tool (nvidia_modprobe) being loaded
+};
+
+}  // namespace
+
+bool names_gpu_stack(std::string_view line) {
+  for (std::string_view w : {"nvidia", "nvrm", "cuda", "nccl", "dcgm", "gpu", "nvlink", "nvswitch"})
+    if (icontains(line, w)) return true;
+  return false;
+}
+
+bool is_routine_driver_line(std::string_view line) {
+  for (std::string_view r : kRoutine)
+    if (line.find(r) != std::string_view::npos) return true;
+  return false;
 }
 
 bool kernel_log_piece_may_start(std::string_view line) {

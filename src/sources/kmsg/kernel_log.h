@@ -43,6 +43,10 @@ struct KernelLogParseOptions {
   // With classify_lines: called for each non-blank line that is not kernel log, in order
   // (line_no 1-based, the line without its end), so the caller can offer it to other parsers.
   std::function<void(size_t line_no, std::string_view line)> on_unread;
+  // Called for each line that names a GPU, the NVIDIA driver, CUDA, NCCL or DCGM and that the
+  // parser took nothing from (no event, no continuation, not a routine driver message): the
+  // caller lists it as not read. Set, the scan also stops at those names (a few more anchors).
+  std::function<void(size_t line_no, std::string_view line)> on_unread_gpu_line;
   // Called with the bytes of the text scanned so far, about every MiB (a progress line).
   std::function<void(size_t bytes)> on_progress;
 };
@@ -61,6 +65,14 @@ KernelLogStats parse_kernel_log_stream(std::string_view text, std::string_view o
 // `line_no` only names the origin ("origin:line_no"). Continuation lines are not joined here.
 std::optional<Event> parse_kernel_log_line(std::string_view line, std::string_view origin,
                                            size_t line_no, Error* error);
+
+// True when the line names a GPU, the NVIDIA driver (NVRM, nvidia*), CUDA, NCCL, DCGM, NVLink
+// or NVSwitch (any case): a line that must be read or said to be unread.
+bool names_gpu_stack(std::string_view line);
+
+// A routine driver message that says nothing is wrong (module loaded, UVM loaded, the GPU's
+// identity line, the persistence daemon started): read, and nothing to report.
+bool is_routine_driver_line(std::string_view line);
 
 // True when a kernel log may be cut before `line` and the two parts parsed one after the other
 // with the same events as the whole: the line has a prefix with its own time (not a dmesg -H

@@ -1,0 +1,35 @@
+// What DCGM's tools said about the GPUs in a capture: `dcgmi diag` results per test and GPU,
+// `dcgmi health` incidents, `dcgmi nvlink` link states, `dcgmi dmon` Xid readings. Parsed by
+// sources/dcgm, judged by diagnose/dcgm.cpp. Statements that something is fine are kept too
+// (kPass / kHealthy), so that where two parts disagree the report can say who said what.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace gw {
+
+enum class DcgmKind {
+  kDiagFail,    // a diag test failed (or a deployment "Error" row)
+  kDiagWarn,    // a diag test warned
+  kDiagSkip,    // a diag test was skipped (not tested)
+  kDiagPass,    // a diag table with results and no failure (one per table)
+  kHealth,      // a health incident (text/JSON report or the host engine's log)
+  kHealthy,     // a health report saying "Healthy"
+  kNvlinkDown,  // links of a GPU reported Down
+  kXid,         // a non-zero Xid reading (dcgmi dmon field 230, XIDER)
+};
+
+struct DcgmResult {
+  DcgmKind kind = DcgmKind::kDiagFail;
+  std::optional<unsigned> gpu;  // DCGM GPU id; nullopt = every GPU ("Fail - All") or unknown
+  std::string part;             // "dcgmi diag", "dcgmi health", "dcgmi nvlink", "dcgmi dmon"
+  std::string test;             // diag test or health system ("GPU Memory", "Thermal")
+  std::string text;             // the tool's own words (failure text, incident)
+  std::string level;            // health: "Warning" / "Failure"
+  unsigned count = 0;           // links down / Xid code
+  unsigned of = 0;              // links in all
+  std::string origin;           // "file:line"
+};
+
+}  // namespace gw

@@ -1,0 +1,444 @@
+// DCGM text readers (see dcgm_text.h). The diag table's layout is fixed by dcgmi: a 27-column
+// name field between '|' (or '+') at columns 0 and 28, results "Pass", "Fail - GPU: 0",
+// "Pass - GPUs: 1, 2", "Skip - All", and wrapped text rows ("Warning", "Info", "Error") whose
+// continuation rows leave the name field empty. Wrapped text is cut every 45 characters,
+// mid-word included, so chunks are joined as they are.
+#include "sources/dcgm/dcgm_text.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <map>
+#include <optional>
+
+#include "sources/smi/text_util.h"
+
+namespace gw::dcgm {
+
+namespace {
+
+constexpr size_t kNameCol = 28;  // column of the '|' after the name field
+constexpr size_t kChunk = 45;    // characters of wrapped text per row
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+std::vector<std::string> split_ws(std::string_view s) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    size_t e = i;
+    while (e < s.size() && s[e] != ' ' && s[e] != '\t') ++e;
+    if (e > i) out.emplace_back(s.substr(i, e - i));
+    i = e;
+  }
+  return out;
+}
+
+std::string at(std::string_view origin, size_t line) {
+  return std::string(origin) + ":" + std::to_string(line);
+}
+
+bool diag_row(std::string_view t) {
+  return t.size() > kNameCol && (t[0] == '|' || t[0] == '+') &&
+         (t[kNameCol] == '|' || t[kNameCol] == '+');
+}
+
+// "-----  Hardware  ----------" -> "Hardware".
+std::optional<std::string> category(std::string_view name) {
+  const size_t word_at = name.find_first_not_of('-');
+  if (!text::starts_with(name, "-----") || word_at == std::string_view::npos) return std::nullopt;
+  const auto inner = text::trim(name.substr(word_at));
+  const size_t end = inner.find("  ");
+  const auto word = text::trim(inner.substr(0, end));
+  if (word.empty() || word.front() == '-') return std::nullopt;
+  return std::string(word);
+}
+
+// Unsigned numbers in "GPU: 0", "GPUs: 1, 2, 3", "GPU 3".
+std::vector<unsigned> numbers(std::string_view s) {
+  std::vector<unsigned> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    if (!is_digit(s[i])) {
+      ++i;
+      continue;
+    }
+    size_t used = 0;
+    out.push_back(static_cast<unsigned>(text::leading_digits(s.substr(i), used)));
+    i += used;
+  }
+  return out;
+}
+
+// One result statement of a test: "Fail - GPU: 0", "Pass - All", "Skip", "FAIL - GPU 3: why".
+struct Verdict {
+  DcgmKind kind = DcgmKind::kDiagPass;
+  std::vector<unsigned> gpus;  // empty: all
+  std::string why;             // text after "GPU N:" in the old one-line form
+};
+
+std::optional<Verdict> verdict(std::string_view v) {
+  const std::pair<std::string_view, DcgmKind> kWords[] = {{"Pass", DcgmKind::kDiagPass},
+                                                          {"Fail", DcgmKind::kDiagFail},
+                                                          {"Warn", DcgmKind::kDiagWarn},
+                                                          {"Skip", DcgmKind::kDiagSkip}};
+  for (const auto& [w, k] : kWords) {
+    if (v.size() < w.size() || !text::iequals(v.substr(0, w.size()), w)) continue;
+    auto rest = text::trim(v.substr(w.size()));
+    if (!rest.empty() && rest.front() == '-') rest = text::trim(rest.substr(1));
+    Verdict out{k, {}, {}};
+    if (text::starts_with(rest, "GPU")) {
+      const size_t colon = rest.find(':', rest.find_first_of("0123456789"));
+      const auto ids = colon == std::string_view::npos ? rest : rest.substr(0, colon);
+      out.gpus = numbers(ids);
+      if (colon != std::string_view::npos) out.why = std::string(text::trim(rest.substr(colon + 1)));
+    } else if (!rest.empty() && !text::iequals(rest, "All")) {
+      return std::nullopt;  // "Pass" followed by something that is no GPU list
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+// The diag table read row by row: tests with their verdicts and the text rows after them.
+class DiagTable {
+ public:
+  DiagTable(std::string_view origin, size_t first_line) : origin_(origin), line_(first_line) {}
+  void row(std::string_view t);
+  BlockInfo finish(std::vector<DcgmResult>& out);
+
+ private:
+  struct Text {
+    std::string kind;  // "Warning", "Info", "Error"
+    std::string text;
+  };
+  struct Test {
+    std::string name, cat;
+    size_t line = 0;
+    std::vector<Verdict> verdicts;
+    std::vector<Text> texts;
+  };
+  void text_row(std::string_view name, std::string_view raw);
+  void emit(const Test& t, std::vector<DcgmResult>& out) const;
+
+  std::string_view origin_;
+  size_t line_;
+  std::string cat_;
+  std::vector<Test> tests_;
+  bool closed_ = false, results_ = false, header_ = false;
+};
+
+void DiagTable::text_row(std::string_view name, std::string_view raw) {
+  if (tests_.empty()) tests_.push_back({cat_, cat_, line_, {}, {}});
+  Test& t = tests_.back();
+  std::string_view chunk = raw;
+  if (!chunk.empty() && chunk.front() == ' ') chunk.remove_prefix(1);
+  if (chunk.size() > kChunk) chunk = chunk.substr(0, kChunk);
+  if (!name.empty() || t.texts.empty()) t.texts.push_back({std::string(name), {}});
+  t.texts.back().text += chunk;
+}
+
+void DiagTable::row(std::string_view t) {
+  const size_t no = line_++;
+  if (t.size() <= kNameCol) {
+    closed_ = false;  // a row cut inside its name field
+    return;
+  }
+  const auto name = text::trim(t.substr(1, kNameCol - 1));
+  if (auto c = category(name)) {
+    cat_ = *c;
+    closed_ = false;
+    return;
+  }
+  if (t[0] == '+') {  // a border: the last one closes the table
+    closed_ = results_ && t.find('=') == std::string_view::npos;
+    return;
+  }
+  closed_ = false;
+  std::string_view raw = t.substr(kNameCol + 1);
+  if (raw.size() > 0 && raw.back() == '|') raw.remove_suffix(1);
+  const auto value = text::trim(raw);
+  if (name == "Diagnostic" && value == "Result") {
+    header_ = true;
+    return;
+  }
+  if (name == "Warning" || name == "Info" || name == "Error") return text_row(name, raw);
+  if (cat_ == "Metadata") return;
+  const auto v = verdict(value);
+  if (name.empty()) {
+    if (v && !tests_.empty()) {
+      tests_.back().verdicts.push_back(*v);
+      return;
+    }
+    return text_row(name, raw);
+  }
+  tests_.push_back({std::string(name), cat_, no, {}, {}});
+  results_ = true;
+  if (v) tests_.back().verdicts.push_back(*v);
+}
+
+std::string clean(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == ' ' && (out.empty() || out.back() == ' ')) continue;
+    out += c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+// The text rows that name this GPU ("GPU 3 ..."), or all of them when none names any.
+std::string text_for(const std::vector<std::pair<std::string, std::string>>& texts,
+                     std::optional<unsigned> gpu) {
+  std::string named, all;
+  for (const auto& [kind, t] : texts) {
+    if (kind == "Info") continue;
+    all += (all.empty() ? "" : " | ") + t;
+    if (gpu && t.rfind("GPU " + std::to_string(*gpu), 0) == 0) named += (named.empty() ? "" : " | ") + t;
+  }
+  return named.empty() ? all : named;
+}
+
+void DiagTable::emit(const Test& t, std::vector<DcgmResult>& out) const {
+  std::vector<std::pair<std::string, std::string>> texts;
+  for (const auto& x : t.texts) texts.push_back({x.kind, clean(x.text)});
+  auto push = [&](DcgmKind k, std::optional<unsigned> gpu, const std::string& why) {
+    DcgmResult r;
+    r.kind = k;
+    r.gpu = gpu;
+    r.part = "dcgmi diag";
+    r.test = t.cat.empty() || t.name == t.cat ? t.name : t.cat + " / " + t.name;
+    r.text = why.empty() ? text_for(texts, gpu) : why;
+    r.origin = at(origin_, t.line);
+    out.push_back(std::move(r));
+  };
+  for (const auto& v : t.verdicts) {
+    if (v.kind == DcgmKind::kDiagPass) continue;
+    if (v.gpus.empty()) push(v.kind, std::nullopt, v.why);
+    for (unsigned g : v.gpus) push(v.kind, g, v.why);
+  }
+  // An "Error" row is a failure of the test (or deployment check) it stands under.
+  for (const auto& x : t.texts) {
+    if (x.kind != "Error") continue;
+    const auto ids = numbers(clean(x.text).substr(0, 8));
+    push(DcgmKind::kDiagFail, ids.empty() ? std::nullopt : std::optional<unsigned>(ids[0]),
+         clean(x.text));
+  }
+}
+
+BlockInfo DiagTable::finish(std::vector<DcgmResult>& out) {
+  BlockInfo info;
+  const size_t before = out.size();
+  for (const Test& t : tests_) emit(t, out);
+  info.recognised = results_ || header_ || !tests_.empty() || !cat_.empty();
+  bool bad = false;
+  for (size_t i = before; i < out.size(); ++i)
+    bad = bad || out[i].kind == DcgmKind::kDiagFail || out[i].kind == DcgmKind::kDiagWarn;
+  if (results_ && !bad) {
+    DcgmResult pass;
+    pass.kind = DcgmKind::kDiagPass;
+    pass.part = "dcgmi diag";
+    pass.text = "no test failed or warned in the results shown";
+    pass.origin = at(origin_, tests_.front().line);
+    out.push_back(std::move(pass));
+  }
+  if (!closed_) info.cut = "dcgmi diag table cut before its end";
+  return info;
+}
+
+// ---- nvlink --link-status grid ----
+
+BlockInfo read_grid(std::string_view block, std::string_view origin, size_t first_line,
+                    std::vector<DcgmResult>& out) {
+  BlockInfo info;
+  text::LineReader rd(block);
+  std::string_view line;
+  std::optional<unsigned> gpu;
+  size_t no = first_line - 1;
+  bool key = false;
+  while (rd.next(line)) {
+    ++no;
+    const auto t = text::trim(line);
+    if (text::starts_with(t, "gpuId ")) {
+      gpu = numbers(t.substr(6, 4)).empty() ? std::nullopt
+                                            : std::optional<unsigned>(numbers(t.substr(6, 4))[0]);
+      continue;
+    }
+    if (text::starts_with(t, "NvSwitches")) gpu.reset();
+    if (text::starts_with(t, "Key:")) key = true;
+    if (!gpu || t.empty() || t.find_first_not_of("UDX_ ") != std::string_view::npos) continue;
+    DcgmResult r;
+    r.kind = DcgmKind::kNvlinkDown;
+    r.gpu = gpu;
+    r.part = "dcgmi nvlink";
+    for (char c : t) {
+      if (c == ' ') continue;
+      ++r.of;
+      if (c == 'D') ++r.count;
+    }
+    r.text = std::string(t);
+    r.origin = at(origin, no);
+    info.recognised = true;
+    if (r.count > 0) out.push_back(std::move(r));
+  }
+  if (!key && info.recognised) info.cut = "dcgmi nvlink grid cut before its key line";
+  return info;
+}
+
+// ---- dmon ----
+
+BlockInfo read_dmon(std::string_view block, std::string_view origin, size_t first_line,
+                    std::vector<DcgmResult>& out) {
+  BlockInfo info;
+  text::LineReader rd(block);
+  std::string_view line;
+  std::vector<std::string> cols;
+  size_t no = first_line - 1;
+  while (rd.next(line)) {
+    ++no;
+    const auto t = text::trim(line);
+    if (t.empty()) continue;
+    if (t.front() == '#') {
+      cols = split_ws(t.substr(1));
+      continue;
+    }
+    if (!text::starts_with(t, "GPU ")) continue;
+    const auto f = split_ws(t);
+    if (f.size() < 2 || !is_digit(f[1][0]) || f[1].size() > 6) continue;
+    // "GPU 1 120": the entity takes two words, the fields follow in header order after "Entity".
+    for (size_t c = 1; c < cols.size() && c + 1 < f.size(); ++c) {
+      info.recognised = true;
+      if (cols[c] != "XIDER" || f[c + 1] == "0" || !is_digit(f[c + 1][0]) || f[c + 1].size() > 6)
+        continue;
+      DcgmResult r;
+      r.kind = DcgmKind::kXid;
+      r.gpu = static_cast<unsigned>(std::stoul(f[1]));
+      r.part = "dcgmi dmon";
+      r.test = "XIDER";
+      r.count = static_cast<unsigned>(std::stoul(f[c + 1]));
+      r.text = std::string(t);
+      r.origin = at(origin, no);
+      out.push_back(std::move(r));
+    }
+  }
+  return info;
+}
+
+// ---- health -c -j ----
+
+BlockInfo read_json(std::string_view block, std::string_view origin, size_t first_line,
+                    std::vector<DcgmResult>& out) {
+  BlockInfo info;
+  const auto j = nlohmann::json::parse(block, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("body")) return info;
+  const auto& body = j["body"];
+  if (!body.is_object() || !body.contains("Overall Health")) return info;
+  info.recognised = true;
+  const auto& overall = body["Overall Health"];
+  const std::string value = overall.is_object() && overall.contains("value") && overall["value"].is_string()
+                                ? overall["value"].get<std::string>()
+                                : "";
+  DcgmResult r;
+  r.kind = value == "Healthy" ? DcgmKind::kHealthy : DcgmKind::kHealth;
+  r.part = "dcgmi health";
+  r.level = value;
+  r.text = "Overall Health: " + value;
+  r.origin = at(origin, first_line);
+  out.push_back(std::move(r));
+  return info;
+}
+
+}  // namespace
+
+Block block_start(std::string_view t, std::string_view next) {
+  if (t.empty()) return Block::kNone;
+  switch (t.front()) {
+    case '|':
+    case '+':
+      if (t.find("NvLink Link Status") != std::string_view::npos ||
+          next.find("NvLink Link Status") != std::string_view::npos)
+        return Block::kNvlinkGrid;
+      return diag_row(t) ? Block::kDiagTable : Block::kNone;
+    case '#':
+      return text::starts_with(t, "#Entity") ? Block::kDmon : Block::kNone;
+    case '{':
+      return t == "{" ? Block::kJson : Block::kNone;
+    default:
+      return Block::kNone;
+  }
+}
+
+bool block_fits(Block b, std::string_view t) {
+  switch (b) {
+    case Block::kDiagTable:
+      return t.front() == '|' || t.front() == '+';
+    case Block::kNvlinkGrid:
+      return t.front() == '|' || t.front() == '+' || text::starts_with(t, "GPUs:") ||
+             text::starts_with(t, "gpuId ") || text::starts_with(t, "NvSwitches") ||
+             text::starts_with(t, "No NvSwitches") || text::starts_with(t, "physicalId ") ||
+             text::starts_with(t, "Key:") || t.find_first_not_of("UDX_ ") == std::string_view::npos;
+    case Block::kDmon:
+      return t.front() == '#' || text::starts_with(t, "GPU ") || t == "ID";
+    case Block::kJson:
+      return true;  // bounded by the caller at the closing brace
+    default:
+      return false;
+  }
+}
+
+BlockInfo read_block(Block b, std::string_view block, std::string_view origin, size_t first_line,
+                     std::vector<DcgmResult>& out) {
+  switch (b) {
+    case Block::kDiagTable: {
+      DiagTable table(origin, first_line);
+      text::LineReader rd(block);
+      std::string_view line;
+      while (rd.next(line)) table.row(text::trim(line));
+      return table.finish(out);
+    }
+    case Block::kNvlinkGrid:
+      return read_grid(block, origin, first_line, out);
+    case Block::kDmon:
+      return read_dmon(block, origin, first_line, out);
+    case Block::kJson:
+      return read_json(block, origin, first_line, out);
+    default:
+      return {};
+  }
+}
+
+bool take_line(std::string_view t, std::string_view origin, size_t line_no,
+               std::vector<DcgmResult>& out) {
+  if (t == "Successfully ran diagnostic for group." ||
+      t == "Health monitor systems set successfully." || text::starts_with(t, "dcgmi ") ||
+      text::starts_with(t, "sudo dcgmi "))
+    return true;
+  const size_t h = t.find("[[Health]] Detected a ");
+  if (h == std::string_view::npos) return false;
+  // "... Detected a WARNING in health system Thermal: 'Detected clocks event ... in GPU 2. ..."
+  auto rest = t.substr(h + 22);
+  DcgmResult r;
+  r.kind = DcgmKind::kHealth;
+  r.part = "DCGM host engine";
+  r.level = std::string(rest.substr(0, rest.find(' ')));
+  const size_t sys = rest.find("health system ");
+  if (sys != std::string_view::npos) {
+    const auto s = rest.substr(sys + 14);
+    r.test = std::string(s.substr(0, s.find(':')));
+  }
+  const size_t g = rest.find("GPU ");
+  if (g != std::string_view::npos && g + 4 < rest.size() && is_digit(rest[g + 4])) {
+    size_t used = 0;
+    r.gpu = static_cast<unsigned>(text::leading_digits(rest.substr(g + 4), used));
+  }
+  const size_t q = rest.find('\'');
+  r.text = std::string(q == std::string_view::npos ? rest : rest.substr(q + 1));
+  r.origin = at(origin, line_no);
+  out.push_back(std::move(r));
+  return true;
+}
+
+}  // namespace gw::dcgm

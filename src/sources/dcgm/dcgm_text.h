@@ -1,0 +1,37 @@
+// DCGM's tool output in a capture: the `dcgmi diag` result table (any level, any DCGM version
+// with the 27-column name field), the `dcgmi nvlink --link-status` grid, `dcgmi dmon` with
+// field XIDER, `dcgmi health -c -j` JSON, and single lines (the host engine's health log,
+// dcgmi's own confirmations). Pure functions over text; the capture reader finds the blocks.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/dcgm.h"
+
+namespace gw::dcgm {
+
+enum class Block { kNone, kDiagTable, kNvlinkGrid, kDmon, kJson };
+
+// The block `trimmed` starts (`next` is the trimmed line after it: a grid's border comes
+// before its title). Cheap on other lines: a first-byte gate.
+Block block_start(std::string_view trimmed, std::string_view next);
+// Whether a line still belongs to a block of that kind (blank lines are the caller's).
+bool block_fits(Block b, std::string_view trimmed);
+
+struct BlockInfo {
+  bool recognised = false;  // the block held what its kind promises (else: not DCGM's)
+  std::string cut;          // non-empty: why the block is incomplete ("table cut before its end")
+};
+
+// Reads one block (its lines, joined with '\n'; `first_line` is the file line of its first).
+BlockInfo read_block(Block b, std::string_view block, std::string_view origin, size_t first_line,
+                     std::vector<DcgmResult>& out);
+
+// One line of DCGM's: a host-engine health incident, "Successfully ran diagnostic for group.",
+// "Health monitor systems set successfully.", a `dcgmi ...` command echo. True when read.
+bool take_line(std::string_view trimmed, std::string_view origin, size_t line_no,
+               std::vector<DcgmResult>& out);
+
+}  // namespace gw::dcgm
