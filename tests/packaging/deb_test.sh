@@ -14,6 +14,7 @@ fi
   fail "/var/lib/gpuwarden or /etc/gpuwarden exists already; the test would purge it"
 tmp=$(mktemp -d /tmp/gw-deb.XXXXXX)
 cleanup() {
+  if [[ -n ${serve_pid:-} ]]; then kill "$serve_pid" 2>/dev/null || true; fi
   dpkg -P gpuwarden >/dev/null 2>&1 || true
   rm -rf "$tmp"
 }
@@ -67,6 +68,18 @@ dpkg -i "$old_deb" >"$tmp/dpkg.log" 2>&1 || { cat "$tmp/dpkg.log"; fail "dpkg -i
 grep -q "GPU" "$tmp/doctor.txt" || { cat "$tmp/doctor.txt"; fail "doctor --demo printed no GPU"; }
 /usr/bin/gpuwarden serve --check-config --config /etc/gpuwarden/gpuwarden.toml >"$tmp/check.txt" \
   2>&1 || { cat "$tmp/check.txt"; fail "the shipped config does not pass --check-config"; }
+# --demo loads the packaged fake NVML, not the build tree's (the binary knows both paths).
+/usr/bin/gpuwarden serve --demo --listen 127.0.0.1:0 --db "$tmp/demo.db" --kernel-log "" \
+  >"$tmp/serve.log" 2>&1 &
+serve_pid=$!
+for _ in $(seq 300); do
+  grep -q " /usr/lib/gpuwarden/libnvidia-ml.so.1$" "/proc/$serve_pid/maps" 2>/dev/null && break
+  sleep 0.1
+done
+grep -q " /usr/lib/gpuwarden/libnvidia-ml.so.1$" "/proc/$serve_pid/maps" 2>/dev/null ||
+  { cat "$tmp/serve.log"; fail "serve --demo did not load /usr/lib/gpuwarden/libnvidia-ml.so.1"; }
+kill "$serve_pid"
+wait "$serve_pid" || true
 if [[ -d /run/systemd/system ]] && systemctl is-active --quiet gpuwarden.service; then
   fail "the package started the daemon"
 fi
