@@ -1,6 +1,7 @@
 // A real Prometheus (Debian's /usr/bin/prometheus) scrapes the daemon playing a scenario on
-// loopback: the series exist with the scenario's values, NVIDIA's Grafana dashboard queries
-// return data, and `promtool check metrics` finds no format error in /metrics.
+// loopback: the series exist with the scenario's values, the queries of NVIDIA's Grafana
+// dashboard and of gpuwarden's own (packaging/grafana/) return data, and `promtool check
+// metrics` finds no format error in /metrics. One Prometheus serves both dashboards.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -9,6 +10,8 @@
 #include <cmath>
 #include <csignal>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 
 #include "serve_helpers.h"
 
@@ -48,11 +51,95 @@ std::vector<std::string> dashboard_exprs() {
   return out;
 }
 
+// gpuwarden's dashboard: every target's expr with Grafana's variables as "All" and fixed ranges.
+std::vector<std::string> gpuwarden_dashboard_exprs(const json& d) {
+  std::vector<std::string> out;
+  for (const auto& p : d["panels"])
+    for (const auto& t : p.value("targets", json::array())) {
+      std::string e = t["expr"].get<std::string>();
+      for (const auto& [var, val] : std::vector<std::pair<std::string, std::string>>{
+               {"$instance", ".+"}, {"$gpu", ".+"}, {"$__rate_interval", "1m"},
+               {"$__range", "5m"}})
+        for (size_t k = e.find(var); k != std::string::npos; k = e.find(var))
+          e.replace(k, var.size(), val);
+      out.push_back(e);
+    }
+  return out;
+}
+
+// Metric names an expression uses (gpuwarden_* and DCGM_*), for the "really exported" check.
+std::set<std::string> metric_names(const std::string& expr) {
+  std::set<std::string> out;
+  static const std::regex name(R"(\b(gpuwarden_[a-z0-9_]+|DCGM_[A-Z0-9_]+)\b)");
+  for (std::sregex_iterator it(expr.begin(), expr.end(), name), end; it != end; ++it)
+    out.insert((*it)[1]);
+  return out;
+}
+
+bool all_return_data(int prom_port, const std::vector<std::string>& exprs) {
+  for (const std::string& e : exprs) {
+    auto q = query(prom_port, e);
+    if (q.value("status", "") != "success" || q["data"]["result"].empty()) return false;
+  }
+  return true;
+}
+
+// The daemon plays serve-xid.json with job 4242 on GPU 1 (job mapping directory): findings,
+// Xid 48 on GPU 1 (t=10 s), throttle counters, PCIe state and the job all reach Prometheus.
+void check_gpuwarden_dashboard(int prom_port, int daemon_port) {
+  std::ifstream in(std::string(GW_SOURCE_DIR) + "/packaging/grafana/gpuwarden-dashboard.json");
+  const json d = json::parse(in, nullptr, false);
+  ASSERT_FALSE(d.is_discarded()) << "packaging/grafana/gpuwarden-dashboard.json is not JSON";
+  const auto exprs = gpuwarden_dashboard_exprs(d);
+  ASSERT_GE(exprs.size(), 15u);
+  // Only names the daemon really exports (a # TYPE line on its /metrics).
+  const std::string body = get(daemon_port, "/metrics").body;
+  for (const std::string& e : exprs)
+    for (const std::string& n : metric_names(e))
+      EXPECT_NE(body.find("# TYPE " + n + " "), std::string::npos) << n << " in " << e;
+  // Each area the dashboard is for is queried.
+  std::string all;
+  for (const std::string& e : exprs) all += e + "\n";
+  for (const char* n : {"gpuwarden_finding_active", "gpuwarden_clock_throttled_seconds_total",
+                        "gpuwarden_pcie_link_gen", "gpuwarden_pcie_link_width",
+                        "gpuwarden_xid_errors_total", "gpuwarden_job_gpu", "hpc_job"})
+    EXPECT_NE(all.find(n), std::string::npos) << n;
+  // Its template variables' label queries answer.
+  httplib::Client pc("127.0.0.1", prom_port);
+  for (const char* label : {"instance", "gpu"}) {
+    auto r = pc.Get((std::string("/api/v1/label/") + label + "/values?match[]=gpuwarden_gpu_info")
+                        .c_str());
+    ASSERT_TRUE(r);
+    EXPECT_FALSE(json::parse(r->body)["data"].empty()) << label;
+  }
+  wait_until([&] { return all_return_data(prom_port, exprs); }, 30s);
+  for (const std::string& e : exprs) {
+    auto q = query(prom_port, e);
+    ASSERT_EQ(q.value("status", ""), "success") << e;
+    EXPECT_FALSE(q["data"]["result"].empty()) << "no data for the dashboard query " << e;
+  }
+  // The values behind the panels are the scenario's: Xid 48 on GPU 1, job 4242 on GPU 1.
+  auto xid = query(prom_port, "gpuwarden_xid_errors_total{xid=\"48\"}");
+  EXPECT_GE(value_of(xid, "1"), 1);
+  auto job = query(prom_port, "gpuwarden_job_gpu{hpc_job=\"4242\"}");
+  ASSERT_EQ(job["data"]["result"].size(), 1u) << job.dump();
+  EXPECT_EQ(job["data"]["result"][0]["metric"]["gpu"], "1");
+  auto util = query(prom_port, "avg by (hpc_job) (DCGM_FI_DEV_GPU_UTIL{hpc_job!=\"\"})");
+  ASSERT_EQ(util["data"]["result"].size(), 1u) << util.dump();
+  EXPECT_EQ(util["data"]["result"][0]["metric"]["hpc_job"], "4242");
+  auto width = query(prom_port, "gpuwarden_pcie_link_width / gpuwarden_pcie_link_width_max");
+  EXPECT_EQ(value_of(width, "0"), 1);
+}
+
 TEST(ServePrometheus, ScrapesScenarioValuesAndTheDashboardQueriesReturnData) {
   ASSERT_TRUE(fs::exists("/usr/bin/prometheus")) << "scripts/setup installs Debian's prometheus";
   TempDir tmp;
   set_time_scale(1);
-  RunningDaemon d(options_for("serve-xid", fast_config(tmp.path())));
+  fs::create_directories(tmp.path() / "jobs");
+  tmp.write("jobs/1", "4242\n");
+  RunningDaemon d(options_for(
+      "serve-xid",
+      fast_config(tmp.path(), "job_mapping_dir = \"" + (tmp.path() / "jobs").string() + "\"\n")));
   ASSERT_TRUE(d.ok()) << d.error;
   const int prom_port = free_port();
   tmp.write("prometheus.yml",
@@ -119,6 +206,7 @@ TEST(ServePrometheus, ScrapesScenarioValuesAndTheDashboardQueriesReturnData) {
     ASSERT_EQ(q.value("status", ""), "success") << e;
     EXPECT_FALSE(q["data"]["result"].empty()) << "no data for the dashboard query " << e;
   }
+  check_gpuwarden_dashboard(prom_port, d.port());
 }
 
 TEST(ServePrometheus, PromtoolFindsNoFormatError) {
