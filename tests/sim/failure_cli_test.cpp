@@ -128,7 +128,8 @@ TEST(SimulateFailureCli, DocSeedOneCountsAreWhatTheRunGives) {
                  "([^;]*); the idle spare nodes took ([0-9]+) more events")))
       << "the seed-1 sentence of docs/simulate.md";
   const std::string command = m[1], by_class = m[3];
-  const unsigned total = std::stoul(m[2].str()), spare = std::stoul(m[4].str());
+  const auto total = static_cast<unsigned>(std::stoul(m[2].str()));
+  const auto spare = static_cast<unsigned>(std::stoul(m[4].str()));
   const std::string path = ::testing::TempDir() + "/gw_failure_cli_llama3.csv";
   std::ofstream(path) << "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n"
                          "0,16384,0,100,llama3,8640000,30\n";
