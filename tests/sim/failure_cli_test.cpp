@@ -139,7 +139,8 @@ TEST(SimulateFailureCli, DocSeedOneCountsAreWhatTheRunGives) {
   for (std::string w; words >> w;) args.push_back(w);
   const CliRun r = simulate(args);
   ASSERT_EQ(r.code, 0) << r.err;
-  const auto& p = nlohmann::json::parse(r.out)["policies"][0];
+  const auto doc_json = nlohmann::json::parse(r.out);
+  const auto& p = doc_json["policies"][0];
   std::map<std::string, unsigned> got;
   unsigned events = 0, stopped = 0;
   for (const auto& c : p["failures_by_class"]) {
