@@ -73,8 +73,15 @@ void add_options(CLI::App& sub, SimulateArgs& a) {
                   "Stop the simulation after this many days");
   sub.add_flag("--spread", a.spread, "Same as --placement spread");
   sub.add_option("--placement", a.placement,
-                 "first-fit, pack, spread or pool (docs/scheduling.md#placement)")
-      ->check(CLI::IsMember({"first-fit", "pack", "spread", "pool"}))
+                 "first-fit, pack, spread, pool or gang:N (docs/scheduling.md#placement)")
+      ->check(CLI::Validator(
+          [](const std::string& v) -> std::string {
+            return sched::parse_placement(v)
+                       ? std::string()
+                       : "--placement " + v +
+                             ": expected first-fit, pack, spread, pool or gang:N (N 1-1024)";
+          },
+          "PLACEMENT"))
       ->capture_default_str();
   sub.add_option("--jobs-out", a.jobs_out, "Write every job's outcome per policy to this CSV");
   // A limit below the run time would kill the job: factors start at 1.
@@ -122,9 +129,9 @@ sim::SimConfig make_config(const SimulateArgs& a, const sim::ClusterSpec& cluste
   c.cluster = cluster;
   c.policies = split_commas(a.policies);
   c.options.seed = a.seed;
-  c.options.scheduler.packing =
-      a.spread ? sched::Packing::kSpread
-               : sched::parse_packing(a.placement).value_or(sched::Packing::kPack);
+  const auto placement = sched::parse_placement(a.placement).value_or(sched::Placement{});
+  c.options.scheduler.packing = a.spread ? sched::Packing::kSpread : placement.packing;
+  c.options.scheduler.instance_gpus = a.spread ? 0 : placement.instance_gpus;
   c.options.policy.dlas_queues = a.dlas_queues;
   c.options.policy.dlas_event_driven = !a.dlas_quantum;
   c.options.policy.dlas_tiresias_lists = a.dlas_lists;

@@ -27,6 +27,26 @@ std::optional<Packing> parse_packing(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<Placement> parse_placement(std::string_view text) {
+  if (auto p = parse_packing(text)) return Placement{*p, 0};
+  constexpr std::string_view kGang = "gang:";
+  if (text.substr(0, kGang.size()) != kGang) return std::nullopt;
+  const std::string_view digits = text.substr(kGang.size());
+  if (digits.empty() || digits.size() > 4) return std::nullopt;
+  unsigned n = 0;
+  for (char ch : digits) {
+    if (ch < '0' || ch > '9') return std::nullopt;
+    n = n * 10 + static_cast<unsigned>(ch - '0');
+  }
+  if (n < 1 || n > 1024) return std::nullopt;
+  return Placement{Packing::kFirstFit, n};
+}
+
+std::string to_string(const Placement& p) {
+  if (p.instance_gpus > 0) return "gang:" + std::to_string(p.instance_gpus);
+  return std::string(to_string(p.packing));
+}
+
 Cluster::Cluster(std::vector<NodeSpec> nodes) {
   nodes_.reserve(nodes.size());
   for (auto& spec : nodes) {
@@ -105,7 +125,18 @@ unsigned Cluster::usable(uint32_t n, const NodeCaps* caps) const {
 
 unsigned Cluster::nodes_needed(unsigned count) const {
   if (pool_ || count <= max_size_ || max_size_ == 0) return 0;
+  if (split(count)) {
+    const unsigned per_node = (max_size_ / instance_) * instance_;  // GPUs one node can hold
+    return (count + per_node - 1) / per_node;
+  }
   return (count + max_size_ - 1) / max_size_;
+}
+
+unsigned Cluster::instance_capacity() const {
+  unsigned total = 0;
+  for (size_t f = instance_; f < by_free_.size(); ++f)
+    total += bucket_count_[f] * static_cast<unsigned>(f / instance_ * instance_);
+  return total;
 }
 
 // Exact on uniform clusters; on mixed node sizes an upper bound, which callers tolerate (a
@@ -144,7 +175,9 @@ unsigned Cluster::max_fit(const NodeCaps* caps) const {
     }
   }
   const unsigned wide = full >= max_size_ && full > 0 ? full + partial : 0;
-  return std::max(single, wide > max_size_ ? wide : 0u);
+  const unsigned best = std::max(single, wide > max_size_ ? wide : 0u);
+  // Split requests: an upper bound (caps only lower it), so no request that fits is skipped.
+  return instance_ > 0 && !pool_ ? std::max(best, instance_capacity()) : best;
 }
 
 uint32_t Cluster::pick_node(unsigned count, Packing packing, const NodeCaps* caps,
@@ -192,6 +225,7 @@ std::optional<std::vector<uint32_t>> Cluster::find(unsigned count, Packing packi
                                                    const NodeCaps* caps) const {
   if (count == 0) return std::vector<uint32_t>{};
   if (packing == Packing::kPool || pool_) return find_pool(count, caps);
+  if (split(count)) return find_instances(count, caps);
   if (count > max_size_) return find_multi(count, packing, caps);
   const uint32_t n = pick_node(count, packing, caps, {});
   if (n == UINT32_MAX) return std::nullopt;
@@ -202,6 +236,7 @@ bool Cluster::fits(unsigned count, Packing packing) const {
   if (count == 0) return true;
   if (packing == Packing::kPool || pool_) return count <= free_total_;
   if (count <= max_size_) return pick_node(count, packing, nullptr, {}) != UINT32_MAX;
+  if (split(count)) return find_instances(count, nullptr).has_value();
   // As find_multi: whole free nodes while the rest fills one, then the remainder's node.
   std::vector<uint32_t> taken;
   unsigned rem = count;
@@ -236,6 +271,24 @@ std::optional<std::vector<uint32_t>> Cluster::find_multi(unsigned count, Packing
     const auto part = pick_in_node(n, rem);
     out.insert(out.end(), part.begin(), part.end());
   }
+  return out;
+}
+
+// Instance split: node by node, lowest index first, floor(usable / N) instances per node until
+// all are placed (PAI's simulator: node_idle_gpus // num_gpu), each instance topology-aware
+// within its node. A node's instances are chosen together so they do not overlap.
+std::optional<std::vector<uint32_t>> Cluster::find_instances(unsigned count,
+                                                             const NodeCaps* caps) const {
+  std::vector<uint32_t> out;
+  unsigned left = count / instance_;
+  for (uint32_t n = 0; n < nodes_.size() && left > 0; ++n) {
+    const unsigned here = std::min(left, usable(n, caps) / instance_);
+    if (here == 0) continue;
+    const auto part = pick_in_node(n, here * instance_);
+    out.insert(out.end(), part.begin(), part.end());
+    left -= here;
+  }
+  if (left > 0) return std::nullopt;
   return out;
 }
 

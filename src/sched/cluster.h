@@ -44,6 +44,16 @@ std::string_view to_string(Packing p);
 // "first-fit", "pack", "spread" or "pool"; nullopt for anything else.
 std::optional<Packing> parse_packing(std::string_view name);
 
+// A `--placement` value: a packing mode, or "gang:N" (first fit, wide jobs split into instances
+// of N GPUs, as Alibaba PAI's simulator places a job converted to num_inst x num_gpu).
+struct Placement {
+  Packing packing = Packing::kPack;
+  unsigned instance_gpus = 0;  // 0: no split
+};
+// "first-fit", "pack", "spread", "pool" or "gang:N" (N from 1 to 1024); nullopt otherwise.
+std::optional<Placement> parse_placement(std::string_view text);
+std::string to_string(const Placement& p);
+
 // Per-node caps used by backfill: a job that would outlive the reservation may use at most
 // `cap` GPUs of these nodes. Few entries (the reserved nodes), so a flat list.
 struct NodeCaps {
@@ -91,6 +101,17 @@ class Cluster {
   // Pool placement: node boundaries are ignored by max_fit and nodes_needed.
   void set_pool(bool pool) { pool_ = pool; }
   bool pool() const { return pool_; }
+  // Instance split (docs/scheduling.md#instance-split-placement): a job wider than one node
+  // whose GPUs are not a whole number of nodes, and a multiple of n, goes as GPUs/n instances of
+  // n GPUs, each instance on one node, nodes lowest index first, as many per node as fit.
+  // 0 turns it off. Other requests are placed as without it.
+  void set_instance_gpus(unsigned n) { instance_ = n; }
+  unsigned instance_gpus() const { return instance_; }
+  // Whether a request of `count` GPUs is split into instances.
+  bool split(unsigned count) const {
+    return instance_ > 0 && !pool_ && count > max_size_ && max_size_ > 0 &&
+           count % max_size_ != 0 && count % instance_ == 0 && instance_ <= max_size_;
+  }
 
   void allocate(JobId job, const std::vector<uint32_t>& gpus);
   void release(const std::vector<uint32_t>& gpus);
@@ -121,6 +142,9 @@ class Cluster {
   std::optional<std::vector<uint32_t>> find_multi(unsigned count, Packing packing,
                                                   const NodeCaps* caps) const;
   std::optional<std::vector<uint32_t>> find_pool(unsigned count, const NodeCaps* caps) const;
+  std::optional<std::vector<uint32_t>> find_instances(unsigned count, const NodeCaps* caps) const;
+  // GPUs that instances of instance_ GPUs could take on all nodes now (no caps).
+  unsigned instance_capacity() const;
 
   std::vector<GpuSlot> gpus_;
   std::vector<Node> nodes_;
@@ -132,6 +156,7 @@ class Cluster {
   std::vector<unsigned> free_of_;    // nodes_[n].free, contiguous: node_free() in tight loops
   size_t words_ = 0;
   bool pool_ = false;
+  unsigned instance_ = 0;
   unsigned max_size_ = 0;
   unsigned free_total_ = 0, healthy_total_ = 0, busy_total_ = 0;
   unsigned full_gpus_ = 0;  // GPUs on nodes that are entirely free

@@ -277,7 +277,9 @@ void Scheduler::preempt_pass(PassResult& out) {
     const size_t i = c.slot;
     if (!is_waiting(jobs_[i].state)) continue;
     const bool wide = cluster_.nodes_needed(c.gpus) > 0;
-    if (c.gpus >= (wide ? failed_wide : failed_single)) continue;
+    // A split request is not monotone with whole-node ones (3 x 6 may fit where 16 does not).
+    const bool split = cluster_.split(c.gpus);
+    if (!split && c.gpus >= (wide ? failed_wide : failed_single)) continue;
     if (try_start(i, nullptr)) {
       if (!rank_cache()) set_run_rank(i, c.key.rank);
       out.started.push_back(c.key.id);
@@ -285,7 +287,7 @@ void Scheduler::preempt_pass(PassResult& out) {
     }
     const std::vector<size_t> victims = choose_victims(i, c.key.rank);
     if (victims.empty()) {
-      (wide ? failed_wide : failed_single) = c.gpus;
+      if (!split) (wide ? failed_wide : failed_single) = c.gpus;
       continue;
     }
     for (size_t v : victims) {

@@ -15,6 +15,7 @@ Scheduler::Scheduler(Cluster cluster, std::unique_ptr<Policy> policy, const Cloc
       options_(std::move(options)),
       ledger_(options_.fairshare) {
   cluster_.set_pool(options_.packing == Packing::kPool);
+  cluster_.set_instance_gpus(options_.instance_gpus);
   gpu_owner_.assign(cluster_.gpu_count(), kNoOwner);
   gpu_rank_.assign(cluster_.gpu_count(), -std::numeric_limits<double>::infinity());
   node_ranks_.assign(cluster_.node_count() * cluster_.max_node_size(),

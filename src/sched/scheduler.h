@@ -27,6 +27,8 @@ namespace gw::sched {
 
 struct SchedulerOptions {
   Packing packing = Packing::kPack;  // see cluster.h; kPool ignores node boundaries
+  // Instance split of wide jobs (Cluster::set_instance_gpus; "gang:N" placement); 0 = off.
+  unsigned instance_gpus = 0;
   // Estimate used when a job states no time limit (backfill plans with it).
   int64_t default_time_limit_ms = 24LL * 3600 * 1000;
   FairShareOptions fairshare;

@@ -148,8 +148,9 @@ Result<SimReport> simulate_policies(const Trace& trace, const SimConfig& config)
   auto prepared = prepare_jobs(trace, config.cluster);
   if (!prepared) return prepared.error();
   report.notes.insert(report.notes.end(), prepared->notes.begin(), prepared->notes.end());
-  report.notes.push_back(
-      fmt::format("placement: {}", sched::to_string(config.options.scheduler.packing)));
+  const sched::SchedulerOptions& so = config.options.scheduler;
+  report.notes.push_back(fmt::format(
+      "placement: {}", sched::to_string(sched::Placement{so.packing, so.instance_gpus})));
   const sched::Cluster cluster = build_cluster(config.cluster);
   const SimOptions options = with_shares(config);
   bool noted_rejects = false;

@@ -138,6 +138,92 @@ TEST(Placement, ReleaseRestoresCountsButNotFailedGpus) {
   EXPECT_EQ(c.healthy_gpus(), 3u);
 }
 
+
+// GPUs per node of a placement, by node index.
+std::vector<unsigned> per_node(const Cluster& c, const std::vector<uint32_t>& gpus) {
+  std::vector<unsigned> out(c.node_count(), 0);
+  for (uint32_t g : gpus) ++out[c.gpu(g).node];
+  return out;
+}
+
+TEST(InstanceSplit, ParsesGangAndRefusesTheRest) {
+  EXPECT_EQ(parse_placement("gang:6")->instance_gpus, 6u);
+  EXPECT_EQ(parse_placement("gang:6")->packing, Packing::kFirstFit);
+  EXPECT_EQ(parse_placement("pack")->instance_gpus, 0u);
+  EXPECT_EQ(to_string(*parse_placement("gang:12")), "gang:12");
+  for (const char* bad : {"gang:", "gang:0", "gang:-1", "gang:6x", "gang:2000", "gang6", "Gang:6"})
+    EXPECT_FALSE(parse_placement(bad)) << bad;
+}
+
+// A 12-GPU job on 8-GPU nodes: 8 + 4 by default, 6 + 6 split into instances of 6.
+TEST(InstanceSplit, TwelveGpusGoSixAndSixNeverEightAndFour) {
+  Cluster whole = Cluster::uniform(3, 8);
+  EXPECT_EQ(per_node(whole, *whole.find(12, Packing::kFirstFit)),
+            (std::vector<unsigned>{8, 4, 0}));
+  Cluster c = Cluster::uniform(3, 8);
+  c.set_instance_gpus(6);
+  EXPECT_TRUE(c.split(12));
+  EXPECT_EQ(per_node(c, *c.find(12, Packing::kFirstFit)), (std::vector<unsigned>{6, 6, 0}));
+  // Nodes 0 and 1 keep 2 free GPUs each: one instance fits (node 2), not two, although 12
+  // GPUs are free.
+  c.allocate(1, *c.find(12, Packing::kFirstFit));
+  EXPECT_EQ(c.free_gpus(), 12u);
+  EXPECT_FALSE(c.find(12, Packing::kFirstFit));
+}
+
+TEST(InstanceSplit, RefusesWhenNoTwoNodesHaveSixFree) {
+  Cluster c = Cluster::uniform(3, 8);
+  c.set_instance_gpus(6);
+  c.allocate(1, {0, 1, 2});       // node 0: 5 free
+  c.allocate(2, {8, 9, 10});      // node 1: 5 free
+  EXPECT_EQ(c.free_gpus(), 18u);  // 18 free GPUs, yet only node 2 holds an instance of 6
+  EXPECT_FALSE(c.find(12, Packing::kFirstFit));
+  EXPECT_FALSE(c.fits(12, Packing::kFirstFit));
+  // The unsplit placement would have taken node 2 whole plus 4 of node 0.
+  Cluster whole = Cluster::uniform(3, 8);
+  whole.allocate(1, {0, 1, 2});
+  whole.allocate(2, {8, 9, 10});
+  EXPECT_TRUE(whole.find(12, Packing::kFirstFit));
+  // max_fit never under-states what fits: with node 1 back to 6 free, 12 fits and max_fit says so.
+  c.release({8, 9});
+  ASSERT_TRUE(c.find(12, Packing::kFirstFit));
+  EXPECT_GE(c.max_fit(), 12u);
+}
+
+TEST(InstanceSplit, NeverPlacesOnDrainedGpus) {
+  Cluster c = Cluster::uniform(3, 8);
+  c.set_instance_gpus(6);
+  for (uint32_t g : {0u, 1u, 2u}) c.set_health(g, GpuHealth::kDrained);  // node 0: 5 healthy
+  c.set_health(9, GpuHealth::kFailed);                                    // node 1: 7 healthy
+  const auto got = c.find(12, Packing::kFirstFit);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(per_node(c, *got), (std::vector<unsigned>{0, 6, 6}));
+  for (uint32_t g : *got) EXPECT_EQ(c.gpu(g).health, GpuHealth::kOk) << g;
+  c.set_health(17, GpuHealth::kDrained);  // node 2: 7 healthy, still an instance
+  c.set_health(18, GpuHealth::kDrained);  // node 2: 6 healthy
+  c.set_health(19, GpuHealth::kDrained);  // node 2: 5: no second node with 6
+  EXPECT_FALSE(c.find(12, Packing::kFirstFit));
+  c.set_health(0, GpuHealth::kOk);  // node 0 back to 6 healthy
+  EXPECT_EQ(per_node(c, *c.find(12, Packing::kFirstFit)), (std::vector<unsigned>{6, 6, 0}));
+}
+
+// Whole-node multiples, single-node jobs and sizes the instance does not divide are placed as
+// without the split; a node wide enough holds several instances.
+TEST(InstanceSplit, OnlyWideRemaindersAreSplit) {
+  Cluster c = Cluster::uniform(4, 8);
+  c.set_instance_gpus(6);
+  EXPECT_FALSE(c.split(16));  // two whole nodes
+  EXPECT_FALSE(c.split(6));   // one node
+  EXPECT_FALSE(c.split(10));  // 6 does not divide it
+  EXPECT_TRUE(c.split(18));
+  EXPECT_EQ(c.nodes_needed(18), 3u);
+  EXPECT_EQ(per_node(c, *c.find(16, Packing::kFirstFit)), (std::vector<unsigned>{8, 8, 0, 0}));
+  EXPECT_EQ(per_node(c, *c.find(10, Packing::kFirstFit)), (std::vector<unsigned>{8, 2, 0, 0}));
+  Cluster big = Cluster::uniform(2, 16);
+  big.set_instance_gpus(6);
+  EXPECT_EQ(per_node(big, *big.find(18, Packing::kFirstFit)), (std::vector<unsigned>{12, 6}));
+}
+
 }  // namespace
 }  // namespace gw::sched
 
@@ -151,6 +237,7 @@ TEST(Cluster, FitsAgreesWithFind) {
   for (int round = 0; round < 40; ++round) {
     Cluster c = Cluster::uniform(6, 8);
     c.set_pool(round % 4 == 3);
+    c.set_instance_gpus(round % 3 == 1 ? 6 : 0);  // 12, 18 and 30 GPUs go as instances
     JobId id = 1;
     for (int k = 0, n = static_cast<int>(rng() % 14); k < n; ++k) {
       const auto g = static_cast<uint32_t>(rng() % c.gpu_count());

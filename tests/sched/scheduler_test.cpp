@@ -74,6 +74,25 @@ TEST(Scheduler, FailedGpuRequeuesItsJobAndIsNeverReused) {
   EXPECT_EQ(f.s.find(1)->attained_gpu_ms, 10.0);  // 2 GPUs x 5 ms
 }
 
+// The queue places through the same split as the simulator (SchedulerOptions::instance_gpus).
+TEST(Scheduler, InstanceSplitPlacesTwelveAsSixAndSix) {
+  ManualClock clock;
+  SchedulerOptions o;
+  o.packing = Packing::kFirstFit;
+  o.instance_gpus = 6;
+  Scheduler s(Cluster::uniform(3, 8), make_policy("fcfs").value(), clock, o);
+  ASSERT_TRUE(s.submit(spec(1, 12)));
+  ASSERT_TRUE(s.submit(spec(2, 12)));
+  ASSERT_TRUE(s.submit(spec(3, 2)));
+  EXPECT_EQ(s.schedule().started, (std::vector<JobId>{1}));  // job 2 would need 2 nodes with 6
+  std::vector<unsigned> nodes(3, 0);
+  for (uint32_t g : s.find(1)->gpus) ++nodes[s.cluster().gpu(g).node];
+  EXPECT_EQ(nodes, (std::vector<unsigned>{6, 6, 0}));
+  // 18 GPUs on 2 nodes of 10 fit unsplit (10 + 8) but 3 instances of 6 need 3 nodes.
+  Scheduler narrow(Cluster::uniform(2, 10), make_policy("fcfs").value(), clock, o);
+  EXPECT_FALSE(narrow.submit(spec(4, 18)));
+}
+
 TEST(Scheduler, HeadOfLineBlockingIsReported) {
   Fixture f("fcfs");
   ASSERT_TRUE(f.s.submit(spec(1, 3)));

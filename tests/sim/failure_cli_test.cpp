@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -107,6 +109,55 @@ TEST(SimulateFailureCli, ReportStatesCalibrationAndChecks) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("<h2>Failure model</h2>"), std::string::npos);
   EXPECT_NE(r.out.find("Interruptions by class"), std::string::npos);
+}
+
+
+// docs/simulate.md states the interruptions of seed 1 of the Llama 3 calibration run through the
+// CLI, and the command: this reads both from the doc, runs that command on one 16,384-GPU job
+// of 100 days, and checks every count the doc states (so the doc cannot go stale).
+TEST(SimulateFailureCli, DocSeedOneCountsAreWhatTheRunGives) {
+  std::ifstream in(std::string(GW_SOURCE_DIR) + "/docs/simulate.md");
+  ASSERT_TRUE(in) << "docs/simulate.md";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string doc = std::regex_replace(ss.str(), std::regex("\\s+"), " ");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      doc, m,
+      std::regex("Seed 1 through the CLI \\(`([^`]*)`[^)]*\\) gives ([0-9]+) interruptions: "
+                 "([^;]*); the idle spare nodes took ([0-9]+) more events")))
+      << "the seed-1 sentence of docs/simulate.md";
+  const std::string command = m[1], by_class = m[3];
+  const auto total = static_cast<unsigned>(std::stoul(m[2].str()));
+  const auto spare = static_cast<unsigned>(std::stoul(m[4].str()));
+  const std::string path = ::testing::TempDir() + "/gw_failure_cli_llama3.csv";
+  std::ofstream(path) << "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n"
+                         "0,16384,0,100,llama3,8640000,30\n";
+  std::vector<std::string> args = {"--trace", path, "--policies", "fcfs", "--seed", "1",
+                                   "--format", "json"};
+  std::stringstream words(command);
+  for (std::string w; words >> w;) args.push_back(w);
+  const CliRun r = simulate(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc_json = nlohmann::json::parse(r.out);
+  const auto& p = doc_json["policies"][0];
+  std::map<std::string, unsigned> got;
+  unsigned events = 0, stopped = 0;
+  for (const auto& c : p["failures_by_class"]) {
+    got[c["class"].get<std::string>()] = c["interruptions"].get<unsigned>();
+    events += c["events"].get<unsigned>();
+    stopped += c["interruptions"].get<unsigned>();
+  }
+  EXPECT_EQ(p["interruptions"].get<unsigned>(), total);
+  EXPECT_EQ(stopped, total);
+  EXPECT_EQ(events - stopped, spare);
+  const std::regex pair("([a-z-]+) ([0-9]+)");
+  size_t stated = 0;
+  for (std::sregex_iterator it(by_class.begin(), by_class.end(), pair), end; it != end; ++it) {
+    ++stated;
+    EXPECT_EQ(got[(*it)[1]], std::stoul((*it)[2].str())) << "class " << (*it)[1];
+  }
+  EXPECT_EQ(stated, got.size()) << "the doc names every class";
 }
 
 }  // namespace
