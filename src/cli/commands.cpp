@@ -18,6 +18,17 @@ std::span<const CommandSpec> command_table() {
                   &configure_serve},
       CommandSpec{"history", "Query the daemon's recorded history by GPU, metric and time",
                   &configure_history},
+      CommandSpec{"submit", "Queue a job on this server's GPUs (daemon's job queue)",
+                  &configure_submit},
+      CommandSpec{"queue", "Pending and running jobs, and why each pending one waits",
+                  &configure_queue},
+      CommandSpec{"cancel", "Cancel your jobs", &configure_cancel},
+      CommandSpec{"hold", "Keep your pending jobs from starting", &configure_hold},
+      CommandSpec{"release", "Let held jobs start again", &configure_release},
+      CommandSpec{"job", "One job: `job show ID`, `job report ID` (why it was slow)",
+                  &configure_job},
+      CommandSpec{"gpu", "GPUs of the queue: `gpu list`, `gpu drain`, `gpu resume`",
+                  &configure_gpu},
   };
   return kCommands;
 }
