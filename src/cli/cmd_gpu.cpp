@@ -1,6 +1,7 @@
 #include <CLI/CLI.hpp>
 #include <memory>
 
+#include "cli/options.h"
 #include "cli/queue_client.h"
 #include "queue/render.h"
 
@@ -13,16 +14,18 @@ Action configure_gpu(CLI::App& sub, const Io& io) {
   auto reason = std::make_shared<std::string>();
   auto which = std::make_shared<std::string>();
   add_queue_client_flags(sub, *f);
+  auto common = std::make_shared<CommonFlags>();
+  add_common_flags(sub, *common);
   sub.require_subcommand(1);
   CLI::App* d = sub.add_subcommand("drain", "No new jobs on this GPU (root / admin group)");
   d->add_option("gpu", *gpu, "GPU index")->required();
   d->add_option("--reason", *reason, "Why (shown in `queue` and `gpu list`)")->required();
   CLI::App* r = sub.add_subcommand("resume", "Give a drained GPU back to the queue");
   r->add_option("gpu", *gpu, "GPU index")->required();
-  sub.add_subcommand("list", "Each GPU: state, reason, who drained it, its jobs");
-  for (CLI::App* s : sub.get_subcommands({}))
+  CLI::App* l = sub.add_subcommand("list", "Each GPU: state, reason, who drained it, its jobs");
+  for (CLI::App* s : {d, r, l})
     s->callback([which, s] { *which = s->get_name(); });
-  return [f, gpu, reason, which, &io] {
+  return [f, common, gpu, reason, which, &io] {
     const auto done = [](const nlohmann::json& rep) {
       return "GPU " + std::to_string(rep["gpu"].get<unsigned>()) + ": " +
              rep["state"].get<std::string>() + "\n";

@@ -1,6 +1,7 @@
 #include <CLI/CLI.hpp>
 #include <memory>
 
+#include "cli/options.h"
 #include "cli/queue_client.h"
 #include "queue/render.h"
 
@@ -12,6 +13,8 @@ Action configure_job(CLI::App& sub, const Io& io) {
   auto id = std::make_shared<int64_t>(0);
   auto which = std::make_shared<std::string>();
   add_queue_client_flags(sub, *f);
+  auto common = std::make_shared<CommonFlags>();
+  add_common_flags(sub, *common);
   sub.require_subcommand(1);
   for (const char* name : {"show", "report"}) {
     CLI::App* s = sub.add_subcommand(name, std::string(name) == "show"
@@ -20,7 +23,7 @@ Action configure_job(CLI::App& sub, const Io& io) {
     s->add_option("id", *id, "Job id")->required();
     s->callback([which, name] { *which = name; });
   }
-  return [f, id, which, &io] {
+  return [f, common, id, which, &io] {
     if (*which == "show")
       return queue_call("job show", *f, {{"cmd", "job.show"}, {"id", *id}}, io,
                         [](const nlohmann::json& r) { return queue::render_job(r["job"]); });

@@ -17,16 +17,16 @@ struct SubmitOptions {
   QueueClientFlags client;
   unsigned gpus = 1;
   std::optional<std::string> gpu_mem, time, name, gpu_type;
-  std::optional<int> priority;
-  std::optional<int64_t> after;
-  unsigned array = 0;
+  std::optional<int> priority, after, array;
+  CommonFlags common;
   bool requeue = false;
   std::vector<std::string> command;
 };
 
 int run_submit(const SubmitOptions& o, const Io& io) {
   nlohmann::json req = {{"cmd", "submit"}, {"argv", o.command}, {"gpus", o.gpus},
-                        {"requeue", o.requeue}, {"array", o.array}};
+                        {"requeue", o.requeue}};
+  if (o.array) req["array"] = *o.array;
   if (o.gpu_mem) {
     auto b = serve::parse_bytes(*o.gpu_mem);
     if (!b) {
@@ -67,12 +67,14 @@ Action configure_submit(CLI::App& sub, const Io& io) {
   add_queue_client_flags(sub, o->client);
   add_unsigned_option(sub, "--gpus", o->gpus, {1, 4096, false, "GPUs"}, "GPUs the job needs");
   sub.add_option("--gpu-mem", o->gpu_mem, "GPU memory per GPU, e.g. 20GiB (recorded, checked)");
-  add_int_option(sub, "--priority", o->priority, {-1000, 1000, false, ""},
-                 "Priority (higher first) for the priority policy");
+  add_int_option(sub, "--priority", o->priority, {0, 1000, false, ""},
+                 "Priority (higher first) for the priority policies; default 0");
   sub.add_option("--time", o->time, "Time limit, e.g. 30m, 4h: SIGTERM then SIGKILL");
-  sub.add_option("--after", o->after, "Start only after job ID finished successfully");
-  add_unsigned_option(sub, "--array", o->array, {0, 10000, false, "jobs"},
-                      "N copies with GW_ARRAY_INDEX 0..N-1");
+  add_int_option(sub, "--after", o->after, {1, 2147483647, false, ""},
+                 "Start only after job ID finished successfully");
+  add_int_option(sub, "--array", o->array, {1, 10000, false, "jobs"},
+                 "N copies with GW_ARRAY_INDEX 0..N-1");
+  add_common_flags(sub, o->common);
   sub.add_option("--name", o->name, "A name for the job");
   sub.add_flag("--requeue", o->requeue, "Back to the queue when its GPU fails");
   sub.add_option("--gpu-type", o->gpu_type, "GPU model the job needs (part of the name)");
