@@ -74,7 +74,7 @@ class QueueTest : public ::testing::Test {
     o.grace_ms = 300;
     o.self_exe = std::string(GW_BINARY_DIR) + "/gpuwarden";
     o.job_map_dir = (dir_ / "jobmap").string();
-    o.lost_after_ms = 2000;
+    o.lost_after_ms = 120000;  // an ASan supervisor on a loaded machine starts slowly
     fs::create_directories(o.job_map_dir);
     auto s = QueueService::create(o, clock_);
     ASSERT_TRUE(s) << s.error().to_string();
@@ -106,9 +106,9 @@ class QueueTest : public ::testing::Test {
 
   json job(int64_t id) { return svc_->handle(root(), {{"cmd", "job.show"}, {"id", id}})["job"]; }
 
-  // Polls (running passes) until pred holds; fails the test after 30 s.
+  // Polls (running passes) until pred holds; fails the test after 90 s.
   void wait_for(const std::function<bool()>& pred) {
-    for (int i = 0; i < 600; ++i) {
+    for (int i = 0; i < 1800; ++i) {
       svc_->tick(snap_, findings_);
       if (pred()) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
