@@ -44,6 +44,7 @@ struct SimulateArgs {
   std::vector<double> dlas_thresholds;
   unsigned dlas_queues = 3;
   bool dlas_quantum = false;
+  bool dlas_lists = false;
 };
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -88,6 +89,10 @@ void add_options(CLI::App& sub, SimulateArgs& a) {
                       "dlas/dlas-gpu queue count");
   sub.add_flag("--dlas-quantum", a.dlas_quantum,
                "dlas/dlas-gpu: check preemption every LAS quantum instead of on every event");
+  sub.add_flag("--dlas-tiresias-lists", a.dlas_lists,
+               "dlas/dlas-gpu: the Tiresias simulator's queue lists and demotion timing (equal "
+               "to it job by job) instead of submit order inside a queue")
+      ->excludes("--dlas-quantum");
   sub.add_flag("--checkpoint-sweep", a.sweep,
                "Goodput for a range of checkpoint intervals (first policy), vs Young/Daly");
   sub.add_option("--format", a.format,
@@ -122,6 +127,7 @@ sim::SimConfig make_config(const SimulateArgs& a, const sim::ClusterSpec& cluste
                : sched::parse_packing(a.placement).value_or(sched::Packing::kPack);
   c.options.policy.dlas_queues = a.dlas_queues;
   c.options.policy.dlas_event_driven = !a.dlas_quantum;
+  c.options.policy.dlas_tiresias_lists = a.dlas_lists;
   c.options.failure = std::move(failure);
   if (a.horizon_days > 0) c.options.horizon_ms = static_cast<int64_t>(a.horizon_days * 86400000);
   return c;

@@ -60,5 +60,7 @@ Action configure_hold(CLI::App& sub, const Io& io);
 Action configure_release(CLI::App& sub, const Io& io);
 Action configure_job(CLI::App& sub, const Io& io);
 Action configure_gpu(CLI::App& sub, const Io& io);
+Action configure_check(CLI::App& sub, const Io& io);
+Action configure_slurm(CLI::App& sub, const Io& io);
 
 }  // namespace gw::cli

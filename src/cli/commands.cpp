@@ -29,6 +29,9 @@ std::span<const CommandSpec> command_table() {
                   &configure_job},
       CommandSpec{"gpu", "GPUs of the queue: `gpu list`, `gpu drain`, `gpu resume`",
                   &configure_gpu},
+      CommandSpec{"check", "Exit 0 when this node's GPUs are healthy; --drain drains it in Slurm",
+                  &configure_check},
+      CommandSpec{"slurm", "Slurm job hooks: slurm prolog / slurm epilog", &configure_slurm},
   };
   return kCommands;
 }

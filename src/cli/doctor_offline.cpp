@@ -28,9 +28,13 @@ DoctorRun run_from_files(const std::vector<std::string>& paths, const ReadProgre
     const size_t apps = run.obs.app_messages.size();
     const auto facts = [&run] { return run.obs.host ? run.obs.host->sources.size() : 0; };
     const size_t facts_before = facts();
-    CaptureProgress on_bytes;
-    if (progress)
-      on_bytes = [&progress, i, &p](size_t done, size_t total) { progress(i, p, done, total); };
+    // The reader reports the bytes it is done with about every MiB: hand their pages back, so
+    // a file of any size costs the few MiB being read, not its size (issue 20).
+    InputText& text = *in;
+    const CaptureProgress on_bytes = [&progress, &text, i, &p](size_t done, size_t total) {
+      text.release_before(done);
+      if (progress) progress(i, p, done, total);
+    };
     add_capture(in->text(), p, run.obs, on_bytes);
     // Read = it gave something the rules use: samples, events, topology, but just as well only
     // application errors or host facts (an environment report, lspci, an nvidia-smi banner);

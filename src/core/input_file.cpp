@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -212,6 +213,7 @@ InputText::~InputText() {
 InputText::InputText(InputText&& o) noexcept
     : map_(std::exchange(o.map_, nullptr)),
       map_size_(std::exchange(o.map_size_, 0)),
+      released_(std::exchange(o.released_, 0)),
       buffer_(std::move(o.buffer_)) {}
 
 InputText& InputText::operator=(InputText&& o) noexcept {
@@ -219,6 +221,7 @@ InputText& InputText::operator=(InputText&& o) noexcept {
     release();
     map_ = std::exchange(o.map_, nullptr);
     map_size_ = std::exchange(o.map_size_, 0);
+    released_ = std::exchange(o.released_, 0);
     buffer_ = std::move(o.buffer_);
   }
   return *this;
@@ -228,6 +231,17 @@ void InputText::release() {
   if (map_ != nullptr) ::munmap(map_, map_size_);
   map_ = nullptr;
   map_size_ = 0;
+  released_ = 0;
+}
+
+void InputText::release_before(uint64_t offset) {
+  if (map_ == nullptr) return;
+  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t end = std::min(offset, map_size_) / page * page;
+  // Batches of at least 1 MiB: one madvise per MiB read costs nothing next to the parse.
+  if (end < released_ + (uint64_t{1} << 20)) return;
+  (void)::madvise(static_cast<char*>(map_) + released_, end - released_, MADV_DONTNEED);
+  released_ = end;
 }
 
 std::string_view InputText::text() const {

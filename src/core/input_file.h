@@ -58,6 +58,12 @@ class InputText {
   bool mapped() const { return map_ != nullptr; }
   uint64_t size() const { return mapped() ? map_size_ : buffer_.size(); }
 
+  // Says the reader is done with text()[0, offset): for a mapping the whole pages below it are
+  // dropped from this process (MADV_DONTNEED), so a single pass over a file of any size keeps
+  // only what it is reading resident. Reading below `offset` later still works (the kernel
+  // reads the pages from the file again), it only costs time. Buffers are left as they are.
+  void release_before(uint64_t offset);
+
   static InputText from_buffer(std::string buffer);
   static InputText from_mapping(void* map, uint64_t size);
 
@@ -65,6 +71,7 @@ class InputText {
   void release();
   void* map_ = nullptr;
   uint64_t map_size_ = 0;
+  uint64_t released_ = 0;  // [0, released_) of the mapping was handed back
   std::string buffer_;
 };
 

@@ -187,7 +187,10 @@ class FewestGpus final : public Policy {
 class Dlas final : public Policy {
  public:
   Dlas(const PolicyOptions& o, bool gpu_time)
-      : gpu_time_(gpu_time), event_driven_(o.dlas_event_driven), quantum_(o.las_quantum_ms) {
+      : gpu_time_(gpu_time),
+        event_driven_(o.dlas_event_driven),
+        lists_(o.dlas_tiresias_lists),
+        quantum_(o.las_quantum_ms) {
     const size_t keep = o.dlas_queues > 0 ? o.dlas_queues - 1 : 0;
     for (size_t i = 0; i < o.dlas_thresholds_s.size() && i < keep; ++i)
       thresholds_ms_.push_back(o.dlas_thresholds_s[i] * 1000.0);
@@ -212,10 +215,30 @@ class Dlas final : public Policy {
     // Service reaches the threshold at this instant (rounded up: then it is past it).
     return now + static_cast<int64_t>(std::ceil((thresholds_ms_[q] - a) / rate));
   }
+  // The Tiresias simulator's rules: whole seconds of run time (x GPUs for dlas-gpu) compared
+  // at each pass, one queue down at a time.
+  bool queue_lists() const override { return lists_ && event_driven_; }
+  unsigned queue_at_pass(const Job& job, unsigned queue, int64_t now) const override {
+    if (queue >= thresholds_ms_.size()) return queue;
+    const int64_t run_s = static_cast<int64_t>(attained_run_ms(job, now)) / 1000;
+    const int64_t served = gpu_time_ ? run_s * job.spec.gpus : run_s;
+    return static_cast<double>(served) * 1000.0 >= thresholds_ms_[queue] ? queue + 1 : queue;
+  }
+  // Its next look: limit - run seconds later for dlas; for dlas-gpu (limit - run seconds) /
+  // GPUs, floored, which it uses as written (often later than the crossing).
+  int64_t queue_check_ms(const Job& job, unsigned queue, int64_t now) const override {
+    if (queue >= thresholds_ms_.size()) return INT64_MAX;
+    const auto limit_s = static_cast<int64_t>(thresholds_ms_[queue] / 1000.0);
+    const int64_t run_s = static_cast<int64_t>(attained_run_ms(job, now)) / 1000;
+    const int64_t gap = gpu_time_ ? (limit_s - run_s) / static_cast<int64_t>(job.spec.gpus)
+                                  : limit_s - run_s;
+    return now + gap * 1000;
+  }
 
  private:
   bool gpu_time_;
   bool event_driven_;
+  bool lists_;
   int64_t quantum_;
   std::vector<double> thresholds_ms_;
 };

@@ -69,6 +69,18 @@ class Policy {
   // not re-rank every waiting job (rank_classes.h).
   virtual bool rank_classes() const { return false; }
   virtual RankClassKey rank_class(const Job& /*job*/) const { return {}; }
+  // Queue lists, as the Tiresias simulator keeps them (docs/scheduling.md#the-tiresias-lists):
+  // the scheduler ranks jobs by their place in per-queue lists it keeps itself, and asks the
+  // policy only which queue a running job moves to at a pass (at most one step down) and when
+  // to look again. rank() is then not used for ordering.
+  virtual bool queue_lists() const { return false; }
+  virtual unsigned queue_at_pass(const Job& /*running*/, unsigned queue, int64_t /*now_ms*/) const {
+    return queue;
+  }
+  virtual int64_t queue_check_ms(const Job& /*running*/, unsigned /*queue*/,
+                                 int64_t /*now_ms*/) const {
+    return INT64_MAX;
+  }
 };
 
 // Slurm multifactor weights. The priority is the weighted sum of factors in [0, 1] plus the
@@ -97,6 +109,9 @@ struct PolicyOptions {
   std::vector<double> dlas_thresholds_s = {3250.0, 7200.0};
   unsigned dlas_queues = 3;       // thresholds beyond queues - 1 are ignored
   bool dlas_event_driven = true;  // false: check only every las_quantum_ms
+  // The Tiresias simulator's queue lists and demotion timing instead of submit order inside a
+  // queue (docs/scheduling.md: a replay mode, equal job by job to that simulator).
+  bool dlas_tiresias_lists = false;
 };
 
 // The job's account's fair-share factor F (1 without a ledger).

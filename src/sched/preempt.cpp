@@ -210,10 +210,10 @@ void Scheduler::flush_node_ranks() {
 // Cached ranks are stored as base = rank - drift x now (constant until the next change).
 void Scheduler::cache_rank(size_t i, int64_t now) {
   const PolicyContext ctx{now, &cluster_, &ledger_};
-  set_run_rank(i, policy_->rank(jobs_[i], ctx) -
-                      policy_->running_rank_drift_per_ms() * static_cast<double>(now));
+  set_run_rank(i, rank_of(i, ctx) - policy_->running_rank_drift_per_ms() * static_cast<double>(now));
   ++run_rank_count_[run_rank_[i]];
-  rank_change_at_[i] = policy_->rank_change_ms(jobs_[i], now);
+  // Listed ranks change only when the scheduler moves a job (queue_lists.cpp).
+  rank_change_at_[i] = lists_ ? INT64_MAX : policy_->rank_change_ms(jobs_[i], now);
   if (rank_change_at_[i] != INT64_MAX) rank_changes_.emplace(rank_change_at_[i], i);
 }
 
@@ -248,24 +248,32 @@ void Scheduler::preempt_pass(PassResult& out) {
   } else {
     rank_offset_ = 0;
     for (const auto& [end, j] : running_) {
-      set_run_rank(j, policy_->rank(jobs_[j], ctx));
+      set_run_rank(j, rank_of(j, ctx));
       worst = std::max(worst, run_rank_[j]);
     }
   }
   std::vector<PendingEntry>& cands = cands_scratch_;
   cands.clear();
-  size_t gpus = 0;
-  const size_t healthy = cluster_.healthy_gpus();
+  // Every waiting job ranked better than the worst running one: no cap by GPUs asked, as
+  // jobs that do not fit are skipped and a later, narrower one may still preempt.
   pending_.for_each_while([&](const PendingEntry& e) {
     if (!(e.key.rank < worst)) return false;
     cands.push_back(e);
-    gpus += e.gpus;
-    return gpus < 2 * healthy;  // more could never be placed in one pass
+    return true;
   });
+  // The walk is a heap, best on top (the candidates come sorted, which is already a heap): a
+  // victim stopped for one candidate may rank better than the next, so it rejoins the walk
+  // and is considered in its turn rather than leaving a worse job its GPUs (no inversion).
+  const auto worse = [](const PendingEntry& a, const PendingEntry& b) { return b.key < a.key; };
+  std::make_heap(cands.begin(), cands.end(), worse);
   // A request that found no victims fails again for every later (worse or equal) candidate at
-  // least as wide: victims only get fewer as the walk goes on.
+  // least as wide: the walk pops in rank order, so the victims (running jobs ranked worse than
+  // the candidate, or GPUs already free) only get fewer.
   unsigned failed_single = UINT32_MAX, failed_wide = UINT32_MAX;
-  for (const PendingEntry& c : cands) {
+  while (!cands.empty()) {
+    std::pop_heap(cands.begin(), cands.end(), worse);
+    const PendingEntry c = cands.back();
+    cands.pop_back();
     const size_t i = c.slot;
     if (!is_waiting(jobs_[i].state)) continue;
     const bool wide = cluster_.nodes_needed(c.gpus) > 0;
@@ -287,6 +295,9 @@ void Scheduler::preempt_pass(PassResult& out) {
       at(v).gpus.clear();
       enqueue(v);
       out.preempted.push_back(at(v).spec.id);
+      cands.push_back(PendingEntry{keys_[v], at(v).spec.gpus, limit_ms(at(v)),
+                                   static_cast<uint32_t>(v)});
+      std::push_heap(cands.begin(), cands.end(), worse);
     }
     if (try_start(i, nullptr)) {
       if (!rank_cache()) set_run_rank(i, c.key.rank);

@@ -1,6 +1,7 @@
 #include "sched/scheduler.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -21,6 +22,7 @@ Scheduler::Scheduler(Cluster cluster, std::unique_ptr<Policy> policy, const Cloc
   kth_.assign(cluster_.node_count() * cluster_.max_node_size(), 0.0);
   node_ranks_stale_.assign(cluster_.node_count(), 0);
   for (uint32_t n = 0; n < cluster_.node_count(); ++n) mark_node(n);
+  lists_ = policy_->queue_lists();
   // Strict policies only look at the first job; a ClassQueue finds it without re-ranking all.
   if (policy_->rank_classes() && policy_->rerank_period_ms() > 0 && !policy_->backfill() &&
       !policy_->skip() && !policy_->preemptive()) {
@@ -99,6 +101,7 @@ Status Scheduler::submit(JobSpec spec) {
   victim_ok_.push_back(0);
   victim_mark_.push_back(0);
   rank_change_at_.push_back(INT64_MAX);
+  if (lists_) list_rank_.push_back(std::nan(""));
   unmet_deps_.push_back(unmet);
   if (dep_failed) {
     (void)at(i).transition(JobState::kCancelled, clock_.now_ms(), "dependency failed");
@@ -120,14 +123,16 @@ void Scheduler::reserve(size_t jobs) {
   victim_ok_.reserve(jobs);
   victim_mark_.reserve(jobs);
   rank_change_at_.reserve(jobs);
+  if (lists_) list_rank_.reserve(jobs);
   unmet_deps_.reserve(jobs);
   index_.reserve(jobs);
 }
 
 void Scheduler::enqueue(size_t i) {
   ledger_.advance(clock_.now_ms());  // ranks see the usage up to now
+  if (lists_) lists_place_new(i);
   const Job& j = jobs_[i];
-  keys_[i] = PendingKey{policy_->rank(j, context()), j.spec.submit_ms, j.spec.id};
+  keys_[i] = PendingKey{rank_of(i, context()), j.spec.submit_ms, j.spec.id};
   const PendingEntry e{keys_[i], j.spec.gpus, limit_ms(j), static_cast<uint32_t>(i)};
   if (classes_)
     classes_->insert(e, policy_->rank_class(j));
@@ -154,7 +159,8 @@ void Scheduler::rerank() {
 
 int64_t Scheduler::next_wakeup_ms() const {
   int64_t wake = INT64_MAX;
-  if (policy_->preempt_on_events() && queued_count() > 0) {
+  if (lists_ && lists_next_check_ms_ > clock_.now_ms()) wake = lists_next_check_ms_;
+  if (policy_->preempt_on_events() && queued_count() > 0 && !lists_) {
     // Event-driven: the next moment a running job's rank changes (a demotion) while someone
     // waits who could take its place.
     if (rank_cache()) {
@@ -216,6 +222,7 @@ PassResult Scheduler::schedule() {
   const bool rerank_due =
       period > 0 && (last_rerank_ms_ == INT64_MIN || now - last_rerank_ms_ >= period);
   if (rerank_due) rerank();
+  if (lists_) lists_demote(now);
   if (policy_->preemptive() && (rerank_due || policy_->preempt_on_events())) preempt_pass(out);
   reservation_.reset();
   while (auto head = queue_first()) {
@@ -232,6 +239,7 @@ PassResult Scheduler::schedule() {
     out.started.push_back(head->key.id);
   }
   drop_restarts(out);
+  if (lists_) lists_settle(out);
   update_hol();
   return out;
 }
@@ -251,6 +259,7 @@ void Scheduler::drop_restarts(PassResult& out) {
   std::erase_if(out.preempted, in_both);
   std::erase_if(out.started, in_both);
   for (JobId id : both) ++at(index_.at(id)).silent_restarts;
+  out.restarted = std::move(both);
 }
 
 void Scheduler::update_hol() {
@@ -379,6 +388,7 @@ Status Scheduler::finish(JobId id, JobState final_state, std::string_view reason
     return make_error("sched.bad_transition", "finish needs a running job and a final state",
                       "job " + std::to_string(id));
   stop_running(i);
+  lists_event_ = true;
   Status s = at(i).transition(final_state, clock_.now_ms(), reason);
   ++final_count_;
   at(i).gpus.clear();

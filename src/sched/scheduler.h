@@ -42,6 +42,9 @@ struct Reservation {
 struct PassResult {
   std::vector<JobId> started;
   std::vector<JobId> preempted;
+  // Stopped and started again in the same pass: in neither list above (they kept running and
+  // their progress), but possibly on other GPUs now.
+  std::vector<JobId> restarted;
 };
 
 class Scheduler {
@@ -169,6 +172,21 @@ class Scheduler {
     }
   }
   void flush_node_ranks();
+  // Queue lists (Policy::queue_lists, queue_lists.cpp): each job's place, as a rank
+  // queue x 3S + group x S + key (group 0: the running ones at the front, 1: the waiting
+  // ones, 2: running jobs demoted at this pass, appended at the back). NaN: not placed yet.
+  double rank_of(size_t i, const PolicyContext& ctx) const;
+  void lists_place_new(size_t i);
+  void lists_demote(int64_t now);
+  void lists_settle(const PassResult& out);
+  int64_t lists_wakeup() const;
+  bool lists_ = false;
+  std::vector<double> list_rank_;
+  std::vector<size_t> demoted_;  // this pass's demotions (group 2)
+  double lists_lo_ = 0, lists_hi_ = 0;  // next keys for the front / the back of a group
+  int64_t lists_next_check_ms_ = INT64_MIN;
+  bool lists_event_ = false;  // an arrival or end since the last pass
+  bool lists_due_ = false;    // this pass looks at demotions
   std::vector<PendingEntry> cands_scratch_;  // preempt_pass: waiting jobs to place
   std::vector<uint32_t> feasible_scratch_;   // choose_victims: nodes that pass the bound
   std::vector<std::pair<size_t, unsigned>> here_scratch_;  // choose_victims: owners on a node

@@ -6,6 +6,7 @@
 
 #include "core/snapshot_json.h"
 #include "serve/daemon_state.h"
+#include "serve/job_mapping.h"
 #include "store/history_view.h"
 
 namespace gw::serve {
@@ -208,6 +209,12 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
                     std::function<Status()> reload) {
   server.Get("/metrics", [state](const httplib::Request&, httplib::Response& res) {
     std::string body;
+    std::string jobs_dir;
+    {
+      std::lock_guard lk(state->m);
+      jobs_dir = state->job_mapping_dir;
+    }
+    const JobMap jobs = read_job_mapping(jobs_dir);  // file reads outside the lock
     {
       std::lock_guard lk(state->m);
       MetricsInput in;
@@ -220,6 +227,7 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
       in.health = &state->health;
       in.now_ms = wall_ms();
       in.hostname_label = state->serve.hostname_label;
+      in.jobs = &jobs;
       body = render_metrics(in);
     }
     res.set_header("X-Content-Type-Options", "nosniff");

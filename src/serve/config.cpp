@@ -221,9 +221,12 @@ Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin
       c.alerting.insert(k, node);
       continue;
     }
-    if (k != "serve" && k != "storage" && k != "sampling")
+    // [check] and [slurm] belong to `gpuwarden check` and the Slurm hooks (src/slurm), which
+    // check their keys; the daemon only lets them pass.
+    if (k != "serve" && k != "storage" && k != "sampling" && k != "check" && k != "slurm")
       return bad(origin, node, k,
-                 "unknown section (known: [serve], [storage], [sampling], [[alert]], [[sink]])");
+                 "unknown section (known: [serve], [storage], [sampling], [check], [slurm], "
+                 "[[alert]], [[sink]])");
     if (!node.is_table()) return bad(origin, node, k, "expected a [" + std::string(k) + "] table");
   }
   if (const auto* t = root["serve"].as_table()) {
@@ -262,14 +265,15 @@ Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin
     Section s(*t, "sampling", origin);
     for (Status st :
          {s.check_keys({"interval", "gpu_deadline", "diagnose_interval", "diagnose_window",
-                        "event_window", "kernel_log", "nvml_events"}),
+                        "event_window", "kernel_log", "nvml_events", "job_mapping_dir"}),
           s.duration("interval", c.sampling.interval_ms, 50),
           s.duration("gpu_deadline", c.sampling.gpu_deadline_ms, 10),
           s.duration("diagnose_interval", c.sampling.diagnose_interval_ms, 50),
           s.duration("diagnose_window", c.sampling.diagnose_window_ms, 100),
           s.duration("event_window", c.sampling.event_window_ms, 100),
           s.string("kernel_log", c.sampling.kernel_log),
-          s.boolean("nvml_events", c.sampling.nvml_events)})
+          s.boolean("nvml_events", c.sampling.nvml_events),
+          s.string("job_mapping_dir", c.sampling.job_mapping_dir)})
       if (!st) return st.error();
   }
   return c;

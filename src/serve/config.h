@@ -39,6 +39,9 @@ struct SamplingSection {
   int64_t event_window_ms = 10 * 60'000;    // an Xid keeps its finding active this long
   std::string kernel_log = "/dev/kmsg";     // or a file that grows (tests), or "" for none
   bool nvml_events = true;
+  // dcgm-exporter-style job mapping: one file per GPU index holding job ids (job_mapping.h);
+  // written by `gpuwarden slurm prolog` and the queue; "" for none.
+  std::string job_mapping_dir = "/run/gpuwarden/jobs";
 };
 
 struct DaemonConfig {

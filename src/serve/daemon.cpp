@@ -86,6 +86,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
   d->state_->serve = cfg.serve;
   d->state_->source = resolved->label;
   d->state_->interval_ms = cfg.sampling.interval_ms;
+  d->state_->job_mapping_dir = cfg.sampling.job_mapping_dir;
   d->state_->db_path = cfg.storage.enabled ? cfg.storage.path : "";
   d->state_->config_origin = cfg.origin;
   d->state_->health.started_ms = d->started_ms_;

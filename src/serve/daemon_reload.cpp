@@ -62,6 +62,7 @@ Status Daemon::reload() {
     std::lock_guard lk(state_->m);
     state_->serve = cfg.serve;
     state_->interval_ms = cfg.sampling.interval_ms;
+    state_->job_mapping_dir = cfg.sampling.job_mapping_dir;
     state_->db_path = cfg.storage.enabled ? cfg.storage.path : "";
     state_->config_origin = cfg.origin;
     state_->health.reloads = reloads_;

@@ -41,6 +41,7 @@ struct Daemon::State {
   std::string nvml_events_status;
   std::string db_path;
   std::string config_origin;
+  std::string job_mapping_dir;  // read on every /metrics render (job_mapping.h)
   int64_t interval_ms = 1000;
   // A read-only connection of its own: queries never share the writer's connection.
   std::mutex reader_m;

@@ -249,6 +249,18 @@ std::string render_metrics(const MetricsInput& in) {
     gl.push_back(gpu_labels(snap, g, in.hostname_label, false));
   }
   auto ok = [&](size_t i) { return snap.gpus[i].access == GpuAccess::kOk; };
+  // dcgm-exporter's HPC mapping: one copy of each DCGM series per job on the GPU.
+  std::vector<std::vector<std::string>> djl(snap.gpus.size());
+  for (size_t i = 0; i < snap.gpus.size(); ++i) {
+    const std::vector<std::string>* ids = nullptr;
+    if (in.jobs != nullptr)
+      if (auto it = in.jobs->find(std::to_string(snap.gpus[i].info.index)); it != in.jobs->end())
+        ids = &it->second;
+    if (ids == nullptr) djl[i].push_back(dl[i]);
+    else
+      for (const std::string& id : *ids)
+        djl[i].push_back(dl[i] + fmt::format(R"(,hpc_job="{}")", escape_label(id)));
+  }
 
   for (const DcgmField& f : dcgm_fields()) {
     bool header = false;
@@ -258,7 +270,7 @@ std::string render_metrics(const MetricsInput& in) {
       if (!v) continue;
       if (!header) w.family(f.name, f.type, f.help);
       header = true;
-      w.sample(f.name, dl[i], *v, f.fixed6);
+      for (const std::string& l : djl[i]) w.sample(f.name, l, *v, f.fixed6);
     }
   }
   // The last Xid inside the event window, 0 once the window has passed (not sticky).
@@ -275,6 +287,13 @@ std::string render_metrics(const MetricsInput& in) {
         x.value_or(0));
   }
 
+  w.family("gpuwarden_job_gpu", "gauge", "1 for each (GPU, job) pair of the job mapping.");
+  for (size_t i = 0; i < snap.gpus.size(); ++i)
+    if (in.jobs != nullptr)
+      if (auto it = in.jobs->find(std::to_string(snap.gpus[i].info.index)); it != in.jobs->end())
+        for (const std::string& id : it->second)
+          w.sample("gpuwarden_job_gpu", gl[i] + fmt::format(R"(,hpc_job="{}")", escape_label(id)),
+                   1);
   w.family("gpuwarden_gpu_info", "gauge", "GPU identity (value 1).");
   for (size_t i = 0; i < snap.gpus.size(); ++i) w.sample("gpuwarden_gpu_info", dl[i], 1);
   w.family("gpuwarden_gpu_up", "gauge", "1 when the GPU answered its last sample, else 0.");

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,8 @@ struct MetricsInput {
   const DaemonHealth* health = nullptr;
   int64_t now_ms = 0;
   std::string hostname_label = "Hostname";
+  // GPU index -> job ids (job_mapping.h): each DCGM series is repeated per job with hpc_job.
+  const std::map<std::string, std::vector<std::string>>* jobs = nullptr;
 };
 
 std::string render_metrics(const MetricsInput& in);

@@ -117,6 +117,7 @@ class Engine {
   void on_planned();
   void interrupt(size_t slot, bool preempted, bool keep_work = false);
   void after_pass(const sched::PassResult& pass);
+  void record_nodes(size_t slot, const sched::Job& j);  // the nodes of its current GPUs
   void arm_failure(uint16_t cls, int64_t t);
   void arm_job_failures(size_t slot, int64_t now, int64_t attempt_ms);
   void record(int64_t t);
@@ -379,8 +380,18 @@ void Engine::arm_job_failures(size_t slot, int64_t now, int64_t attempt_ms) {
   }
 }
 
+void Engine::record_nodes(size_t slot, const sched::Job& j) {
+  std::vector<uint32_t>& nodes = out_[slot].nodes;
+  nodes.clear();
+  for (uint32_t g : j.gpus) nodes.push_back(sched_.cluster().gpu(g).node);
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+}
+
 void Engine::after_pass(const sched::PassResult& pass) {
   const int64_t now = clock_.now_ms();
+  // A job restarted within the pass kept its progress but may sit on other GPUs now.
+  for (sched::JobId id : pass.restarted) record_nodes(slot_of_.at(id), *sched_.find(id));
   for (sched::JobId id : pass.preempted) interrupt(slot_of_.at(id), true);
   for (sched::JobId id : pass.started) {
     const size_t slot = slot_of_.at(id);
@@ -394,11 +405,7 @@ void Engine::after_pass(const sched::PassResult& pass) {
     sj.overhead_ms = j.attempts > 1 ? o_.failure.restart_overhead_ms : 0;
     sj.allocated = static_cast<unsigned>(j.gpus.size());
     out_[slot].allocated = sj.allocated;
-    std::vector<uint32_t>& nodes = out_[slot].nodes;
-    nodes.clear();
-    for (uint32_t g : j.gpus) nodes.push_back(sched_.cluster().gpu(g).node);
-    std::sort(nodes.begin(), nodes.end());
-    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    record_nodes(slot, j);
     const int64_t attempt_ms = sj.overhead_ms + wall_for_work(sj.remaining_ms, o_.failure);
     push(now + attempt_ms, Kind::kEnd, slot, sj.gen);
     arm_job_failures(slot, now, attempt_ms);

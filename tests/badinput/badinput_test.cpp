@@ -177,6 +177,34 @@ TEST(Outputs, StdoutOnAFullDiskIsAnErrorForEveryCommand) {
   }
 }
 
+// A cluster inside each option's range whose product the engine cannot hold (issue 20): a clear
+// refusal that names both options, never an out-of-memory abort; the checkpoint sweep too.
+TEST(Outputs, SimulateRefusesAClusterTooLargeToModel) {
+  const std::string trace = std::string(GW_SOURCE_DIR) + "/tests/traces/data/tiresias_unsorted.csv";
+  const std::vector<std::string> base = {"simulate", "--trace", trace, "--nodes", "1000000",
+                                         "--gpus-per-node", "1024", "--policies", "fcfs"};
+  for (const bool sweep : {false, true}) {
+    std::vector<std::string> args = base;
+    if (sweep)
+      args.insert(args.end(), {"--checkpoint-sweep", "--failure-rate-per-gpu-hour", "0.001"});
+    const ChildResult c = run_child({}, args, kTimeBound);
+    EXPECT_EQ(c.exit_code, 2) << c.describe();
+    EXPECT_EQ(c.signal, 0) << c.describe();
+    EXPECT_THAT(c.err, HasSubstr("1000000 nodes x 1024 GPUs = 1024000000 GPUs is more than the "
+                                 "simulator models"))
+        << c.describe();
+    EXPECT_THAT(c.err, HasSubstr("--nodes/--gpus-per-node")) << c.describe();
+    EXPECT_TRUE(c.out.empty()) << c.out.substr(0, 300);
+  }
+  // The largest it models is still run.
+  const ChildResult ok = run_child(
+      {}, {"simulate", "--trace", trace, "--nodes", "4096", "--gpus-per-node", "1024", "--policies",
+           "fcfs", "--format", "json"},
+      kTimeBound);
+  EXPECT_EQ(ok.exit_code, 0) << ok.describe();
+  EXPECT_TRUE(nlohmann::json::accept(ok.out)) << ok.out.substr(0, 300);
+}
+
 TEST(Outputs, CaptureInterruptedKeepsItsSamplesAndSaysSo) {
   const auto dir = work_dir() / "capture-interrupt";
   std::filesystem::create_directories(dir);

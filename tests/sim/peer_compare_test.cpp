@@ -78,8 +78,10 @@ class PeerCompare : public ::testing::Test {
   }
 
   // Replays the trace under one policy and placement, as `gpuwarden simulate` does.
-  static PolicyResult replay(const std::string& policy, sched::Packing placement) {
+  static PolicyResult replay(const std::string& policy, sched::Packing placement,
+                             bool tiresias_lists = false) {
     SimConfig c;
+    c.options.policy.dlas_tiresias_lists = tiresias_lists;
     c.cluster = trace_->suggested_cluster.value_or(ClusterSpec{});
     c.cluster.nodes = 64;
     c.cluster.gpus_per_node = 8;
@@ -145,6 +147,32 @@ TEST_F(PeerCompare, FcfsSkipFirstFitIsTiresiasFjfYarnJobByJob) {
   EXPECT_NEAR(r.jct_mean_s, 180878.4, 0.05);
   EXPECT_NEAR(r.queue_mean_s, 164528.0, 0.05);
   EXPECT_DOUBLE_EQ(r.makespan_s, 5944538.0);
+}
+
+// Preemptive SRTF on one pool: Tiresias `shortest` / `count`. Every job's first start and final
+// end, and the run's preemption count, are the peer's.
+TEST_F(PeerCompare, SrtfPoolIsTiresiasShortestCountJobByJob) {
+  const PolicyResult r = replay("srtf", sched::Packing::kPool);
+  expect_same_per_job(r, "tiresias-shortest-count-20000.jobs.csv.gz");
+  EXPECT_EQ(r.preemptions, 30688u);
+  EXPECT_NEAR(r.jct_mean_s, 21024.7, 0.05);
+  EXPECT_DOUBLE_EQ(r.makespan_s, 7353776.0);
+}
+
+// Tiresias' 2-D LAS (`dlas-gpu` / `count`) with its queue lists and demotion timing.
+TEST_F(PeerCompare, DlasGpuTiresiasListsIsTiresiasDlasGpuCountJobByJob) {
+  const PolicyResult r = replay("dlas-gpu", sched::Packing::kPool, true);
+  expect_same_per_job(r, "tiresias-dlas-gpu-count-20000.jobs.csv.gz");
+  EXPECT_EQ(r.preemptions, 9606u);
+  EXPECT_NEAR(r.jct_mean_s, 25642.9, 0.05);
+  EXPECT_DOUBLE_EQ(r.makespan_s, 5954710.0);
+}
+
+// `dlas` (run time): the peer's recorded average JCT and preemption count (no per-job file).
+TEST_F(PeerCompare, DlasTiresiasListsIsTiresiasDlasCount) {
+  const PolicyResult r = replay("dlas", sched::Packing::kPool, true);
+  EXPECT_EQ(r.preemptions, 10046u);
+  EXPECT_NEAR(r.jct_mean_s, 24175.2, 0.05);
 }
 
 // The comparison can fail: pack placement (best fit) is not what the peer does, and differs.

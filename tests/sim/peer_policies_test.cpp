@@ -59,6 +59,24 @@ TEST(Srtf, ANewShorterJobPreemptsTheLongerRemainder) {
   EXPECT_EQ(no.result.preemptions, 0u);
 }
 
+TEST(Srtf, AnOverEvictedVictimRejoinsTheWalkAheadOfAWorseCandidate) {
+  // One node of 4 GPUs, SRTF. At 0: X (2 GPUs, 90 s), V (1 GPU, 100 s), W (1 GPU, 200 s) fill
+  // it. At 10 (remaining X 80, V 90, W 190) A (3 GPUs, 20 s) and B (1 GPU, 95 s) arrive: both
+  // rank better than W, so both are candidates. A frees its 3 GPUs worst first: W, V, then X,
+  // which leaves one GPU over. V (90) ranks between A (20) and B (95): it must get that GPU
+  // back (its stop and restart in one pass count as nothing), and B waits. A fixed candidate
+  // list would start B there while the better-ranked V waits (a priority inversion).
+  const auto o = run({job(1, 0, 2, 90), job(2, 0, 1, 100), job(3, 0, 1, 200), job(4, 10, 3, 20),
+                      job(5, 10, 1, 95)},
+                     sched::Cluster::uniform(1, 4), "srtf");
+  EXPECT_EQ(starts(o), (Times{{1, 0}, {2, 0}, {3, 0}, {4, 10}, {5, 30}}));
+  // V runs 0-100 without a break; at 30 A ends and X (80 left) and B (95) start; W resumes
+  // when V ends.
+  EXPECT_EQ(ends(o), (Times{{1, 110}, {2, 100}, {3, 290}, {4, 30}, {5, 125}}));
+  EXPECT_EQ(o.result.preemptions, 2u);
+  for (const auto& j : o.jobs) EXPECT_EQ(j.preemptions, j.id == 1 || j.id == 3 ? 1u : 0u) << j.id;
+}
+
 TEST(FewestGpus, NarrowJobsPreemptWiderOnes) {
   const auto o =
       run({job(1, 0, 4, 100), job(2, 10, 2, 10)}, sched::Cluster::uniform(1, 4), "fewest-gpus");
@@ -106,14 +124,15 @@ TEST(DlasGpu, CountsGpuTime) {
 TEST(PreemptionByPlacement, FreesOneNodeWithTheCheapestVictims) {
   // 2 nodes x 4 GPUs, fewest-gpus, pack. At 0 the order is C (1 GPU), B (3), A (4): C and B
   // share node 0, A fills node 1. D (2 GPUs) ranks better than A and B but not C. Freeing
-  // node 0 needs only B (3 GPUs), freeing node 1 needs A (4): B is preempted, A keeps running
-  // and D lands on node 0.
+  // node 0 needs only B (3 GPUs), freeing node 1 needs A (4): B is stopped and D lands on
+  // node 0. B still ranks better than A, so it rejoins the walk and takes node 1 from A (its
+  // stop and restart in one pass count as no preemption): the worse job A waits, not B.
   const auto o = run({job(1, 0, 4, 100), job(2, 0, 3, 100), job(3, 0, 1, 100), job(4, 10, 2, 10)},
                      sched::Cluster::uniform(2, 4), "fewest-gpus");
   EXPECT_EQ(o.result.preemptions, 1u);
   for (const auto& j : o.jobs) {
-    EXPECT_EQ(j.preemptions, j.id == 2 ? 1u : 0u) << j.id;
-    if (j.id == 1) {
+    EXPECT_EQ(j.preemptions, j.id == 1 ? 1u : 0u) << j.id;
+    if (j.id == 2) {
       EXPECT_EQ(j.nodes, (std::vector<uint32_t>{1}));
     }
     if (j.id == 4) {
@@ -121,7 +140,8 @@ TEST(PreemptionByPlacement, FreesOneNodeWithTheCheapestVictims) {
     }
   }
   EXPECT_EQ(starts(o).at(4), 10);
-  EXPECT_EQ(ends(o).at(2), 110);  // B resumes at 20 with 90 s left
+  EXPECT_EQ(ends(o).at(2), 100);  // B never lost its run time
+  EXPECT_EQ(ends(o).at(1), 190);  // A resumes at 100, when B and C leave, with 90 s left
 }
 
 TEST(PreemptionByPlacement, NoVictimsWhenFreeingThemWouldNotPlaceTheJob) {

@@ -62,6 +62,12 @@ KernelLogStats parse_kernel_log_stream(std::string_view text, std::string_view o
 std::optional<Event> parse_kernel_log_line(std::string_view line, std::string_view origin,
                                            size_t line_no, Error* error);
 
+// True when a kernel log may be cut before `line` and the two parts parsed one after the other
+// with the same events as the whole: the line has a prefix with its own time (not a dmesg -H
+// delta or minute line, whose clock runs on from the lines before) and no GPU anchor, so no
+// multi-line driver message can go on through it. Lets a reader parse a huge log in pieces.
+bool kernel_log_piece_may_start(std::string_view line);
+
 // True when the line carries a kernel-log prefix or kernel GPU text (format detection and
 // coverage counting).
 bool looks_like_kernel_log_line(std::string_view line);

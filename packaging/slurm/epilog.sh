@@ -1,0 +1,4 @@
+#!/bin/sh
+# slurm.conf: Epilog=/usr/share/gpuwarden/slurm/epilog.sh. Writes the job's GPU report and
+# AdminComment; always exits 0 (a failing epilog would drain the node).
+exec /usr/bin/gpuwarden slurm epilog

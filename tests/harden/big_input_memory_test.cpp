@@ -1,0 +1,192 @@
+// `doctor --from` on a 1 GiB kernel log and a 256 MiB --query-gpu CSV keeps the process's peak
+// RSS (VmHWM, from wait4's ru_maxrss) under 64 MiB, and loses nothing on the way: every line is
+// counted, every Xid is counted (issue 20). The inputs are written into the build directory
+// (a 1 MiB block repeated, about a second) and removed at the end.
+//
+// The bound is the child's own high-water mark, so it holds for the binary under test in any
+// build. Under ASan the child runs with a small allocator quarantine (quarantine_size_mb): the
+// default one keeps up to 256 MiB of freed blocks resident, which is ASan's memory, not ours.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+constexpr long kBoundKb = 64 * 1024;
+
+struct Block {
+  std::string text;
+  size_t lines = 0;
+  size_t xid13 = 0;  // Xid 13 lines on bus 18
+};
+
+// About 1 MiB of dmesg lines: kernel chatter with an NVRM Xid on one of 8 GPUs every 50 lines.
+Block kernel_block() {
+  Block b;
+  const char* noise[] = {
+      "EXT4-fs (nvme0n1p2): mounted filesystem with ordered data mode. Quota mode: none.",
+      "IPv6: ADDRCONF(NETDEV_CHANGE): ens3f0np0: link becomes ready",
+      "mlx5_core 0000:b8:00.0: mlx5_pcie_event:301:(pid 1234): PCIe slot advertised power",
+      "systemd-journald[812]: Received client request to flush runtime journal."};
+  char line[256];
+  for (size_t n = 0; b.text.size() < (size_t{1} << 20) - 256; ++n) {
+    const double t = static_cast<double>(n) * 0.013;
+    const unsigned bus = 0x18 + static_cast<unsigned>((n / 50) % 8);
+    if (n % 50 == 0)
+      std::snprintf(line, sizeof line,
+                    "[%12.6f] NVRM: Xid (PCI:0000:%02x:00): 13, pid=4242, name=python, Graphics "
+                    "Exception: ESR 0x405848=0x3d000000\n",
+                    t, bus);
+    else
+      std::snprintf(line, sizeof line, "[%12.6f] %s\n", t, noise[n % 4]);
+    b.text += line;
+    ++b.lines;
+    if (n % 50 == 0 && bus == 0x18) ++b.xid13;
+  }
+  return b;
+}
+
+// About 1 MiB of an 8-GPU --query-gpu CSV log without its header: `seconds` rows per GPU.
+Block csv_block(int first_second) {
+  Block b;
+  char line[512];
+  for (int s = first_second; b.text.size() < (size_t{1} << 20) - 4096; ++s)
+    for (int g = 0; g < 8; ++g) {
+      std::snprintf(line, sizeof line,
+                    "2026/11/%02d %02d:%02d:%02d.000, %d, NVIDIA H100 80GB HBM3, 00000000:%02X:00.0, "
+                    "GPU-0000000%d-1111-2222-3333-444444444444, %d, %d.12 W, 700.00 W, %d %%, "
+                    "%d %%, %d MiB, 81559 MiB, 1980 MHz, 0x0000000000000000\n",
+                    1 + s / 86400, s / 3600 % 24, s / 60 % 60, s % 60, g, 0x18 + g, g,
+                    60 + (s + g) % 20, 500 + (s * 7 + g) % 200, 90 + s % 10, 40 + g,
+                    60000 + s % 1000);
+      b.text += line;
+      ++b.lines;
+    }
+  return b;
+}
+
+void write_all(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    ASSERT_GT(n, 0) << "writing the test input";
+    off += static_cast<size_t>(n);
+  }
+}
+
+struct Child {
+  int exit_code = -1;
+  long max_rss_kb = 0;
+  std::string out;
+};
+
+// Runs the gpuwarden binary with `args`, stdout into `out_path`; its peak RSS from wait4.
+Child run(const std::vector<std::string>& args, const fs::path& out_path) {
+  const fs::path bin = fs::path(GW_BINARY_DIR) / "gpuwarden";
+  std::vector<char*> argv{const_cast<char*>(bin.c_str())};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || ::dup2(fd, STDOUT_FILENO) < 0) ::_exit(126);
+    ::setenv("ASAN_OPTIONS", "quarantine_size_mb=8:detect_leaks=0", 1);
+    ::execv(bin.c_str(), argv.data());
+    ::_exit(127);
+  }
+  Child c;
+  int status = 0;
+  rusage ru{};
+  if (pid < 0 || ::wait4(pid, &status, 0, &ru) != pid) return c;
+  c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  c.max_rss_kb = ru.ru_maxrss;  // kilobytes on Linux: the child's VmHWM
+  std::ifstream in(out_path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  c.out = ss.str();
+  return c;
+}
+
+class BigInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(GW_BINARY_DIR) / ("big-input-test-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(BigInput, KernelLogOfOneGibStaysUnder64MibAndCountsEverything) {
+  const Block b = kernel_block();
+  const fs::path log = dir_ / "kernel.log";
+  constexpr size_t kBlocks = 1024;
+  {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    ASSERT_GE(fd, 0);
+    for (size_t i = 0; i < kBlocks; ++i) write_all(fd, b.text);
+    ::close(fd);
+  }
+  ASSERT_GE(fs::file_size(log), size_t{1000} << 20);
+  const Child c = run({"doctor", "--json", "--from", log.string()}, dir_ / "out.json");
+  ASSERT_GE(c.exit_code, 0) << "killed by a signal";
+  const auto j = nlohmann::json::parse(c.out);
+  ASSERT_EQ(j["coverage"].size(), 1u);
+  EXPECT_EQ(j["coverage"][0]["lines"].get<size_t>(), b.lines * kBlocks);
+  EXPECT_EQ(j["coverage"][0]["lines_not_understood"].get<size_t>(), 0u);
+  EXPECT_EQ(j["coverage"][0]["formats"], nlohmann::json::array({"kernel log"}));
+  // Events beyond 1000 per (kind, GPU, code) are counted, not kept: the note has the count.
+  const std::string count = std::to_string(b.xid13 * kBlocks) + " Xid 13 on ";
+  bool counted = false;
+  for (const auto& n : j["notes"]) {
+    const std::string note = n.get<std::string>();
+    counted = counted || (note.find(count) != std::string::npos &&
+                          note.find(":18:00.0 events") != std::string::npos);
+  }
+  EXPECT_TRUE(counted) << "no note with '" << count << "' in " << j["notes"].dump();
+  EXPECT_LE(c.max_rss_kb, kBoundKb) << "peak RSS " << c.max_rss_kb / 1024 << " MiB";
+}
+
+TEST_F(BigInput, QueryGpuCsvOf256MibStaysUnder64Mib) {
+  const fs::path csv = dir_ / "query-gpu.csv";
+  size_t rows = 0;
+  {
+    const int fd = ::open(csv.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    ASSERT_GE(fd, 0);
+    write_all(fd,
+              "timestamp, index, name, pci.bus_id, uuid, temperature.gpu, power.draw [W], "
+              "power.limit [W], utilization.gpu [%], utilization.memory [%], memory.used [MiB], "
+              "memory.total [MiB], clocks.sm [MHz], clocks_event_reasons.active\n");
+    // Each block goes on where the last one stopped, so time only moves forward.
+    for (int second = 0; fs::file_size(csv) < (size_t{256} << 20);) {
+      const Block b = csv_block(second);
+      write_all(fd, b.text);
+      rows += b.lines;
+      second += static_cast<int>(b.lines / 8);
+    }
+    ::close(fd);
+  }
+  const Child c = run({"doctor", "--json", "--from", csv.string()}, dir_ / "out.json");
+  ASSERT_GE(c.exit_code, 0) << "killed by a signal";
+  const auto j = nlohmann::json::parse(c.out);
+  ASSERT_EQ(j["coverage"].size(), 1u);
+  EXPECT_EQ(j["coverage"][0]["lines"].get<size_t>(), rows + 1);
+  EXPECT_EQ(j["coverage"][0]["lines_not_understood"].get<size_t>(), 0u);
+  EXPECT_EQ(j["gpus"].size(), 8u);
+  EXPECT_LE(c.max_rss_kb, kBoundKb) << "peak RSS " << c.max_rss_kb / 1024 << " MiB";
+}
+
+}  // namespace

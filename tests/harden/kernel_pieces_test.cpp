@@ -1,0 +1,80 @@
+// A long kernel log is parsed in pieces (capture_reader.cpp, kernel_log_piece_may_start): the
+// pieces must give what one pass over the whole text gives. Every dmesg capture in fixtures/ is
+// repeated to ~6 MiB (so that a piece is cut inside it) and read both ways: the
+// exact counts per (kind, GPU, code), and each kept event's message, time and line.
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/observation.h"
+#include "sources/captures.h"
+#include "sources/kmsg/kernel_log.h"
+
+namespace gw {
+namespace {
+
+namespace fs = std::filesystem;
+using Key = std::tuple<int, std::string, long>;
+
+Key key_of(EventKind k, const std::optional<std::string>& bus, const std::optional<unsigned>& c) {
+  return {static_cast<int>(k), bus.value_or(""), c ? static_cast<long>(*c) : -1L};
+}
+
+std::string repeated(const fs::path& file, size_t at_least) {
+  std::ifstream in(file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string one = ss.str();
+  if (!one.empty() && one.back() != '\n') one += '\n';
+  std::string out;
+  while (out.size() < at_least) out += one;
+  return out;
+}
+
+std::vector<fs::path> dmesg_captures() {
+  std::vector<fs::path> out;
+  for (const auto& d : fs::directory_iterator(fs::path(GW_SOURCE_DIR) / "fixtures" / "captures"))
+    if (fs::exists(d.path() / "dmesg.log")) out.push_back(d.path() / "dmesg.log");
+  return out;
+}
+
+TEST(KernelLogPieces, PiecesGiveWhatOnePassGives) {
+  const auto files = dmesg_captures();
+  ASSERT_GE(files.size(), 5u);
+  for (const auto& f : files) {
+    SCOPED_TRACE(f.string());
+    const std::string text = repeated(f, size_t{6} << 20);
+    // One pass over the whole text, kept the way the reader keeps (first 1000 per key).
+    std::map<Key, uint64_t> whole_counts;
+    std::vector<Event> whole_kept;
+    parse_kernel_log_stream(
+        text, "x",
+        [&](Event&& e) {
+          if (++whole_counts[key_of(e.kind, e.pci_bus_id, e.code)] <= 1000)
+            whole_kept.push_back(std::move(e));
+        },
+        nullptr);
+    Observation obs;
+    add_capture(text, "x", obs);
+    std::map<Key, uint64_t> piece_counts;
+    for (const auto& c : obs.event_counts) piece_counts[key_of(c.kind, c.pci_bus_id, c.code)] = c.count;
+    EXPECT_EQ(piece_counts, whole_counts);
+    ASSERT_EQ(obs.events.size(), whole_kept.size());
+    for (size_t i = 0; i < obs.events.size(); ++i) {
+      EXPECT_EQ(obs.events[i].message, whole_kept[i].message) << i;
+      EXPECT_EQ(obs.events[i].origin, whole_kept[i].origin) << i;
+      EXPECT_EQ(obs.events[i].uptime_s, whole_kept[i].uptime_s) << i;
+      EXPECT_EQ(obs.events[i].time_in_year_ms, whole_kept[i].time_in_year_ms) << i;
+      if (HasFailure()) break;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gw
