@@ -298,7 +298,9 @@ TEST_F(QueueTest, ParallelSubmissionsThroughTheSocketAreNeitherLostNorDuplicated
   EXPECT_EQ(acked.size(), 320u);
   EXPECT_EQ(std::set<int64_t>(acked.begin(), acked.end()).size(), acked.size());
   size_t queued = 0;
-  for (const json& j : svc_->handle(root(), {{"cmd", "queue"}, {"finished", 1000}})["jobs"])
+  // The reply is kept in a variable: a range-for over a member of a temporary reads freed memory.
+  const json q = svc_->handle(root(), {{"cmd", "queue"}, {"finished", 1000}});
+  for (const json& j : q["jobs"])
     if (j["after"] == gate) ++queued;
   EXPECT_EQ(queued, 320u);
 }
