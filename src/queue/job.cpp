@@ -52,6 +52,7 @@ nlohmann::json to_json(const JobRecord& j, bool with_env) {
       {"after", opt(j.after)},
       {"array_index", opt(j.array_index)},
       {"requeue", j.requeue}, {"gpu_type", opt(j.gpu_type)},
+      {"cancel_requested", j.cancel_requested},
       {"state", state_name(j.state)},
       {"reason", j.reason},   {"submit_ms", j.submit_ms},
       {"start_ms", opt(j.start_ms)},
@@ -87,6 +88,7 @@ JobRecord job_from_json(const nlohmann::json& o) {
   get_opt(o, "after", j.after);
   get_opt(o, "array_index", j.array_index);
   j.requeue = o.at("requeue").get<bool>();
+  j.cancel_requested = o.value("cancel_requested", false);
   get_opt(o, "gpu_type", j.gpu_type);
   j.state = parse_state(o.at("state").get<std::string>()).value_or(State::kLost);
   j.reason = o.at("reason").get<std::string>();

@@ -36,6 +36,9 @@ struct JobRecord {
   std::optional<int64_t> after;
   std::optional<unsigned> array_index;
   bool requeue = false;
+  // Set by `cancel` on a running job; every pass signals its supervisor until the job ends,
+  // so a cancel that comes before the supervisor has recorded itself is not lost.
+  bool cancel_requested = false;
   std::optional<std::string> gpu_type;
   State state = State::kPending;
   std::string reason;  // why it ended, or why it was held

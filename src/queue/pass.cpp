@@ -71,6 +71,7 @@ void QueueService::reap(JobRecord& j) {
       (void)db_->update(j);
     }
     if (sup->pgid) job_pids_.insert(static_cast<uint32_t>(*sup->pgid));
+    if (j.cancel_requested) signal_supervisor(*sup);  // repeats are harmless to it
     return;
   }
   if (sup && sup->pgid && process_group_alive(*sup->pgid)) {
@@ -114,6 +115,7 @@ void QueueService::start(JobRecord& j, const std::vector<unsigned>& gpus) {
     for (const GpuView& v : gpus_)
       if (v.index == g) j.gpu_uuids.push_back(v.uuid);
   ++j.attempts;
+  j.cancel_requested = false;
   j.supervisor_pid.reset();
   j.supervisor_start.reset();
   j.exit_code.reset();

@@ -136,9 +136,11 @@ nlohmann::json QueueService::cancel(const Caller& c, const nlohmann::json& r) {
   if (is_final(j->state))
     return error_reply("queue.final", fmt::format("job {} already {}", j->id, state_name(j->state)));
   if (j->state == State::kRunning) {
-    if (auto sup = read_supervisor(job_dir(*j))) signal_supervisor(*sup);
+    // The supervisor may not have recorded itself yet: the flag makes each pass retry.
+    j->cancel_requested = true;
     j->reason = "cancel requested by " + c.user;
-    (void)db_->update(*j);
+    if (Status s = db_->update(*j); !s) return error_reply(s.error().code, s.error().message);
+    if (auto sup = read_supervisor(job_dir(*j))) signal_supervisor(*sup);
     return ok({{"id", j->id}, {"state", "cancelling"}});
   }
   finish(*j, State::kCancelled, "cancelled by " + c.user);
