@@ -183,6 +183,10 @@ void QueueService::pass_locked() {
   for (JobRecord& j : *active) {
     if (j.state != State::kPending) continue;
     if (j.after) {
+      // A dependency still in the queue waits without a database read: hundreds of jobs
+      // behind one made each pass (one per submit) quadratic.
+      const auto in_queue = by_id.find(*j.after);
+      if (in_queue != by_id.end() && !is_final(in_queue->second->state)) continue;
       auto dep = db_->get(*j.after);
       if (dep && *dep && is_final((*dep)->state) && (*dep)->state != State::kDone) {
         finish(j, State::kCancelled, fmt::format("job {} it waited for ended {}", *j.after,
