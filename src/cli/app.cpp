@@ -36,6 +36,7 @@ std::vector<OptionInfo> option_table() {
       if (o->get_name() == "--help" || o->get_name() == "-h") continue;
       const auto& longs = o->get_lnames();
       const auto& shorts = o->get_snames();
+      if (longs.empty() && shorts.empty()) continue;  // positional (job ids, a command)
       OptionInfo info;
       info.command = spec.name;
       info.name = !longs.empty() ? "--" + longs.front() : "-" + shorts.front();

@@ -26,6 +26,11 @@ Action configure_serve(CLI::App& sub, const Io& io) {
                  "history.db)");
   sub.add_option("--kernel-log", o->kernel_log,
                  "Kernel log to follow instead of /dev/kmsg (a file that grows); \"\" for none");
+  sub.add_option("--socket", o->socket,
+                 "Run the job queue on this Unix socket (conventional: /run/gpuwarden/queue.sock)");
+  sub.add_option("--queue-policy", o->queue_policy,
+                 "Queue policy: fcfs, priority, fairshare, ...+backfill (docs/queue.md)")
+      ->capture_default_str();
   sub.add_flag("--check-config", o->check_config, "Validate the config and alert rules, then exit");
   sub.add_flag("--config-optional", o->config_optional,
                "A --config file that does not exist means built-in defaults (SIGHUP reads it "

@@ -53,6 +53,13 @@ Action configure_doctor(CLI::App& sub, const Io& io);
 Action configure_simulate(CLI::App& sub, const Io& io);
 Action configure_serve(CLI::App& sub, const Io& io);
 Action configure_history(CLI::App& sub, const Io& io);
+Action configure_submit(CLI::App& sub, const Io& io);
+Action configure_queue(CLI::App& sub, const Io& io);
+Action configure_cancel(CLI::App& sub, const Io& io);
+Action configure_hold(CLI::App& sub, const Io& io);
+Action configure_release(CLI::App& sub, const Io& io);
+Action configure_job(CLI::App& sub, const Io& io);
+Action configure_gpu(CLI::App& sub, const Io& io);
 Action configure_check(CLI::App& sub, const Io& io);
 Action configure_slurm(CLI::App& sub, const Io& io);
 

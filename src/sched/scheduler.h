@@ -61,6 +61,10 @@ class Scheduler {
   void reserve(size_t jobs);
   // One scheduling pass at the clock's time.
   PassResult schedule();
+  // The live queue, rebuilding its state: a job already running on these GPUs since
+  // `started_ms` (its dependencies are taken as met). Errors: those of submit(), and a GPU
+  // that is unknown or already held (sched.adopt_conflict).
+  Status adopt_running(JobSpec spec, const std::vector<uint32_t>& gpus, int64_t started_ms);
   // A running job ended (kDone, kFailed or kCancelled).
   Status finish(JobId id, JobState final_state, std::string_view reason);
   // Cancels a waiting or running job.

@@ -1,5 +1,11 @@
 #include "serve/daemon.h"
 
+#include <unistd.h>
+
+#include "queue/server.h"
+#include "queue/service.h"
+#include "sched/policy.h"
+
 #include <httplib.h>
 
 #include <algorithm>
@@ -145,6 +151,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
       !st && (st.error().code == "store.locked" || st.error().code == "store.not_a_file"))
     return st.error();
   d->restore_from_store();
+  if (Status q = d->start_queue(); !q) return q.error();
   d->start_event_sources();
   d->http_thread_ = std::thread([self] { self->http_->listen_after_bind(); });
   d->log("listening on " + url + ", " + std::to_string(d->sampler_->gpu_count()) + " GPU(s) from " +
@@ -155,6 +162,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
 
 Daemon::~Daemon() {
   stop();
+  queue_server_.reset();
   if (http_) http_->stop();
   if (http_thread_.joinable()) http_thread_.join();
   kmsg_.reset();
@@ -165,6 +173,29 @@ Daemon::~Daemon() {
 
 void Daemon::log(const std::string& line) const {
   std::fprintf(stderr, "gpuwarden serve: %s\n", line.c_str());
+}
+
+// The queue's database and job directories sit beside the history database.
+Status Daemon::start_queue() {
+  if (!opts_.queue_socket) return {};
+  queue::QueueOptions qo;
+  const std::string& db = opts_.config.storage.path;
+  qo.state_dir = db.substr(0, db.find_last_of('/') == std::string::npos ? 0 : db.find_last_of('/'));
+  qo.state_dir = (qo.state_dir.empty() ? std::string(".") : qo.state_dir) + "/queue";
+  qo.history_path = db;
+  qo.policy = opts_.queue_policy;
+  char self[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) qo.self_exe.assign(self, static_cast<size_t>(n));
+  if (auto p = sched::make_policy(qo.policy); !p) return p.error();
+  auto q = queue::QueueService::create(std::move(qo), *clock_);
+  if (!q) return q.error();
+  queue_ = std::move(*q);
+  auto srv = queue::QueueServer::start(*opts_.queue_socket, *queue_);
+  if (!srv) return srv.error();
+  queue_server_ = std::move(*srv);
+  log("job queue on " + *opts_.queue_socket + " (policy " + opts_.queue_policy + ")");
+  return {};
 }
 
 Status Daemon::open_store() {
@@ -521,6 +552,7 @@ void Daemon::round(bool sample) {
     }
   }
   if (sample) ++rounds_;
+  if (queue_ && sample) queue_->tick(last_snapshot_, findings_);
   const double round_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   publish(last_snapshot_, last_fresh_, events, transitions, round_s);

@@ -24,6 +24,11 @@
 #include "sources/gpu_source.h"
 #include "store/store.h"
 
+namespace gw::queue {
+class QueueService;
+class QueueServer;
+}  // namespace gw::queue
+
 namespace httplib {
 class Server;
 }
@@ -39,6 +44,9 @@ struct DaemonOptions {
   // The loop's notion of now; null: the system clock. A benchmark drives a ManualClock with
   // round_now() to play days of samples in minutes.
   std::shared_ptr<const Clock> clock;
+  // The job queue (docs/queue.md): its socket (unset: no queue) and scheduling policy.
+  std::optional<std::string> queue_socket;
+  std::string queue_policy = "fcfs";
 };
 
 // The HTTP access policy of `serve` listening on `listen_host`.
@@ -90,6 +98,7 @@ class Daemon {
   void start_event_sources();
   Status open_store();
   void restore_from_store();
+  Status start_queue();
   void log(const std::string& line) const;
 
   DaemonOptions opts_;
@@ -142,6 +151,8 @@ class Daemon {
   std::string listen_host_;
   int port_ = 0;
   std::unique_ptr<httplib::Server> http_;
+  std::unique_ptr<queue::QueueService> queue_;  // the queue owns its jobs; fed each round
+  std::unique_ptr<queue::QueueServer> queue_server_;
   std::thread http_thread_;
 };
 

@@ -44,6 +44,8 @@ int run_serve(const ServeCommandOptions& options, std::ostream& out, std::ostrea
   d.listen = options.listen;
   d.db_path = options.db_path;
   d.kernel_log = options.kernel_log;
+  d.queue_socket = options.socket;
+  d.queue_policy = options.queue_policy;
   d.source = options.source;
   if (options.deadline_ms) d.config.sampling.gpu_deadline_ms = *options.deadline_ms;
 

@@ -42,6 +42,7 @@ const std::set<std::string>& zero_allowed() {
       "simulate --restart-seconds",
       "simulate --maintenance-every-hours",
       "simulate --maintenance-minutes",
+      "submit --priority",
   };
   return kZero;
 }
@@ -53,6 +54,8 @@ std::optional<std::vector<std::string>> fast_tail(const std::string& command,
   const std::string missing = (work_dir() / "no-such-input").string();
   if (command == "doctor" || command == "status" || command == "check" || command == "watch")
     return {{"--scenario", missing}};
+  if (command == "submit") return {{"--socket", missing, "--", "true"}};
+  if (command == "queue") return {{"--socket", missing}};
   if (command == "capture") return {{"--scenario", missing, "-o", keep, "--force"}};
   if (command == "simulate") return {{"--trace", missing, "-o", keep}};
   if (command == "serve") return {{"--check-config", "--config", missing}};

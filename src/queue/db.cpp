@@ -1,0 +1,145 @@
+// The queue database: one row per job (indexed columns plus the record as JSON, so adding a
+// field needs no migration) and one row per drained GPU.
+#include "queue/db.h"
+
+#include <sqlite3.h>
+
+#include "store/sql.h"
+
+namespace gw::queue {
+namespace sql = gw::store::sql;
+
+namespace {
+
+constexpr const char* kSchema = R"sql(
+PRAGMA journal_mode=WAL;
+PRAGMA synchronous=FULL;
+CREATE TABLE IF NOT EXISTS jobs(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  state TEXT NOT NULL,
+  uid INTEGER NOT NULL,
+  doc TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state);
+CREATE TABLE IF NOT EXISTS drains(
+  gpu INTEGER PRIMARY KEY,
+  reason TEXT NOT NULL,
+  by TEXT NOT NULL,
+  automatic INTEGER NOT NULL,
+  code TEXT NOT NULL,
+  since_ms INTEGER NOT NULL);
+)sql";
+
+}  // namespace
+
+QueueDb::~QueueDb() {
+  sqlite3_close(db_);
+}
+
+Status QueueDb::exec(const char* text) const {
+  char* msg = nullptr;
+  if (sqlite3_exec(db_, text, nullptr, nullptr, &msg) != SQLITE_OK) {
+    std::string m = msg != nullptr ? msg : "unknown";
+    sqlite3_free(msg);
+    return make_error("queue.db", m, path_);
+  }
+  return {};
+}
+
+Result<std::unique_ptr<QueueDb>> QueueDb::open(const std::string& path) {
+  std::unique_ptr<QueueDb> q(new QueueDb());
+  q->path_ = path;
+  if (sqlite3_open_v2(path.c_str(), &q->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK)
+    return sql::error(q->db_, "opening the queue database", path);
+  sqlite3_busy_timeout(q->db_, 5000);
+  if (Status s = q->exec(kSchema); !s) return s.error();
+  return q;
+}
+
+Status QueueDb::begin() { return exec("BEGIN IMMEDIATE"); }
+Status QueueDb::commit() { return exec("COMMIT"); }
+
+Status QueueDb::insert(std::vector<JobRecord>& jobs) {
+  if (Status s = begin(); !s) return s;
+  sql::Stmt ins(db_, "INSERT INTO jobs(state,uid,doc) VALUES(?,?,'{}')");
+  for (JobRecord& j : jobs) {
+    ins.reset().bind(1, state_name(j.state)).bind(2, static_cast<int64_t>(j.uid));
+    if (ins.step() != SQLITE_DONE) {
+      (void)exec("ROLLBACK");
+      return sql::error(db_, "adding a job", path_);
+    }
+    j.id = sqlite3_last_insert_rowid(db_);
+    if (Status s = update(j); !s) {
+      (void)exec("ROLLBACK");
+      return s;
+    }
+  }
+  return commit();
+}
+
+Status QueueDb::update(const JobRecord& j) {
+  sql::Stmt up(db_, "UPDATE jobs SET state=?, doc=? WHERE id=?");
+  up.bind(1, state_name(j.state)).bind(2, to_json(j, true).dump()).bind(3, j.id);
+  if (up.step() != SQLITE_DONE) return sql::error(db_, "updating a job", path_);
+  return {};
+}
+
+Result<std::vector<JobRecord>> QueueDb::select(const std::string& where, int64_t arg) const {
+  sql::Stmt s(db_, "SELECT doc FROM jobs WHERE " + where);
+  s.bind(1, arg);
+  std::vector<JobRecord> out;
+  int rc = 0;
+  while ((rc = s.step()) == SQLITE_ROW) {
+    try {
+      out.push_back(job_from_json(nlohmann::json::parse(s.text(0))));
+    } catch (const nlohmann::json::exception& e) {
+      return make_error("queue.db", std::string("unreadable job record: ") + e.what(), path_);
+    }
+  }
+  if (rc != SQLITE_DONE) return sql::error(db_, "reading jobs", path_);
+  return out;
+}
+
+Result<std::optional<JobRecord>> QueueDb::get(int64_t id) const {
+  auto v = select("id=?1", id);
+  if (!v) return v.error();
+  if (v->empty()) return std::optional<JobRecord>();
+  return std::optional<JobRecord>(std::move(v->front()));
+}
+
+Result<std::vector<JobRecord>> QueueDb::active() const {
+  return select("state IN ('pending','held','running') AND ?1=?1 ORDER BY id", 0);
+}
+
+Result<std::vector<JobRecord>> QueueDb::finished(size_t limit) const {
+  return select("state NOT IN ('pending','held','running') ORDER BY id DESC LIMIT ?1",
+                static_cast<int64_t>(limit));
+}
+
+Result<std::vector<Drain>> QueueDb::drains() const {
+  sql::Stmt s(db_, "SELECT gpu,reason,by,automatic,code,since_ms FROM drains ORDER BY gpu");
+  std::vector<Drain> out;
+  int rc = 0;
+  while ((rc = s.step()) == SQLITE_ROW)
+    out.push_back({static_cast<unsigned>(s.i64(0)), s.text(1), s.text(2), s.i64(3) != 0,
+                   s.text(4), s.i64(5)});
+  if (rc != SQLITE_DONE) return sql::error(db_, "reading drains", path_);
+  return out;
+}
+
+Status QueueDb::set_drain(const Drain& d) {
+  sql::Stmt s(db_, "INSERT OR REPLACE INTO drains VALUES(?,?,?,?,?,?)");
+  s.bind(1, static_cast<int64_t>(d.gpu)).bind(2, d.reason).bind(3, d.by)
+      .bind(4, static_cast<int64_t>(d.automatic)).bind(5, d.code).bind(6, d.since_ms);
+  if (s.step() != SQLITE_DONE) return sql::error(db_, "drain", path_);
+  return {};
+}
+
+Status QueueDb::clear_drain(unsigned gpu) {
+  sql::Stmt s(db_, "DELETE FROM drains WHERE gpu=?");
+  s.bind(1, static_cast<int64_t>(gpu));
+  if (s.step() != SQLITE_DONE) return sql::error(db_, "resume", path_);
+  return {};
+}
+
+}  // namespace gw::queue

@@ -1,0 +1,103 @@
+// QueueService: the live job queue inside the daemon. The Daemon owns one and feeds it each
+// round's snapshot and findings (tick); the socket server hands it requests with the caller
+// the kernel named (handle). The database is the truth; each scheduling pass rebuilds the
+// sched::Scheduler from it, so a restarted daemon schedules exactly as the old one would.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/finding.h"
+#include "core/result.h"
+#include "core/snapshot.h"
+#include "queue/db.h"
+#include "queue/peer.h"
+
+namespace gw::queue {
+
+struct QueueOptions {
+  std::string state_dir;      // jobs/<id>.<attempt>/ and queue.db live here
+  std::string db_path;        // default: state_dir/queue.db
+  std::string history_path;   // the daemon's history database (job report)
+  std::string policy = "fcfs";  // a sched policy name (fcfs, priority, fairshare, ...+backfill)
+  int64_t fairshare_half_life_ms = 7LL * 24 * 3600 * 1000;
+  std::optional<std::string> admin_group;
+  int64_t grace_ms = 10'000;  // SIGTERM -> SIGKILL
+  std::string self_exe;       // the gpuwarden binary (re-exec'd as the supervisor)
+  std::vector<unsigned> include_gpus, exclude_gpus;  // empty include: every GPU
+  std::string job_map_dir;    // dcgm-exporter style job mapping files; empty: none
+  int64_t lost_after_ms = 30'000;  // a started job with no supervisor record by then is lost
+};
+
+struct GpuView {
+  unsigned index = 0;
+  std::string uuid, name;
+  GpuAccess access = GpuAccess::kOk;
+  std::vector<uint32_t> pids;  // NVML's process list (compute and graphics)
+  std::optional<uint64_t> mem_total;
+};
+
+class QueueService {
+ public:
+  static Result<std::unique_ptr<QueueService>> create(QueueOptions options, const Clock& clock);
+
+  // One request, as the kernel identified its sender. Thread-safe.
+  nlohmann::json handle(const Caller& caller, const nlohmann::json& request);
+  // One daemon round: GPU list and health, then reap, schedule and start. Thread-safe.
+  void tick(const Snapshot& snap, const std::vector<Finding>& findings);
+  // Reap, schedule and start without new readings (after a submit; tests).
+  void pass();
+
+  const QueueOptions& options() const { return opts_; }
+
+ private:
+  QueueService(QueueOptions o, const Clock& c) : opts_(std::move(o)), clock_(c) {}
+  using Handler = nlohmann::json (QueueService::*)(const Caller&, const nlohmann::json&);
+  struct Command {
+    const char* name;
+    Handler handler;
+  };
+  static const std::vector<Command>& commands();
+
+  nlohmann::json submit(const Caller& c, const nlohmann::json& r);
+  nlohmann::json list(const Caller& c, const nlohmann::json& r);
+  nlohmann::json cancel(const Caller& c, const nlohmann::json& r);
+  nlohmann::json hold(const Caller& c, const nlohmann::json& r);
+  nlohmann::json release(const Caller& c, const nlohmann::json& r);
+  nlohmann::json show(const Caller& c, const nlohmann::json& r);
+  nlohmann::json report(const Caller& c, const nlohmann::json& r);
+  nlohmann::json drain(const Caller& c, const nlohmann::json& r);
+  nlohmann::json resume(const Caller& c, const nlohmann::json& r);
+  nlohmann::json gpus(const Caller& c, const nlohmann::json& r);
+
+  Result<JobRecord> owned_job(const Caller& c, const nlohmann::json& r);
+  Status validate_submit(const JobRecord& j) const;
+  void pass_locked();
+  void reap(JobRecord& j);
+  void finish(JobRecord& j, State to, std::string reason);
+  void start(JobRecord& j, const std::vector<unsigned>& gpus);
+  void fail_on_gpu(JobRecord& j, unsigned gpu, const std::string& why);
+  void apply_health(const Snapshot& snap, const std::vector<Finding>& findings);
+  std::string job_dir(const JobRecord& j) const;
+  std::string wait_reason(const JobRecord& j, const std::vector<JobRecord>& active,
+                          const std::vector<Drain>& drains) const;
+  std::vector<unsigned> usable_gpus() const;  // included, not excluded
+  std::set<unsigned> outside_busy() const;    // processes the queue did not start
+  void write_job_map(const JobRecord& j, bool running);
+
+  QueueOptions opts_;
+  const Clock& clock_;
+  std::unique_ptr<QueueDb> db_;
+  std::mutex m_;
+  std::vector<GpuView> gpus_;
+  std::set<uint32_t> job_pids_;  // pids of the queue's jobs (their sessions), for outside_busy
+};
+
+}  // namespace gw::queue
