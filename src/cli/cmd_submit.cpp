@@ -24,6 +24,12 @@ struct SubmitOptions {
 };
 
 int run_submit(const SubmitOptions& o, const Io& io) {
+  // Checked here, not by the parser, so an option's own error is reported before this one.
+  if (o.command.empty()) {
+    io.err << "gpuwarden submit: no command: put it after --, e.g. gpuwarden submit -- python "
+              "train.py\nRun 'gpuwarden submit --help' for more information.\n";
+    return kUsageError;
+  }
   nlohmann::json req = {{"cmd", "submit"}, {"argv", o.command}, {"gpus", o.gpus},
                         {"requeue", o.requeue}};
   if (o.array) req["array"] = *o.array;
@@ -78,7 +84,7 @@ Action configure_submit(CLI::App& sub, const Io& io) {
   sub.add_option("--name", o->name, "A name for the job");
   sub.add_flag("--requeue", o->requeue, "Back to the queue when its GPU fails");
   sub.add_option("--gpu-type", o->gpu_type, "GPU model the job needs (part of the name)");
-  sub.add_option("command", o->command, "The command and its arguments (after --)")->required();
+  sub.add_option("command", o->command, "The command and its arguments (after --)");
   return [o, &io] { return run_submit(*o, io); };
 }
 
