@@ -62,7 +62,8 @@ TEST(ScenarioRobustness, EveryKeyWithEveryWrongTypeIsAnErrorNamingIt) {
       const bool index = !key.empty() && std::isdigit(static_cast<unsigned char>(key[0]));
       const std::string name = index ? "[" + key + "]" : key;
       EXPECT_TRUE(text.find(name) != std::string::npos ||
-                  text.find(p.parent_pointer().back()) != std::string::npos)
+                  (!p.parent_pointer().empty() &&
+                   text.find(p.parent_pointer().back()) != std::string::npos))
           << p.to_string() << " = " << w << " -> " << text;
     }
   }
