@@ -61,7 +61,8 @@ int FakeCuda::attach(const char* nvml_path, const char* scenario_path) {
   }
   nvml_now_ = reinterpret_cast<double (*)()>(dlsym(nvml, "gwfake_now"));
   nvml_load_started_ = reinterpret_cast<void (*)(unsigned)>(dlsym(nvml, "gwfake_load_started"));
-  nvml_link_ = reinterpret_cast<int (*)(unsigned, unsigned*, unsigned*)>(dlsym(nvml, "gwfake_link"));
+  nvml_link_ =
+      reinterpret_cast<int (*)(unsigned, unsigned*, unsigned*)>(dlsym(nvml, "gwfake_link"));
   if (!nvml_now_ || !nvml_load_started_ || !nvml_link_) {
     last_error_ = std::string(nvml_path) + " is not the fake NVML (no gwfake_now/_link hooks)";
     return 1;

@@ -1,7 +1,7 @@
 // The extern "C" exports of the fake libcuda.so.1: the driver API symbols gpuwarden's loader
 // resolves (versioned names included) and the gwfake_cuda_* controls.
-#include <cstdlib>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 
 #include "fake-cuda/fake_cuda.h"
@@ -95,10 +95,17 @@ GWFAKE_API CUresult cuDeviceGetAttribute(int* v, int attr, CUdevice d) {
   if (CUresult r = fake().check_device(d); r != kSuccess) return r;
   if (v == nullptr) return kInvalidValue;
   switch (attr) {
-    case kAttrMultiprocessorCount: *v = 132; return kSuccess;
-    case kAttrComputeCapabilityMajor: *v = 9; return kSuccess;
-    case kAttrComputeCapabilityMinor: *v = 0; return kSuccess;
-    default: return kInvalidValue;
+    case kAttrMultiprocessorCount:
+      *v = 132;
+      return kSuccess;
+    case kAttrComputeCapabilityMajor:
+      *v = 9;
+      return kSuccess;
+    case kAttrComputeCapabilityMinor:
+      *v = 0;
+      return kSuccess;
+    default:
+      return kInvalidValue;
   }
 }
 GWFAKE_API CUresult cuDeviceTotalMem_v2(size_t* bytes, CUdevice d) {
@@ -119,7 +126,7 @@ GWFAKE_API CUresult cuDeviceGetUuid_v2(CUuuid* out, CUdevice d) {
   std::memset(out->bytes, 0, sizeof out->bytes);
   size_t n = 0;
   for (char c : fake().device(d).gpu.state.info.uuid) {
-    const int v = std::isxdigit(static_cast<unsigned char>(c)) == 0 ? -1
+    const int v = std::isxdigit(static_cast<unsigned char>(c)) == 0  ? -1
                   : std::isdigit(static_cast<unsigned char>(c)) != 0 ? c - '0'
                                                                      : (c | 0x20) - 'a' + 10;
     if (v < 0 || n >= 32) continue;

@@ -74,8 +74,8 @@ CUresult FakeCuda::copy(CUdeviceptr dptr, size_t n, CUstream s, int dir) {
   double start = std::max({st->cursor, t, d.busy_until[dir]});
   double gb_s = link_gb_s(dev, dir);
   if (d.busy_until[1 - dir] > start) {
-    const double both = d.script.bidir_gb_s.value_or(
-        (link_gb_s(dev, 0) + link_gb_s(dev, 1)) / 2 * script_.bidir_factor);
+    const double both = d.script.bidir_gb_s.value_or((link_gb_s(dev, 0) + link_gb_s(dev, 1)) / 2 *
+                                                     script_.bidir_factor);
     gb_s = both / 2;
   }
   const double end = start + static_cast<double>(n) / (gb_s * 1e9);

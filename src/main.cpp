@@ -12,7 +12,8 @@
 
 int main(int argc, char** argv) {
   // The per-job supervisor the queue starts (not a user command: no row in the table).
-  if (argc == 3 && std::string_view(argv[1]) == "__supervise") return gw::queue::supervise_main(argv[2]);
+  if (argc == 3 && std::string_view(argv[1]) == "__supervise")
+    return gw::queue::supervise_main(argv[2]);
   const bool color = gw::cli::color_wanted(isatty(STDOUT_FILENO) == 1, std::getenv("NO_COLOR"),
                                            std::getenv("TERM"));
   const gw::cli::Io io{std::cout, std::cerr, color};

@@ -29,10 +29,9 @@ struct Scope {
   }
 };
 
-#define GW_TRY(sym, ...)                                  \
-  do {                                                    \
-    if (CUresult r_ = c(sym, __VA_ARGS__); r_ != kSuccess) \
-      return c.fail(sym, r_);                             \
+#define GW_TRY(sym, ...)                                                           \
+  do {                                                                             \
+    if (CUresult r_ = c(sym, __VA_ARGS__); r_ != kSuccess) return c.fail(sym, r_); \
   } while (0)
 
 Failure alloc_all(Scope& s, size_t bytes, int dev_bufs, int host_bufs, int streams, int events) {
@@ -121,8 +120,8 @@ Failure measure_copies(Calls& c, size_t bytes, int reps, CopyFigures& out) {
   return both_ways(s, bytes, reps, out.bidir_gb_s);
 }
 
-Failure measure_peer(Calls& c, const CudaDevice& from, const CudaDevice& to, size_t bytes,
-                     int reps, PeerFigures& out) {
+Failure measure_peer(Calls& c, const CudaDevice& from, const CudaDevice& to, size_t bytes, int reps,
+                     PeerFigures& out) {
   const CudaApi& a = c.api();
   // The destination buffer lives in the other device's context.
   CUdeviceptr dst = 0;
@@ -165,8 +164,9 @@ Failure load_setup(Calls& c, int ordinal, double share, size_t cap, LoadState& s
   // Bounded: a share of what is free, a whole number of floats, within 32-bit indexing.
   size_t bytes = std::min(static_cast<size_t>(static_cast<double>(free_b) * share), cap);
   bytes = std::min<size_t>(bytes, size_t{4} * 0x7FFFFFFF) & ~size_t{3};
-  if (bytes < 4096) return std::string("too little free device memory for the load (") +
-                           std::to_string(free_b) + " bytes free)";
+  if (bytes < 4096)
+    return std::string("too little free device memory for the load (") + std::to_string(free_b) +
+           " bytes free)";
   GW_TRY(a.module_load_data, &s.module, static_cast<const void*>(load_kernel_ptx()));
   GW_TRY(a.module_get_function, &s.fn, s.module, kLoadKernelName);
   GW_TRY(a.stream_create, &s.stream, kStreamNonBlocking);
@@ -174,7 +174,8 @@ Failure load_setup(Calls& c, int ordinal, double share, size_t cap, LoadState& s
   if (a.memset_d32) GW_TRY(a.memset_d32, s.buf, 0x3F800000u, bytes / 4);
   s.elements = static_cast<unsigned>(bytes / 4);
   int sms = 0;
-  if (c(a.device_attribute, &sms, kAttrMultiprocessorCount, ordinal) != kSuccess || sms <= 0) sms = 16;
+  if (c(a.device_attribute, &sms, kAttrMultiprocessorCount, ordinal) != kSuccess || sms <= 0)
+    sms = 16;
   s.blocks = static_cast<unsigned>(sms) * 4;
   return std::nullopt;
 }

@@ -23,8 +23,8 @@ int64_t now_ms() {
 // One tested GPU: where it is in NVML and in CUDA, and what the load did.
 // Shared with the CUDA worker tasks, which may outlive a run whose call never returned.
 struct Target {
-  size_t report = 0;           // index into ActiveReport::gpus
-  size_t cuda = 0;             // CUDA device index
+  size_t report = 0;  // index into ActiveReport::gpus
+  size_t cuda = 0;    // CUDA device index
   LoadState load;
   std::atomic<bool> failed{false};  // its load worker hit an error
   std::optional<std::string> error;
@@ -59,9 +59,9 @@ void plan(const Snapshot& base, const StressOptions& o, ActiveReport& r) {
     a.max_width = g.info.pcie_max_width;
     const auto others = foreign_processes(g, o.own_pid);
     if (!others.empty() && !o.force)
-      a.refused = fmt::format("runs {} other process{}: {}; not loaded (--force loads it anyway)",
-                              others.size(), others.size() == 1 ? "" : "es",
-                              fmt::join(others, ", "));
+      a.refused =
+          fmt::format("runs {} other process{}: {}; not loaded (--force loads it anyway)",
+                      others.size(), others.size() == 1 ? "" : "es", fmt::join(others, ", "));
     if (g.access != GpuAccess::kOk)
       a.refused = fmt::format("not readable before the test ({})", gpu_access_name(g.access));
     r.gpus.push_back(std::move(a));
@@ -75,7 +75,8 @@ const GpuState* find_gpu(const Snapshot& s, unsigned index) {
 }
 
 // Why the load must stop now, from one NVML sample: a tested GPU lost or at its shutdown limit.
-std::optional<std::string> stop_reason(const Snapshot& s, const ActiveReport& r, const Targets& ts) {
+std::optional<std::string> stop_reason(const Snapshot& s, const ActiveReport& r,
+                                       const Targets& ts) {
   for (const auto& t : ts) {
     const unsigned index = r.gpus[t->report].gpu;
     const GpuState* g = find_gpu(s, index);
@@ -163,7 +164,8 @@ void load_phase(GpuSource& nvml, cuda::CudaSession& cu, const StressOptions& o, 
   stop = true;
   for (auto& w : workers) w.join();
   for (const auto& t : ts)
-    if (!cu.hung(t->cuda)) (void)cu.run(t->cuda, [t](Calls& c) {
+    if (!cu.hung(t->cuda))
+      (void)cu.run(t->cuda, [t](Calls& c) {
         load_teardown(c, t->load);
         return Failure{};
       });
@@ -210,8 +212,10 @@ void peer_phase(const Snapshot& base, cuda::CudaSession& cu, const StressOptions
       p.expected = ga && gb && has_active_nvlink(*ga) && has_active_nvlink(*gb) ? "NVLink" : "PCIe";
       auto figs = std::make_shared<PeerFigures>();
       const cuda::CudaDevice from = cu.devices()[a->cuda], to = cu.devices()[b->cuda];
-      p.error = cu.run(a->cuda, [figs, from, to, bytes = o.peer_bytes, reps = o.peer_reps](
-                                    Calls& c) { return measure_peer(c, from, to, bytes, reps, *figs); });
+      p.error =
+          cu.run(a->cuda, [figs, from, to, bytes = o.peer_bytes, reps = o.peer_reps](Calls& c) {
+            return measure_peer(c, from, to, bytes, reps, *figs);
+          });
       p.access = figs->access;
       p.gb_s = figs->gb_s;
       r.peers.push_back(std::move(p));

@@ -32,10 +32,10 @@ struct StressOptions {
   int copy_reps = 8;
   size_t peer_bytes = size_t{32} << 20;
   int peer_reps = 4;
-  double memory_share = 0.25;             // of the free device memory, for the load buffer
-  size_t memory_cap = size_t{4} << 30;    // and never more than this
-  int launches_per_chunk = 10;            // kernel launches between two checks of the stop flag
-  uint32_t own_pid = 0;                   // this process (its own context is not "other")
+  double memory_share = 0.25;           // of the free device memory, for the load buffer
+  size_t memory_cap = size_t{4} << 30;  // and never more than this
+  int launches_per_chunk = 10;          // kernel launches between two checks of the stop flag
+  uint32_t own_pid = 0;                 // this process (its own context is not "other")
   // Sleeps up to the given time, returning false when interrupted (Ctrl-C).
   std::function<bool(std::chrono::milliseconds)> sleep;
   std::function<void(const std::string&)> progress;  // one line per phase

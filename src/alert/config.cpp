@@ -361,7 +361,8 @@ Result<SinkConfig> read_sink(const toml::table& t, size_t index, std::string_vie
   if (s.type == SinkType::kWebhook || s.type == SinkType::kAlertmanager) {
     if (!url) return r.err(nullptr, "", "missing key \"url\"", "alert.bad_sink");
     if (!url->starts_with("http://") && !url->starts_with("https://")) {
-      return r.err(r.get("url"), "url", "\"" + redact_url(*url) + "\" is not an http:// or https:// URL",
+      return r.err(r.get("url"), "url",
+                   "\"" + redact_url(*url) + "\" is not an http:// or https:// URL",
                    "alert.bad_sink");
     }
     s.url = *url;

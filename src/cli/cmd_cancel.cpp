@@ -19,8 +19,8 @@ Action configure_cancel(CLI::App& sub, const Io& io) {
     for (int64_t id : *ids)
       rc = std::max(rc, queue_call("cancel", *f, {{"cmd", "cancel"}, {"id", id}}, io,
                                    [](const nlohmann::json& r) {
-                                     return "job " + std::to_string(r["id"].get<int64_t>()) +
-                                            ": " + r["state"].get<std::string>() + "\n";
+                                     return "job " + std::to_string(r["id"].get<int64_t>()) + ": " +
+                                            r["state"].get<std::string>() + "\n";
                                    }));
     return rc;
   };

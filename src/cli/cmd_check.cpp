@@ -13,13 +13,15 @@ Action configure_check(CLI::App& sub, const Io& io) {
   auto o = std::make_shared<slurm::CheckOptions>();
   // (--no-color lands in no_color and is otherwise unused: the output is one plain line.)
   add_gpu_source_options(sub, o->source);
-  sub.add_option("--config", o->config_path,
-                 "Config file ([check], [slurm]; default /etc/gpuwarden/gpuwarden.toml if present)");
+  sub.add_option(
+      "--config", o->config_path,
+      "Config file ([check], [slurm]; default /etc/gpuwarden/gpuwarden.toml if present)");
   sub.add_flag("--drain", o->drain,
                "Drain this node through scontrol when sick; resume it when healthy, only if "
                "gpuwarden drained it");
   sub.add_option("--node", o->node, "Slurm node name (default $SLURMD_NODENAME, else hostname -s)");
-  sub.add_option("--gpus", o->gpus, "Only these GPU indices, e.g. 0,1 (host findings always count)");
+  sub.add_option("--gpus", o->gpus,
+                 "Only these GPU indices, e.g. 0,1 (host findings always count)");
   sub.add_flag("--no-color", o->no_color, "Accepted for every command; check never colours");
   sub.add_flag("--verbose", o->verbose, "Say where the verdict came from, also when healthy");
   return [o, &io] {

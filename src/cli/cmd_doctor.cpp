@@ -33,7 +33,8 @@ std::string usage_problem(const DoctorOptions& o) {
                        o.window_s);
   if (o.markdown && !o.list_checks) return "--markdown only applies to --list-checks";
   if (o.markdown && o.json) return "--markdown and --json cannot be combined";
-  if (o.stress_s && !o.from.empty()) return "--stress loads this machine's GPUs; it cannot read --from files";
+  if (o.stress_s && !o.from.empty())
+    return "--stress loads this machine's GPUs; it cannot read --from files";
   if (o.stress_s && o.quick) return "--stress and --quick cannot be combined";
   if (!o.stress_s && (o.force || !o.stress_gpus.empty() || o.cuda_library))
     return "--gpu, --force and --cuda-lib only apply to --stress";
@@ -150,8 +151,7 @@ Action configure_doctor(CLI::App& sub, const Io& io) {
                   "copies, peer access, clocks and temperatures under load (docs/active.md)");
   sub.add_option("--gpu", opts.stress_gpus, "With --stress: the GPUs to test, e.g. 0,3,5")
       ->delimiter(',');
-  sub.add_flag("--force", opts.force,
-               "With --stress: also load GPUs that run other processes");
+  sub.add_flag("--force", opts.force, "With --stress: also load GPUs that run other processes");
   sub.add_option("--cuda-lib", opts.cuda_library,
                  "With --stress: path of libcuda.so.1 (default: the driver's, found by dlopen)");
   sub.add_flag("--list-checks", opts.list_checks, "List every check and its code, then exit");

@@ -19,8 +19,8 @@ Action configure_hold(CLI::App& sub, const Io& io) {
     for (int64_t id : *ids)
       rc = std::max(rc, queue_call("hold", *f, {{"cmd", "hold"}, {"id", id}}, io,
                                    [](const nlohmann::json& r) {
-                                     return "job " + std::to_string(r["id"].get<int64_t>()) +
-                                            ": " + r["state"].get<std::string>() + "\n";
+                                     return "job " + std::to_string(r["id"].get<int64_t>()) + ": " +
+                                            r["state"].get<std::string>() + "\n";
                                    }));
     return rc;
   };

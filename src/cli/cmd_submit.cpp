@@ -30,8 +30,8 @@ int run_submit(const SubmitOptions& o, const Io& io) {
               "train.py\nRun 'gpuwarden submit --help' for more information.\n";
     return kUsageError;
   }
-  nlohmann::json req = {{"cmd", "submit"}, {"argv", o.command}, {"gpus", o.gpus},
-                        {"requeue", o.requeue}};
+  nlohmann::json req = {
+      {"cmd", "submit"}, {"argv", o.command}, {"gpus", o.gpus}, {"requeue", o.requeue}};
   if (o.array) req["array"] = *o.array;
   if (o.gpu_mem) {
     auto b = serve::parse_bytes(*o.gpu_mem);
@@ -60,7 +60,8 @@ int run_submit(const SubmitOptions& o, const Io& io) {
   req["env"] = env;
   return queue_call("submit", o.client, req, io, [](const nlohmann::json& r) {
     std::string s;
-    for (const auto& id : r["ids"]) s += "submitted job " + std::to_string(id.get<int64_t>()) + "\n";
+    for (const auto& id : r["ids"])
+      s += "submitted job " + std::to_string(id.get<int64_t>()) + "\n";
     return s;
   });
 }

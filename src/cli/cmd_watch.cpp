@@ -1,9 +1,9 @@
+#include <langinfo.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <cstring>
-#include <langinfo.h>
 #include <memory>
 
 #include "cli/command.h"

@@ -121,8 +121,8 @@ nlohmann::json active_json(const DoctorRun& run) {
                      {"gb_s", opt(p.gb_s)},
                      {"expected", p.expected},
                      {"error", opt(p.error)}});
-  return {{"planned_s", r.planned_s}, {"cuda", r.cuda_source},  {"cuda_error", opt(r.cuda_error)},
-          {"stopped", opt(r.stopped)}, {"gpus", gpus},           {"peers", peers}};
+  return {{"planned_s", r.planned_s},  {"cuda", r.cuda_source}, {"cuda_error", opt(r.cuda_error)},
+          {"stopped", opt(r.stopped)}, {"gpus", gpus},          {"peers", peers}};
 }
 
 }  // namespace gw::cli

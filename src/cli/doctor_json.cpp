@@ -67,7 +67,8 @@ json coverage_json(const DoctorRun& run) {
   json out = json::array();
   for (const InputCoverage& c : run.obs.coverage) {
     json unread = json::array();
-    for (const UnreadLine& u : c.gpu_unread) unread.push_back({{"line", u.line}, {"text", u.excerpt}});
+    for (const UnreadLine& u : c.gpu_unread)
+      unread.push_back({{"line", u.line}, {"text", u.excerpt}});
     out.push_back(
         {{"origin", c.origin},
          {"formats", c.formats},

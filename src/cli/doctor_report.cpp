@@ -221,7 +221,8 @@ void inputs_block(std::ostream& out, const DoctorRun& run) {
                                    formats.empty() ? "nothing recognised" : formats, c.lines);
     if (c.lines_not_understood > 0) {
       line += fmt::format(", {} not understood", c.lines_not_understood);
-      if (c.gpu_lines_not_read > 0) line += fmt::format(" ({} naming the GPU stack)", c.gpu_lines_not_read);
+      if (c.gpu_lines_not_read > 0)
+        line += fmt::format(" ({} naming the GPU stack)", c.gpu_lines_not_read);
       if (c.first_not_understood_line)
         line += fmt::format(", first at line {}", *c.first_not_understood_line);
     }
@@ -265,16 +266,17 @@ namespace {
 // word) weigh only when they are more than a few and more than a tenth of the input: one
 // decorative line does not make a complete diagnosis incomplete.
 bool other_lines_weigh(const InputCoverage& cov) {
-  const size_t other = cov.lines_not_understood - std::min(cov.lines_not_understood, cov.gpu_lines_not_read);
+  const size_t other =
+      cov.lines_not_understood - std::min(cov.lines_not_understood, cov.gpu_lines_not_read);
   return other > 3 && other * 10 > cov.lines;
 }
 
 // Each unread GPU line by file:line, the first few with their text.
 void gpu_unread_reasons(const InputCoverage& cov, std::vector<std::string>& out) {
   if (cov.gpu_lines_not_read == 0) return;
-  out.push_back(fmt::format("{} line{} naming a GPU, its driver, CUDA, NCCL or DCGM not read in {}:",
-                            cov.gpu_lines_not_read, cov.gpu_lines_not_read == 1 ? "" : "s",
-                            cov.origin));
+  out.push_back(
+      fmt::format("{} line{} naming a GPU, its driver, CUDA, NCCL or DCGM not read in {}:",
+                  cov.gpu_lines_not_read, cov.gpu_lines_not_read == 1 ? "" : "s", cov.origin));
   for (const UnreadLine& u : cov.gpu_unread)
     out.push_back(fmt::format("  {}:{}: {}", cov.origin, u.line, u.excerpt));
   if (cov.gpu_lines_not_read > cov.gpu_unread.size())

@@ -39,9 +39,9 @@ struct DoctorOptions {
   bool no_host = false;
   // doctor --stress (docs/active.md): load the GPUs for this many seconds and measure.
   std::optional<double> stress_s;
-  std::vector<unsigned> stress_gpus;         // --gpu LIST; empty = every GPU
-  bool force = false;                        // load GPUs that run other processes
-  std::optional<std::string> cuda_library;   // --cuda-lib PATH
+  std::vector<unsigned> stress_gpus;                 // --gpu LIST; empty = every GPU
+  bool force = false;                                // load GPUs that run other processes
+  std::optional<std::string> cuda_library;           // --cuda-lib PATH
   std::function<void(const std::string&)> on_phase;  // progress lines of the stress phases
   // Called after each live sample but the last (samples taken, samples planned): progress.
   std::function<void(size_t, size_t)> on_sample;

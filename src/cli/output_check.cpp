@@ -83,8 +83,7 @@ Result<AtomicFile> AtomicFile::create(const std::string& path, bool overwrite) {
   if (exists && S_ISDIR(st.st_mode))
     return make_error("output.is_directory", "is a directory; give a file name", path);
   if (exists && S_ISBLK(st.st_mode))
-    return make_error("output.block_device", "is a block device; refusing to write a disk",
-                      path);
+    return make_error("output.block_device", "is a block device; refusing to write a disk", path);
   if (exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
     const int fd = open_in_place(*target, st);
     if (fd < 0) return io_error(path, "cannot open for writing", errno);

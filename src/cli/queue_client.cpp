@@ -15,8 +15,8 @@ void add_queue_client_flags(CLI::App& sub, QueueClientFlags& f) {
   sub.add_flag("--json", f.json, "Print the daemon's JSON reply");
 }
 
-int queue_call(const char* cmd, const QueueClientFlags& f, const nlohmann::json& req,
-               const Io& io, const std::function<std::string(const nlohmann::json&)>& text) {
+int queue_call(const char* cmd, const QueueClientFlags& f, const nlohmann::json& req, const Io& io,
+               const std::function<std::string(const nlohmann::json&)>& text) {
   auto reply = queue::request(f.socket.value_or(queue::default_socket_path()), req);
   if (!reply) {
     io.err << "gpuwarden " << cmd << ": " << terminal_safe(reply.error().to_string()) << "\n";

@@ -18,7 +18,7 @@ struct QueueClientFlags {
 void add_queue_client_flags(CLI::App& sub, QueueClientFlags& f);
 // Sends `req`; on success prints `text(reply)` (or the JSON reply) and returns 0; on error
 // prints "gpuwarden <cmd>: <message>" and returns 1 (2 when the daemon refused the request).
-int queue_call(const char* cmd, const QueueClientFlags& f, const nlohmann::json& req,
-               const Io& io, const std::function<std::string(const nlohmann::json&)>& text);
+int queue_call(const char* cmd, const QueueClientFlags& f, const nlohmann::json& req, const Io& io,
+               const std::function<std::string(const nlohmann::json&)>& text);
 
 }  // namespace gw::cli

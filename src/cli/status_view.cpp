@@ -1,13 +1,13 @@
 #include "cli/status_view.h"
 
-#include "core/clock_words.h"
-
 #include <fmt/format.h>
 
 #include <array>
 #include <ctime>
 #include <string_view>
 #include <utility>
+
+#include "core/clock_words.h"
 
 namespace gw::cli {
 namespace {
@@ -369,7 +369,9 @@ std::string render_gpu(const GpuState& g, const StatusViewOptions& o, const Pain
 
 }  // namespace
 
-std::vector<std::string> throttle_words(uint64_t mask) { return clock_reason_words(mask); }
+std::vector<std::string> throttle_words(uint64_t mask) {
+  return clock_reason_words(mask);
+}
 
 std::string render_status(const Snapshot& snapshot, const StatusViewOptions& options) {
   const Painter paint(options.color);

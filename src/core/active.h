@@ -31,9 +31,9 @@ struct ActivePeer {
 };
 
 struct ActiveReport {
-  double planned_s = 0;          // the DURATION asked for
-  int64_t load_start_ms = 0;     // wall clock when the load kernels started
-  std::vector<ActiveGpu> gpus;   // every GPU asked for, loaded or not
+  double planned_s = 0;         // the DURATION asked for
+  int64_t load_start_ms = 0;    // wall clock when the load kernels started
+  std::vector<ActiveGpu> gpus;  // every GPU asked for, loaded or not
   std::vector<ActivePeer> peers;
   std::optional<std::string> stopped;     // why the load ended early ("Ctrl-C", "GPU 3 at ...")
   std::optional<std::string> cuda_error;  // the CUDA driver could not be used at all

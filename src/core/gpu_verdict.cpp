@@ -13,12 +13,18 @@ constexpr uint64_t kSoftwareSlowdowns =
 
 std::string_view access_reason(GpuAccess a) {
   switch (a) {
-    case GpuAccess::kLost: return "fallen off the bus (GPU is lost)";
-    case GpuAccess::kResetRequired: return "needs a reset";
-    case GpuAccess::kHung: return "not answering (a driver call hung)";
-    case GpuAccess::kNoPermission: return "no permission to read it";
-    case GpuAccess::kError: return "could not be read";
-    case GpuAccess::kOk: break;
+    case GpuAccess::kLost:
+      return "fallen off the bus (GPU is lost)";
+    case GpuAccess::kResetRequired:
+      return "needs a reset";
+    case GpuAccess::kHung:
+      return "not answering (a driver call hung)";
+    case GpuAccess::kNoPermission:
+      return "no permission to read it";
+    case GpuAccess::kError:
+      return "could not be read";
+    case GpuAccess::kOk:
+      break;
   }
   return "";
 }
@@ -63,10 +69,14 @@ GpuVerdict gpu_verdict(unsigned index, const GpuState& gpu, std::span<const Find
 
 std::string_view gpu_level_name(GpuLevel level) {
   switch (level) {
-    case GpuLevel::kOk: return "ok";
-    case GpuLevel::kWarn: return "warn";
-    case GpuLevel::kBad: return "bad";
-    case GpuLevel::kLost: return "lost";
+    case GpuLevel::kOk:
+      return "ok";
+    case GpuLevel::kWarn:
+      return "warn";
+    case GpuLevel::kBad:
+      return "bad";
+    case GpuLevel::kLost:
+      return "lost";
   }
   return "ok";
 }

@@ -60,15 +60,16 @@ void rule_active_copy_below_link(const DiagnoseContext& c, Findings& out) {
                                             "direction; copies normally reach 80-90% of that",
                                             *a.max_gen, *a.max_width, should)};
     if (a.link_gen && a.link_width && (*a.link_gen < *a.max_gen || *a.link_width < *a.max_width))
-      ev.push_back(fmt::format("the link ran at Gen{} x{} (about {:.1f} GB/s) right after the "
-                               "copies: it trained below its Gen{} x{}",
-                               *a.link_gen, *a.link_width,
-                               pcie_lane_gb_s(*a.link_gen) * *a.link_width, *a.max_gen,
-                               *a.max_width));
+      ev.push_back(
+          fmt::format("the link ran at Gen{} x{} (about {:.1f} GB/s) right after the "
+                      "copies: it trained below its Gen{} x{}",
+                      *a.link_gen, *a.link_width, pcie_lane_gb_s(*a.link_gen) * *a.link_width,
+                      *a.max_gen, *a.max_width));
     else if (a.link_gen && a.link_width)
-      ev.push_back(fmt::format("the link reads Gen{} x{}, so the loss is past the link: IOMMU, "
-                               "a shared PCIe switch or the host memory's NUMA node",
-                               *a.link_gen, *a.link_width));
+      ev.push_back(
+          fmt::format("the link reads Gen{} x{}, so the loss is past the link: IOMMU, "
+                      "a shared PCIe switch or the host memory's NUMA node",
+                      *a.link_gen, *a.link_width));
     const double worst = std::min(a.h2d_gb_s.value_or(1e9), a.d2h_gb_s.value_or(1e9));
     out.push_back(gpu_finding(
         c, "active.copy_below_link", Severity::kWarning, a.gpu,
@@ -116,11 +117,11 @@ void rule_active_peer_access(const DiagnoseContext& c, Findings& out) {
       ev.push_back(fmt::format("copies went through host memory at {:.1f} GB/s", *p.gb_s));
     ev.push_back(nvlink ? "both GPUs have active NVLinks: the path should be NVLink"
                         : "the GPUs talk over PCIe (no NVLink between them)");
-    Finding f = gpu_finding(
-        c, "active.peer_access_missing", nvlink ? Severity::kCritical : Severity::kInfo, p.a,
-        fmt::format("GPU {} and GPU {}: no peer access{}", p.a, p.b,
-                    nvlink ? " although NVLink connects them" : " over PCIe"),
-        std::move(ev));
+    Finding f = gpu_finding(c, "active.peer_access_missing",
+                            nvlink ? Severity::kCritical : Severity::kInfo, p.a,
+                            fmt::format("GPU {} and GPU {}: no peer access{}", p.a, p.b,
+                                        nvlink ? " although NVLink connects them" : " over PCIe"),
+                            std::move(ev));
     out.push_back(std::move(f));
   }
 }
@@ -142,8 +143,7 @@ void rule_active_peer_slow(const DiagnoseContext& c, Findings& out) {
           fmt::format("GPU {} to GPU {}: {:.1f} GB/s, other {} pairs carry about {:.0f}", p->a,
                       p->b, *p->gb_s, path, m),
           {fmt::format("peer copies GPU {} -> GPU {}: {:.1f} GB/s", p->a, p->b, *p->gb_s),
-           fmt::format("median of the {} {} pairs measured: {:.1f} GB/s", pairs.size(), path,
-                       m)}));
+           fmt::format("median of the {} {} pairs measured: {:.1f} GB/s", pairs.size(), path, m)}));
     }
   }
 }

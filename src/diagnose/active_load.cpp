@@ -86,15 +86,17 @@ std::string cause_text(const GpuSample& s) {
 std::vector<std::string> drop_evidence(const DiagnoseContext& c, const Drop& d,
                                        const std::vector<Drop>& all_held) {
   const GpuSample& s = *d.at.s;
-  std::vector<std::string> ev{fmt::format("{} MHz for the first {:.0f} s of the load, {} MHz from "
-                                          "then on",
-                                          grouped(d.best), d.at.t, grouped(*clock_of(s)))};
+  std::vector<std::string> ev{
+      fmt::format("{} MHz for the first {:.0f} s of the load, {} MHz from "
+                  "then on",
+                  grouped(d.best), d.at.t, grouped(*clock_of(s)))};
   const GpuSeries* g = c.gpu(d.gpu);
   if (g && s.temp_c && g->info->temp_slowdown_c)
     ev.push_back(fmt::format("{} °C against a slowdown temperature of {} °C", *s.temp_c,
                              *g->info->temp_slowdown_c));
   if (s.power_mw && s.power_limit_mw)
-    ev.push_back(fmt::format("power {} of a {} limit", watts(*s.power_mw), watts(*s.power_limit_mw)));
+    ev.push_back(
+        fmt::format("power {} of a {} limit", watts(*s.power_mw), watts(*s.power_limit_mw)));
   if (!all_held.empty()) {
     std::vector<unsigned> ids;
     unsigned clo = ~0u, chi = 0, tlo = ~0u, thi = 0;
@@ -123,8 +125,10 @@ void rule_active_clock_drop(const DiagnoseContext& c, Findings& out) {
     const auto p = load_points(c, a.gpu);
     if (p.size() < 2) continue;
     const unsigned best = best_clock(p);
-    if (auto k = drop_index(p, best)) drops.push_back({a.gpu, best, p[*k]});
-    else held.push_back({a.gpu, best, p.back()});
+    if (auto k = drop_index(p, best))
+      drops.push_back({a.gpu, best, p[*k]});
+    else
+      held.push_back({a.gpu, best, p.back()});
   }
   for (const Drop& d : drops) {
     const uint64_t bits = d.at.s->clock_reasons.value_or(0);
@@ -149,9 +153,9 @@ void rule_active_gpu_lost(const DiagnoseContext& c, Findings& out) {
                                    [&](const GpuState& g) { return g.info.index == a.gpu; });
       if (it == s.gpus.end() || it->access == GpuAccess::kOk || it->access == GpuAccess::kHung)
         continue;
-      std::vector<std::string> ev{fmt::format(
-          "NVML reads it as {} {:.0f} s into the load", gpu_access_name(it->access),
-          static_cast<double>(s.time_ms - r.load_start_ms) / 1000.0)};
+      std::vector<std::string> ev{
+          fmt::format("NVML reads it as {} {:.0f} s into the load", gpu_access_name(it->access),
+                      static_cast<double>(s.time_ms - r.load_start_ms) / 1000.0)};
       if (a.error) ev.push_back("CUDA: " + *a.error);
       Finding f = make_finding("active.gpu_lost", Severity::kCritical, c.gpu(a.gpu),
                                fmt::format("GPU {} was lost under load", a.gpu), std::move(ev));
@@ -167,13 +171,12 @@ void rule_active_cuda_error(const DiagnoseContext& c, Findings& out) {
   Findings lost;
   rule_active_gpu_lost(c, lost);
   for (const ActiveGpu& a : c.obs.active->gpus) {
-    if (!a.error || std::any_of(lost.begin(), lost.end(), [&](const Finding& f) {
-          return f.gpu == a.gpu;
-        }))
+    if (!a.error ||
+        std::any_of(lost.begin(), lost.end(), [&](const Finding& f) { return f.gpu == a.gpu; }))
       continue;
-    Finding f = make_finding("active.cuda_error", Severity::kWarning, c.gpu(a.gpu),
-                             fmt::format("GPU {}: a CUDA call failed during the check", a.gpu),
-                             {*a.error});
+    Finding f =
+        make_finding("active.cuda_error", Severity::kWarning, c.gpu(a.gpu),
+                     fmt::format("GPU {}: a CUDA call failed during the check", a.gpu), {*a.error});
     f.gpu = a.gpu;
     out.push_back(std::move(f));
   }
@@ -183,8 +186,9 @@ void rule_active_refused(const DiagnoseContext& c, Findings& out) {
   if (!c.obs.active) return;
   for (const ActiveGpu& a : c.obs.active->gpus) {
     if (!a.refused) continue;
-    Finding f = make_finding("active.refused", Severity::kInfo, c.gpu(a.gpu),
-                             fmt::format("GPU {} was not loaded: it is in use", a.gpu), {*a.refused});
+    Finding f =
+        make_finding("active.refused", Severity::kInfo, c.gpu(a.gpu),
+                     fmt::format("GPU {} was not loaded: it is in use", a.gpu), {*a.refused});
     f.gpu = a.gpu;
     out.push_back(std::move(f));
   }

@@ -20,11 +20,11 @@ std::string gpu_name(const std::optional<unsigned>& g) {
 void all_clear_evidence(const DiagnoseContext& c, Finding& f) {
   for (const DcgmResult& r : c.obs.dcgm) {
     if (r.kind == DcgmKind::kHealthy)
-      f.evidence.push_back(fmt::format("{} said '{}' ({}): the fault above wins", r.part,
-                                       r.text, r.origin));
+      f.evidence.push_back(
+          fmt::format("{} said '{}' ({}): the fault above wins", r.part, r.text, r.origin));
     if (r.kind == DcgmKind::kDiagPass)
-      f.evidence.push_back(fmt::format("{} showed no failed test ({}): the fault above wins",
-                                       r.part, r.origin));
+      f.evidence.push_back(
+          fmt::format("{} showed no failed test ({}): the fault above wins", r.part, r.origin));
   }
 }
 
@@ -65,8 +65,7 @@ void rule_dcgm_diag_warn(const DiagnoseContext& c, Findings& out) {
 }
 
 void rule_dcgm_diag_skip(const DiagnoseContext& c, Findings& out) {
-  diag_results(c, out, DcgmKind::kDiagSkip, "dcgm.diag_skipped", Severity::kInfo,
-               "was skipped",
+  diag_results(c, out, DcgmKind::kDiagSkip, "dcgm.diag_skipped", Severity::kInfo, "was skipped",
                "A skipped test says nothing about the GPU: check DCGM's test configuration "
                "(diag-skus.yaml, is_allowed) and rerun it before trusting the GPU.");
 }
@@ -74,11 +73,11 @@ void rule_dcgm_diag_skip(const DiagnoseContext& c, Findings& out) {
 void rule_dcgm_health(const DiagnoseContext& c, Findings& out) {
   for (const DcgmResult& r : c.obs.dcgm) {
     if (r.kind != DcgmKind::kHealth) continue;
-    const bool failure = r.level.find("ail") != std::string::npos ||
-                         r.level.find("AIL") != std::string::npos;
+    const bool failure =
+        r.level.find("ail") != std::string::npos || r.level.find("AIL") != std::string::npos;
     Finding f = base(r, "dcgm.health", failure ? Severity::kCritical : Severity::kWarning);
-    f.title = fmt::format("DCGM health {}{} on {}", r.level,
-                          r.test.empty() ? "" : " in " + r.test, gpu_name(r.gpu));
+    f.title = fmt::format("DCGM health {}{} on {}", r.level, r.test.empty() ? "" : " in " + r.test,
+                          gpu_name(r.gpu));
     f.evidence.push_back(fmt::format("{} at {}: {}", r.part, r.origin, r.text));
     f.remedy = r.test == "Thermal"
                    ? "Check the cooling of that GPU: fans present and spinning, airflow, "
@@ -99,9 +98,10 @@ void rule_dcgm_nvlink_down(const DiagnoseContext& c, Findings& out) {
         "GPU-to-GPU traffic falls back to PCIe (NCCL P2P over PCIe or through the host): "
         "collectives lose most of their bandwidth");
     all_clear_evidence(c, f);
-    f.remedy = "Check the NVLink bridges or baseboard and the fabric manager (NVSwitch "
-               "systems); `nvidia-smi nvlink -s` and `-e` per link; reset the GPUs, and if the "
-               "links stay down, file it with the vendor.";
+    f.remedy =
+        "Check the NVLink bridges or baseboard and the fabric manager (NVSwitch "
+        "systems); `nvidia-smi nvlink -s` and `-e` per link; reset the GPUs, and if the "
+        "links stay down, file it with the vendor.";
     out.push_back(std::move(f));
   }
 }
@@ -113,8 +113,9 @@ void rule_dcgm_xid(const DiagnoseContext& c, Findings& out) {
     f.title = fmt::format("DCGM reads Xid {} on {}", r.count, gpu_name(r.gpu));
     f.evidence.push_back(fmt::format("{} field XIDER at {}: {}", r.part, r.origin, r.text));
     all_clear_evidence(c, f);
-    f.remedy = "Look the Xid up (the kernel log has its text); for GSP (119/120) or "
-               "uncontained errors, drain the GPU and reset it.";
+    f.remedy =
+        "Look the Xid up (the kernel log has its text); for GSP (119/120) or "
+        "uncontained errors, drain the GPU and reset it.";
     out.push_back(std::move(f));
   }
 }

@@ -310,7 +310,8 @@ void rule_cuda_compatible(const DiagnoseContext& c, Findings& out) {
   std::vector<std::string> ev;
   for (const RuntimeNeed& r : needs) {
     if (*drv < r.need.toolkit_min) return;  // too old or minor-compat: the other rules speak
-    ev.push_back(fmt::format("{} needs driver >= {}", r.what, driver_version_string(r.need.toolkit_min)));
+    ev.push_back(
+        fmt::format("{} needs driver >= {}", r.what, driver_version_string(r.need.toolkit_min)));
   }
   ev.push_back(fmt::format("running driver {}", driver_version_string(*drv)));
   if (const auto max = driver_max_cuda(c))

@@ -234,8 +234,7 @@ constexpr std::array kRules = {
              "The capture shows the running driver and at least one CUDA need (toolkit, "
              "framework build), and the driver meets every one's full driver minimum: the "
              "affirmative answer, with each need and the driver as evidence.",
-             "Nothing to do.",
-             rule_cuda_compatible},
+             "Nothing to do.", rule_cuda_compatible},
     RuleInfo{
         "config.persistence_off", "config", S::kInfo, "Persistence mode off",
         "Persistence mode reads Disabled (Linux).",
@@ -609,8 +608,7 @@ constexpr std::array kRules = {
              "A GPU listed other processes in NVML before the check and --force was not given.",
              "Run the check when the GPU is free, or pass --force to load it anyway.",
              rule_active_refused},
-    RuleInfo{"active.stopped", "active", S::kWarning,
-             "The test load stopped before its end",
+    RuleInfo{"active.stopped", "active", S::kWarning, "The test load stopped before its end",
              "The load ended before its duration: Ctrl-C, a GPU at its shutdown temperature, a GPU "
              "lost, NVML failing.",
              "Handle the reason named, then run doctor --stress again.", rule_active_stopped},

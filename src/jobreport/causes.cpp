@@ -19,7 +19,9 @@ std::string gpu_name(const GpuFigures& g) {
   return g.index ? fmt::format("GPU {}", *g.index) : "GPU " + g.uuid;
 }
 
-std::string pct(double share) { return fmt::format("{:.0f} %", share * 100); }
+std::string pct(double share) {
+  return fmt::format("{:.0f} %", share * 100);
+}
 
 std::string minutes(double s) {
   return s >= 120 ? fmt::format("{:.0f} min", s / 60) : fmt::format("{:.0f} s", s);
@@ -81,8 +83,7 @@ void slow_clock(const JobReport&, const GpuFigures& g, std::vector<Cause>& out) 
   if (ratio > 0.85) return;
   out.push_back({"clock.low_under_load", (1 - ratio) * 0.5, g.index,
                  fmt::format("{} ran at {:.0f} MHz under load, {:.0f} % of its {:.0f} MHz maximum",
-                             gpu_name(g), *g.load_sm_clock_mhz, ratio * 100,
-                             *g.max_sm_clock_mhz)});
+                             gpu_name(g), *g.load_sm_clock_mhz, ratio * 100, *g.max_sm_clock_mhz)});
 }
 
 void pcie_degraded(const JobReport&, const GpuFigures& g, std::vector<Cause>& out) {
@@ -90,25 +91,25 @@ void pcie_degraded(const JobReport&, const GpuFigures& g, std::vector<Cause>& ou
   const bool width =
       g.load_pcie_width && g.max_pcie_width && *g.load_pcie_width < *g.max_pcie_width;
   if (!gen && !width) return;
-  out.push_back({"pcie.degraded_under_load", 0.3, g.index,
-                 fmt::format("{} PCIe link under load at Gen{:.0f} x{:.0f} (capable of Gen{} x{})",
-                             gpu_name(g), g.load_pcie_gen.value_or(0),
-                             g.load_pcie_width.value_or(0), g.max_pcie_gen.value_or(0),
-                             g.max_pcie_width.value_or(0))});
+  out.push_back(
+      {"pcie.degraded_under_load", 0.3, g.index,
+       fmt::format("{} PCIe link under load at Gen{:.0f} x{:.0f} (capable of Gen{} x{})",
+                   gpu_name(g), g.load_pcie_gen.value_or(0), g.load_pcie_width.value_or(0),
+                   g.max_pcie_gen.value_or(0), g.max_pcie_width.value_or(0))});
 }
 
-constexpr std::array<Rule, 6> kRules = {shared, hung, throttled, input_bound, slow_clock,
-                                        pcie_degraded};
+constexpr std::array<Rule, 6> kRules = {shared,      hung,       throttled,
+                                        input_bound, slow_clock, pcie_degraded};
 
 void event_causes(const JobReport& r, std::vector<Cause>& out) {
   for (const EventLine& e : r.events) {
     if (e.kind != "xid" && e.kind != "gpu_lost" && e.kind != "fallen_off_bus") continue;
     const std::string what =
         e.code ? fmt::format("{} {}", e.kind == "xid" ? "Xid" : e.kind, *e.code) : e.kind;
-    out.push_back({"event." + e.kind, 0.9, e.gpu,
-                   fmt::format("{} on {} {:.0f} s after the job started: {}", what,
-                               e.gpu ? fmt::format("GPU {}", *e.gpu) : "the host", e.t_rel_s,
-                               e.message)});
+    out.push_back(
+        {"event." + e.kind, 0.9, e.gpu,
+         fmt::format("{} on {} {:.0f} s after the job started: {}", what,
+                     e.gpu ? fmt::format("GPU {}", *e.gpu) : "the host", e.t_rel_s, e.message)});
   }
 }
 

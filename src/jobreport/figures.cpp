@@ -9,10 +9,10 @@
 namespace gw::jobreport {
 namespace {
 
-constexpr double kLoadUtil = 50;   // "under load"
-constexpr double kIdleUtil = 10;   // "idle"
-constexpr double kBusyUtil = 90;   // "looks busy" for the hang test
-constexpr double kHangMemUtil = 1;  // memory controller busy share at or below: no traffic
+constexpr double kLoadUtil = 50;          // "under load"
+constexpr double kIdleUtil = 10;          // "idle"
+constexpr double kBusyUtil = 90;          // "looks busy" for the hang test
+constexpr double kHangMemUtil = 1;        // memory controller busy share at or below: no traffic
 constexpr double kHangPowerShare = 0.35;  // of the enforced limit
 constexpr double kHangPowerW = 100;       // when the limit is unknown
 
@@ -42,7 +42,8 @@ std::vector<double> weights(const std::vector<Row>& rows, int64_t end_ms) {
   }
   for (size_t i = 0; i < rows.size(); ++i) {
     const int64_t next = i + 1 < rows.size() ? rows[i + 1].t_ms : std::max(end_ms, rows[i].t_ms);
-    const int64_t gap = i + 1 < rows.size() ? next - rows[i].t_ms : std::min(next - rows[i].t_ms, typical);
+    const int64_t gap =
+        i + 1 < rows.size() ? next - rows[i].t_ms : std::min(next - rows[i].t_ms, typical);
     w[i] = static_cast<double>(std::min(gap, 3 * typical)) / 1000.0;
   }
   if (rows.size() == 1 && w[0] == 0) w[0] = static_cast<double>(typical) / 1000.0;
@@ -70,20 +71,26 @@ double seconds_where(const std::vector<Row>& rows, const std::vector<double>& w,
   return s;
 }
 
-bool under_load(const Row& r) { return r.util && *r.util >= kLoadUtil; }
+bool under_load(const Row& r) {
+  return r.util && *r.util >= kLoadUtil;
+}
 
 void utilization(const GpuSeries& g, const std::vector<double>& w, GpuFigures& f) {
   const auto any = [](const Row&) { return true; };
   f.util_mean_pct = mean_where(g.rows, w, &Row::util, any);
   const double known = seconds_where(g.rows, w, [](const Row& r) { return r.util.has_value(); });
   if (known <= 0) return;
-  struct Bucket { const char* name; double lo, hi; };
+  struct Bucket {
+    const char* name;
+    double lo, hi;
+  };
   constexpr std::array<Bucket, 4> kBuckets = {
       {{"0-9", 0, 10}, {"10-49", 10, 50}, {"50-89", 50, 90}, {"90-100", 90, 1e9}}};
   for (const Bucket& b : kBuckets)
-    f.util_distribution[b.name] = seconds_where(g.rows, w, [&](const Row& r) {
-      return r.util && *r.util >= b.lo && *r.util < b.hi;
-    }) / known;
+    f.util_distribution[b.name] =
+        seconds_where(g.rows, w,
+                      [&](const Row& r) { return r.util && *r.util >= b.lo && *r.util < b.hi; }) /
+        known;
   f.idle_share = f.util_distribution["0-9"];
 }
 

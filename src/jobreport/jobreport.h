@@ -18,8 +18,8 @@ namespace gw::jobreport {
 
 // What the caller knows about one of the job's GPUs.
 struct JobGpu {
-  std::string uuid;                      // the history key; an NVML index ("3") also works
-  std::optional<unsigned> index;         // for display
+  std::string uuid;                          // the history key; an NVML index ("3") also works
+  std::optional<unsigned> index;             // for display
   std::optional<unsigned> max_sm_clock_mhz;  // DeviceInfo limits, when the caller has them
   std::optional<double> power_limit_w;
   std::optional<unsigned> max_pcie_gen, max_pcie_width;
@@ -53,8 +53,8 @@ struct Series {
 };
 
 struct ThrottleShare {
-  std::string reason;  // "hw_slowdown", ...
-  double share = 0;    // of the job's sampled time
+  std::string reason;                 // "hw_slowdown", ...
+  double share = 0;                   // of the job's sampled time
   std::optional<double> mean_temp_c;  // while that reason was set
 };
 

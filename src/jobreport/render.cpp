@@ -17,24 +17,25 @@ std::string opt_text(const std::optional<double>& v, const char* f) {
 
 void gpu_text(const GpuFigures& g, std::string& out) {
   out += fmt::format("  GPU {} ({})\n", g.index ? std::to_string(*g.index) : "?", g.uuid);
-  out += fmt::format("    utilization mean {}  distribution", opt_text(g.util_mean_pct, "{:.0f} %"));
+  out +=
+      fmt::format("    utilization mean {}  distribution", opt_text(g.util_mean_pct, "{:.0f} %"));
   for (const auto& [bucket, share] : g.util_distribution)
     out += fmt::format("  {}%: {:.0f} %", bucket, share * 100);
-  out += fmt::format("\n    peak VRAM {}  energy {}  mean power {}\n",
-                     opt_text(g.peak_mem_bytes ? std::optional<double>(*g.peak_mem_bytes / 1e9)
-                                               : std::nullopt,
-                              "{:.1f} GB"),
-                     opt_text(g.energy_j ? std::optional<double>(*g.energy_j / 3.6e6) : std::nullopt,
-                              "{:.3f} kWh"),
-                     opt_text(g.mean_power_w, "{:.0f} W"));
+  out += fmt::format(
+      "\n    peak VRAM {}  energy {}  mean power {}\n",
+      opt_text(g.peak_mem_bytes ? std::optional<double>(*g.peak_mem_bytes / 1e9) : std::nullopt,
+               "{:.1f} GB"),
+      opt_text(g.energy_j ? std::optional<double>(*g.energy_j / 3.6e6) : std::nullopt,
+               "{:.3f} kWh"),
+      opt_text(g.mean_power_w, "{:.0f} W"));
   for (const ThrottleShare& t : g.throttles)
     out += fmt::format("    throttled by {} {:.0f} % of the time{}\n", t.reason, t.share * 100,
                        t.mean_temp_c ? fmt::format(" at {:.0f} °C", *t.mean_temp_c) : "");
-  out += fmt::format("    under load: SM clock {} of max {}, PCIe Gen{} x{}, {}\n",
-                     opt_text(g.load_sm_clock_mhz, "{:.0f} MHz"),
-                     opt_text(g.max_sm_clock_mhz, "{:.0f} MHz"),
-                     opt_text(g.load_pcie_gen, "{:.0f}"), opt_text(g.load_pcie_width, "{:.0f}"),
-                     opt_text(g.load_pcie_mb_s, "{:.0f} MB/s"));
+  out +=
+      fmt::format("    under load: SM clock {} of max {}, PCIe Gen{} x{}, {}\n",
+                  opt_text(g.load_sm_clock_mhz, "{:.0f} MHz"),
+                  opt_text(g.max_sm_clock_mhz, "{:.0f} MHz"), opt_text(g.load_pcie_gen, "{:.0f}"),
+                  opt_text(g.load_pcie_width, "{:.0f}"), opt_text(g.load_pcie_mb_s, "{:.0f} MB/s"));
   if (!g.shared_with.empty())
     out += "    shared with other jobs: the figures above are the whole GPU's\n";
 }
@@ -66,10 +67,12 @@ nlohmann::json gpu_json(const GpuFigures& g) {
 }  // namespace
 
 std::string render_text(const JobReport& r) {
-  std::string out = fmt::format("Job {}: {:.0f} s", r.job_id, static_cast<double>(r.end_ms - r.start_ms) / 1000.0);
+  std::string out = fmt::format("Job {}: {:.0f} s", r.job_id,
+                                static_cast<double>(r.end_ms - r.start_ms) / 1000.0);
   if (r.cpu_cores) out += fmt::format(", {:.1f} CPU cores on average", *r.cpu_cores);
   out += "\n";
-  if (r.no_data) out += "  no history samples fall into the job's time span (was the daemon running?)\n";
+  if (r.no_data)
+    out += "  no history samples fall into the job's time span (was the daemon running?)\n";
   out += r.causes.empty() ? "Causes: none found\n" : "Causes, most likely first:\n";
   for (size_t i = 0; i < r.causes.size(); ++i)
     out += fmt::format("  {}. {}\n", i + 1, r.causes[i].text);
@@ -88,13 +91,17 @@ nlohmann::json render_json(const JobReport& r) {
                  causes = nlohmann::json::array();
   for (const GpuFigures& g : r.gpus) gpus.push_back(gpu_json(g));
   for (const EventLine& e : r.events)
-    events.push_back({{"t_rel_s", e.t_rel_s}, {"gpu", opt(e.gpu)}, {"kind", e.kind},
-                      {"code", opt(e.code)}, {"message", e.message}});
+    events.push_back({{"t_rel_s", e.t_rel_s},
+                      {"gpu", opt(e.gpu)},
+                      {"kind", e.kind},
+                      {"code", opt(e.code)},
+                      {"message", e.message}});
   for (const Cause& c : r.causes)
     causes.push_back({{"code", c.code}, {"score", c.score}, {"gpu", opt(c.gpu)}, {"text", c.text}});
-  return {{"job_id", r.job_id}, {"start_ms", r.start_ms}, {"end_ms", r.end_ms},
-          {"cpu_cores", opt(r.cpu_cores)}, {"no_data", r.no_data}, {"causes", causes},
-          {"gpus", gpus}, {"events", events}};
+  return {{"job_id", r.job_id},   {"start_ms", r.start_ms},
+          {"end_ms", r.end_ms},   {"cpu_cores", opt(r.cpu_cores)},
+          {"no_data", r.no_data}, {"causes", causes},
+          {"gpus", gpus},         {"events", events}};
 }
 
 }  // namespace gw::jobreport

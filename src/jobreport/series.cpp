@@ -50,9 +50,8 @@ Result<GpuSeries> load_gpu(const store::Store& st, const JobGpu& g, int64_t from
 
 bool event_on_job_gpu(const store::StoredEvent& e, const std::vector<GpuSeries>& gpus) {
   if (!e.event.gpu_index) return true;  // host-wide (or unresolved) events are context too
-  return std::any_of(gpus.begin(), gpus.end(), [&](const GpuSeries& g) {
-    return g.gpu.index == e.event.gpu_index;
-  });
+  return std::any_of(gpus.begin(), gpus.end(),
+                     [&](const GpuSeries& g) { return g.gpu.index == e.event.gpu_index; });
 }
 
 }  // namespace

@@ -56,8 +56,12 @@ Result<std::unique_ptr<QueueDb>> QueueDb::open(const std::string& path) {
   return q;
 }
 
-Status QueueDb::begin() { return exec("BEGIN IMMEDIATE"); }
-Status QueueDb::commit() { return exec("COMMIT"); }
+Status QueueDb::begin() {
+  return exec("BEGIN IMMEDIATE");
+}
+Status QueueDb::commit() {
+  return exec("COMMIT");
+}
 
 Status QueueDb::insert(std::vector<JobRecord>& jobs) {
   if (Status s = begin(); !s) return s;
@@ -121,16 +125,20 @@ Result<std::vector<Drain>> QueueDb::drains() const {
   std::vector<Drain> out;
   int rc = 0;
   while ((rc = s.step()) == SQLITE_ROW)
-    out.push_back({static_cast<unsigned>(s.i64(0)), s.text(1), s.text(2), s.i64(3) != 0,
-                   s.text(4), s.i64(5)});
+    out.push_back({static_cast<unsigned>(s.i64(0)), s.text(1), s.text(2), s.i64(3) != 0, s.text(4),
+                   s.i64(5)});
   if (rc != SQLITE_DONE) return sql::error(db_, "reading drains", path_);
   return out;
 }
 
 Status QueueDb::set_drain(const Drain& d) {
   sql::Stmt s(db_, "INSERT OR REPLACE INTO drains VALUES(?,?,?,?,?,?)");
-  s.bind(1, static_cast<int64_t>(d.gpu)).bind(2, d.reason).bind(3, d.by)
-      .bind(4, static_cast<int64_t>(d.automatic)).bind(5, d.code).bind(6, d.since_ms);
+  s.bind(1, static_cast<int64_t>(d.gpu))
+      .bind(2, d.reason)
+      .bind(3, d.by)
+      .bind(4, static_cast<int64_t>(d.automatic))
+      .bind(5, d.code)
+      .bind(6, d.since_ms);
   if (s.step() != SQLITE_DONE) return sql::error(db_, "drain", path_);
   return {};
 }

@@ -16,9 +16,9 @@ namespace gw::queue {
 struct Drain {
   unsigned gpu = 0;
   std::string reason;
-  std::string by;    // user name, or "gpuwarden" for the daemon's own health drains
+  std::string by;          // user name, or "gpuwarden" for the daemon's own health drains
   bool automatic = false;  // the daemon drained it for a finding; it resumes it itself
-  std::string code;  // the finding code behind an automatic drain
+  std::string code;        // the finding code behind an automatic drain
   int64_t since_ms = 0;
 };
 

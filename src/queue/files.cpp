@@ -45,9 +45,9 @@ Status write_atomic(const std::string& path, const std::string& text, mode_t mod
 }
 
 Status write_spec(const std::string& dir, const SupervisorSpec& s) {
-  nlohmann::json j = {{"job_id", s.job_id}, {"uid", s.uid},       {"gid", s.gid},
-                      {"user", s.user},     {"argv", s.argv},     {"env", s.env},
-                      {"cwd", s.cwd},       {"stdout", s.out_path}, {"stderr", s.err_path},
+  nlohmann::json j = {{"job_id", s.job_id},    {"uid", s.uid},         {"gid", s.gid},
+                      {"user", s.user},        {"argv", s.argv},       {"env", s.env},
+                      {"cwd", s.cwd},          {"stdout", s.out_path}, {"stderr", s.err_path},
                       {"grace_ms", s.grace_ms}};
   if (s.time_limit_ms) j["time_limit_ms"] = *s.time_limit_ms;
   return write_atomic(dir + "/spec.json", j.dump(), 0600);
@@ -76,8 +76,10 @@ std::optional<SupervisorSpec> read_spec(const std::string& dir) {
 }
 
 Status write_outcome(const std::string& dir, const JobOutcome& o) {
-  nlohmann::json j = {{"timed_out", o.timed_out}, {"cancelled", o.cancelled},
-                      {"error", o.error},         {"end_ms", o.end_ms},
+  nlohmann::json j = {{"timed_out", o.timed_out},
+                      {"cancelled", o.cancelled},
+                      {"error", o.error},
+                      {"end_ms", o.end_ms},
                       {"cpu_s", o.cpu_s}};
   if (o.exit_code) j["exit_code"] = *o.exit_code;
   if (o.signal) j["signal"] = *o.signal;

@@ -16,9 +16,10 @@ namespace {
 
 // Finding codes that take a GPU out of service.
 constexpr std::array<std::string_view, 8> kDrainCodes = {
-    "gpu.fallen_off_bus", "gpu.hung",          "gpu.reset_required",  "ecc.dbe_volatile",
-    "ecc.row_remap_pending", "ecc.row_remap_failure", "ecc.retirement_pending",
-    "driver.reset_required"};
+    "gpu.fallen_off_bus",     "gpu.hung",
+    "gpu.reset_required",     "ecc.dbe_volatile",
+    "ecc.row_remap_pending",  "ecc.row_remap_failure",
+    "ecc.retirement_pending", "driver.reset_required"};
 // Xids that mean the GPU itself needs attention (the finding names the Xid in its title).
 constexpr std::array<unsigned, 6> kDrainXids = {48, 79, 94, 95, 119, 154};
 
@@ -37,10 +38,14 @@ bool drains_gpu(const Finding& f) {
 
 std::optional<std::pair<std::string, std::string>> access_problem(GpuAccess a) {
   switch (a) {
-    case GpuAccess::kLost: return std::pair{std::string("gpu.lost"), std::string("GPU lost (fallen off the bus)")};
-    case GpuAccess::kResetRequired: return std::pair{std::string("gpu.reset_required"), std::string("reset required")};
-    case GpuAccess::kHung: return std::pair{std::string("gpu.hung"), std::string("NVML calls hang")};
-    default: return std::nullopt;
+    case GpuAccess::kLost:
+      return std::pair{std::string("gpu.lost"), std::string("GPU lost (fallen off the bus)")};
+    case GpuAccess::kResetRequired:
+      return std::pair{std::string("gpu.reset_required"), std::string("reset required")};
+    case GpuAccess::kHung:
+      return std::pair{std::string("gpu.hung"), std::string("NVML calls hang")};
+    default:
+      return std::nullopt;
   }
 }
 
@@ -68,9 +73,10 @@ void QueueService::apply_health(const Snapshot& snap, const std::vector<Finding>
   for (const Drain& d : *drains)
     if (d.automatic && !sick.count(d.gpu)) (void)db_->clear_drain(d.gpu);  // it cleared
   for (const auto& [gpu, why] : sick) {
-    const bool had = std::any_of(drains->begin(), drains->end(),
-                                 [&](const Drain& d) { return d.gpu == gpu; });
-    if (!had) (void)db_->set_drain({gpu, why.second, "gpuwarden", true, why.first, clock_.now_ms()});
+    const bool had =
+        std::any_of(drains->begin(), drains->end(), [&](const Drain& d) { return d.gpu == gpu; });
+    if (!had)
+      (void)db_->set_drain({gpu, why.second, "gpuwarden", true, why.first, clock_.now_ms()});
   }
   auto active = db_->active();
   if (!active) return;

@@ -128,8 +128,8 @@ void QueueService::start(JobRecord& j, const std::vector<unsigned>& gpus) {
   const std::string dir = job_dir(j);
   std::filesystem::create_directories(dir);
   ::chmod(dir.c_str(), 0700);
-  SupervisorSpec spec{j.id, j.uid, j.gid, j.user, j.argv, j.env, j.cwd, j.out_path, j.err_path,
-                      j.time_limit_ms, opts_.grace_ms};
+  SupervisorSpec spec{j.id,  j.uid,      j.gid,      j.user,          j.argv,        j.env,
+                      j.cwd, j.out_path, j.err_path, j.time_limit_ms, opts_.grace_ms};
   std::string cvd;
   for (const std::string& u : j.gpu_uuids) cvd += (cvd.empty() ? "" : ",") + u;
   spec.env.push_back("CUDA_VISIBLE_DEVICES=" + cvd);
@@ -169,15 +169,25 @@ void QueueService::pass_locked() {
     std::vector<uint32_t> gs;
     for (unsigned g : j.gpu_indices)
       if (slot.count(g)) gs.push_back(slot[g]);
-    sched::JobSpec spec{static_cast<sched::JobId>(j.id), j.user, j.user, j.priority,
-                        static_cast<unsigned>(gs.size()), j.gpu_mem_bytes, j.submit_ms,
-                        j.time_limit_ms, {}, "normal", {}, 0, false};
+    sched::JobSpec spec{static_cast<sched::JobId>(j.id),
+                        j.user,
+                        j.user,
+                        j.priority,
+                        static_cast<unsigned>(gs.size()),
+                        j.gpu_mem_bytes,
+                        j.submit_ms,
+                        j.time_limit_ms,
+                        {},
+                        "normal",
+                        {},
+                        0,
+                        false};
     (void)s.adopt_running(spec, gs, j.start_ms.value_or(now.now_ms()));
   }
   const std::set<unsigned> foreign = outside_busy();
   for (const auto& [g, sl] : slot) {
-    const bool drained = std::any_of(drains->begin(), drains->end(),
-                                     [&](const Drain& d) { return d.gpu == g; });
+    const bool drained =
+        std::any_of(drains->begin(), drains->end(), [&](const Drain& d) { return d.gpu == g; });
     if (drained || foreign.count(g)) s.drain_gpu(sl);
   }
   for (JobRecord& j : *active) {
@@ -189,14 +199,24 @@ void QueueService::pass_locked() {
       if (in_queue != by_id.end() && !is_final(in_queue->second->state)) continue;
       auto dep = db_->get(*j.after);
       if (dep && *dep && is_final((*dep)->state) && (*dep)->state != State::kDone) {
-        finish(j, State::kCancelled, fmt::format("job {} it waited for ended {}", *j.after,
-                                                 state_name((*dep)->state)));
+        finish(j, State::kCancelled,
+               fmt::format("job {} it waited for ended {}", *j.after, state_name((*dep)->state)));
         continue;
       }
       if (dep && *dep && !is_final((*dep)->state)) continue;  // waits
     }
-    sched::JobSpec spec{static_cast<sched::JobId>(j.id), j.user, j.user, j.priority, j.gpus,
-                        j.gpu_mem_bytes, j.submit_ms, j.time_limit_ms, {}, "normal", {}, 0,
+    sched::JobSpec spec{static_cast<sched::JobId>(j.id),
+                        j.user,
+                        j.user,
+                        j.priority,
+                        j.gpus,
+                        j.gpu_mem_bytes,
+                        j.submit_ms,
+                        j.time_limit_ms,
+                        {},
+                        "normal",
+                        {},
+                        0,
                         false};
     (void)s.submit(spec);
   }

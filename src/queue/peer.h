@@ -17,7 +17,7 @@ struct Caller {
   uid_t uid = 0;
   gid_t gid = 0;
   pid_t pid = 0;
-  std::string user;          // name from the passwd database ("uid 1234" if it has none)
+  std::string user;           // name from the passwd database ("uid 1234" if it has none)
   std::vector<gid_t> groups;  // supplementary groups of the uid, primary included
   bool admin = false;         // root or a member of the configured admin group
 };

@@ -25,10 +25,10 @@ std::string render_queue(const nlohmann::json& reply) {
   std::string out = fmt::format("{:>6}  {:<10} {:<10} {:>4}  {:<8} {}\n", "ID", "USER", "STATE",
                                 "GPUS", "ON", "COMMAND / WHY IT WAITS");
   for (const auto& j : reply.at("jobs")) {
-    out += fmt::format("{:>6}  {:<10} {:<10} {:>4}  {:<8} {}\n", j["id"].get<int64_t>(),
-                       terminal_safe(j["user"].get<std::string>()),
-                       j["state"].get<std::string>(), j["gpus"].get<unsigned>(),
-                       gpu_list(j["gpu_indices"]), command_line(j["argv"]));
+    out +=
+        fmt::format("{:>6}  {:<10} {:<10} {:>4}  {:<8} {}\n", j["id"].get<int64_t>(),
+                    terminal_safe(j["user"].get<std::string>()), j["state"].get<std::string>(),
+                    j["gpus"].get<unsigned>(), gpu_list(j["gpu_indices"]), command_line(j["argv"]));
     if (j.contains("wait_reason"))
       out += fmt::format("{:>8}{}\n", "", terminal_safe(j["wait_reason"].get<std::string>()));
     else if (!j["reason"].get<std::string>().empty())
@@ -43,18 +43,18 @@ std::string render_gpus(const nlohmann::json& reply) {
   for (const auto& g : reply.at("gpus")) {
     std::string why = terminal_safe(g["reason"].get<std::string>());
     if (!g["jobs"].empty()) why += (why.empty() ? "job " : "; job ") + gpu_list(g["jobs"]);
-    out += fmt::format("{:>3}  {:<9} {:<12} {}\n", g["index"].get<unsigned>(),
-                       g["state"].get<std::string>(), terminal_safe(g["by"].get<std::string>()),
-                       why);
+    out +=
+        fmt::format("{:>3}  {:<9} {:<12} {}\n", g["index"].get<unsigned>(),
+                    g["state"].get<std::string>(), terminal_safe(g["by"].get<std::string>()), why);
   }
   return out;
 }
 
 std::string render_job(const nlohmann::json& j) {
-  std::string out = fmt::format("Job {} ({}) of {}: {}\n", j["id"].get<int64_t>(),
-                                terminal_safe(j["name"].get<std::string>()),
-                                terminal_safe(j["user"].get<std::string>()),
-                                j["state"].get<std::string>());
+  std::string out =
+      fmt::format("Job {} ({}) of {}: {}\n", j["id"].get<int64_t>(),
+                  terminal_safe(j["name"].get<std::string>()),
+                  terminal_safe(j["user"].get<std::string>()), j["state"].get<std::string>());
   out += "  command: " + command_line(j["argv"]) + "\n";
   out += "  cwd:     " + terminal_safe(j["cwd"].get<std::string>()) + "\n";
   out += fmt::format("  GPUs:    {} asked, on {}", j["gpus"].get<unsigned>(),

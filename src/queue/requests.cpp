@@ -1,8 +1,7 @@
 // The request handlers: who may do what is decided here, from the Caller alone.
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <filesystem>
 
@@ -50,7 +49,9 @@ std::optional<T> opt_field(const nlohmann::json& r, const char* k) {
   return r[k].get<T>();
 }
 
-bool may_touch(const Caller& c, const JobRecord& j) { return c.admin || c.uid == j.uid; }
+bool may_touch(const Caller& c, const JobRecord& j) {
+  return c.admin || c.uid == j.uid;
+}
 
 }  // namespace
 
@@ -64,8 +65,8 @@ Status QueueService::validate_submit(const JobRecord& j) const {
   const size_t usable = usable_gpus().size();
   if (j.gpus == 0) return bad("--gpus must be at least 1");
   if (j.gpus > usable)
-    return bad(fmt::format("asks for {} GPUs; this server has {} the queue may use", j.gpus,
-                           usable));
+    return bad(
+        fmt::format("asks for {} GPUs; this server has {} the queue may use", j.gpus, usable));
   if (j.priority < -1000 || j.priority > 1000) return bad("--priority must be in -1000..1000");
   if (j.time_limit_ms && *j.time_limit_ms <= 0) return bad("--time must be positive");
   if (j.gpu_type) {
@@ -79,8 +80,8 @@ Status QueueService::validate_submit(const JobRecord& j) const {
   if (j.gpu_mem_bytes)
     for (const GpuView& g : gpus_)
       if (g.mem_total && *j.gpu_mem_bytes > *g.mem_total)
-        return bad(fmt::format("--gpu-mem {} bytes is more than GPU {} has ({})",
-                               *j.gpu_mem_bytes, g.index, *g.mem_total));
+        return bad(fmt::format("--gpu-mem {} bytes is more than GPU {} has ({})", *j.gpu_mem_bytes,
+                               g.index, *g.mem_total));
   return {};
 }
 
@@ -134,7 +135,8 @@ nlohmann::json QueueService::cancel(const Caller& c, const nlohmann::json& r) {
   auto j = owned_job(c, r);
   if (!j) return error_reply(j.error().code, j.error().message);
   if (is_final(j->state))
-    return error_reply("queue.final", fmt::format("job {} already {}", j->id, state_name(j->state)));
+    return error_reply("queue.final",
+                       fmt::format("job {} already {}", j->id, state_name(j->state)));
   if (j->state == State::kRunning) {
     // The supervisor may not have recorded itself yet: the flag makes each pass retry.
     j->cancel_requested = true;
@@ -151,8 +153,9 @@ nlohmann::json QueueService::hold(const Caller& c, const nlohmann::json& r) {
   auto j = owned_job(c, r);
   if (!j) return error_reply(j.error().code, j.error().message);
   if (j->state != State::kPending)
-    return error_reply("queue.not_pending", fmt::format("job {} is {}, only a pending job can be held",
-                                                        j->id, state_name(j->state)));
+    return error_reply(
+        "queue.not_pending",
+        fmt::format("job {} is {}, only a pending job can be held", j->id, state_name(j->state)));
   j->state = State::kHeld;
   j->reason = "held by " + c.user;
   if (Status s = db_->update(*j); !s) return error_reply(s.error().code, s.error().message);
@@ -163,8 +166,8 @@ nlohmann::json QueueService::release(const Caller& c, const nlohmann::json& r) {
   auto j = owned_job(c, r);
   if (!j) return error_reply(j.error().code, j.error().message);
   if (j->state != State::kHeld)
-    return error_reply("queue.not_held", fmt::format("job {} is {}, not held", j->id,
-                                                     state_name(j->state)));
+    return error_reply("queue.not_held",
+                       fmt::format("job {} is {}, not held", j->id, state_name(j->state)));
   j->state = State::kPending;
   j->reason.clear();
   if (Status s = db_->update(*j); !s) return error_reply(s.error().code, s.error().message);
@@ -185,8 +188,8 @@ nlohmann::json QueueService::report(const Caller& c, const nlohmann::json& r) {
   so.read_only = true;
   auto st = store::Store::open(opts_.history_path, so);
   if (!st) return error_reply(st.error().code, st.error().to_string());
-  jobreport::JobWindow w{std::to_string(j->id), {}, *j->start_ms,
-                         j->end_ms.value_or(clock_.now_ms()), j->cpu_s};
+  jobreport::JobWindow w{
+      std::to_string(j->id), {}, *j->start_ms, j->end_ms.value_or(clock_.now_ms()), j->cpu_s};
   for (size_t i = 0; i < j->gpu_uuids.size(); ++i) {
     jobreport::JobGpu g;
     g.uuid = j->gpu_uuids[i];

@@ -104,14 +104,20 @@ void QueueServer::one(int fd) {
   std::string line;
   nlohmann::json reply;
   if (!caller) {
-    reply = {{"ok", false}, {"error", {{"code", "queue.peer"}, {"message", caller.error().message}}}};
+    reply = {{"ok", false},
+             {"error", {{"code", "queue.peer"}, {"message", caller.error().message}}}};
   } else if (!read_line(fd, line)) {
-    reply = {{"ok", false}, {"error", {{"code", "queue.protocol"}, {"message", "no request line (or over 4 MiB)"}}}};
+    reply = {
+        {"ok", false},
+        {"error", {{"code", "queue.protocol"}, {"message", "no request line (or over 4 MiB)"}}}};
   } else {
     auto req = nlohmann::json::parse(line, nullptr, false);
-    reply = req.is_discarded()
-                ? nlohmann::json{{"ok", false}, {"error", {{"code", "queue.protocol"}, {"message", "the request is not JSON"}}}}
-                : service_.handle(*caller, req);
+    reply =
+        req.is_discarded()
+            ? nlohmann::json{{"ok", false},
+                             {"error",
+                              {{"code", "queue.protocol"}, {"message", "the request is not JSON"}}}}
+            : service_.handle(*caller, req);
   }
   write_all(fd, reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
@@ -129,12 +135,14 @@ Result<nlohmann::json> request(const std::string& socket_path, const nlohmann::j
                       socket_path);
   }
   std::string line;
-  const bool ok = write_all(fd, req.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n") &&
-                  read_line(fd, line);
+  const bool ok =
+      write_all(fd, req.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n") &&
+      read_line(fd, line);
   ::close(fd);
   if (!ok) return make_error("queue.protocol", "no reply from the daemon", socket_path);
   auto reply = nlohmann::json::parse(line, nullptr, false);
-  if (reply.is_discarded()) return make_error("queue.protocol", "the reply is not JSON", socket_path);
+  if (reply.is_discarded())
+    return make_error("queue.protocol", "the reply is not JSON", socket_path);
   return reply;
 }
 

@@ -15,8 +15,7 @@ Result<std::unique_ptr<QueueService>> QueueService::create(QueueOptions options,
                                                            const Clock& clock) {
   std::error_code ec;
   std::filesystem::create_directories(options.state_dir + "/jobs", ec);
-  if (ec)
-    return make_error("queue.state_dir", "cannot create: " + ec.message(), options.state_dir);
+  if (ec) return make_error("queue.state_dir", "cannot create: " + ec.message(), options.state_dir);
   // Job directories hold specs with environments: root (the daemon) only.
   ::chmod((options.state_dir + "/jobs").c_str(), 0700);
   if (options.db_path.empty()) options.db_path = options.state_dir + "/queue.db";
@@ -29,9 +28,9 @@ Result<std::unique_ptr<QueueService>> QueueService::create(QueueOptions options,
 
 const std::vector<QueueService::Command>& QueueService::commands() {
   static const std::vector<Command> kCommands = {
-      {"submit", &QueueService::submit},   {"queue", &QueueService::list},
-      {"cancel", &QueueService::cancel},   {"hold", &QueueService::hold},
-      {"release", &QueueService::release}, {"job.show", &QueueService::show},
+      {"submit", &QueueService::submit},     {"queue", &QueueService::list},
+      {"cancel", &QueueService::cancel},     {"hold", &QueueService::hold},
+      {"release", &QueueService::release},   {"job.show", &QueueService::show},
       {"job.report", &QueueService::report}, {"gpu.drain", &QueueService::drain},
       {"gpu.resume", &QueueService::resume}, {"gpu.list", &QueueService::gpus},
   };

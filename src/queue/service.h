@@ -23,16 +23,16 @@
 namespace gw::queue {
 
 struct QueueOptions {
-  std::string state_dir;      // jobs/<id>.<attempt>/ and queue.db live here
-  std::string db_path;        // default: state_dir/queue.db
-  std::string history_path;   // the daemon's history database (job report)
+  std::string state_dir;        // jobs/<id>.<attempt>/ and queue.db live here
+  std::string db_path;          // default: state_dir/queue.db
+  std::string history_path;     // the daemon's history database (job report)
   std::string policy = "fcfs";  // a sched policy name (fcfs, priority, fairshare, ...+backfill)
   int64_t fairshare_half_life_ms = 7LL * 24 * 3600 * 1000;
   std::optional<std::string> admin_group;
   int64_t grace_ms = 10'000;  // SIGTERM -> SIGKILL
   std::string self_exe;       // the gpuwarden binary (re-exec'd as the supervisor)
   std::vector<unsigned> include_gpus, exclude_gpus;  // empty include: every GPU
-  std::string job_map_dir;    // dcgm-exporter style job mapping files; empty: none
+  std::string job_map_dir;         // dcgm-exporter style job mapping files; empty: none
   int64_t lost_after_ms = 30'000;  // a started job with no supervisor record by then is lost
 };
 

@@ -114,10 +114,10 @@ void watch(Watch& w, const SupervisorSpec& s, const sigset_t& set) {
 const std::vector<std::string>& dropped_env_names() {
   // glibc's list of variables it ignores for set-uid programs, plus every LD_* name.
   static const std::vector<std::string> kNames = {
-      "LD_*",        "GCONV_PATH", "GETCONF_DIR", "HOSTALIASES",    "LOCALDOMAIN",
-      "LOCPATH",     "MALLOC_TRACE", "NIS_PATH",  "NLSPATH",        "RESOLV_HOST_CONF",
-      "RES_OPTIONS", "TMPDIR",     "TZDIR",       "GLIBC_TUNABLES", "CUDA_VISIBLE_DEVICES",
-      "GW_*"};
+      "LD_*",        "GCONV_PATH",       "GETCONF_DIR",          "HOSTALIASES",
+      "LOCALDOMAIN", "LOCPATH",          "MALLOC_TRACE",         "NIS_PATH",
+      "NLSPATH",     "RESOLV_HOST_CONF", "RES_OPTIONS",          "TMPDIR",
+      "TZDIR",       "GLIBC_TUNABLES",   "CUDA_VISIBLE_DEVICES", "GW_*"};
   return kNames;
 }
 
@@ -172,7 +172,8 @@ int supervise_main(const std::string& dir) {
   if (w.child == 0) run_child(*spec, fds[1], old);
   ::close(fds[1]);
   setpgid(w.child, w.child);  // both sides, so no race with kill(-pgid)
-  if (Status st = write_supervisor(dir, {getpid(), process_start(getpid()).value_or(0), w.child}); !st)
+  if (Status st = write_supervisor(dir, {getpid(), process_start(getpid()).value_or(0), w.child});
+      !st)
     ::kill(w.child, SIGKILL);
   char buf[512];
   const ssize_t n = ::read(fds[0], buf, sizeof buf);

@@ -38,7 +38,8 @@ std::string QueueService::wait_reason(const JobRecord& j, const std::vector<JobR
 nlohmann::json QueueService::list(const Caller&, const nlohmann::json& r) {
   auto active = db_->active();
   auto drains = db_->drains();
-  if (!active || !drains) return {{"ok", false}, {"error", {{"code", "queue.db"}, {"message", "cannot read the queue"}}}};
+  if (!active || !drains)
+    return {{"ok", false}, {"error", {{"code", "queue.db"}, {"message", "cannot read the queue"}}}};
   nlohmann::json jobs = nlohmann::json::array();
   for (const JobRecord& j : *active) {
     nlohmann::json o = to_json(j, false);  // others' environments are never listed
@@ -55,13 +56,19 @@ nlohmann::json QueueService::list(const Caller&, const nlohmann::json& r) {
 nlohmann::json QueueService::gpus(const Caller&, const nlohmann::json&) {
   auto active = db_->active();
   auto drains = db_->drains();
-  if (!active || !drains) return {{"ok", false}, {"error", {{"code", "queue.db"}, {"message", "cannot read the queue"}}}};
+  if (!active || !drains)
+    return {{"ok", false}, {"error", {{"code", "queue.db"}, {"message", "cannot read the queue"}}}};
   const std::set<unsigned> foreign = outside_busy();
   const std::vector<unsigned> usable = usable_gpus();
   nlohmann::json out = nlohmann::json::array();
   for (const GpuView& g : gpus_) {
-    nlohmann::json o = {{"index", g.index}, {"uuid", g.uuid}, {"name", g.name},
-                        {"state", "idle"}, {"reason", ""}, {"by", ""}, {"jobs", nlohmann::json::array()}};
+    nlohmann::json o = {{"index", g.index},
+                        {"uuid", g.uuid},
+                        {"name", g.name},
+                        {"state", "idle"},
+                        {"reason", ""},
+                        {"by", ""},
+                        {"jobs", nlohmann::json::array()}};
     for (const JobRecord& j : *active)
       if (j.state == State::kRunning &&
           std::find(j.gpu_indices.begin(), j.gpu_indices.end(), g.index) != j.gpu_indices.end()) {

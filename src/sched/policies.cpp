@@ -230,8 +230,8 @@ class Dlas final : public Policy {
     if (queue >= thresholds_ms_.size()) return INT64_MAX;
     const auto limit_s = static_cast<int64_t>(thresholds_ms_[queue] / 1000.0);
     const int64_t run_s = static_cast<int64_t>(attained_run_ms(job, now)) / 1000;
-    const int64_t gap = gpu_time_ ? (limit_s - run_s) / static_cast<int64_t>(job.spec.gpus)
-                                  : limit_s - run_s;
+    const int64_t gap =
+        gpu_time_ ? (limit_s - run_s) / static_cast<int64_t>(job.spec.gpus) : limit_s - run_s;
     return now + gap * 1000;
   }
 

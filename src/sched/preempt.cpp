@@ -210,7 +210,8 @@ void Scheduler::flush_node_ranks() {
 // Cached ranks are stored as base = rank - drift x now (constant until the next change).
 void Scheduler::cache_rank(size_t i, int64_t now) {
   const PolicyContext ctx{now, &cluster_, &ledger_};
-  set_run_rank(i, rank_of(i, ctx) - policy_->running_rank_drift_per_ms() * static_cast<double>(now));
+  set_run_rank(i,
+               rank_of(i, ctx) - policy_->running_rank_drift_per_ms() * static_cast<double>(now));
   ++run_rank_count_[run_rank_[i]];
   // Listed ranks change only when the scheduler moves a job (queue_lists.cpp).
   rank_change_at_[i] = lists_ ? INT64_MAX : policy_->rank_change_ms(jobs_[i], now);
@@ -297,8 +298,8 @@ void Scheduler::preempt_pass(PassResult& out) {
       at(v).gpus.clear();
       enqueue(v);
       out.preempted.push_back(at(v).spec.id);
-      cands.push_back(PendingEntry{keys_[v], at(v).spec.gpus, limit_ms(at(v)),
-                                   static_cast<uint32_t>(v)});
+      cands.push_back(
+          PendingEntry{keys_[v], at(v).spec.gpus, limit_ms(at(v)), static_cast<uint32_t>(v)});
       std::push_heap(cands.begin(), cands.end(), worse);
     }
     if (try_start(i, nullptr)) {

@@ -20,7 +20,9 @@ constexpr double kQueue = 3 * kSpan;
 double place(unsigned queue, unsigned group, double key) {
   return queue * kQueue + group * kSpan + key;
 }
-unsigned queue_of(double rank) { return static_cast<unsigned>(rank / kQueue); }
+unsigned queue_of(double rank) {
+  return static_cast<unsigned>(rank / kQueue);
+}
 unsigned group_of(double rank) {
   return static_cast<unsigned>((rank - queue_of(rank) * kQueue) / kSpan);
 }
@@ -110,4 +112,3 @@ int64_t Scheduler::lists_wakeup() const {
 }
 
 }  // namespace gw::sched
-

@@ -184,11 +184,11 @@ class Scheduler {
   int64_t lists_wakeup() const;
   bool lists_ = false;
   std::vector<double> list_rank_;
-  std::vector<size_t> demoted_;  // this pass's demotions (group 2)
+  std::vector<size_t> demoted_;         // this pass's demotions (group 2)
   double lists_lo_ = 0, lists_hi_ = 0;  // next keys for the front / the back of a group
   int64_t lists_next_check_ms_ = INT64_MIN;
-  bool lists_event_ = false;  // an arrival or end since the last pass
-  bool lists_due_ = false;    // this pass looks at demotions
+  bool lists_event_ = false;                 // an arrival or end since the last pass
+  bool lists_due_ = false;                   // this pass looks at demotions
   std::vector<PendingEntry> cands_scratch_;  // preempt_pass: waiting jobs to place
   std::vector<uint32_t> feasible_scratch_;   // choose_victims: nodes that pass the bound
   std::vector<std::pair<size_t, unsigned>> here_scratch_;  // choose_victims: owners on a node

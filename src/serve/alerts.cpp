@@ -41,10 +41,10 @@ alert::AlertTransition from_record(const store::AlertTransitionRecord& r) {
   t.target.uuid = label("UUID");
   t.target.pci_bus_id = label("pci_bus_id");
   t.target.model = label("modelName");
-  t.target.key = t.target.uuid               ? *t.target.uuid
-                 : t.target.pci_bus_id       ? "pci:" + *t.target.pci_bus_id
-                 : r.gpu                     ? "index:" + std::to_string(*r.gpu)
-                                             : std::string("host");
+  t.target.key = t.target.uuid         ? *t.target.uuid
+                 : t.target.pci_bus_id ? "pci:" + *t.target.pci_bus_id
+                 : r.gpu               ? "index:" + std::to_string(*r.gpu)
+                                       : std::string("host");
   if (!r.summary.empty()) t.annotations["summary"] = r.summary;
   return t;
 }

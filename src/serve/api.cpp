@@ -7,8 +7,8 @@
 #include <charconv>
 
 #include "core/snapshot_json.h"
-#include "serve/dashboard.h"
 #include "serve/daemon_state.h"
+#include "serve/dashboard.h"
 #include "serve/job_mapping.h"
 #include "store/history_view.h"
 
@@ -126,8 +126,8 @@ void history_route(Daemon::State& state, const httplib::Request& req, httplib::R
                   {"step_ms", page->step_ms},
                   {"max_points", max_points},
                   {"points", out},
-                  {"next", page->next ? json(store::format_history_cursor(*page->next))
-                                      : json(nullptr)}});
+                  {"next",
+                   page->next ? json(store::format_history_cursor(*page->next)) : json(nullptr)}});
 }
 
 }  // namespace

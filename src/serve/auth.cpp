@@ -25,9 +25,12 @@ AuthDecision refuse(int status, std::string code, std::string message) {
 
 bool reads_need_token(const AuthPolicy& p) {
   switch (p.mode) {
-    case AuthMode::kOpen: return false;
-    case AuthMode::kToken: return true;
-    case AuthMode::kAuto: return !p.loopback;
+    case AuthMode::kOpen:
+      return false;
+    case AuthMode::kToken:
+      return true;
+    case AuthMode::kAuto:
+      return !p.loopback;
   }
   return true;
 }
@@ -68,9 +71,12 @@ std::optional<AuthMode> parse_auth_mode(std::string_view text) {
 
 const char* auth_mode_name(AuthMode m) {
   switch (m) {
-    case AuthMode::kAuto: return "auto";
-    case AuthMode::kToken: return "token";
-    case AuthMode::kOpen: return "open";
+    case AuthMode::kAuto:
+      return "auto";
+    case AuthMode::kToken:
+      return "token";
+    case AuthMode::kOpen:
+      return "open";
   }
   return "auto";
 }

@@ -1,12 +1,12 @@
 #include "serve/config.h"
 
-#include "core/input_file.h"
-
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
+
+#include "core/input_file.h"
 
 namespace gw::serve {
 namespace {
@@ -309,8 +309,7 @@ Result<DaemonConfig> load_config(const std::string& path) {
   // A config is a regular file. A directory, a device (/dev/zero) or a FIFO is refused at
   // once, before anything reads it (the input rules every other reader follows).
   const InputKind kind = input_kind(path);
-  if (kind == InputKind::kMissing)
-    return make_error("config.unreadable", "no such file", path);
+  if (kind == InputKind::kMissing) return make_error("config.unreadable", "no such file", path);
   if (kind != InputKind::kRegular)
     return make_error("config.not_a_file",
                       "is " + std::string(input_kind_name(kind)) + ", not a config file", path);

@@ -1,20 +1,18 @@
 #include "serve/daemon.h"
 
+#include <httplib.h>
 #include <unistd.h>
 
-#include "queue/server.h"
-#include "queue/service.h"
-#include "sched/policy.h"
-
-#include <httplib.h>
-
 #include <algorithm>
-#include <utility>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "diagnose/diagnose.h"
+#include "queue/server.h"
+#include "queue/service.h"
+#include "sched/policy.h"
 #include "serve/alerts.h"
 #include "serve/daemon_state.h"
 
@@ -122,8 +120,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
     (void)::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
   Daemon* self = d.get();
-  install_routes(*d->http_, d->state_,
-                 [self](bool force) { return self->reload_and_wait(force); });
+  install_routes(*d->http_, d->state_, [self](bool force) { return self->reload_and_wait(force); });
   errno = 0;
   const int bound = d->port_ == 0
                         ? d->http_->bind_to_any_port(d->listen_host_)
@@ -138,8 +135,9 @@ Result<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
   if (!is_loopback_host(d->listen_host_))
     d->log("warning: listening beyond loopback on " + url + "; " +
            (reads_need_token(d->state_->auth)
-                ? std::string(d->state_->auth.token ? "the API needs the bearer token"
-                                                    : "the API is refused until serve.api_token is set")
+                ? std::string(d->state_->auth.token
+                                  ? "the API needs the bearer token"
+                                  : "the API is refused until serve.api_token is set")
                 : std::string("serve.auth = \"open\": anyone who reaches the port reads the API")) +
            " (open to all: " + join_paths(d->state_->auth.open_paths) + ")");
   d->alerts_ = AlertBridge::create(
@@ -233,7 +231,8 @@ void Daemon::restore_from_store() {
   for (const Event& e : window) {
     event_window_.push_back(e);
     if (e.kind == EventKind::kGpuLost && e.gpu_index) {
-      if (last_access_.size() <= *e.gpu_index) last_access_.resize(*e.gpu_index + 1, GpuAccess::kOk);
+      if (last_access_.size() <= *e.gpu_index)
+        last_access_.resize(*e.gpu_index + 1, GpuAccess::kOk);
       last_access_[*e.gpu_index] = GpuAccess::kLost;
     }
   }
@@ -246,7 +245,8 @@ void Daemon::restore_from_store() {
     }
   auto firing = store_->firing_alerts();
   const size_t n_firing = firing ? firing->size() : 0;
-  if (alerts_) alerts_->restore(firing ? *firing : std::vector<store::AlertTransitionRecord>{}, window);
+  if (alerts_)
+    alerts_->restore(firing ? *firing : std::vector<store::AlertTransitionRecord>{}, window);
   {
     std::lock_guard lk(state_->m);
     for (const Event& e : window)

@@ -38,7 +38,8 @@ Status Daemon::reload(bool force) {
   const DaemonConfig& old = opts_.config;
   // Two changes that are rarely meant during a routine push: say so, and apply them only at
   // a restart or a forced reload (POST /api/reload?force=1).
-  if (!force && (next.storage.path != old.storage.path || next.storage.enabled != old.storage.enabled))
+  if (!force &&
+      (next.storage.path != old.storage.path || next.storage.enabled != old.storage.enabled))
     return refuse(make_error("config.needs_restart",
                              "storage changes from " + old.storage.path + " to " +
                                  (next.storage.enabled ? next.storage.path : "(disabled)") +

@@ -38,7 +38,7 @@ struct Daemon::State {
   nlohmann::json alert_sinks = nlohmann::json::array();        // delivery counters per sink
   DaemonHealth health;
   ServeSection serve;
-  AuthPolicy auth;  // from serve and the listen address; every route passes authorize()
+  AuthPolicy auth;          // from serve and the listen address; every route passes authorize()
   std::string source;       // "scenario hung-call.json (fake NVML)"
   std::string kmsg_status;  // "following /dev/kmsg" or why not
   std::string nvml_events_status;

@@ -1,6 +1,5 @@
 // Routes of the dashboard and the JSON it reads beyond the base API. Every handler is a GET
 // that copies what it needs under the state's lock and renders outside it where it can.
-#include "core/clock_words.h"
 #include "serve/dashboard.h"
 
 #include <fmt/format.h>
@@ -8,6 +7,7 @@
 
 #include <chrono>
 
+#include "core/clock_words.h"
 #include "core/gpu_verdict.h"
 #include "serve/daemon_state.h"
 #include "serve/web_assets.h"
@@ -47,15 +47,16 @@ json cells(const GpuState& g) {
     reasons += (reasons.empty() ? "" : ", ") + w;
   return {
       {"util", opt_text(s.util_gpu_pct, " %")},
-      {"mem", s.mem_used_bytes && total
-                  ? fmt::format("{:.0f} / {:.0f} GiB", static_cast<double>(*s.mem_used_bytes) / kGiB,
-                                static_cast<double>(*total) / kGiB)
-                  : "-"},
+      {"mem", s.mem_used_bytes && total ? fmt::format("{:.0f} / {:.0f} GiB",
+                                                      static_cast<double>(*s.mem_used_bytes) / kGiB,
+                                                      static_cast<double>(*total) / kGiB)
+                                        : "-"},
       {"temp", fmt::format("{} C (slowdown {}, shutdown {})", opt_text(s.temp_c),
                            opt_text(g.info.temp_slowdown_c), opt_text(g.info.temp_shutdown_c))},
       {"power", fmt::format("{} / {} W", s.power_mw ? std::to_string(*s.power_mw / 1000) : "-",
                             s.power_limit_mw ? std::to_string(*s.power_limit_mw / 1000) : "-")},
-      {"clock", fmt::format("{} / {} MHz", opt_text(s.sm_clock_mhz), opt_text(g.info.max_sm_clock_mhz))},
+      {"clock",
+       fmt::format("{} / {} MHz", opt_text(s.sm_clock_mhz), opt_text(g.info.max_sm_clock_mhz))},
       {"pcie", fmt::format("Gen{} x{} / Gen{} x{}", opt_text(s.pcie_gen), opt_text(s.pcie_width),
                            opt_text(g.info.pcie_max_gen), opt_text(g.info.pcie_max_width))},
       {"throttle", reasons.empty() ? "none" : reasons},
@@ -65,18 +66,23 @@ json cells(const GpuState& g) {
 std::string escape_html(std::string_view s) {
   std::string out;
   for (char c : s) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
+    if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '"')
+      out += "&quot;";
+    else
+      out += c;
   }
   return out;
 }
 
 std::string card_html(const json& g) {
-  static const char* kKeys[][2] = {{"util", "util"}, {"mem", "memory"}, {"temp", "temp"},
-                                   {"power", "power"}, {"clock", "SM clock"}, {"pcie", "PCIe"},
+  static const char* kKeys[][2] = {{"util", "util"},        {"mem", "memory"},     {"temp", "temp"},
+                                   {"power", "power"},      {"clock", "SM clock"}, {"pcie", "PCIe"},
                                    {"throttle", "throttle"}};
   const std::string level = g["level"];
   std::string out = fmt::format(
@@ -97,7 +103,8 @@ void send(httplib::Response& res, std::string body, const char* type) {
 void send_json_error(httplib::Response& res, int status, const std::string& code,
                      const std::string& message) {
   res.status = status;
-  send(res, json{{"error", {{"code", code}, {"message", message}}}}.dump() + "\n", "application/json");
+  send(res, json{{"error", {{"code", code}, {"message", message}}}}.dump() + "\n",
+       "application/json");
 }
 
 struct GpuLimits {
@@ -113,10 +120,12 @@ ChartSpec chart_spec(const std::string& metric, unsigned gpu, const GpuLimits& l
     c.title = fmt::format("GPU {} temperature", gpu), c.unit = "C", c.limit = lim.slowdown_c;
     c.limit_label = "slowdown";
   } else if (metric == "power_w") {
-    c.title = fmt::format("GPU {} power", gpu), c.unit = "W", c.y_min = 0, c.limit = lim.power_limit_w;
+    c.title = fmt::format("GPU {} power", gpu), c.unit = "W", c.y_min = 0,
+    c.limit = lim.power_limit_w;
     c.limit_label = "limit";
   } else {
-    c.title = fmt::format("GPU {} SM clock", gpu), c.unit = "MHz", c.y_min = 0, c.limit = lim.max_clock_mhz;
+    c.title = fmt::format("GPU {} SM clock", gpu), c.unit = "MHz", c.y_min = 0,
+    c.limit = lim.max_clock_mhz;
     c.limit_label = "max";
   }
   return c;
@@ -163,7 +172,8 @@ std::string dashboard_page(const json& overview) {
   std::string cards;
   for (const json& g : overview["gpus"]) cards += card_html(g);
   const auto put = [&](std::string_view marker, const std::string& text) {
-    if (const size_t at = page.find(marker); at != std::string::npos) page.replace(at, marker.size(), text);
+    if (const size_t at = page.find(marker); at != std::string::npos)
+      page.replace(at, marker.size(), text);
   };
   put("<!--GPU_CARDS-->", cards);
   put("<!--HOST-->", escape_html(overview["host"].get<std::string>()));
@@ -178,9 +188,10 @@ void install_dashboard_routes(httplib::Server& server, std::shared_ptr<Daemon::S
       std::lock_guard lk(state->m);
       ov = overview_json(*state, wall_ms());
     }
-    res.set_header("Content-Security-Policy",
-                   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-                   "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    res.set_header(
+        "Content-Security-Policy",
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+        "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
     send(res, dashboard_page(ov), "text/html; charset=utf-8");
   });
   server.Get("/dashboard.js", [](const httplib::Request&, httplib::Response& res) {
@@ -197,9 +208,11 @@ void install_dashboard_routes(httplib::Server& server, std::shared_ptr<Daemon::S
     const std::string metric = req.get_param_value("metric");
     const auto span = range_ms(req.has_param("range") ? req.get_param_value("range") : "1h");
     const std::string gpu = req.get_param_value("gpu");
-    if (!chart_metric(metric) || !span || gpu.empty() || gpu.find_first_not_of("0123456789") != std::string::npos)
-      return send_json_error(res, 400, "api.bad_param",
-                             "expected gpu=N, metric=util_gpu_pct|temp_c|power_w|sm_clock_mhz, range=1h|1d|30d");
+    if (!chart_metric(metric) || !span || gpu.empty() ||
+        gpu.find_first_not_of("0123456789") != std::string::npos)
+      return send_json_error(
+          res, 400, "api.bad_param",
+          "expected gpu=N, metric=util_gpu_pct|temp_c|power_w|sm_clock_mhz, range=1h|1d|30d");
     const unsigned idx = static_cast<unsigned>(std::stoul(gpu.substr(0, 6)));
     GpuLimits lim;
     {

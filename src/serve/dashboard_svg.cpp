@@ -16,12 +16,23 @@ std::string xml_escape(std::string_view s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -67,7 +78,8 @@ std::string axes(const Scale& s, const ChartSpec& spec) {
 
 std::string series(const Scale& s, const std::vector<store::HistoryPoint>& pts) {
   std::string band, line;
-  for (const auto& p : pts) line += fmt::format("{}{:.1f},{:.1f}", line.empty() ? "" : " ", s.x(p.t_ms), s.y(p.avg));
+  for (const auto& p : pts)
+    line += fmt::format("{}{:.1f},{:.1f}", line.empty() ? "" : " ", s.x(p.t_ms), s.y(p.avg));
   for (const auto& p : pts) band += fmt::format("{:.1f},{:.1f} ", s.x(p.t_ms), s.y(p.max));
   for (auto it = pts.rbegin(); it != pts.rend(); ++it)
     band += fmt::format("{:.1f},{:.1f} ", s.x(it->t_ms), s.y(it->min));
@@ -92,18 +104,24 @@ std::string chart_svg(const ChartSpec& spec, const std::vector<store::HistoryPoi
     hi = std::max(hi, p.max);
   }
   const bool empty = pts.empty();
-  Scale s{static_cast<double>(spec.from_ms), static_cast<double>(spec.to_ms),
+  Scale s{static_cast<double>(spec.from_ms),
+          static_cast<double>(spec.to_ms),
           spec.y_min.value_or(empty ? 0 : std::min(lo, 0.0)),
           spec.y_max.value_or(empty ? 1 : std::max({hi, spec.limit.value_or(hi), lo + 1}) * 1.05),
-          74, 18, spec.width - 84, spec.height - 40};
+          74,
+          18,
+          spec.width - 84,
+          spec.height - 40};
   if (s.x1 <= s.x0) s.x1 = s.x0 + 1;
   std::string out = fmt::format(
       R"(<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {} {}" width="{}" height="{}" data-metric="{}" data-points="{}")",
       spec.width, spec.height, spec.width, spec.height, xml_escape(spec.metric), pts.size());
   if (!empty)
-    out += fmt::format(R"( data-min="{}" data-max="{}" data-last="{}")", num(lo), num(hi), num(pts.back().avg));
+    out += fmt::format(R"( data-min="{}" data-max="{}" data-last="{}")", num(lo), num(hi),
+                       num(pts.back().avg));
   out += "><title>" + xml_escape(spec.title) + "</title>";
-  out += fmt::format(R"(<text class="ctitle" x="{}" y="12">{}</text>)", s.left, xml_escape(spec.title));
+  out += fmt::format(R"(<text class="ctitle" x="{}" y="12">{}</text>)", s.left,
+                     xml_escape(spec.title));
   out += axes(s, spec);
   if (spec.limit) {
     out += fmt::format(R"(<line class="limit" x1="{}" x2="{}" y1="{:.1f}" y2="{:.1f}"/>)", s.left,
@@ -116,8 +134,10 @@ std::string chart_svg(const ChartSpec& spec, const std::vector<store::HistoryPoi
                        s.left + 8, s.top + s.h / 2);
   else
     out += series(s, pts) +
-           fmt::format(R"(<text class="val" x="{}" y="12" text-anchor="end">last {} {}, max {} {}</text>)",
-                       s.left + s.w, num(pts.back().avg), xml_escape(spec.unit), num(hi), xml_escape(spec.unit));
+           fmt::format(
+               R"(<text class="val" x="{}" y="12" text-anchor="end">last {} {}, max {} {}</text>)",
+               s.left + s.w, num(pts.back().avg), xml_escape(spec.unit), num(hi),
+               xml_escape(spec.unit));
   return out + "</svg>";
 }
 

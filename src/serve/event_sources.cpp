@@ -30,15 +30,16 @@ Status check_followable(const std::string& path, int fd, bool is_kmsg) {
   struct stat st {};
   if (::fstat(fd, &st) != 0)
     return make_error("kmsg.unreadable", std::string("cannot stat: ") + std::strerror(errno), path);
-  const char* what = S_ISDIR(st.st_mode)    ? "a directory"
-                     : S_ISBLK(st.st_mode)  ? "a block device"
-                     : S_ISSOCK(st.st_mode) ? "a socket"
+  const char* what = S_ISDIR(st.st_mode)               ? "a directory"
+                     : S_ISBLK(st.st_mode)             ? "a block device"
+                     : S_ISSOCK(st.st_mode)            ? "a socket"
                      : S_ISCHR(st.st_mode) && !is_kmsg ? "a character device other than /dev/kmsg"
-                                                      : nullptr;
+                                                       : nullptr;
   if (what != nullptr)
     return make_error("kmsg.not_followable",
-                      std::string("is ") + what + ": nothing to follow (give /dev/kmsg or a log "
-                      "file that grows)",
+                      std::string("is ") + what +
+                          ": nothing to follow (give /dev/kmsg or a log "
+                          "file that grows)",
                       path);
   return {};
 }

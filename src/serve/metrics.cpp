@@ -256,7 +256,8 @@ std::string render_metrics(const MetricsInput& in) {
     if (in.jobs != nullptr)
       if (auto it = in.jobs->find(std::to_string(snap.gpus[i].info.index)); it != in.jobs->end())
         ids = &it->second;
-    if (ids == nullptr) djl[i].push_back(dl[i]);
+    if (ids == nullptr)
+      djl[i].push_back(dl[i]);
     else
       for (const std::string& id : *ids)
         djl[i].push_back(dl[i] + fmt::format(R"(,hpc_job="{}")", escape_label(id)));
@@ -313,7 +314,8 @@ std::string render_metrics(const MetricsInput& in) {
   for (size_t i = 0; i < snap.gpus.size(); ++i)
     w.sample("gpuwarden_gpu_hangs_total", gl[i], static_cast<double>((*in.fresh)[i].hangs));
 
-  w.family("gpuwarden_xid_errors_total", "counter", "Xid errors in the history (counted again from the database after a restart).");
+  w.family("gpuwarden_xid_errors_total", "counter",
+           "Xid errors in the history (counted again from the database after a restart).");
   for (size_t i = 0; i < snap.gpus.size(); ++i)
     for (const auto& [xid, n] : (*in.counters)[i].xids)
       w.sample("gpuwarden_xid_errors_total", gl[i] + fmt::format(R"(,xid="{}")", xid),

@@ -5,8 +5,8 @@
 
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -20,7 +20,8 @@ std::string this_node_name() {
 }
 
 int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
-  auto config = load_check_config(o.config_path.value_or(kDefaultConfig), o.config_path.has_value());
+  auto config =
+      load_check_config(o.config_path.value_or(kDefaultConfig), o.config_path.has_value());
   if (!config) {
     err << "gpuwarden check: " << config.error().to_string() << " [" << config.error().code
         << "]\n";

@@ -3,11 +3,11 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <system_error>
-#include <filesystem>
 
 #include "diagnose/diagnose.h"
 
@@ -17,8 +17,8 @@ namespace {
 Error bad(std::string_view origin, const toml::node& n, const std::string& key, std::string what) {
   std::string w(origin.empty() ? "config" : origin);
   if (n.source().begin.line > 0)
-    w += ":" + std::to_string(n.source().begin.line) + ":" +
-         std::to_string(n.source().begin.column);
+    w +=
+        ":" + std::to_string(n.source().begin.line) + ":" + std::to_string(n.source().begin.column);
   return make_error("config.invalid", std::move(what), w + ": " + key);
 }
 
@@ -48,7 +48,8 @@ Status read_list(const toml::table& t, const char* key, std::vector<std::string>
   const toml::node* n = t.get(key);
   if (n == nullptr) return {};
   const toml::array* a = n->as_array();
-  if (a == nullptr) return bad(origin, *n, std::string("check.") + key, "expected a list of strings");
+  if (a == nullptr)
+    return bad(origin, *n, std::string("check.") + key, "expected a list of strings");
   out.clear();
   for (const toml::node& e : *a) {
     if (!e.is_string()) return bad(origin, e, std::string("check.") + key, "expected strings");
@@ -87,14 +88,14 @@ Status read_check(const toml::table& t, CheckConfig& c, std::string_view o) {
       !s)
     return s;
   std::string sev;
-  for (Status s : {read_string(t, "check", "sick_severity", sev, o),
-                   read_list(t, "sick_areas", c.sick_areas, o),
-                   read_list(t, "sick_codes", c.sick_codes, o),
-                   read_list(t, "ignore_codes", c.ignore_codes, o),
-                   read_string(t, "check", "daemon", c.daemon_url, o),
-                   read_ms(t, "daemon_timeout", c.daemon_timeout, o),
-                   read_string(t, "check", "scontrol", c.scontrol, o),
-                   read_ms(t, "scontrol_timeout", c.scontrol_timeout, o)})
+  for (Status s :
+       {read_string(t, "check", "sick_severity", sev, o),
+        read_list(t, "sick_areas", c.sick_areas, o), read_list(t, "sick_codes", c.sick_codes, o),
+        read_list(t, "ignore_codes", c.ignore_codes, o),
+        read_string(t, "check", "daemon", c.daemon_url, o),
+        read_ms(t, "daemon_timeout", c.daemon_timeout, o),
+        read_string(t, "check", "scontrol", c.scontrol, o),
+        read_ms(t, "scontrol_timeout", c.scontrol_timeout, o)})
     if (!s) return s;
   if (!sev.empty()) {
     if (sev != "critical" && sev != "warning")
@@ -119,9 +120,9 @@ Result<CheckConfig> parse_check_config(std::string_view text, std::string_view o
     root = toml::parse(text, origin);
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
-    return make_error("config.syntax", std::string(e.description()),
-                      std::string(origin) + ":" + std::to_string(b.line) + ":" +
-                          std::to_string(b.column));
+    return make_error(
+        "config.syntax", std::string(e.description()),
+        std::string(origin) + ":" + std::to_string(b.line) + ":" + std::to_string(b.column));
   }
   if (const auto* t = root["check"].as_table())
     if (Status s = read_check(*t, c, origin); !s) return s.error();

@@ -19,8 +19,8 @@ struct CheckConfig {
   // A finding makes the node sick when its code is in sick_codes, or when its severity is at
   // least sick_severity and its rule's area is in sick_areas; never when in ignore_codes.
   Severity sick_severity = Severity::kCritical;
-  std::vector<std::string> sick_areas = {"gpu",     "ecc",     "xid",     "kernel",
-                                         "driver",  "thermal", "power",   "pcie"};
+  std::vector<std::string> sick_areas = {"gpu",    "ecc",     "xid",   "kernel",
+                                         "driver", "thermal", "power", "pcie"};
   std::vector<std::string> sick_codes;
   std::vector<std::string> ignore_codes;
   std::string daemon_url = "http://127.0.0.1:9400";  // "" never asks the daemon

@@ -25,10 +25,10 @@ Result<std::set<unsigned>> parse_gpu_list(std::string_view text) {
       item.remove_suffix(1);
     const size_t dash = item.find('-');
     unsigned lo = 0, hi = 0;
-    const bool ok = dash == std::string_view::npos
-                        ? to_index(item, lo) && (hi = lo, true)
-                        : to_index(item.substr(0, dash), lo) && to_index(item.substr(dash + 1), hi) &&
-                              lo <= hi;
+    const bool ok =
+        dash == std::string_view::npos
+            ? to_index(item, lo) && (hi = lo, true)
+            : to_index(item.substr(0, dash), lo) && to_index(item.substr(dash + 1), hi) && lo <= hi;
     if (!ok)
       return make_error("slurm.bad_gpu_list",
                         "\"" + std::string(item) + "\" in \"" + std::string(text) +

@@ -169,12 +169,14 @@ Status write_owned_file(const std::string& dir, const std::string& name, const s
     unlink(path.c_str());
   }
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
-  if (fd < 0) return make_error("slurm.write", "cannot create " + path + ": " + std::strerror(errno));
+  if (fd < 0)
+    return make_error("slurm.write", "cannot create " + path + ": " + std::strerror(errno));
   bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   if (uid && fchown(fd, *uid, gid.value_or(static_cast<unsigned>(-1))) != 0) ok = false;
   close(fd);
-  if (!ok) return make_error("slurm.write", "cannot write or hand over " + path + ": " +
-                                               std::strerror(errno));
+  if (!ok)
+    return make_error("slurm.write",
+                      "cannot write or hand over " + path + ": " + std::strerror(errno));
   return {};
 }
 

@@ -101,12 +101,14 @@ JobSummary summarize_job(const CheckConfig& c, const JobSummaryInput& in,
   const std::string dur =
       in.start_ms ? std::to_string((in.end_ms - *in.start_ms) / 1000) + "s" : "?s";
   out.line = "gpuwarden: GPUs " + gpu_list(in.job.gpus) + " " + dur + ": ";
-  if (crit + warn == 0) out.line += "no GPU findings";
-  else out.line += std::to_string(crit) + " critical, " + std::to_string(warn) + " warning";
+  if (crit + warn == 0)
+    out.line += "no GPU findings";
+  else
+    out.line += std::to_string(crit) + " critical, " + std::to_string(warn) + " warning";
   for (const Seen& s : *seen)
     if (s.severity == "critical" || (crit == 0 && s.severity == "warning")) {
-      out.line += " (" + (s.gpu ? "GPU " + std::to_string(*s.gpu) + " " : std::string()) +
-                  s.code + ")";
+      out.line +=
+          " (" + (s.gpu ? "GPU " + std::to_string(*s.gpu) + " " : std::string()) + s.code + ")";
       break;
     }
   out.report = "gpuwarden job report: job " + in.job.job_id + " (user " + in.job.user + ")\n";

@@ -66,8 +66,8 @@ Result<std::vector<Finding>> daemon_findings(const std::string& url,
   cli.set_write_timeout(timeout);
   auto res = cli.Get("/api/findings");
   if (!res)
-    return make_error("daemon.unreachable",
-                      "no daemon answered at " + url + " (" + httplib::to_string(res.error()) + ")");
+    return make_error("daemon.unreachable", "no daemon answered at " + url + " (" +
+                                                httplib::to_string(res.error()) + ")");
   if (res->status != 200)
     return make_error("daemon.bad_reply",
                       url + "/api/findings answered HTTP " + std::to_string(res->status));
@@ -80,8 +80,10 @@ std::vector<Finding> snapshot_findings(const GpuSourceOptions& source, std::stri
   if (src) {
     if (from) *from = "snapshot of " + (*src)->describe();
     auto snap = (*src)->sample();
-    if (snap) obs.samples.push_back(std::move(*snap));
-    else obs.source_error = snap.error();
+    if (snap)
+      obs.samples.push_back(std::move(*snap));
+    else
+      obs.source_error = snap.error();
   } else {
     if (from) *from = "snapshot (the GPUs could not be read)";
     obs.source_error = src.error();

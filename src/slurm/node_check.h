@@ -16,15 +16,15 @@
 namespace gw::slurm {
 
 struct Verdict {
-  std::vector<Finding> sick;     // the findings that make the node sick, worst first
-  std::string from;              // "daemon http://127.0.0.1:9400" or "snapshot (...)"
+  std::vector<Finding> sick;       // the findings that make the node sick, worst first
+  std::string from;                // "daemon http://127.0.0.1:9400" or "snapshot (...)"
   std::vector<std::string> notes;  // why the daemon was not used, ...
   bool healthy() const { return sick.empty(); }
 };
 
 struct CheckRequest {
   GpuSourceOptions source;
-  bool explicit_source = false;  // --demo/--scenario/--nvml-lib: never ask the daemon
+  bool explicit_source = false;            // --demo/--scenario/--nvml-lib: never ask the daemon
   std::optional<std::set<unsigned>> gpus;  // only these GPUs (a job's); host findings always
 };
 

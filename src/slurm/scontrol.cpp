@@ -63,8 +63,9 @@ Result<NodeStatus> parse_show_node(std::string_view text) {
     st.reason = strip_stamp(trim(rest.substr(0, end)));
   }
   if (!have_state)
-    return make_error("slurm.bad_reply", "no State= in scontrol's answer: " +
-                                             trim(text.substr(0, std::min<size_t>(text.size(), 200))));
+    return make_error("slurm.bad_reply",
+                      "no State= in scontrol's answer: " +
+                          trim(text.substr(0, std::min<size_t>(text.size(), 200))));
   if (st.reason == "(null)" || st.reason == "none") st.reason.clear();
   return st;
 }
@@ -100,15 +101,14 @@ Status Scontrol::set_admin_comment(const std::string& job_id, const std::string&
       update({"JobId=" + job_id, "AdminComment=" + comment}, "AdminComment of job " + job_id);
   if (live || live.error().message.find("already finished") == std::string::npos) return live;
   // sacctmgr sits beside scontrol (both in slurm-client).
-  const std::string sacctmgr =
-      (std::filesystem::path(path_).parent_path() / "sacctmgr").string();
+  const std::string sacctmgr = (std::filesystem::path(path_).parent_path() / "sacctmgr").string();
   auto r = run_program({sacctmgr, "-i", "modify", "job", "where", "jobid=" + job_id, "set",
                         "AdminComment=" + comment},
                        timeout_);
   if (!r) return make_error("slurm.unavailable", r.error().message);
   if (r->exit_code != 0)
-    return make_error("slurm.failed", live.error().message + "; sacctmgr (needs slurmdbd): " +
-                                          trim(r->err + r->out));
+    return make_error("slurm.failed", live.error().message +
+                                          "; sacctmgr (needs slurmdbd): " + trim(r->err + r->out));
   return {};
 }
 

@@ -14,8 +14,8 @@
 namespace gw::slurm {
 
 struct NodeStatus {
-  std::string state;   // "IDLE+DRAIN", "MIXED", "DOWN*+DRAIN"
-  std::string reason;  // without the " [user@time]" Slurm appends; "" when none
+  std::string state;     // "IDLE+DRAIN", "MIXED", "DOWN*+DRAIN"
+  std::string reason;    // without the " [user@time]" Slurm appends; "" when none
   bool drained() const;  // DRAIN in the state flags (draining or drained)
 };
 

@@ -34,8 +34,8 @@ size_t find_newline(const char* d, size_t i, size_t n) {
 #if defined(__SSE2__)
   const __m128i nl = _mm_set1_epi8('\n');
   for (; i + 16 <= n; i += 16) {
-    const auto m = static_cast<unsigned>(
-        _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(d + i)), nl)));
+    const auto m = static_cast<unsigned>(_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(d + i)), nl)));
     if (m != 0) return i + static_cast<size_t>(__builtin_ctz(m));
   }
 #endif
@@ -131,8 +131,8 @@ class Reader {
 void Reader::segment(CaptureFormat f, size_t first_line, size_t last_line) {
   const bool more = std::exchange(k_more_, false);
   if (!segs_.empty() && segs_.back().format == f &&
-      (f == CaptureFormat::kAppLog || f == CaptureFormat::kEnvReport ||
-       f == CaptureFormat::kDcgm || (f == CaptureFormat::kKernelLog && more))) {
+      (f == CaptureFormat::kAppLog || f == CaptureFormat::kEnvReport || f == CaptureFormat::kDcgm ||
+       (f == CaptureFormat::kKernelLog && more))) {
     segs_.back().lines = last_line - segs_.back().first_line + 1;
     return;
   }
@@ -422,8 +422,10 @@ size_t Reader::json_end(size_t begin) const {
   for (size_t i = begin; i < text_.size() && i - begin < kMax; ++i) {
     const char c = text_[i];
     if (in_str) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_str = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_str = false;
       continue;
     }
     if (c == '"') in_str = true;
@@ -451,7 +453,7 @@ bool Reader::take_dcgm(const Line& l) {
     if (end == std::string_view::npos) return false;
     line_no_ = l.no + text::count_newlines(text_.data() + l.next, end > l.next ? end - l.next : 0);
   } else {
-    end = block_end(l, b == dcgm::Block::kDiagTable  ? dcgm_fits::diag
+    end = block_end(l, b == dcgm::Block::kDiagTable    ? dcgm_fits::diag
                        : b == dcgm::Block::kNvlinkGrid ? dcgm_fits::grid
                                                        : dcgm_fits::dmon);
   }

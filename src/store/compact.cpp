@@ -231,7 +231,8 @@ Result<HistoryCursor> parse_history_cursor(std::string_view text) {
   const size_t colon = text.find(':');
   HistoryCursor c;
   auto num = [](std::string_view s, auto& out) {
-    return !s.empty() && std::from_chars(s.data(), s.data() + s.size(), out).ptr == s.data() + s.size();
+    return !s.empty() &&
+           std::from_chars(s.data(), s.data() + s.size(), out).ptr == s.data() + s.size();
   };
   if (colon == std::string_view::npos || !num(text.substr(0, colon), c.gpu) ||
       !num(text.substr(colon + 1), c.t_ms))
@@ -304,8 +305,8 @@ Result<HistoryPage> Store::query_page(const HistoryQuery& q, size_t max_points,
                  "min(t_ms) FROM samples WHERE gpu_id=?1), 9223372036854775807) ORDER BY r.t_min");
   sql::Stmt raw(db_, "SELECT g.gpu_index,g.uuid,s.t_ms,s." + col + ",s." + col + ",s." + col +
                          ",1 FROM samples s JOIN gpus g ON g.id=s.gpu_id WHERE s.gpu_id=?1 AND "
-                         "s.t_ms>=?2 AND s.t_ms<=?3 AND s." + col +
-                         " IS NOT NULL ORDER BY s.t_ms");
+                         "s.t_ms>=?2 AND s.t_ms<=?3 AND s." +
+                         col + " IS NOT NULL ORDER BY s.t_ms");
   HistoryPoint cur;
   cur.n = 0;
   int64_t cur_id = 0;

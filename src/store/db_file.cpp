@@ -30,10 +30,10 @@ Status make_parents(const std::string& path, mode_t mode) {
   for (const auto& part : dir) {
     at /= part;
     if (::mkdir(at.c_str(), mode) != 0 && errno != EEXIST)
-      return make_error("store.open",
-                        std::string("cannot create the folder ") + at.string() + ": " +
-                            std::strerror(errno),
-                        path);
+      return make_error(
+          "store.open",
+          std::string("cannot create the folder ") + at.string() + ": " + std::strerror(errno),
+          path);
   }
   return {};
 }

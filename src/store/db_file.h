@@ -2,8 +2,9 @@
 // Kept apart from the SQL so the rules read in one place.
 #pragma once
 
-#include <string>
 #include <sys/types.h>
+
+#include <string>
 
 #include "core/result.h"
 

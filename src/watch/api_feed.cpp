@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kHistoryEvery = 5;  // polls between two history fetches
+constexpr int kHistoryEvery = 5;      // polls between two history fetches
 constexpr int kMaxHistoryPages = 64;  // 8 GPUs x a few pages each; never unbounded
 const char* const kSeries[] = {"util_gpu_pct", "temp_c", "power_w", "clock_reasons"};
 
@@ -53,9 +53,12 @@ class ApiFeed final : public Feed {
  private:
   Result<json> get(const std::string& path) {
     auto res = client_.Get(path);
-    if (!res) return make_error("watch.daemon_unreachable", url_ + path + ": " + httplib::to_string(res.error()));
+    if (!res)
+      return make_error("watch.daemon_unreachable",
+                        url_ + path + ": " + httplib::to_string(res.error()));
     if (res->status != 200 && res->status != 503)
-      return make_error("watch.daemon_error", url_ + path + ": HTTP " + std::to_string(res->status));
+      return make_error("watch.daemon_error",
+                        url_ + path + ": HTTP " + std::to_string(res->status));
     json j = json::parse(res->body, nullptr, false);
     if (j.is_discarded()) return make_error("watch.bad_api", url_ + path + ": not JSON");
     return j;
@@ -75,13 +78,15 @@ class ApiFeed final : public Feed {
     std::map<unsigned, GpuHistory> h;
     const std::string range = "&from=" + std::to_string(from) + "&to=" + std::to_string(to) +
                               "&points=" + std::to_string(std::max(w.columns, 16));
-    for (const char* m : kSeries) fetch_series(std::string("/api/history?metric=") + m + range, m, h);
+    for (const char* m : kSeries)
+      fetch_series(std::string("/api/history?metric=") + m + range, m, h);
     if (auto j = get("/api/events?since=" + std::to_string(from))) events_from_api(*j, h);
     history_ = std::move(h);
   }
 
   // The API pages GPU by GPU (at most `points` per response): follow the cursor, bounded.
-  void fetch_series(const std::string& base, const char* metric, std::map<unsigned, GpuHistory>& h) {
+  void fetch_series(const std::string& base, const char* metric,
+                    std::map<unsigned, GpuHistory>& h) {
     std::string cursor;
     for (int page = 0; page < kMaxHistoryPages; ++page) {
       const auto j = get(cursor.empty() ? base : base + "&cursor=" + cursor);
@@ -100,7 +105,8 @@ class ApiFeed final : public Feed {
       if (s.util_gpu_pct) h.util_pct.push_back({f.now_ms, static_cast<double>(*s.util_gpu_pct)});
       if (s.temp_c) h.temp_c.push_back({f.now_ms, static_cast<double>(*s.temp_c)});
       if (s.power_mw) h.power_w.push_back({f.now_ms, *s.power_mw / 1000.0});
-      if ((s.clock_reasons.value_or(0) & kMarkedClockReasons) != 0) h.throttle_ms.push_back(f.now_ms);
+      if ((s.clock_reasons.value_or(0) & kMarkedClockReasons) != 0)
+        h.throttle_ms.push_back(f.now_ms);
     }
   }
 

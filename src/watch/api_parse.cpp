@@ -8,7 +8,9 @@ namespace {
 using nlohmann::json;
 
 Severity severity_of(const std::string& s) {
-  return s == "critical" ? Severity::kCritical : s == "warning" ? Severity::kWarning : Severity::kInfo;
+  return s == "critical"  ? Severity::kCritical
+         : s == "warning" ? Severity::kWarning
+                          : Severity::kInfo;
 }
 
 template <class T>
@@ -33,7 +35,8 @@ WatchFinding finding_of(const json& j, bool active) {
   f.remedy = get_or<std::string>(j, "remedy", "");
   f.evidence = get_or<std::vector<std::string>>(j, "evidence", {});
   w.raised_ms = get_or<int64_t>(j, "raised_ms", 0);
-  if (j.contains("cleared_ms") && j["cleared_ms"].is_number()) w.cleared_ms = j["cleared_ms"].get<int64_t>();
+  if (j.contains("cleared_ms") && j["cleared_ms"].is_number())
+    w.cleared_ms = j["cleared_ms"].get<int64_t>();
   return w;
 }
 
@@ -62,9 +65,12 @@ void history_from_api(const json& body, const std::string& metric,
     if (!p.is_object() || !p.contains("gpu") || !p["gpu"].is_number_unsigned()) continue;
     GpuHistory& h = out[p["gpu"].get<unsigned>()];
     const Point pt{get_or<int64_t>(p, "t_ms", 0), get_or<double>(p, "max", 0)};
-    if (metric == "util_gpu_pct") h.util_pct.push_back(pt);
-    else if (metric == "temp_c") h.temp_c.push_back(pt);
-    else if (metric == "power_w") h.power_w.push_back(pt);
+    if (metric == "util_gpu_pct")
+      h.util_pct.push_back(pt);
+    else if (metric == "temp_c")
+      h.temp_c.push_back(pt);
+    else if (metric == "power_w")
+      h.power_w.push_back(pt);
     else if (metric == "clock_reasons" &&
              (static_cast<uint64_t>(pt.value) & kMarkedClockReasons) != 0)
       h.throttle_ms.push_back(pt.t_ms);

@@ -10,8 +10,8 @@
 namespace gw::watch {
 namespace {
 
-constexpr size_t kDiagnoseWindow = 10;           // samples the rules look at
-constexpr int64_t kKeepMs = 24 * 3600'000;       // history kept in memory
+constexpr size_t kDiagnoseWindow = 10;      // samples the rules look at
+constexpr int64_t kKeepMs = 24 * 3600'000;  // history kept in memory
 
 int64_t wall_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -53,12 +53,15 @@ class DirectFeed final : public Feed {
     for (size_t i = 0; i < s.gpus.size(); ++i) {
       const GpuState& g = s.gpus[i];
       GpuHistory& h = history_[static_cast<unsigned>(i)];
-      if (g.access == GpuAccess::kLost && last_access_[i] != GpuAccess::kLost) h.xid_ms.push_back(now);
+      if (g.access == GpuAccess::kLost && last_access_[i] != GpuAccess::kLost)
+        h.xid_ms.push_back(now);
       last_access_[i] = g.access;
-      if (g.sample.util_gpu_pct) h.util_pct.push_back({now, static_cast<double>(*g.sample.util_gpu_pct)});
+      if (g.sample.util_gpu_pct)
+        h.util_pct.push_back({now, static_cast<double>(*g.sample.util_gpu_pct)});
       if (g.sample.temp_c) h.temp_c.push_back({now, static_cast<double>(*g.sample.temp_c)});
       if (g.sample.power_mw) h.power_w.push_back({now, *g.sample.power_mw / 1000.0});
-      if ((g.sample.clock_reasons.value_or(0) & kMarkedClockReasons) != 0) h.throttle_ms.push_back(now);
+      if ((g.sample.clock_reasons.value_or(0) & kMarkedClockReasons) != 0)
+        h.throttle_ms.push_back(now);
       trim(h.util_pct, now - kKeepMs, &Point::t_ms);
       trim(h.temp_c, now - kKeepMs, &Point::t_ms);
       trim(h.power_w, now - kKeepMs, &Point::t_ms);

@@ -38,10 +38,10 @@ using UserOf = std::map<uint32_t, std::string>;
 
 struct Frame {
   Snapshot snapshot;
-  std::vector<WatchFinding> findings;    // active first, then recently cleared
+  std::vector<WatchFinding> findings;      // active first, then recently cleared
   std::map<unsigned, GpuHistory> history;  // by GPU index
   UserOf users;
-  std::string source;               // "daemon http://127.0.0.1:9400" or "demo fleet (fake NVML)"
+  std::string source;  // "daemon http://127.0.0.1:9400" or "demo fleet (fake NVML)"
   int64_t now_ms = 0;
   int64_t history_from_ms = 0, history_to_ms = 0;  // the window the sparklines cover
   std::optional<std::string> error;  // the feed could not refresh: shown, last frame kept

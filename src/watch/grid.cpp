@@ -29,7 +29,8 @@ int Grid::put(int row, int col, std::string_view text, Tone tone) {
       const unsigned char c = static_cast<unsigned char>(text[i]);
       // Control characters never reach the terminal: process names and messages are input.
       Cell& cell = at(row, col);
-      cell.glyph = (n == 1 && (c < 0x20 || c == 0x7F)) ? std::string("?") : std::string(text.substr(i, n));
+      cell.glyph =
+          (n == 1 && (c < 0x20 || c == 0x7F)) ? std::string("?") : std::string(text.substr(i, n));
       cell.tone = tone;
     }
     i += n;

@@ -111,12 +111,16 @@ void history_line(Grid& g, int row, const Frame& f, const GpuRow& r, const ViewO
   const int w = std::clamp((g.cols() - 69) / 2, 8, 30);  // leaves 55+ columns for the reason
   const GpuState& gs = f.snapshot.gpus[r.index];
   int col = g.put(row, kNameCol, "u", Tone::kDim);
-  col = put_spark(g, row, col, sparkline(h ? h->util_pct : std::vector<Point>{}, h,
-                  f.history_from_ms, f.history_to_ms, w, 0, 100, o.unicode), Tone::kGood);
+  col = put_spark(g, row, col,
+                  sparkline(h ? h->util_pct : std::vector<Point>{}, h, f.history_from_ms,
+                            f.history_to_ms, w, 0, 100, o.unicode),
+                  Tone::kGood);
   col = g.put(row, col + 1, "t", Tone::kDim);
   const double hot = gs.info.temp_shutdown_c.value_or(95);
-  col = put_spark(g, row, col, sparkline(h ? h->temp_c : std::vector<Point>{}, nullptr,
-                  f.history_from_ms, f.history_to_ms, w, 20, hot, o.unicode), Tone::kNormal);
+  col = put_spark(g, row, col,
+                  sparkline(h ? h->temp_c : std::vector<Point>{}, nullptr, f.history_from_ms,
+                            f.history_to_ms, w, 20, hot, o.unicode),
+                  Tone::kNormal);
   // The slowdown reasons in words come first: they are what a person asks "why slow?" for.
   if (!r.throttle.empty() && r.verdict.level != GpuLevel::kLost) {
     col = g.put(row, col + 1, r.throttle, Tone::kWarn);
@@ -124,7 +128,8 @@ void history_line(Grid& g, int row, const Frame& f, const GpuRow& r, const ViewO
     g.put(row, col, " | " + r.verdict.reason, level_tone(r.verdict.level));
     return;
   }
-  g.put(row, col + 1, r.verdict.reason.empty() ? "ok" : r.verdict.reason, level_tone(r.verdict.level));
+  g.put(row, col + 1, r.verdict.reason.empty() ? "ok" : r.verdict.reason,
+        level_tone(r.verdict.level));
 }
 
 void findings_block(Grid& g, int row, int last_row, const Frame& f) {
@@ -174,10 +179,10 @@ std::vector<Line> detail_lines(const Frame& f, size_t i, const UiState& ui, int 
   out.push_back({"state: " + std::string(gpu_level_name(r.verdict.level)) +
                      (r.verdict.reason.empty() ? "" : ": " + r.verdict.reason),
                  level_tone(r.verdict.level)});
-  out.push_back({fmt::format("util {}  mem {}  temp {} (now/slowdown/shutdown)", r.util, r.mem,
-                             r.temp)});
-  out.push_back({fmt::format("power {}  SM clock {} MHz  PCIe {} (now/max)", r.power, r.clock,
-                             r.pcie)});
+  out.push_back(
+      {fmt::format("util {}  mem {}  temp {} (now/slowdown/shutdown)", r.util, r.mem, r.temp)});
+  out.push_back(
+      {fmt::format("power {}  SM clock {} MHz  PCIe {} (now/max)", r.power, r.clock, r.pcie)});
   out.push_back({"throttle: " + (r.throttle.empty() ? std::string("none") : r.throttle),
                  r.throttle.empty() ? Tone::kNormal : Tone::kWarn});
   const auto it = f.history.find(r.index);
@@ -202,14 +207,18 @@ std::vector<Line> detail_lines(const Frame& f, size_t i, const UiState& ui, int 
   const auto& procs = gs.sample.processes;
   out.push_back({fmt::format("PROCESSES ({})", procs ? std::to_string(procs->size()) : "unknown"),
                  Tone::kTitle});
-  out.push_back({fmt::format("  {:>8} {:<10} {:>9} {:<6} {}", "PID", "USER", "MEM", "JOB", "COMMAND"),
-                 Tone::kDim});
+  out.push_back(
+      {fmt::format("  {:>8} {:<10} {:>9} {:<6} {}", "PID", "USER", "MEM", "JOB", "COMMAND"),
+       Tone::kDim});
   if (procs)
     for (const ProcessInfo& p : *procs) {
       const auto u = f.users.find(p.pid);
       out.push_back({fmt::format(
-          "  {:>8} {:<10} {:>9} {:<6} {}", p.pid, u == f.users.end() ? "?" : u->second.substr(0, 10),
-          p.used_mem_bytes ? fmt::format("{:.1f}G", static_cast<double>(*p.used_mem_bytes) / (1024.0 * 1024 * 1024)) : "-",
+          "  {:>8} {:<10} {:>9} {:<6} {}", p.pid,
+          u == f.users.end() ? "?" : u->second.substr(0, 10),
+          p.used_mem_bytes ? fmt::format("{:.1f}G", static_cast<double>(*p.used_mem_bytes) /
+                                                        (1024.0 * 1024 * 1024))
+                           : "-",
           "-", p.name.value_or("?"))});
     }
   out.push_back({"FINDINGS", Tone::kTitle});
@@ -221,7 +230,8 @@ std::vector<Line> detail_lines(const Frame& f, size_t i, const UiState& ui, int 
                    wf.active ? severity_tone(x.severity) : Tone::kDim});
     for (const std::string& e : x.evidence)
       for (const std::string& l : wrap("   evidence: " + e, cols - 1, 13)) out.push_back({l});
-    for (const std::string& l : wrap("   remedy: " + x.remedy, cols - 1, 11)) out.push_back({l, Tone::kGood});
+    for (const std::string& l : wrap("   remedy: " + x.remedy, cols - 1, 11))
+      out.push_back({l, Tone::kGood});
   }
   return out;
 }
@@ -232,7 +242,8 @@ void detail_view(Grid& g, const Frame& f, const UiState& ui, const ViewOptions& 
   const size_t i = order[std::min(ui.selected, order.size() - 1)];
   const auto lines = detail_lines(f, i, ui, g.cols(), o);
   const int room = g.rows() - 2;
-  const int first = std::clamp(ui.detail_scroll, 0, std::max(0, static_cast<int>(lines.size()) - room));
+  const int first =
+      std::clamp(ui.detail_scroll, 0, std::max(0, static_cast<int>(lines.size()) - room));
   for (int k = 0; k < room && first + k < static_cast<int>(lines.size()); ++k) {
     const Line& l = lines[static_cast<size_t>(first + k)];
     g.put(1 + k, 0, l.text, l.tone);
@@ -268,9 +279,12 @@ Grid render(const Frame& frame, const UiState& ui, int rows, int cols, const Vie
     return g;
   }
   header(g, frame, ui);
-  if (frame.snapshot.gpus.empty()) g.put(2, 0, "no GPUs");
-  else if (ui.detail) detail_view(g, frame, ui, o);
-  else list_view(g, frame, ui, o);
+  if (frame.snapshot.gpus.empty())
+    g.put(2, 0, "no GPUs");
+  else if (ui.detail)
+    detail_view(g, frame, ui, o);
+  else
+    list_view(g, frame, ui, o);
   if (ui.help) help_box(g);
   g.put(rows - 1, 0, key_line(ui), Tone::kDim);
   return g;

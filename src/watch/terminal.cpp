@@ -27,13 +27,20 @@ void start_colors() {
 attr_t tone_attr(Tone t, bool color) {
   if (!color) return A_NORMAL;
   switch (t) {
-    case Tone::kGood: return COLOR_PAIR(1);
-    case Tone::kWarn: return COLOR_PAIR(2) | A_BOLD;
-    case Tone::kBad: return COLOR_PAIR(3) | A_BOLD;
-    case Tone::kDim: return A_DIM;
-    case Tone::kTitle: return COLOR_PAIR(4) | A_BOLD;
-    case Tone::kSelected: return A_REVERSE;
-    case Tone::kNormal: break;
+    case Tone::kGood:
+      return COLOR_PAIR(1);
+    case Tone::kWarn:
+      return COLOR_PAIR(2) | A_BOLD;
+    case Tone::kBad:
+      return COLOR_PAIR(3) | A_BOLD;
+    case Tone::kDim:
+      return A_DIM;
+    case Tone::kTitle:
+      return COLOR_PAIR(4) | A_BOLD;
+    case Tone::kSelected:
+      return A_REVERSE;
+    case Tone::kNormal:
+      break;
   }
   return A_NORMAL;
 }
@@ -108,8 +115,10 @@ int run_watch(Feed& feed, const RunOptions& o, std::ostream& out, std::ostream& 
   while (!ui.quit) {
     if ((!ui.paused && Clock::now() >= next_poll) || refetch) {
       auto f = feed.poll({ui.span_ms(), ui.back_ms, std::clamp((COLS - 69) / 2, 8, 30)});
-      if (f) frame = std::move(*f);
-      else frame.error = f.error().message;
+      if (f)
+        frame = std::move(*f);
+      else
+        frame.error = f.error().message;
       next_poll = Clock::now() + std::chrono::milliseconds(o.refresh_ms);
       dirty = true;
       refetch = false;

@@ -11,7 +11,7 @@ UserOf process_users(const Snapshot& snapshot, const std::string& proc_root) {
     if (!g.sample.processes) continue;
     for (const ProcessInfo& p : *g.sample.processes) {
       if (out.contains(p.pid)) continue;
-      struct stat st{};
+      struct stat st {};
       // The owner of /proc/<pid> is the process's real user: no parsing of status needed.
       if (::stat((proc_root + "/" + std::to_string(p.pid)).c_str(), &st) != 0) continue;
       passwd pw{}, *found = nullptr;

@@ -19,12 +19,12 @@ std::string_view sort_name(SortKey k);
 inline constexpr int64_t kSpans[] = {10 * 60'000, 60 * 60'000, 6 * 3600'000, 24 * 3600'000};
 
 struct UiState {
-  size_t selected = 0;       // position in the sorted list
-  bool detail = false;       // the selected GPU's processes and findings
-  int detail_scroll = 0;     // first line of the detail page shown
+  size_t selected = 0;    // position in the sorted list
+  bool detail = false;    // the selected GPU's processes and findings
+  int detail_scroll = 0;  // first line of the detail page shown
   SortKey sort = SortKey::kIndex;
-  size_t span = 0;           // index into kSpans
-  int64_t back_ms = 0;       // how far the window is scrolled back from now
+  size_t span = 0;      // index into kSpans
+  int64_t back_ms = 0;  // how far the window is scrolled back from now
   bool paused = false;
   bool help = false;
   bool quit = false;
@@ -61,7 +61,7 @@ Grid render(const Frame& frame, const UiState& ui, int rows, int cols, const Vie
 // `values` bucketed into `width` columns over [from, to) (max per column), scaled to [lo, hi],
 // with 'X' where an Xid fell and '!' where a slowdown was seen; ' ' where nothing was sampled.
 std::vector<std::string> sparkline(const std::vector<Point>& values, const GpuHistory* marks,
-                                   int64_t from_ms, int64_t to_ms, int width, double lo,
-                                   double hi, bool unicode);
+                                   int64_t from_ms, int64_t to_ms, int width, double lo, double hi,
+                                   bool unicode);
 
 }  // namespace gw::watch

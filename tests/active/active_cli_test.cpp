@@ -41,11 +41,11 @@ TEST(ActiveCli, DemoStressTextShowsTheFiguresTable) {
 }
 
 TEST(ActiveCli, StressOnlyOptionsWithoutStressAreUsageErrors) {
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"doctor", "--demo", "--force"},
-           {"doctor", "--demo", "--gpu", "1"},
-           {"doctor", "--demo", "--stress", "5", "--quick"},
-           {"doctor", "--demo", "--stress", "0"}}) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"doctor", "--demo", "--force"},
+                                             {"doctor", "--demo", "--gpu", "1"},
+                                             {"doctor", "--demo", "--stress", "5", "--quick"},
+                                             {"doctor", "--demo", "--stress", "0"}}) {
     const auto r = run_gpuwarden(args);
     EXPECT_EQ(r.exit_code, 64) << args.back() << r.describe();
   }

@@ -19,8 +19,10 @@ using nlohmann::json;
 // nvidia-smi's own view: "index, pcie.link.gen.max, pcie.link.width.max, clocks.max.sm".
 std::vector<std::vector<std::string>> smi_rows() {
   std::vector<std::vector<std::string>> rows;
-  FILE* p = popen("nvidia-smi --query-gpu=index,pcie.link.gen.max,pcie.link.width.max,"
-                  "clocks.max.sm --format=csv,noheader,nounits", "r");
+  FILE* p = popen(
+      "nvidia-smi --query-gpu=index,pcie.link.gen.max,pcie.link.width.max,"
+      "clocks.max.sm --format=csv,noheader,nounits",
+      "r");
   if (p == nullptr) return rows;
   char line[512];
   while (fgets(line, sizeof line, p) != nullptr) {

@@ -34,8 +34,10 @@ struct Play {
 Played play(const Play& p) {
   setenv("GPUWARDEN_FAKE_TIME_SCALE", std::to_string(p.scale).c_str(), 1);
   GpuSourceOptions so;
-  if (p.scenario.empty()) so.demo = true;
-  else so.scenario = std::string(GW_SOURCE_DIR) + "/scenarios/" + p.scenario + ".json";
+  if (p.scenario.empty())
+    so.demo = true;
+  else
+    so.scenario = std::string(GW_SOURCE_DIR) + "/scenarios/" + p.scenario + ".json";
   Played out;
   auto src = open_gpu_source(so);
   EXPECT_TRUE(src) << src.error().to_string();
@@ -58,8 +60,7 @@ Played play(const Play& p) {
     std::this_thread::sleep_for(d);
     return true;
   };
-  active::run_stress(**src, cu ? cu->get() : nullptr, cu ? "" : cu.error().to_string(), o,
-                     out.obs);
+  active::run_stress(**src, cu ? cu->get() : nullptr, cu ? "" : cu.error().to_string(), o, out.obs);
   out.findings = diagnose(out.obs);
   return out;
 }

@@ -10,7 +10,8 @@ namespace gw::alert {
 namespace {
 
 TEST(RedactUrl, CredentialsInEveryPlaceAreHidden) {
-  EXPECT_EQ(redact_url("https://alice:hunter2@am.example:9093/api"), "https://***@am.example:9093/api");
+  EXPECT_EQ(redact_url("https://alice:hunter2@am.example:9093/api"),
+            "https://***@am.example:9093/api");
   EXPECT_EQ(redact_url("http://tok3n@h/x"), "http://***@h/x");
   EXPECT_EQ(redact_url("https://hooks.example.com/services/T0AB12CD/B0XY34ZW/aB3dE5fG7hI9jK1lM3nO"),
             "https://hooks.example.com/services/T0AB12CD/B0XY34ZW/***");

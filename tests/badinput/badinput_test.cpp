@@ -181,8 +181,9 @@ TEST(Outputs, StdoutOnAFullDiskIsAnErrorForEveryCommand) {
 // refusal that names both options, never an out-of-memory abort; the checkpoint sweep too.
 TEST(Outputs, SimulateRefusesAClusterTooLargeToModel) {
   const std::string trace = std::string(GW_SOURCE_DIR) + "/tests/traces/data/tiresias_unsorted.csv";
-  const std::vector<std::string> base = {"simulate", "--trace", trace, "--nodes", "1000000",
-                                         "--gpus-per-node", "1024", "--policies", "fcfs"};
+  const std::vector<std::string> base = {"simulate", "--trace",    trace,
+                                         "--nodes",  "1000000",    "--gpus-per-node",
+                                         "1024",     "--policies", "fcfs"};
   for (const bool sweep : {false, true}) {
     std::vector<std::string> args = base;
     if (sweep)
@@ -197,10 +198,11 @@ TEST(Outputs, SimulateRefusesAClusterTooLargeToModel) {
     EXPECT_TRUE(c.out.empty()) << c.out.substr(0, 300);
   }
   // The largest it models is still run.
-  const ChildResult ok = run_child(
-      {}, {"simulate", "--trace", trace, "--nodes", "4096", "--gpus-per-node", "1024", "--policies",
-           "fcfs", "--format", "json"},
-      kTimeBound);
+  const ChildResult ok =
+      run_child({},
+                {"simulate", "--trace", trace, "--nodes", "4096", "--gpus-per-node", "1024",
+                 "--policies", "fcfs", "--format", "json"},
+                kTimeBound);
   EXPECT_EQ(ok.exit_code, 0) << ok.describe();
   EXPECT_TRUE(nlohmann::json::accept(ok.out)) << ok.out.substr(0, 300);
 }

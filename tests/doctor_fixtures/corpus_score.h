@@ -65,7 +65,8 @@ inline std::vector<Item> checks(const std::string& name) {
     it.kind = line.substr(0, colon);
     rest >> it.code;
     std::string g;
-    if (rest >> g && g.rfind("gpu=", 0) == 0) it.gpu = static_cast<unsigned>(std::stoul(g.substr(4)));
+    if (rest >> g && g.rfind("gpu=", 0) == 0)
+      it.gpu = static_cast<unsigned>(std::stoul(g.substr(4)));
     out.push_back(it);
   }
   return out;
@@ -154,6 +155,5 @@ inline void report(const std::map<std::string, Score>& scores, const char* label
     EXPECT_GT(s.cases, 0u);
   }
 }
-
 
 }  // namespace gw::corpus

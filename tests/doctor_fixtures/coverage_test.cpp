@@ -75,8 +75,7 @@ TEST(Coverage, ADriverLineNothingReadIsListedWithItsLine) {
 
 TEST(Coverage, RoutineDriverLinesOfAHealthyBootAreRead) {
   // 012: an HGX boot, module loads, nvidia-drm per GPU, NVSwitch opens: all read.
-  const InputCoverage c =
-      coverage(fixture("012-dmesg-hgx-boot-no-xid-healthy", "dmesg.log"));
+  const InputCoverage c = coverage(fixture("012-dmesg-hgx-boot-no-xid-healthy", "dmesg.log"));
   EXPECT_EQ(c.gpu_lines_not_read, 0u) << (c.gpu_unread.empty() ? "" : c.gpu_unread[0].excerpt);
 }
 
@@ -93,7 +92,8 @@ TEST(Coverage, AStackTraceInTheNvidiaModuleIsNotReadAsUnderstood) {
   std::string part;
   for (size_t i = from; i < all.size(); ++i) part += all[i] + "\n";
   const InputCoverage whole = coverage(fixture("009-dmesg-xid119-gsp-rpc-timeout", "dmesg.log"));
-  EXPECT_GT(whole.gpu_lines_not_read, whole.gpu_unread.size()) << "the list is capped, the count not";
+  EXPECT_GT(whole.gpu_lines_not_read, whole.gpu_unread.size())
+      << "the list is capped, the count not";
   EXPECT_TRUE(listed(coverage(part), frame - from + 1));
 }
 
@@ -140,27 +140,30 @@ TEST(Coverage, UnreadGpuLinesBesideAHealthyTableKeepItFromHealthy) {
   const size_t first = lines_of(table).size() + 1;
   bool named = false;
   for (const auto& r : cli::incomplete_reasons(run))
-    named = named || r.find("table-peermem.txt:" + std::to_string(first) + ": ") != std::string::npos;
+    named =
+        named || r.find("table-peermem.txt:" + std::to_string(first) + ": ") != std::string::npos;
   EXPECT_TRUE(named) << "the unread line is not named by file:line";
 }
 
 TEST(Coverage, OneDecorativeLineDoesNotMakeACompleteDiagnosisIncomplete) {
   const std::string table = fixture("013-h100x8-nvidia-smi-table-healthy", "input.txt");
-  for (const char* deco : {"==================== output ====================\n",
-                                  "Here is the output:\n", "```\n"}) {
+  for (const char* deco :
+       {"==================== output ====================\n", "Here is the output:\n", "```\n"}) {
     const cli::DoctorRun run = doctor("deco.txt", deco + table);
     EXPECT_EQ(cli::doctor_exit_code(run), cli::kDoctorHealthy) << deco;
     EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 0u) << deco;
   }
   // Many lines of prose that name no GPU still weigh: most of the input was not read.
   std::string prose;
-  for (int i = 0; i < 40; ++i) prose += "the job ran for a while and then stopped " + std::to_string(i) + "\n";
+  for (int i = 0; i < 40; ++i)
+    prose += "the job ran for a while and then stopped " + std::to_string(i) + "\n";
   EXPECT_EQ(cli::doctor_exit_code(doctor("prose.txt", prose + table)), cli::kDoctorIncomplete);
 }
 
 TEST(Coverage, ALineTheApplicationScannerTookIsNotUnread) {
   // 108's container hook failure, as dockerd wrote it to the journal: read as an app message.
-  const std::string app = fixture("108-docker-nvml-mismatch-hook-plus-dmesg-515-vs-510", "dmesg.log");
+  const std::string app =
+      fixture("108-docker-nvml-mismatch-hook-plus-dmesg-515-vs-510", "dmesg.log");
   const InputCoverage c = coverage(app);
   for (const UnreadLine& u : c.gpu_unread)
     EXPECT_EQ(u.excerpt.find("Xid"), std::string::npos) << u.excerpt;
@@ -200,7 +203,9 @@ TEST(Dcgm, DiagFailureOnOneGpuInEveryVariant) {
     for (const Finding& f : run.findings)
       if (f.code == "dcgm.diag_fail") {
         bool thermal = false;
-        for (const auto& e : f.evidence) thermal = thermal || e.find("Thermal violations totaling 13.3 seconds started") != std::string::npos;
+        for (const auto& e : f.evidence)
+          thermal = thermal ||
+                    e.find("Thermal violations totaling 13.3 seconds started") != std::string::npos;
         EXPECT_TRUE(thermal) << tag << ": the wrapped text is not joined back";
       }
   }
@@ -241,7 +246,8 @@ TEST(Dcgm, XidReadingWinsOverAHealthyReport) {
     if (f.code != "dcgm.xid") continue;
     EXPECT_NE(f.title.find("Xid 120"), std::string::npos);
     bool who = false;
-    for (const auto& e : f.evidence) who = who || e.find("dcgmi health said 'Overall Health: Healthy'") == 0;
+    for (const auto& e : f.evidence)
+      who = who || e.find("dcgmi health said 'Overall Health: Healthy'") == 0;
     EXPECT_TRUE(who) << "the healthy report is not named";
   }
 }

@@ -341,14 +341,17 @@ TEST(DoctorIncomplete, UnreadGpuLinesAreListedAndWeigh) {
   c.lines_not_understood = 3;
   c.first_not_understood_line = 12;
   c.gpu_lines_not_read = 2;
-  c.gpu_unread = {{12, "nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected invalid context"}};
+  c.gpu_unread = {
+      {12, "nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected invalid context"}};
   run.obs.coverage.push_back(c);
   EXPECT_EQ(doctor_exit_code(run), kDoctorIncomplete);
   const auto reasons = incomplete_reasons(run);
   ASSERT_GE(reasons.size(), 3u);
-  EXPECT_EQ(reasons[0], "2 lines naming a GPU, its driver, CUDA, NCCL or DCGM not read in dump.txt:");
-  EXPECT_EQ(reasons[1], "  dump.txt:12: nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected "
-                        "invalid context");
+  EXPECT_EQ(reasons[0],
+            "2 lines naming a GPU, its driver, CUDA, NCCL or DCGM not read in dump.txt:");
+  EXPECT_EQ(reasons[1],
+            "  dump.txt:12: nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected "
+            "invalid context");
   EXPECT_EQ(reasons[2], "  ... and 1 more");
   const auto j = doctor_json(run, nullptr);
   EXPECT_EQ(j["coverage"][0]["gpu_lines_not_read"], 2);

@@ -7,6 +7,7 @@
 // build. Under ASan the child runs with a small allocator quarantine (quarantine_size_mb): the
 // default one keeps up to 256 MiB of freed blocks resident, which is ASan's memory, not ours.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,12 +16,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -65,13 +64,13 @@ Block csv_block(int first_second) {
   char line[512];
   for (int s = first_second; b.text.size() < (size_t{1} << 20) - 4096; ++s)
     for (int g = 0; g < 8; ++g) {
-      std::snprintf(line, sizeof line,
-                    "2026/11/%02d %02d:%02d:%02d.000, %d, NVIDIA H100 80GB HBM3, 00000000:%02X:00.0, "
-                    "GPU-0000000%d-1111-2222-3333-444444444444, %d, %d.12 W, 700.00 W, %d %%, "
-                    "%d %%, %d MiB, 81559 MiB, 1980 MHz, 0x0000000000000000\n",
-                    1 + s / 86400, s / 3600 % 24, s / 60 % 60, s % 60, g, 0x18 + g, g,
-                    60 + (s + g) % 20, 500 + (s * 7 + g) % 200, 90 + s % 10, 40 + g,
-                    60000 + s % 1000);
+      std::snprintf(
+          line, sizeof line,
+          "2026/11/%02d %02d:%02d:%02d.000, %d, NVIDIA H100 80GB HBM3, 00000000:%02X:00.0, "
+          "GPU-0000000%d-1111-2222-3333-444444444444, %d, %d.12 W, 700.00 W, %d %%, "
+          "%d %%, %d MiB, 81559 MiB, 1980 MHz, 0x0000000000000000\n",
+          1 + s / 86400, s / 3600 % 24, s / 60 % 60, s % 60, g, 0x18 + g, g, 60 + (s + g) % 20,
+          500 + (s * 7 + g) % 200, 90 + s % 10, 40 + g, 60000 + s % 1000);
       b.text += line;
       ++b.lines;
     }

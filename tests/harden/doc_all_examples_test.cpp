@@ -85,14 +85,14 @@ bool has(const std::vector<std::string>& a, const std::string& w) {
 
 // Why an example is not run, or "" to run it.
 std::string skip_reason(const Example& e, const fs::path& scratch) {
-  static const std::set<std::string> commands = {"doctor", "status", "capture", "simulate",
-                                                 "serve", "history"};
+  static const std::set<std::string> commands = {"doctor",   "status", "capture",
+                                                 "simulate", "serve",  "history"};
   const auto& a = e.args;
   if (a.empty() || commands.count(a[0]) == 0) return "output or prose, not a command";
   for (const std::string& w : a) {
     if (w.find('[') != std::string::npos || w.find('|') != std::string::npos ||
-        w.find("...") != std::string::npos || w.find('<') != std::string::npos ||
-        w.back() == ':' || std::regex_match(w, std::regex("[A-Z][A-Z_]+")))
+        w.find("...") != std::string::npos || w.find('<') != std::string::npos || w.back() == ':' ||
+        std::regex_match(w, std::regex("[A-Z][A-Z_]+")))
       return "a synopsis with placeholders";
     if (w == ">" || w.find('>') == 0) return "uses shell redirection";
   }
@@ -104,9 +104,11 @@ std::string skip_reason(const Example& e, const fs::path& scratch) {
   if ((a[0] == "doctor" || a[0] == "status" || a[0] == "capture") && !offline)
     return "needs a GPU (real NVML)";
   for (size_t i = 1; i < a.size(); ++i) {
-    const bool file_like = std::regex_match(a[i], std::regex(R"([\w./-]+\.(txt|xml|csv|log|json))"));
+    const bool file_like =
+        std::regex_match(a[i], std::regex(R"([\w./-]+\.(txt|xml|csv|log|json))"));
     const bool output = a[i - 1] == "-o" || a[i - 1] == "--output" || a[i - 1] == "--jobs-out";
-    if (file_like && !output && !fs::exists(scratch / a[i]) && !fs::exists(scratch / (a[i] + ".gz")))
+    if (file_like && !output && !fs::exists(scratch / a[i]) &&
+        !fs::exists(scratch / (a[i] + ".gz")))
       return "names the reader's own file " + a[i];
   }
   return "";
@@ -124,7 +126,8 @@ TEST(DocExamples, EveryDocumentedCommandRunsAsWritten) {
     all.insert(all.end(), ex.begin(), ex.end());
   }
   clitest::TempDir scratch;
-  for (const char* d : {"data", "scenarios", "fixtures"}) fs::create_directory_symlink(root / d, scratch.path() / d);
+  for (const char* d : {"data", "scenarios", "fixtures"})
+    fs::create_directory_symlink(root / d, scratch.path() / d);
   size_t ran = 0;
   std::string skipped;
   for (const Example& e : all) {
@@ -147,7 +150,8 @@ TEST(DocExamples, EveryDocumentedCommandRunsAsWritten) {
     // 0 healthy, 1/2 findings: the command worked. 3 (nothing read), 64 (usage), 74 (write)
     // and signals mean the documented example is broken.
     EXPECT_TRUE(!r.timed_out && r.signal == 0 && r.exit_code >= 0 && r.exit_code <= 2)
-        << e.where << "\n" << r.describe();
+        << e.where << "\n"
+        << r.describe();
     ++ran;
   }
   std::cout << "documented examples run: " << ran << ", skipped:\n" << skipped;

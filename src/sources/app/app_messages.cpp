@@ -325,11 +325,18 @@ bool is_routine_nccl_info(std::string_view s) {
   const size_t at = s.find("NCCL INFO ");
   if (at == std::string_view::npos) return false;
   const auto m = s.substr(at + 10);
-  static constexpr std::array<std::string_view, 12> kRoutine = {
-      "threadThresholds", "Trees [",          "Connected all rings", "Connected all trees",
-      "Setting affinity", "Init COMPLETE",    "NET/Plugin : No plugin found",
-      "comm 0x",          "Launch mode",      "Using network",      "NCCL_",
-      "cudaDriverVersion"};
+  static constexpr std::array<std::string_view, 12> kRoutine = {"threadThresholds",
+                                                                "Trees [",
+                                                                "Connected all rings",
+                                                                "Connected all trees",
+                                                                "Setting affinity",
+                                                                "Init COMPLETE",
+                                                                "NET/Plugin : No plugin found",
+                                                                "comm 0x",
+                                                                "Launch mode",
+                                                                "Using network",
+                                                                "NCCL_",
+                                                                "cudaDriverVersion"};
   for (std::string_view k : kRoutine)
     if (text::starts_with(m, k)) return true;
   // "Channel 00/02 :    0   1": the ring order (a channel line with "via" is a transport).

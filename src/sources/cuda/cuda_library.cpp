@@ -71,18 +71,19 @@ Result<std::shared_ptr<const CudaLibrary>> CudaLibrary::open(const std::string& 
   lib->handle_ = h;
   lib->path_ = path;
   std::string missing;
-  for_each_symbol(lib->api_, [&](auto& slot, std::initializer_list<const char*> names,
-                                 bool required) {
-    for (const char* n : names) {
-      if (void* p = dlsym(h, n)) {
-        slot.fn = reinterpret_cast<std::remove_reference_t<decltype(slot.fn)>>(p);
-        slot.name = n;
-        break;
-      }
-    }
-    if (!slot && required) missing += std::string(missing.empty() ? "" : ", ") + *names.begin();
-    if (!slot) slot.name = *names.begin();
-  });
+  for_each_symbol(lib->api_,
+                  [&](auto& slot, std::initializer_list<const char*> names, bool required) {
+                    for (const char* n : names) {
+                      if (void* p = dlsym(h, n)) {
+                        slot.fn = reinterpret_cast<std::remove_reference_t<decltype(slot.fn)>>(p);
+                        slot.name = n;
+                        break;
+                      }
+                    }
+                    if (!slot && required)
+                      missing += std::string(missing.empty() ? "" : ", ") + *names.begin();
+                    if (!slot) slot.name = *names.begin();
+                  });
   if (!missing.empty())
     return make_error("cuda.incompatible_library",
                       "the library does not export " + missing + "; it is not a usable libcuda",

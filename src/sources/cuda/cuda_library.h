@@ -48,8 +48,8 @@ struct CudaApi {
   Sym<CUresult (*)(CUmodule*, const void*)> module_load_data;
   Sym<CUresult (*)(CUmodule)> module_unload;
   Sym<CUresult (*)(CUfunction*, CUmodule, const char*)> module_get_function;
-  Sym<CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                   unsigned, CUstream, void**, void**)>
+  Sym<CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                   CUstream, void**, void**)>
       launch_kernel;
   // Optional.
   Sym<CUresult (*)(CUresult, const char**)> error_string;

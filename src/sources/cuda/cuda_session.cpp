@@ -13,8 +13,8 @@ Status attach_fake(const CudaLibrary& lib, const CudaSessionOptions& o) {
   auto attach = reinterpret_cast<Attach>(lib.extra_symbol("gwfake_cuda_attach"));
   auto last = reinterpret_cast<LastError>(lib.extra_symbol("gwfake_cuda_last_error"));
   if (attach == nullptr)
-    return make_error("cuda.not_fake", "a scenario needs the fake CUDA driver, and " +
-                                           lib.path() + " is not it (no gwfake_cuda_attach)");
+    return make_error("cuda.not_fake", "a scenario needs the fake CUDA driver, and " + lib.path() +
+                                           " is not it (no gwfake_cuda_attach)");
   if (attach(o.fake_nvml_path->c_str(), o.scenario_path->c_str()) != 0)
     return make_error("scenario.invalid", last != nullptr ? last() : "the fake CUDA refused it",
                       *o.scenario_path);

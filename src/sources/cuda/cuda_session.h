@@ -28,7 +28,7 @@ struct CudaSessionOptions {
 struct CudaDevice {
   int ordinal = 0;
   std::string name;
-  std::string pci_bus_id;  // normalised like NVML's ("00000000:18:00.0"); "" when unknown
+  std::string pci_bus_id;   // normalised like NVML's ("00000000:18:00.0"); "" when unknown
   CUcontext ctx = nullptr;  // the device's primary context, once a task ran on it
 };
 
@@ -79,7 +79,8 @@ class CudaSession {
   std::shared_ptr<const CudaLibrary> lib_;
   std::vector<CudaDevice> devices_;
   std::vector<std::unique_ptr<nvml::DeadlineRunner>> runners_;
-  std::vector<unsigned char> hung_;  // one byte per device: workers of different devices write at once
+  std::vector<unsigned char>
+      hung_;  // one byte per device: workers of different devices write at once
   std::chrono::milliseconds deadline_{20000};
   int driver_version_ = 0;
 };

@@ -5,10 +5,9 @@
 // mid-word included, so chunks are joined as they are.
 #include "sources/dcgm/dcgm_text.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cctype>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "sources/smi/text_util.h"
@@ -94,7 +93,8 @@ std::optional<Verdict> verdict(std::string_view v) {
       const size_t colon = rest.find(':', rest.find_first_of("0123456789"));
       const auto ids = colon == std::string_view::npos ? rest : rest.substr(0, colon);
       out.gpus = numbers(ids);
-      if (colon != std::string_view::npos) out.why = std::string(text::trim(rest.substr(colon + 1)));
+      if (colon != std::string_view::npos)
+        out.why = std::string(text::trim(rest.substr(colon + 1)));
     } else if (!rest.empty() && !text::iequals(rest, "All")) {
       return std::nullopt;  // "Pass" followed by something that is no GPU list
     }
@@ -197,7 +197,8 @@ std::string text_for(const std::vector<std::pair<std::string, std::string>>& tex
   for (const auto& [kind, t] : texts) {
     if (kind == "Info") continue;
     all += (all.empty() ? "" : " | ") + t;
-    if (gpu && t.rfind("GPU " + std::to_string(*gpu), 0) == 0) named += (named.empty() ? "" : " | ") + t;
+    if (gpu && t.rfind("GPU " + std::to_string(*gpu), 0) == 0)
+      named += (named.empty() ? "" : " | ") + t;
   }
   return named.empty() ? all : named;
 }
@@ -338,9 +339,10 @@ BlockInfo read_json(std::string_view block, std::string_view origin, size_t firs
   if (!body.is_object() || !body.contains("Overall Health")) return info;
   info.recognised = true;
   const auto& overall = body["Overall Health"];
-  const std::string value = overall.is_object() && overall.contains("value") && overall["value"].is_string()
-                                ? overall["value"].get<std::string>()
-                                : "";
+  const std::string value =
+      overall.is_object() && overall.contains("value") && overall["value"].is_string()
+          ? overall["value"].get<std::string>()
+          : "";
   DcgmResult r;
   r.kind = value == "Healthy" ? DcgmKind::kHealthy : DcgmKind::kHealth;
   r.part = "dcgmi health";

@@ -74,12 +74,12 @@ unsigned mention_mask16(const char* d) {
   };
   // v/V, i/I, d/D: OR 0x20 folds the case of these letters.
   const __m128i low = _mm_set1_epi8(0x20);
-  const __m128i vid = _mm_and_si128(
-      _mm_and_si128(eq(_mm_or_si128(a, low), 'v'), eq(_mm_or_si128(b, low), 'i')),
-      eq(_mm_or_si128(c, low), 'd'));
-  const __m128i m = _mm_or_si128(_mm_or_si128(vid, all3('G', 'P', 'U')),
-                                 _mm_or_si128(_mm_or_si128(all3('C', 'U', 'D'), all3('C', 'C', 'L')),
-                                              all3('C', 'G', 'M')));
+  const __m128i vid =
+      _mm_and_si128(_mm_and_si128(eq(_mm_or_si128(a, low), 'v'), eq(_mm_or_si128(b, low), 'i')),
+                    eq(_mm_or_si128(c, low), 'd'));
+  const __m128i m = _mm_or_si128(
+      _mm_or_si128(vid, all3('G', 'P', 'U')),
+      _mm_or_si128(_mm_or_si128(all3('C', 'U', 'D'), all3('C', 'C', 'L')), all3('C', 'G', 'M')));
   return static_cast<unsigned>(_mm_movemask_epi8(m));
 }
 #endif
@@ -92,9 +92,9 @@ unsigned pair_mask16(const char* d) {
   const auto both = [&](char x, char y) {
     return _mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8(x)), _mm_cmpeq_epi8(b, _mm_set1_epi8(y)));
   };
-  const __m128i m = _mm_or_si128(_mm_or_si128(both('V', 'R'), both('X', 'i')),
-                                 _mm_or_si128(_mm_or_si128(both('R', ':'), both('F', 'O')),
-                                              both('G', 'b')));
+  const __m128i m =
+      _mm_or_si128(_mm_or_si128(both('V', 'R'), both('X', 'i')),
+                   _mm_or_si128(_mm_or_si128(both('R', ':'), both('F', 'O')), both('G', 'b')));
   return static_cast<unsigned>(_mm_movemask_epi8(m));
 }
 #endif
@@ -112,8 +112,7 @@ size_t next_anchor_pair(std::string_view text, size_t from, size_t to, bool ment
       lo |= mention_mask16(d + i);
       hi |= mention_mask16(d + i + 16);
     }
-    if ((lo | hi) != 0)
-      return i + static_cast<size_t>(__builtin_ctzll(lo | (uint64_t{hi} << 16)));
+    if ((lo | hi) != 0) return i + static_cast<size_t>(__builtin_ctzll(lo | (uint64_t{hi} << 16)));
   }
 #endif
   for (; i < to && i + 1 < n; ++i) {
@@ -161,11 +160,11 @@ class Stream {
   std::vector<Error>* errors_;
   const KernelLogParseOptions& opt_;
   KernelLogStats st_;
-  size_t cur_ = 0;      // start of the first line not yet accounted for
-  size_t line_no_ = 1;  // its line number
-  bool walk_ = false;   // every line is looked at (classify_lines or a dmesg -H log)
+  size_t cur_ = 0;         // start of the first line not yet accounted for
+  size_t line_no_ = 1;     // its line number
+  bool walk_ = false;      // every line is looked at (classify_lines or a dmesg -H log)
   bool mentions_ = false;  // on_unread_gpu_line is set: stop at GPU names too
-  bool hmode_ = false;  // dmesg -H seen: delta lines need the running clock
+  bool hmode_ = false;     // dmesg -H seen: delta lines need the running clock
   std::optional<int64_t> hclock_ms_;
   std::optional<Event> pending_;
   bool pending_announce_ = false;
@@ -200,8 +199,9 @@ bool iequal_at(std::string_view s, size_t at, std::string_view w) {
 // "CUDA", "NCCL", "DCGM" (the 'C'); lowercase "nvidia" is found by its own search.
 bool Stream::mention_at(size_t h) const {
   const char c = text_[h];
-  if (c == 'V') return h >= 1 && (text_[h - 1] == 'N' || text_[h - 1] == 'n') &&
-                       iequal_at(text_, h + 1, "idia");
+  if (c == 'V')
+    return h >= 1 && (text_[h - 1] == 'N' || text_[h - 1] == 'n') &&
+           iequal_at(text_, h + 1, "idia");
   if (c == 'v') return h >= 1 && (text_[h - 1] == 'n' || text_[h - 1] == 'N');
   if (c == 'G') return text_.substr(h, 3) == "GPU";
   if (c == 'C')

@@ -58,9 +58,8 @@ Result<ScenarioEvent> parse_event(const Json& e, const Scenario& s, const std::s
   const Json gpu = e.value("gpu", Json());
   const bool all = gpu.is_string() && gpu.get<std::string>() == "all";
   if (!all && !(gpu.is_number_unsigned() && gpu.get<size_t>() < s.gpus.size()))
-    return bad(where + ".gpu",
-               "expected a device index below " + std::to_string(s.gpus.size()) +
-                   " (the length of devices) or \"all\"");
+    return bad(where + ".gpu", "expected a device index below " + std::to_string(s.gpus.size()) +
+                                   " (the length of devices) or \"all\"");
   ev.gpu = all ? 0 : gpu.get<unsigned>();
   if (auto it = e.find("set"); it != e.end()) {
     ScenarioGpu scratch = s.gpus.at(ev.gpu);  // validate now, not when the fake plays it

@@ -52,8 +52,8 @@ struct CudaPeerScript {
   std::optional<double> gb_s;
 };
 struct CudaScript {
-  double efficiency = 0.82;  // share of the link's per-direction payload figure a copy reaches
-  double bidir_factor = 1.7;  // both directions at once vs one direction
+  double efficiency = 0.82;       // share of the link's per-direction payload figure a copy reaches
+  double bidir_factor = 1.7;      // both directions at once vs one direction
   double nvlink_peer_gb_s = 300;  // a pair whose GPUs both have active NVLinks
   double pcie_peer_gb_s = 0;      // other pairs; 0 = the slower link's H2D figure
   double kernel_ms = 20;
@@ -71,7 +71,7 @@ struct Scenario {
   std::optional<int> cuda_driver_version;
   std::optional<int> init_error;  // NVML code nvmlInit returns
   std::vector<ScenarioGpu> gpus;
-  std::vector<ScenarioEvent> timeline;  // sorted by t_s (stable)
+  std::vector<ScenarioEvent> timeline;       // sorted by t_s (stable)
   std::vector<ScenarioEvent> load_timeline;  // "after_load" entries, sorted by t_s
   std::optional<Json> cuda_json;             // the "cuda" section as written (kept for writing)
 };

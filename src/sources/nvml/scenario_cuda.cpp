@@ -109,8 +109,8 @@ Result<CudaScript> parse_cuda_script(const Scenario& sc, std::string_view origin
   const std::string w = std::string(origin) + ": cuda";
   if (!c.is_object()) return bad(w, "expected an object");
   if (Status st = unknown_keys(c,
-                               {"efficiency", "bidir_factor", "nvlink_peer_gb_s",
-                                "pcie_peer_gb_s", "kernel_ms", "init_error", "devices", "peers"},
+                               {"efficiency", "bidir_factor", "nvlink_peer_gb_s", "pcie_peer_gb_s",
+                                "kernel_ms", "init_error", "devices", "peers"},
                                w);
       !st)
     return st.error();
