@@ -3,9 +3,13 @@
 // counted, every Xid is counted (issue 20). The inputs are written into the build directory
 // (a 1 MiB block repeated, about a second) and removed at the end.
 //
-// The bound is the child's own high-water mark, so it holds for the binary under test in any
-// build. Under ASan the child runs with a small allocator quarantine (quarantine_size_mb): the
-// default one keeps up to 256 MiB of freed blocks resident, which is ASan's memory, not ours.
+// The bound is the child's own high-water mark. In a plain build it is 64 MiB whatever the input.
+// Under ASan three things are ASan's memory, not ours, and are allowed for: its runtime and the
+// 400 MB binary (measured: the same binary's peak on a one-line input), the shadow byte it
+// faults in for every 8 bytes read from the mapped file (input/8, never given back), and its
+// redzones around each heap block (the 64 MiB counted twice). A parse that kept the mapping
+// resident (the bug this guards) would still exceed that by the whole input. The child runs
+// with a small allocator quarantine: the default keeps up to 256 MiB of freed blocks.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -119,6 +123,20 @@ Child run(const std::vector<std::string>& args, const fs::path& out_path) {
   return c;
 }
 
+// The peak-RSS bound for an input of `input_bytes` (see the top of this file).
+long bound_kb(const fs::path& dir, size_t input_bytes) {
+#if defined(__SANITIZE_ADDRESS__)
+  const fs::path tiny = dir / "tiny.log";
+  std::ofstream(tiny) << "[    1.000000] Linux version 6.1.0\n";
+  const Child base = run({"doctor", "--json", "--from", tiny.string()}, dir / "tiny.json");
+  return base.max_rss_kb + 2 * kBoundKb + static_cast<long>(input_bytes / 8 / 1024);
+#else
+  (void)dir;
+  (void)input_bytes;
+  return kBoundKb;
+#endif
+}
+
 class BigInput : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -148,7 +166,7 @@ TEST_F(BigInput, KernelLogOfOneGibStaysUnder64MibAndCountsEverything) {
   EXPECT_EQ(j["coverage"][0]["lines_not_understood"].get<size_t>(), 0u);
   EXPECT_EQ(j["coverage"][0]["formats"], nlohmann::json::array({"kernel log"}));
   // Events beyond 1000 per (kind, GPU, code) are counted, not kept: the note has the count.
-  const std::string count = std::to_string(b.xid13 * kBlocks) + " Xid 13 on ";
+  const std::string count = std::to_string(b.xid13 * kBlocks) + " xid 13 on ";
   bool counted = false;
   for (const auto& n : j["notes"]) {
     const std::string note = n.get<std::string>();
@@ -156,7 +174,8 @@ TEST_F(BigInput, KernelLogOfOneGibStaysUnder64MibAndCountsEverything) {
                           note.find(":18:00.0 events") != std::string::npos);
   }
   EXPECT_TRUE(counted) << "no note with '" << count << "' in " << j["notes"].dump();
-  EXPECT_LE(c.max_rss_kb, kBoundKb) << "peak RSS " << c.max_rss_kb / 1024 << " MiB";
+  EXPECT_LE(c.max_rss_kb, bound_kb(dir_, fs::file_size(log)))
+      << "peak RSS " << c.max_rss_kb / 1024 << " MiB";
 }
 
 TEST_F(BigInput, QueryGpuCsvOf256MibStaysUnder64Mib) {
@@ -185,7 +204,8 @@ TEST_F(BigInput, QueryGpuCsvOf256MibStaysUnder64Mib) {
   EXPECT_EQ(j["coverage"][0]["lines"].get<size_t>(), rows + 1);
   EXPECT_EQ(j["coverage"][0]["lines_not_understood"].get<size_t>(), 0u);
   EXPECT_EQ(j["gpus"].size(), 8u);
-  EXPECT_LE(c.max_rss_kb, kBoundKb) << "peak RSS " << c.max_rss_kb / 1024 << " MiB";
+  EXPECT_LE(c.max_rss_kb, bound_kb(dir_, fs::file_size(csv)))
+      << "peak RSS " << c.max_rss_kb / 1024 << " MiB";
 }
 
 }  // namespace
