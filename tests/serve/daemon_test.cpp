@@ -25,7 +25,7 @@ TEST(ServeDaemon, ServesScenarioValuesAndHealth) {
   set_time_scale(1);
   RunningDaemon d(options_for("serve-xid", fast_config(tmp.path())));
   ASSERT_TRUE(d.ok()) << d.error;
-  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/readyz").status == 200; }, 5s));
+  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/readyz").status == 200; }, 30s));
   const auto m = parse_metrics(get(d.port(), "/metrics").body);
   // serve-xid.json: GPUs 1..3 at 64, 67, 62 C; 675 W on GPU 1; 71367 MiB used on GPU 1.
   EXPECT_EQ(series(m, "DCGM_FI_DEV_GPU_TEMP", {"gpu=\"1\""}), 64);
@@ -56,7 +56,7 @@ TEST(ServeDaemon, GpmRatiosOnlyForGpusThatHaveGpm) {
         auto m = parse_metrics(get(d.port(), "/metrics").body);
         return series(m, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", {"gpu=\"1\""}).has_value();
       },
-      5s));
+      30s));
   const auto body = get(d.port(), "/metrics").body;
   const auto m = parse_metrics(body);
   // serve-xid.json: GPU 1 plays 71.25 % tensor, 97 % graphics, 52.5 % DRAM; GPU 3 has no GPM.
@@ -82,7 +82,7 @@ TEST(ServeDaemon, AnOldDriverWithoutGpmServesEverythingElse) {
   o.source.nvml_library = std::string(GW_BINARY_DIR) + "/fake-nvml/old/libnvidia-ml.so.1";
   RunningDaemon d(std::move(o));
   ASSERT_TRUE(d.ok()) << d.error;
-  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/readyz").status == 200; }, 5s));
+  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/readyz").status == 200; }, 30s));
   std::this_thread::sleep_for(300ms);  // a few rounds: GPM would have had its two samples
   const auto body = get(d.port(), "/metrics").body;
   EXPECT_EQ(body.find("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"), std::string::npos);
@@ -101,7 +101,7 @@ TEST(ServeDaemon, LostGpuLeavesTheOthersSampled) {
         auto m = parse_metrics(get(d.port(), "/metrics").body);
         return series(m, "gpuwarden_gpu_up", {"gpu=\"5\"", "state=\"lost\""}) == 0.0;
       },
-      5s));
+      30s));
   std::this_thread::sleep_for(1500ms);  // past stale_after for GPU 5
   const auto m = parse_metrics(get(d.port(), "/metrics").body);
   for (int g = 0; g < 8; ++g) {
@@ -125,7 +125,7 @@ TEST(ServeDaemon, LostGpuLeavesTheOthersSampled) {
       [&] {
         return get(d.port(), "/api/findings").body.find("gpu.fallen_off_bus") != std::string::npos;
       },
-      3s));
+      30s));
 }
 
 TEST(ServeDaemon, HungCallBlocksNeitherMetricsNorShutdown) {
@@ -141,7 +141,7 @@ TEST(ServeDaemon, HungCallBlocksNeitherMetricsNorShutdown) {
         auto m = parse_metrics(r.body);
         return series(m, "gpuwarden_gpu_up", {"gpu=\"3\"", "state=\"hung\""}) == 0.0;
       },
-      5s));
+      30s));
   for (int i = 0; i < 5; ++i) {
     auto r = get(d.port(), "/metrics");
     ASSERT_EQ(r.status, 200);
@@ -167,7 +167,7 @@ TEST(ServeDaemon, XidCounterRisesWithEachKernelLogXidAndTheFindingClears) {
   cfg += "event_window = \"1500ms\"\n";
   RunningDaemon d(options_for("serve-xid", cfg));
   ASSERT_TRUE(d.ok()) << d.error;
-  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/readyz").status == 200; }, 5s));
+  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/readyz").status == 200; }, 30s));
   auto xids = [&] {
     auto m = parse_metrics(get(d.port(), "/metrics").body);
     return series(m, "gpuwarden_xid_errors_total", {"gpu=\"2\"", "xid=\"63\""}).value_or(0);
@@ -176,9 +176,9 @@ TEST(ServeDaemon, XidCounterRisesWithEachKernelLogXidAndTheFindingClears) {
   auto append = [&](const std::string& line) { std::ofstream(log, std::ios::app) << line << "\n"; };
   // GPU 2 of serve-xid.json is 00000000:3A:00.0.
   append("[ 100.000000] NVRM: Xid (PCI:0000:3a:00): 63, pid=4242, Row remapping event");
-  ASSERT_TRUE(wait_until([&] { return xids() == 1; }, 3s));
+  ASSERT_TRUE(wait_until([&] { return xids() == 1; }, 30s));
   append("[ 101.000000] NVRM: Xid (PCI:0000:3a:00): 63, pid=4242, Row remapping event");
-  ASSERT_TRUE(wait_until([&] { return xids() == 2; }, 3s));
+  ASSERT_TRUE(wait_until([&] { return xids() == 2; }, 30s));
   auto m = parse_metrics(get(d.port(), "/metrics").body);
   EXPECT_EQ(series(m, "DCGM_FI_DEV_XID_ERRORS", {"gpu=\"2\"", "err_code=\"63\""}), 63);
   EXPECT_EQ(series(m, "gpuwarden_finding_active", {"code=\"xid.memory\"", "gpu=\"2\""}), 1);
@@ -188,7 +188,7 @@ TEST(ServeDaemon, XidCounterRisesWithEachKernelLogXidAndTheFindingClears) {
         auto mm = parse_metrics(get(d.port(), "/metrics").body);
         return series(mm, "gpuwarden_finding_active", {"code=\"xid.memory\"", "gpu=\"2\""}) == 0.0;
       },
-      5s));
+      30s));
   m = parse_metrics(get(d.port(), "/metrics").body);
   EXPECT_EQ(series(m, "DCGM_FI_DEV_XID_ERRORS", {"gpu=\"2\""}), 0);
   EXPECT_EQ(xids(), 2);
@@ -209,7 +209,7 @@ TEST(ServeDaemon, XidsArriveThroughNvmlEvents) {
         auto m = parse_metrics(get(d.port(), "/metrics").body);
         return series(m, "gpuwarden_xid_errors_total", {"gpu=\"1\"", "xid=\"48\""}) == 2.0;
       },
-      6s));
+      30s));
   auto m = parse_metrics(get(d.port(), "/metrics").body);
   EXPECT_EQ(series(m, "gpuwarden_events_total", {"source=\"nvml\""}), 2);
   const auto health = nlohmann::json::parse(get(d.port(), "/api/health").body);
@@ -264,7 +264,7 @@ TEST(ServeDaemon, UnwritableDatabaseKeepsMonitoringAndReportsTheFault) {
         return get(d.port(), "/api/findings").body.find("daemon.storage_fault") !=
                std::string::npos;
       },
-      5s));
+      30s));
   EXPECT_EQ(get(d.port(), "/healthz").status, 200) << "a storage fault is not a dead daemon";
   const auto h = get(d.port(), "/readyz");
   EXPECT_EQ(h.status, 503);
@@ -291,9 +291,9 @@ TEST(ServeDaemon, FullDatabaseKeepsMonitoringAndReportsTheFault) {
               "compact_interval = \"1h\"\nmax_size = \"64KiB\"");
   RunningDaemon d(options_for("healthy-8x-h100", cfg));
   ASSERT_TRUE(d.ok()) << d.error;
-  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/readyz").status == 200; }, 5s));
+  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/readyz").status == 200; }, 30s));
   ASSERT_TRUE(wait_until(
-      [&] { return get(d.port(), "/readyz").body.find("storage") != std::string::npos; }, 20s));
+      [&] { return get(d.port(), "/readyz").body.find("storage") != std::string::npos; }, 30s));
   const auto h = get(d.port(), "/readyz").body;
   EXPECT_NE(h.find("storage"), std::string::npos) << h;
   EXPECT_NE(h.find("full"), std::string::npos) << h;
@@ -302,7 +302,7 @@ TEST(ServeDaemon, FullDatabaseKeepsMonitoringAndReportsTheFault) {
         return get(d.port(), "/api/findings").body.find("daemon.storage_fault") !=
                std::string::npos;
       },
-      3s));
+      30s));
   auto m = parse_metrics(get(d.port(), "/metrics").body);
   EXPECT_GT(*series(m, "gpuwarden_storage_write_errors_total", {}), 0);
   EXPECT_LT(*series(m, "gpuwarden_gpu_sample_age_seconds", {"gpu=\"0\""}), 1.0);
@@ -314,7 +314,7 @@ TEST(ServeDaemon, ReloadRefusesABadConfigAndKeepsTheOld) {
   const auto path = tmp.write("gw.toml", fast_config(tmp.path()));
   RunningDaemon d(options_for("serve-xid", fast_config(tmp.path()), path.string()));
   ASSERT_TRUE(d.ok()) << d.error;
-  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/readyz").status == 200; }, 5s));
+  ASSERT_TRUE(wait_until([&] { return get(d.port(), "/readyz").status == 200; }, 30s));
   tmp.write("gw.toml", fast_config(tmp.path()) + "bogus = \"5x\"\n");
   Status st = d.daemon->reload_and_wait();
   ASSERT_FALSE(st);

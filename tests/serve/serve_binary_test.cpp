@@ -51,7 +51,7 @@ struct Served {
         tmp.path() / "serve.log");
   }
   bool up() {
-    return wait_until([&] { return get(port, "/readyz").status == 200; }, 10s);
+    return wait_until([&] { return get(port, "/readyz").status == 200; }, 30s);
   }
 };
 
@@ -73,7 +73,7 @@ TEST(ServeBinary, SighupWithABadConfigKeepsServing) {
   ::kill(s.proc->pid(), SIGHUP);
   ASSERT_TRUE(wait_until(
       [&] { return read(s.tmp.path() / "serve.log").find("reload refused") != std::string::npos; },
-      5s));
+      30s));
   EXPECT_NE(read(s.tmp.path() / "serve.log").find("gw.toml"), std::string::npos);
   EXPECT_EQ(get(s.port, "/healthz").status, 200);
   auto m = parse_metrics(get(s.port, "/metrics").body);
@@ -136,7 +136,7 @@ TEST(ServeBinary, ReadOnlyDatabaseKeepsMonitoringAndReportsTheFault) {
       [&] {
         return get(s.port, "/api/findings").body.find("daemon.storage_fault") != std::string::npos;
       },
-      10s))
+      30s))
       << read(log);
   EXPECT_EQ(get(s.port, "/healthz").status, 200);
   const auto h = get(s.port, "/readyz");
@@ -161,7 +161,7 @@ TEST(ServeBinary, ABadConfigDoesNotStart) {
              "--config", cfg.string()},
             tmp.path() / "log");
   int st = 0;
-  ASSERT_TRUE(wait_until([&] { return (st = p.stop(0)), WIFEXITED(st); }, 5s));
+  ASSERT_TRUE(wait_until([&] { return (st = p.stop(0)), WIFEXITED(st); }, 30s));
   EXPECT_EQ(WEXITSTATUS(st), 2);
   const std::string log = read(tmp.path() / "log");
   EXPECT_NE(log.find("gw.toml:2:16: sampling.gpu_deadline: bad duration \"10 seconds\""),
@@ -219,7 +219,7 @@ TEST(ServeBinary, TheDatabaseIsPrivate) {
   Process p({binary(), "serve", "--scenario", scenario("serve-xid"), "--nvml-lib", fake_lib(),
              "--listen", "127.0.0.1:0", "--db", (dir / "history.db").string()},
             tmp.path() / "log");
-  ASSERT_TRUE(wait_until([&] { return fs::exists(dir / "history.db-wal"); }, 10s))
+  ASSERT_TRUE(wait_until([&] { return fs::exists(dir / "history.db-wal"); }, 30s))
       << read(tmp.path() / "log");
   auto mode = [](const fs::path& f) {
     struct stat st {};
