@@ -1,8 +1,12 @@
 #include "cli/queue_client.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <memory>
 #include <ostream>
+#include <vector>
 
+#include "cli/options.h"
 #include "core/text_safety.h"
 #include "queue/server.h"
 
@@ -30,6 +34,25 @@ int queue_call(const char* cmd, const QueueClientFlags& f, const nlohmann::json&
   }
   io.out << (f.json ? reply->dump(2) + "\n" : text(*reply));
   return 0;
+}
+
+Action configure_job_state_command(CLI::App& sub, const Io& io, const char* cmd) {
+  auto f = std::make_shared<QueueClientFlags>();
+  auto ids = std::make_shared<std::vector<int64_t>>();
+  add_queue_client_flags(sub, *f);
+  auto common = std::make_shared<CommonFlags>();
+  add_common_flags(sub, *common);
+  sub.add_option("id", *ids, "Job ids")->required();
+  return [f, common, ids, &io, cmd] {
+    int rc = 0;
+    for (int64_t id : *ids)
+      rc = std::max(
+          rc, queue_call(cmd, *f, {{"cmd", cmd}, {"id", id}}, io, [](const nlohmann::json& r) {
+            return "job " + std::to_string(r["id"].get<int64_t>()) + ": " +
+                   r["state"].get<std::string>() + "\n";
+          }));
+    return rc;
+  };
 }
 
 }  // namespace gw::cli

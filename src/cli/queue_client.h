@@ -20,5 +20,8 @@ void add_queue_client_flags(CLI::App& sub, QueueClientFlags& f);
 // prints "gpuwarden <cmd>: <message>" and returns 1 (2 when the daemon refused the request).
 int queue_call(const char* cmd, const QueueClientFlags& f, const nlohmann::json& req, const Io& io,
                const std::function<std::string(const nlohmann::json&)>& text);
+// `cancel`, `hold` and `release` take job ids and send one request per id with `cmd`; the
+// exit status is the worst of the replies.
+Action configure_job_state_command(CLI::App& sub, const Io& io, const char* cmd);
 
 }  // namespace gw::cli
