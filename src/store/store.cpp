@@ -345,13 +345,11 @@ Result<std::vector<FindingRecord>> Store::open_findings() const {
   return read_findings(db_, path_, "cleared_ms IS NULL AND ?1=?1", 0, 100000);
 }
 
-Result<std::vector<AlertTransitionRecord>> Store::alert_transitions(int64_t from_ms,
-                                                                    size_t limit) const {
-  sql::Stmt s(db_,
-              "SELECT t_ms,rule,state,severity,gpu_index,labels,summary FROM alert_transitions "
-              "WHERE t_ms>=? ORDER BY t_ms DESC, id DESC LIMIT ?");
-  s.bind(1, from_ms).bind(2, static_cast<int64_t>(limit));
-  std::vector<AlertTransitionRecord> out;
+namespace {
+
+// Rows of "SELECT t_ms,rule,state,severity,gpu_index,labels,summary FROM alert_transitions";
+// returns the last sqlite3_step code (SQLITE_DONE when every row was read).
+int read_transitions(sql::Stmt& s, std::vector<AlertTransitionRecord>& out) {
   int rc = 0;
   while ((rc = s.step()) == SQLITE_ROW) {
     AlertTransitionRecord a;
@@ -364,6 +362,19 @@ Result<std::vector<AlertTransitionRecord>> Store::alert_transitions(int64_t from
     a.summary = s.text(6);
     out.push_back(std::move(a));
   }
+  return rc;
+}
+
+}  // namespace
+
+Result<std::vector<AlertTransitionRecord>> Store::alert_transitions(int64_t from_ms,
+                                                                    size_t limit) const {
+  sql::Stmt s(db_,
+              "SELECT t_ms,rule,state,severity,gpu_index,labels,summary FROM alert_transitions "
+              "WHERE t_ms>=? ORDER BY t_ms DESC, id DESC LIMIT ?");
+  s.bind(1, from_ms).bind(2, static_cast<int64_t>(limit));
+  std::vector<AlertTransitionRecord> out;
+  const int rc = read_transitions(s, out);
   if (rc != SQLITE_DONE) return sql::error(db_, "reading alert transitions", path_);
   return out;
 }
@@ -375,18 +386,7 @@ Result<std::vector<AlertTransitionRecord>> Store::firing_alerts() const {
               "WHERE id IN (SELECT MAX(id) FROM alert_transitions GROUP BY rule, labels) "
               "AND state='firing' ORDER BY id");
   std::vector<AlertTransitionRecord> out;
-  int rc = 0;
-  while ((rc = s.step()) == SQLITE_ROW) {
-    AlertTransitionRecord a;
-    a.t_ms = s.i64(0);
-    a.rule = s.text(1);
-    a.state = s.text(2);
-    a.severity = s.text(3);
-    if (!s.null(4)) a.gpu = static_cast<unsigned>(s.i64(4));
-    a.labels_json = s.text(5);
-    a.summary = s.text(6);
-    out.push_back(std::move(a));
-  }
+  const int rc = read_transitions(s, out);
   if (rc != SQLITE_DONE) return sql::error(db_, "reading firing alerts", path_);
   return out;
 }
