@@ -271,9 +271,10 @@ json alerts_json(const Daemon::State& s) {
           {"transitions", transitions}};
 }
 
-void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> state,
-                    std::function<Status(bool force)> reload) {
-  // Before any route: a route added later (here or in another file) cannot skip the check.
+namespace {
+
+// Before any route: a route added later (here or in another file) cannot skip the check.
+void install_auth_check(httplib::Server& server, const std::shared_ptr<Daemon::State>& state) {
   server.set_pre_routing_handler([state](const httplib::Request& req, httplib::Response& res) {
     AuthDecision d;
     {
@@ -285,7 +286,9 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
     send_error(res, d.status, d.code, d.message);
     return httplib::Server::HandlerResponse::Handled;
   });
-  install_dashboard_routes(server, state);  // GET /, its assets, /api/overview, /api/throttle
+}
+
+void install_metrics_route(httplib::Server& server, const std::shared_ptr<Daemon::State>& state) {
   server.Get("/metrics", [state](const httplib::Request&, httplib::Response& res) {
     std::string body;
     std::string jobs_dir;
@@ -312,6 +315,10 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
     res.set_header("X-Content-Type-Options", "nosniff");
     res.set_content(std::move(body), "text/plain; version=0.0.4; charset=utf-8");
   });
+}
+
+// /healthz is liveness (the loop runs), /readyz and /api/health readiness with reasons.
+void install_health_routes(httplib::Server& server, const std::shared_ptr<Daemon::State>& state) {
   server.Get("/healthz", [state](const httplib::Request&, httplib::Response& res) {
     std::lock_guard lk(state->m);
     std::string problem;
@@ -333,6 +340,9 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
     json j = health_json(*state, wall_ms());
     send_json(res, j, j["ok"].get<bool>() ? 200 : 503);
   });
+}
+
+void install_api_routes(httplib::Server& server, const std::shared_ptr<Daemon::State>& state) {
   server.Get("/api/gpus", [state](const httplib::Request&, httplib::Response& res) {
     std::lock_guard lk(state->m);
     send_json(res, gpus_json(*state, wall_ms()));
@@ -368,11 +378,9 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
     }
     history_route(*state, req, res);
   });
-  server.Post("/api/reload", [reload](const httplib::Request& req, httplib::Response& res) {
-    const Status s = reload(req.get_param_value("force") == "1");  // token checked before routing
-    if (!s) return send_error(res, 400, s.error().code, s.error().to_string());
-    send_json(res, {{"reloaded", true}});
-  });
+}
+
+void install_not_found(httplib::Server& server) {
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (res.status == 404)
       send_error(res, 404, "api.not_found",
@@ -381,6 +389,23 @@ void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> stat
                      "/api/alerts, /api/events, /api/history, /api/overview, /api/throttle; the "
                      "dashboard is at /)");
   });
+}
+
+}  // namespace
+
+void install_routes(httplib::Server& server, std::shared_ptr<Daemon::State> state,
+                    std::function<Status(bool force)> reload) {
+  install_auth_check(server, state);
+  install_dashboard_routes(server, state);  // GET /, its assets, /api/overview, /api/throttle
+  install_metrics_route(server, state);
+  install_health_routes(server, state);
+  install_api_routes(server, state);
+  server.Post("/api/reload", [reload](const httplib::Request& req, httplib::Response& res) {
+    const Status s = reload(req.get_param_value("force") == "1");  // token checked before routing
+    if (!s) return send_error(res, 400, s.error().code, s.error().to_string());
+    send_json(res, {{"reloaded", true}});
+  });
+  install_not_found(server);
 }
 
 }  // namespace gw::serve
