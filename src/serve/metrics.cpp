@@ -240,17 +240,26 @@ std::string escape_label(std::string_view v) {
   return o;
 }
 
-std::string render_metrics(const MetricsInput& in) {
-  Writer w;
+namespace {
+
+// Each GPU's label sets: dcgm-exporter's, gpuwarden's own, and the DCGM set once per job on the
+// GPU (dcgm-exporter's HPC mapping: one copy of each DCGM series per job).
+struct GpuLabels {
+  std::vector<std::string> dcgm, own;
+  std::vector<std::vector<std::string>> dcgm_jobs;
+};
+
+GpuLabels gpu_label_sets(const MetricsInput& in) {
   const Snapshot& snap = *in.snapshot;
-  std::vector<std::string> dl, gl;  // dcgm labels, gpuwarden labels per GPU
+  GpuLabels L;
+  auto& dl = L.dcgm;
+  auto& gl = L.own;
+  auto& djl = L.dcgm_jobs;
   for (const GpuState& g : snap.gpus) {
     dl.push_back(gpu_labels(snap, g, in.hostname_label, true));
     gl.push_back(gpu_labels(snap, g, in.hostname_label, false));
   }
-  auto ok = [&](size_t i) { return snap.gpus[i].access == GpuAccess::kOk; };
-  // dcgm-exporter's HPC mapping: one copy of each DCGM series per job on the GPU.
-  std::vector<std::vector<std::string>> djl(snap.gpus.size());
+  djl.resize(snap.gpus.size());
   for (size_t i = 0; i < snap.gpus.size(); ++i) {
     const std::vector<std::string>* ids = nullptr;
     if (in.jobs != nullptr)
@@ -262,7 +271,14 @@ std::string render_metrics(const MetricsInput& in) {
       for (const std::string& id : *ids)
         djl[i].push_back(dl[i] + fmt::format(R"(,hpc_job="{}")", escape_label(id)));
   }
+  return L;
+}
 
+// The DCGM_FI_* gauges of every GPU that answered.
+void write_dcgm_fields(Writer& w, const MetricsInput& in, const GpuLabels& L) {
+  const Snapshot& snap = *in.snapshot;
+  const auto& djl = L.dcgm_jobs;
+  auto ok = [&](size_t i) { return snap.gpus[i].access == GpuAccess::kOk; };
   for (const DcgmField& f : dcgm_fields()) {
     bool header = false;
     for (size_t i = 0; i < snap.gpus.size(); ++i) {
@@ -274,6 +290,12 @@ std::string render_metrics(const MetricsInput& in) {
       for (const std::string& l : djl[i]) w.sample(f.name, l, *v, f.fixed6);
     }
   }
+}
+
+// dcgm-exporter's DCGM_FI_DEV_XID_ERRORS.
+void write_xid_gauge(Writer& w, const MetricsInput& in, const GpuLabels& L) {
+  const Snapshot& snap = *in.snapshot;
+  const auto& dl = L.dcgm;
   // The last Xid inside the event window, 0 once the window has passed (not sticky).
   w.family("DCGM_FI_DEV_XID_ERRORS", "gauge", "Value of the last XID error encountered.");
   for (size_t i = 0; i < snap.gpus.size(); ++i) {
@@ -287,7 +309,14 @@ std::string render_metrics(const MetricsInput& in) {
         dl[i] + fmt::format(R"(,err_code="{}",err_msg="{}")", x.value_or(0), escape_label(msg)),
         x.value_or(0));
   }
+}
 
+// Job mapping, identity, up, sample age and hangs per GPU.
+void write_gpu_state(Writer& w, const MetricsInput& in, const GpuLabels& L) {
+  const Snapshot& snap = *in.snapshot;
+  const auto& dl = L.dcgm;
+  const auto& gl = L.own;
+  auto ok = [&](size_t i) { return snap.gpus[i].access == GpuAccess::kOk; };
   w.family("gpuwarden_job_gpu", "gauge", "1 for each (GPU, job) pair of the job mapping.");
   for (size_t i = 0; i < snap.gpus.size(); ++i)
     if (in.jobs != nullptr)
@@ -313,7 +342,13 @@ std::string render_metrics(const MetricsInput& in) {
   w.family("gpuwarden_gpu_hangs_total", "counter", "NVML calls that overran their deadline.");
   for (size_t i = 0; i < snap.gpus.size(); ++i)
     w.sample("gpuwarden_gpu_hangs_total", gl[i], static_cast<double>((*in.fresh)[i].hangs));
+}
 
+// Xid totals, throttled seconds by reason and the reasons set now.
+void write_gpu_counters(Writer& w, const MetricsInput& in, const GpuLabels& L) {
+  const Snapshot& snap = *in.snapshot;
+  const auto& gl = L.own;
+  auto ok = [&](size_t i) { return snap.gpus[i].access == GpuAccess::kOk; };
   w.family("gpuwarden_xid_errors_total", "counter",
            "Xid errors in the history (counted again from the database after a restart).");
   for (size_t i = 0; i < snap.gpus.size(); ++i)
@@ -335,6 +370,13 @@ std::string render_metrics(const MetricsInput& in) {
       w.sample("gpuwarden_clock_event_active", gl[i] + fmt::format(R"(,reason="{}")", r.label),
                (*bits & r.bit) != 0 ? 1 : 0);
   }
+}
+
+// PCIe generation and width, current and maximum.
+void write_pcie(Writer& w, const MetricsInput& in, const GpuLabels& L) {
+  const Snapshot& snap = *in.snapshot;
+  const auto& gl = L.own;
+  auto ok = [&](size_t i) { return snap.gpus[i].access == GpuAccess::kOk; };
   struct Pcie {
     const char* name;
     const char* help;
@@ -358,7 +400,10 @@ std::string render_metrics(const MetricsInput& in) {
       w.sample(p.name, gl[i], *v);
     }
   }
+}
 
+// Findings (active 1, cleared 0) and alert instances.
+void write_findings(Writer& w, const MetricsInput& in) {
   w.family("gpuwarden_finding_active", "gauge",
            "1 while a diagnosis finding is active; 0 once it cleared.");
   auto finding_labels = [&](const Finding& f) {
@@ -381,7 +426,10 @@ std::string render_metrics(const MetricsInput& in) {
                            a.gpu ? std::to_string(*a.gpu) : "", escape_label(a.key)),
                a.firing ? 1 : 0);
   }
+}
 
+// The daemon's own health: storage, events, rounds, reloads.
+void write_daemon_health(Writer& w, const MetricsInput& in) {
   const DaemonHealth& h = *in.health;
   w.family("gpuwarden_storage_ok", "gauge", "1 while the history database accepts writes.");
   w.sample("gpuwarden_storage_ok", "", h.storage_ok ? 1 : 0);
@@ -405,6 +453,20 @@ std::string render_metrics(const MetricsInput& in) {
            static_cast<double>(h.reload_failures));
   w.family("gpuwarden_start_time_seconds", "gauge", "When the daemon started (Unix time).");
   w.sample("gpuwarden_start_time_seconds", "", static_cast<double>(h.started_ms) / 1000.0);
+}
+
+}  // namespace
+
+std::string render_metrics(const MetricsInput& in) {
+  Writer w;
+  const GpuLabels labels = gpu_label_sets(in);
+  write_dcgm_fields(w, in, labels);
+  write_xid_gauge(w, in, labels);
+  write_gpu_state(w, in, labels);
+  write_gpu_counters(w, in, labels);
+  write_pcie(w, in, labels);
+  write_findings(w, in);
+  write_daemon_health(w, in);
   return w.take();
 }
 
