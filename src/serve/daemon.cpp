@@ -432,47 +432,70 @@ std::vector<Event> Daemon::take_events(const Snapshot& snap) {
 void Daemon::round(bool sample) {
   const auto t0 = std::chrono::steady_clock::now();
   const int64_t now = clock_->now_ms();
-  const SamplingSection& cfg = opts_.config.sampling;
   std::vector<Event> lost;
-  if (sample) {
-    const auto wait = std::chrono::milliseconds(
-        std::min<int64_t>(cfg.gpu_deadline_ms, std::max<int64_t>(cfg.interval_ms * 8 / 10, 10)));
-    Round r = sampler_->sample(now, wait);
-    const size_t n = r.snapshot.gpus.size();
-    counters_.resize(n);
-    last_access_.resize(n, GpuAccess::kOk);
-    const double dt_s =
-        last_round_ms_ == 0
-            ? 0
-            : static_cast<double>(std::min<int64_t>(now - last_round_ms_, cfg.interval_ms * 5)) /
-                  1000.0;
-    for (size_t i = 0; i < n; ++i) {
-      const GpuState& g = r.snapshot.gpus[i];
-      if (g.access == GpuAccess::kOk && g.sample.clock_reasons)
-        for (size_t b = 0; b < kClockReasons.size(); ++b)
-          if ((*g.sample.clock_reasons & kClockReasons[b].bit) != 0)
-            counters_[i].throttled_s[b] += dt_s;
-      if (g.access == GpuAccess::kLost && last_access_[i] != GpuAccess::kLost) {
-        Event e;
-        e.kind = EventKind::kGpuLost;
-        e.time_ms = now;
-        e.gpu_index = g.info.index;
-        if (!g.info.pci_bus_id.empty()) e.pci_bus_id = g.info.pci_bus_id;
-        e.message = g.errors.empty() ? "GPU is lost" : g.errors.front();
-        e.origin = "nvml";
-        lost.push_back(std::move(e));
-      }
-      last_access_[i] = g.access;
-    }
-    last_round_ms_ = now;
-    last_snapshot_ = std::move(r.snapshot);
-    last_fresh_ = std::move(r.fresh);
-    window_.push_back(last_snapshot_);
-    while (!window_.empty() && window_.front().time_ms < now - cfg.diagnose_window_ms)
-      window_.pop_front();
-  }
+  if (sample) lost = take_sample(now);
   std::vector<Event> events = take_events(last_snapshot_);
   events.insert(events.end(), lost.begin(), lost.end());
+  count_events(events, now);
+  const std::vector<store::FindingRecord> changes = rediagnose(now, sample, !events.empty());
+  std::vector<Finding> active;
+  for (const auto& r : tracker_.active()) active.push_back(r.finding);
+  std::vector<store::AlertTransitionRecord> transitions;
+  if (alerts_) transitions = alerts_->evaluate(now, last_snapshot_, active, events);
+  persist(now, sample, events, changes, transitions);
+  if (sample) ++rounds_;
+  if (queue_ && sample) queue_->tick(last_snapshot_, findings_);
+  const double round_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  publish(last_snapshot_, last_fresh_, events, transitions, round_s);
+}
+
+// Samples every GPU, adds throttled time, keeps the diagnosis window; a GPU that has just
+// become lost is returned as an event.
+std::vector<Event> Daemon::take_sample(int64_t now) {
+  const SamplingSection& cfg = opts_.config.sampling;
+  std::vector<Event> lost;
+  const auto wait = std::chrono::milliseconds(
+      std::min<int64_t>(cfg.gpu_deadline_ms, std::max<int64_t>(cfg.interval_ms * 8 / 10, 10)));
+  Round r = sampler_->sample(now, wait);
+  const size_t n = r.snapshot.gpus.size();
+  counters_.resize(n);
+  last_access_.resize(n, GpuAccess::kOk);
+  const double dt_s =
+      last_round_ms_ == 0
+          ? 0
+          : static_cast<double>(std::min<int64_t>(now - last_round_ms_, cfg.interval_ms * 5)) /
+                1000.0;
+  for (size_t i = 0; i < n; ++i) {
+    const GpuState& g = r.snapshot.gpus[i];
+    if (g.access == GpuAccess::kOk && g.sample.clock_reasons)
+      for (size_t b = 0; b < kClockReasons.size(); ++b)
+        if ((*g.sample.clock_reasons & kClockReasons[b].bit) != 0)
+          counters_[i].throttled_s[b] += dt_s;
+    if (g.access == GpuAccess::kLost && last_access_[i] != GpuAccess::kLost) {
+      Event e;
+      e.kind = EventKind::kGpuLost;
+      e.time_ms = now;
+      e.gpu_index = g.info.index;
+      if (!g.info.pci_bus_id.empty()) e.pci_bus_id = g.info.pci_bus_id;
+      e.message = g.errors.empty() ? "GPU is lost" : g.errors.front();
+      e.origin = "nvml";
+      lost.push_back(std::move(e));
+    }
+    last_access_[i] = g.access;
+  }
+  last_round_ms_ = now;
+  last_snapshot_ = std::move(r.snapshot);
+  last_fresh_ = std::move(r.fresh);
+  window_.push_back(last_snapshot_);
+  while (!window_.empty() && window_.front().time_ms < now - cfg.diagnose_window_ms)
+    window_.pop_front();
+  return lost;
+}
+
+// Keeps the event window and the per-GPU Xid counters (total and last in the window).
+void Daemon::count_events(const std::vector<Event>& events, int64_t now) {
+  const SamplingSection& cfg = opts_.config.sampling;
   for (const Event& e : events) {
     event_window_.push_back(e);
     if (e.kind == EventKind::kXid && e.code && e.gpu_index && *e.gpu_index < counters_.size()) {
@@ -492,11 +515,15 @@ void Daemon::round(bool sample) {
   for (const Event& e : event_window_)
     if (e.kind == EventKind::kXid && e.code && e.gpu_index && *e.gpu_index < counters_.size())
       counters_[*e.gpu_index].last_xid_in_window = *e.code;
+}
 
+// Runs the rules when due, when events came or left, or when asked; returns lifecycle changes.
+std::vector<store::FindingRecord> Daemon::rediagnose(int64_t now, bool sample, bool new_events) {
+  const SamplingSection& cfg = opts_.config.sampling;
   std::vector<store::FindingRecord> changes;
   const bool due = sample && now - last_diagnose_ms_ >= cfg.diagnose_interval_ms;
   // Events leaving the window can clear a finding: diagnose when the window lost some too.
-  if (force_diagnose_ || due || !events.empty()) {
+  if (force_diagnose_ || due || new_events) {
     force_diagnose_ = false;
     last_diagnose_ms_ = now;
     Observation obs;
@@ -517,11 +544,13 @@ void Daemon::round(bool sample) {
     }
     changes = tracker_.update(now, findings_);
   }
-  std::vector<Finding> active;
-  for (const auto& r : tracker_.active()) active.push_back(r.finding);
-  std::vector<store::AlertTransitionRecord> transitions;
-  if (alerts_) transitions = alerts_->evaluate(now, last_snapshot_, active, events);
+  return changes;
+}
 
+// Writes the round into the history (retrying a database that failed to open) and compacts.
+void Daemon::persist(int64_t now, bool sample, const std::vector<Event>& events,
+                     std::vector<store::FindingRecord> changes,
+                     const std::vector<store::AlertTransitionRecord>& transitions) {
   const StorageSection& sc = opts_.config.storage;
   if (sc.enabled && !store_ && now - last_store_retry_ms_ >= sc.compact_interval_ms)
     (void)open_store();
@@ -551,11 +580,6 @@ void Daemon::round(bool sample) {
       }
     }
   }
-  if (sample) ++rounds_;
-  if (queue_ && sample) queue_->tick(last_snapshot_, findings_);
-  const double round_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  publish(last_snapshot_, last_fresh_, events, transitions, round_s);
 }
 
 void Daemon::publish(const Snapshot& snap, const std::vector<GpuFreshness>& fresh,

@@ -90,6 +90,12 @@ class Daemon {
   Daemon() = default;
   void loop_once(std::unique_lock<std::mutex>& lk);
   void round(bool sample);
+  std::vector<Event> take_sample(int64_t now);
+  void count_events(const std::vector<Event>& events, int64_t now);
+  std::vector<store::FindingRecord> rediagnose(int64_t now, bool sample, bool new_events);
+  void persist(int64_t now, bool sample, const std::vector<Event>& events,
+               std::vector<store::FindingRecord> changes,
+               const std::vector<store::AlertTransitionRecord>& transitions);
   std::vector<Event> take_events(const Snapshot& snap);
   void publish(const Snapshot& snap, const std::vector<GpuFreshness>& fresh,
                const std::vector<Event>& events,
