@@ -131,6 +131,8 @@ ChartSpec chart_spec(const std::string& metric, unsigned gpu, const GpuLimits& l
   return c;
 }
 
+constexpr size_t kChartPoints = 240;  // about one per pixel column of a chart
+
 bool chart_metric(const std::string& m) {
   return m == "util_gpu_pct" || m == "temp_c" || m == "power_w" || m == "sm_clock_mhz";
 }
@@ -139,6 +141,18 @@ Result<std::vector<store::HistoryPoint>> query(Daemon::State& s, const store::Hi
   std::lock_guard lk(s.reader_m);
   if (!s.reader) return make_error("store.unavailable", "no history database");
   return s.reader->query(q);
+}
+
+// A chart's points: the store buckets them while it reads (one GPU fits one page), so a 30-day
+// chart costs `points` rows of memory, not the whole range.
+Result<std::vector<store::HistoryPoint>> chart_points(Daemon::State& s,
+                                                      const store::HistoryQuery& q,
+                                                      size_t points) {
+  std::lock_guard lk(s.reader_m);
+  if (!s.reader) return make_error("store.unavailable", "no history database");
+  auto page = s.reader->query_page(q, points, std::nullopt);
+  if (!page) return page.error();
+  return std::move(page->points);
 }
 
 }  // namespace
@@ -227,10 +241,9 @@ void install_dashboard_routes(httplib::Server& server, std::shared_ptr<Daemon::S
     ChartSpec spec = chart_spec(metric, idx, lim);
     spec.to_ms = wall_ms();
     spec.from_ms = spec.to_ms - *span;
-    auto pts = query(*state, {gpu, metric, spec.from_ms, spec.to_ms});
+    auto pts = chart_points(*state, {gpu, metric, spec.from_ms, spec.to_ms}, kChartPoints);
     if (!pts) return send_json_error(res, 503, pts.error().code, pts.error().message);
-    send(res, chart_svg(spec, store::downsample(*pts, spec.from_ms, spec.to_ms, 240)),
-         "image/svg+xml");
+    send(res, chart_svg(spec, *pts), "image/svg+xml");
   });
   server.Get("/api/throttle", [state](const httplib::Request& req, httplib::Response& res) {
     const auto span = range_ms(req.has_param("range") ? req.get_param_value("range") : "1h");

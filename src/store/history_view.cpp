@@ -132,37 +132,6 @@ std::string history_json(const std::vector<HistoryPoint>& pts, std::string_view 
   return j.dump(2) + "\n";
 }
 
-namespace {
-
-void merge_into(HistoryPoint& b, const HistoryPoint& p) {
-  const double n = static_cast<double>(b.n + p.n);
-  b.avg = (b.avg * static_cast<double>(b.n) + p.avg * static_cast<double>(p.n)) / n;
-  b.min = std::min(b.min, p.min);
-  b.max = std::max(b.max, p.max);
-  b.n += p.n;
-  b.rollup = b.rollup || p.rollup;
-}
-
-}  // namespace
-
-std::vector<HistoryPoint> downsample(const std::vector<HistoryPoint>& pts, int64_t from_ms,
-                                     int64_t to_ms, size_t buckets) {
-  if (buckets == 0 || to_ms <= from_ms || pts.size() <= buckets) return pts;
-  const double width = static_cast<double>(to_ms - from_ms) / static_cast<double>(buckets);
-  std::vector<HistoryPoint> out;
-  int64_t last_bucket = -1;
-  for (const HistoryPoint& p : pts) {
-    const auto b = static_cast<int64_t>(static_cast<double>(p.t_ms - from_ms) / width);
-    if (!out.empty() && out.back().gpu == p.gpu && b == last_bucket) {
-      merge_into(out.back(), p);
-      continue;
-    }
-    out.push_back(p);
-    last_bucket = b;
-  }
-  return out;
-}
-
 std::string metrics_list() {
   std::string out;
   for (const MetricDef& m : metric_table()) out += fmt::format("{:<28} {}\n", m.name, m.help);

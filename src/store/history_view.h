@@ -22,12 +22,6 @@ std::string history_csv(const std::vector<HistoryPoint>& pts, std::string_view m
 nlohmann::json history_point_json(const HistoryPoint& p);
 std::string history_json(const std::vector<HistoryPoint>& pts, std::string_view metric,
                          int64_t from_ms, int64_t to_ms);
-// At most `buckets` points per GPU over [from_ms, to_ms): each bucket of equal time keeps the
-// min of mins, the n-weighted mean and the max of maxes, at the time of its first point, so a
-// 30-day chart is a few hundred points and a spike still shows as its max. buckets == 0 keeps
-// every point. Points must come sorted by GPU then time (as query() returns them).
-std::vector<HistoryPoint> downsample(const std::vector<HistoryPoint>& pts, int64_t from_ms,
-                                     int64_t to_ms, size_t buckets);
 // The metric names with their help lines.
 std::string metrics_list();
 
