@@ -174,45 +174,69 @@ CLI::Option* add_int_option(CLI::App& sub, const std::string& name, std::optiona
   return add_checked<int>(sub, name, target, range, help);
 }
 
-CLI::Option* add_real_list_option(CLI::App& sub, const std::string& name,
-                                  std::vector<double>& target, const NumberRange& range,
-                                  const ListShape& shape, const std::string& help) {
+namespace {
+
+// "1,3" against `shape`, each number parsed as T against `range`; throws the option's message.
+template <class T>
+std::vector<T> parse_list(const std::string& name, const std::string& text,
+                          const NumberRange& range, const ListShape& shape) {
+  std::vector<T> values;
+  std::string_view rest = text;
+  while (true) {
+    const size_t comma = rest.find(',');
+    std::string why;
+    const auto v = parse_as<T>(std::string(rest.substr(0, comma)), range, &why);
+    if (!v) throw CLI::ValidationError(name, why);
+    values.push_back(*v);
+    if (values.size() > shape.max_count) break;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  const bool sorted = std::is_sorted(values.begin(), values.end());
+  if (values.size() < shape.min_count || values.size() > shape.max_count ||
+      (shape.ascending && !sorted)) {
+    const std::string want = shape.min_count == shape.max_count
+                                 ? fmt::format("{}", shape.min_count)
+                                 : fmt::format("{} to {}", shape.min_count, shape.max_count);
+    throw CLI::ValidationError(
+        name, fmt::format("must be {}{} comma-separated number(s), each in {} (got {})", want,
+                          shape.ascending ? " ascending" : "",
+                          range_text(range, !std::is_floating_point_v<T>), shown(text)));
+  }
+  return values;
+}
+
+template <class T>
+CLI::Option* add_list(CLI::App& sub, const std::string& name, std::vector<T>& target,
+                      const NumberRange& range, const ListShape& shape, const std::string& help) {
   auto* opt = sub.add_option_function<std::string>(
       name,
       [&target, range, shape, name](const std::string& text) {
-        std::vector<double> values;
-        std::string_view rest = text;
-        while (true) {
-          const size_t comma = rest.find(',');
-          std::string why;
-          const auto v = parse_real(rest.substr(0, comma), range, &why);
-          if (!v) throw CLI::ValidationError(name, why);
-          values.push_back(*v);
-          if (values.size() > shape.max_count) break;
-          if (comma == std::string_view::npos) break;
-          rest.remove_prefix(comma + 1);
-        }
-        const bool sorted = std::is_sorted(values.begin(), values.end());
-        if (values.size() < shape.min_count || values.size() > shape.max_count ||
-            (shape.ascending && !sorted)) {
-          std::string want = shape.min_count == shape.max_count
-                                 ? fmt::format("{}", shape.min_count)
-                                 : fmt::format("{} to {}", shape.min_count, shape.max_count);
-          throw CLI::ValidationError(
-              name, fmt::format("must be {}{} comma-separated number(s), each {} (got {})", want,
-                                shape.ascending ? " ascending" : "",
-                                "in " + range_text(range, false), shown(text)));
-        }
-        target = std::move(values);
+        target = parse_list<T>(name, text, range, shape);
       },
       help);
-  opt->type_name(shape.max_count > 1 ? "FLOAT,..." : "FLOAT");
+  const std::string type = type_name_of<T>();
+  opt->type_name(shape.max_count > 1 ? type + ",..." : type);
   return opt;
+}
+
+}  // namespace
+
+CLI::Option* add_real_list_option(CLI::App& sub, const std::string& name,
+                                  std::vector<double>& target, const NumberRange& range,
+                                  const ListShape& shape, const std::string& help) {
+  return add_list<double>(sub, name, target, range, shape, help);
+}
+
+CLI::Option* add_unsigned_list_option(CLI::App& sub, const std::string& name,
+                                      std::vector<unsigned>& target, const NumberRange& range,
+                                      const ListShape& shape, const std::string& help) {
+  return add_list<unsigned>(sub, name, target, range, shape, help);
 }
 
 bool is_numeric_type_name(std::string_view t) {
   return t == "INT" || t == "UINT" || t == "FLOAT" || t.starts_with("FLOAT,") ||
-         t.starts_with("INT,") || t == "NUMBER";
+         t.starts_with("INT,") || t.starts_with("UINT,") || t == "NUMBER";
 }
 
 void add_common_flags(CLI::App& sub, CommonFlags& flags) {

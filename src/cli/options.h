@@ -72,6 +72,10 @@ struct ListShape {
 CLI::Option* add_real_list_option(CLI::App& sub, const std::string& name,
                                   std::vector<double>& target, const NumberRange& range,
                                   const ListShape& shape, const std::string& help);
+// The same for whole numbers ("--gpu 0,3,5").
+CLI::Option* add_unsigned_list_option(CLI::App& sub, const std::string& name,
+                                      std::vector<unsigned>& target, const NumberRange& range,
+                                      const ListShape& shape, const std::string& help);
 
 // The type names numeric options show in --help ("--window FLOAT"); also how tests find every
 // numeric option of every subcommand (a raw CLI11 number option gets the same names).

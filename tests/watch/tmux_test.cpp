@@ -148,8 +148,13 @@ TEST_F(WatchInTmux, SortScrollPauseHelpAndQuit) {
   tmux_->keys("keys", "?");
   EXPECT_TRUE(tmux_->shows("keys", "history window: 10m, 1h, 6h, 24h"));
   tmux_->keys("keys", "x q");
-  ASSERT_TRUE(wait_until([&] { return tmux_->pane("keys", "#{pane_dead}") == "1\n"; }, 10s));
-  EXPECT_EQ(tmux_->pane("keys", "#{pane_dead_status}"), "0\n");
+  // tmux marks the pane dead when the pty closes and fills in the exit status only once it has
+  // reaped the child: wait for either the status or a signal, not just the closed pty.
+  const auto ended = [&] {
+    return tmux_->pane("keys", "#{pane_dead_status}#{pane_dead_signal}") != "\n";
+  };
+  ASSERT_TRUE(wait_until(ended, 10s)) << tmux_->pane("keys", "#{pane_dead}");
+  EXPECT_EQ(tmux_->pane("keys", "#{pane_dead_status}|#{pane_dead_signal}"), "0|\n");
 }
 
 TEST_F(WatchInTmux, ResizeTo80x24KeepsTheLayoutWhole) {
