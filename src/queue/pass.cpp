@@ -70,7 +70,7 @@ void QueueService::reap(JobRecord& j) {
       j.supervisor_start = sup->start;
       (void)db_->update(j);
     }
-    if (sup->pgid) job_pids_.insert(static_cast<uint32_t>(*sup->pgid));
+    if (sup->pgid) job_groups_[static_cast<uint32_t>(*sup->pgid)] = j.id;
     if (j.cancel_requested) signal_supervisor(*sup);  // repeats are harmless to it
     return;
   }
@@ -89,7 +89,19 @@ std::set<unsigned> QueueService::outside_busy() const {
   for (const GpuView& g : gpus_)
     for (uint32_t pid : g.pids) {
       const auto pg = pgid_of(static_cast<pid_t>(pid));
-      if (!pg || !job_pids_.count(static_cast<uint32_t>(*pg))) out.insert(g.index);
+      if (!pg || !job_groups_.count(static_cast<uint32_t>(*pg))) out.insert(g.index);
+    }
+  return out;
+}
+
+std::map<uint32_t, int64_t> QueueService::jobs_of(const Snapshot& snap) {
+  std::lock_guard lk(m_);
+  std::map<uint32_t, int64_t> out;
+  for (const GpuState& g : snap.gpus)
+    for (const ProcessInfo& p : g.sample.processes.value_or(std::vector<ProcessInfo>{})) {
+      const auto pg = pgid_of(static_cast<pid_t>(p.pid));
+      const auto it = pg ? job_groups_.find(static_cast<uint32_t>(*pg)) : job_groups_.end();
+      if (it != job_groups_.end()) out[p.pid] = it->second;
     }
   return out;
 }
@@ -144,7 +156,7 @@ void QueueService::start(JobRecord& j, const std::vector<unsigned>& gpus) {
 void QueueService::pass_locked() {
   auto active = db_->active();
   if (!active) return;
-  job_pids_.clear();
+  job_groups_.clear();
   for (JobRecord& j : *active)
     if (j.state == State::kRunning) reap(j);
   auto drains = db_->drains();

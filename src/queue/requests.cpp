@@ -188,17 +188,25 @@ nlohmann::json QueueService::report(const Caller& c, const nlohmann::json& r) {
   so.read_only = true;
   auto st = store::Store::open(opts_.history_path, so);
   if (!st) return error_reply(st.error().code, st.error().to_string());
-  jobreport::JobWindow w{
-      std::to_string(j->id), {}, *j->start_ms, j->end_ms.value_or(clock_.now_ms()), j->cpu_s};
-  for (size_t i = 0; i < j->gpu_uuids.size(); ++i) {
-    jobreport::JobGpu g;
-    g.uuid = j->gpu_uuids[i];
-    if (i < j->gpu_indices.size()) g.index = j->gpu_indices[i];
-    w.gpus.push_back(g);
-  }
-  auto rep = jobreport::build(**st, w);
+  auto rep = jobreport::build(**st, report_window(*j));
   if (!rep) return error_reply(rep.error().code, rep.error().to_string());
   return ok({{"report", jobreport::render_json(*rep)}, {"text", jobreport::render_text(*rep)}});
+}
+
+// The job's last run as the job report reads it: its window and its GPUs.
+jobreport::JobWindow QueueService::report_window(const JobRecord& j) const {
+  jobreport::JobWindow w{std::to_string(j.id),
+                         {},
+                         j.start_ms.value_or(0),
+                         j.end_ms.value_or(clock_.now_ms()),
+                         j.cpu_s};
+  for (size_t i = 0; i < j.gpu_uuids.size(); ++i) {
+    jobreport::JobGpu g;
+    g.uuid = j.gpu_uuids[i];
+    if (i < j.gpu_indices.size()) g.index = j.gpu_indices[i];
+    w.gpus.push_back(g);
+  }
+  return w;
 }
 
 nlohmann::json QueueService::drain(const Caller& c, const nlohmann::json& r) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -19,6 +20,10 @@
 #include "core/snapshot.h"
 #include "queue/db.h"
 #include "queue/peer.h"
+
+namespace gw::jobreport {
+struct JobWindow;
+}
 
 namespace gw::queue {
 
@@ -57,6 +62,14 @@ class QueueService {
 
   const QueueOptions& options() const { return opts_; }
 
+  // Read-only views for the daemon's HTTP API, which has no peer credentials (overview.cpp).
+  // What `queue` shows any local user minus the command line, directory and output paths;
+  // each finished job with its report's top cause. Thread-safe.
+  nlohmann::json overview(size_t finished);
+  // The queue job each process of the snapshot belongs to (its process group is a job's), by
+  // pid; processes of no job are absent. As of the last pass. Thread-safe.
+  std::map<uint32_t, int64_t> jobs_of(const Snapshot& snap);
+
  private:
   QueueService(QueueOptions o, const Clock& c) : opts_(std::move(o)), clock_(c) {}
   using Handler = nlohmann::json (QueueService::*)(const Caller&, const nlohmann::json&);
@@ -91,13 +104,18 @@ class QueueService {
   std::vector<unsigned> usable_gpus() const;  // included, not excluded
   std::set<unsigned> outside_busy() const;    // processes the queue did not start
   void write_job_map(const JobRecord& j, bool running);
+  jobreport::JobWindow report_window(const JobRecord& j) const;
+  nlohmann::json top_cause(const JobRecord& j);
 
   QueueOptions opts_;
   const Clock& clock_;
   std::unique_ptr<QueueDb> db_;
   std::mutex m_;
   std::vector<GpuView> gpus_;
-  std::set<uint32_t> job_pids_;  // pids of the queue's jobs (their sessions), for outside_busy
+  // Process group of each running job -> its id (outside_busy, jobs_of); rebuilt each pass.
+  std::map<uint32_t, int64_t> job_groups_;
+  std::mutex reports_m_;  // after m_ when both are held; guards report_causes_
+  std::map<std::string, nlohmann::json> report_causes_;  // "id.attempt" of finished jobs
 };
 
 }  // namespace gw::queue

@@ -7,6 +7,7 @@
 #include <charconv>
 
 #include "core/snapshot_json.h"
+#include "queue/service.h"
 #include "serve/daemon_state.h"
 #include "serve/dashboard.h"
 #include "serve/job_mapping.h"
@@ -232,6 +233,9 @@ json gpus_json(const Daemon::State& s, int64_t now_ms) {
          {"age_s", f.last_ok_ms ? json(static_cast<double>(now_ms - *f.last_ok_ms) / 1000)
                                 : json(nullptr)}});
   j["freshness"] = fresh;
+  json jobs = json::object();  // which GPU processes are queue jobs (`watch` shows the id)
+  for (const auto& [pid, id] : s.process_jobs) jobs[std::to_string(pid)] = id;
+  j["jobs_by_pid"] = jobs;
   return j;
 }
 
@@ -272,6 +276,35 @@ json alerts_json(const Daemon::State& s) {
 }
 
 namespace {
+
+constexpr size_t kDefaultFinished = 10, kMaxFinished = 200;
+
+// GET /api/jobs[?finished=N]: the queue as docs/queue.md "Over HTTP" describes it; without a
+// queue, {"queue": null} (200, so a page polling it is not an error).
+void jobs_route(Daemon::State& state, const httplib::Request& req, httplib::Response& res) {
+  size_t finished = kDefaultFinished;
+  if (req.has_param("finished")) {
+    const std::string v = req.get_param_value("finished");
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), finished);
+    if (ec != std::errc() || end != v.data() + v.size() || finished > kMaxFinished)
+      return send_error(
+          res, 400, "api.bad_param",
+          "finished: a count 0.." + std::to_string(kMaxFinished) + ", not '" + v + "'");
+  }
+  queue::QueueService* q = nullptr;
+  {
+    std::lock_guard lk(state.m);
+    q = state.queue;
+  }
+  if (!q)
+    return send_json(res, {{"queue", nullptr},
+                           {"message", "this daemon runs no job queue (serve --socket PATH)"}});
+  json view = q->overview(finished);  // the queue's own lock, never state.m
+  if (!view.value("ok", false))
+    return send_json(res, {{"queue", nullptr}, {"error", view["error"]}}, 503);
+  view.erase("ok");
+  send_json(res, {{"queue", view}});
+}
 
 // Before any route: a route added later (here or in another file) cannot skip the check.
 void install_auth_check(httplib::Server& server, const std::shared_ptr<Daemon::State>& state) {
@@ -355,6 +388,9 @@ void install_api_routes(httplib::Server& server, const std::shared_ptr<Daemon::S
     std::lock_guard lk(state->m);
     send_json(res, alerts_json(*state));
   });
+  server.Get("/api/jobs", [state](const httplib::Request& req, httplib::Response& res) {
+    jobs_route(*state, req, res);
+  });
   server.Get("/api/events", [state](const httplib::Request& req, httplib::Response& res) {
     const int64_t now = wall_ms();
     std::string err;
@@ -383,11 +419,13 @@ void install_api_routes(httplib::Server& server, const std::shared_ptr<Daemon::S
 void install_not_found(httplib::Server& server) {
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (res.status == 404)
-      send_error(res, 404, "api.not_found",
-                 "no such endpoint " + req.path +
-                     " (try /metrics, /healthz, /readyz, /api/health, /api/gpus, /api/findings, "
-                     "/api/alerts, /api/events, /api/history, /api/overview, /api/throttle; the "
-                     "dashboard is at /)");
+      send_error(
+          res, 404, "api.not_found",
+          "no such endpoint " + req.path +
+              " (try /metrics, /healthz, /readyz, /api/health, /api/gpus, /api/findings, "
+              "/api/alerts, /api/jobs, /api/events, /api/history, /api/overview, /api/throttle; "
+              "the "
+              "dashboard is at /)");
   });
 }
 

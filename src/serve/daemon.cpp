@@ -150,6 +150,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
     return st.error();
   d->restore_from_store();
   if (Status q = d->start_queue(); !q) return q.error();
+  d->state_->queue = d->queue_.get();  // before the HTTP thread starts; set once
   d->start_event_sources();
   d->http_thread_ = std::thread([self] { self->http_->listen_after_bind(); });
   d->log("listening on " + url + ", " + std::to_string(d->sampler_->gpu_count()) + " GPU(s) from " +
@@ -444,7 +445,10 @@ void Daemon::round(bool sample) {
   if (alerts_) transitions = alerts_->evaluate(now, last_snapshot_, active, events);
   persist(now, sample, events, changes, transitions);
   if (sample) ++rounds_;
-  if (queue_ && sample) queue_->tick(last_snapshot_, findings_);
+  if (queue_ && sample) {
+    queue_->tick(last_snapshot_, findings_);
+    process_jobs_ = queue_->jobs_of(last_snapshot_);
+  }
   const double round_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   publish(last_snapshot_, last_fresh_, events, transitions, round_s);
@@ -598,6 +602,7 @@ void Daemon::publish(const Snapshot& snap, const std::vector<GpuFreshness>& fres
   s.snapshot = snap;
   s.fresh = fresh;
   s.counters = counters_;
+  s.process_jobs = process_jobs_;
   s.active = tracker_.active();
   s.cleared.assign(tracker_.cleared().begin(), tracker_.cleared().end());
   for (const auto& c : tracker_.cleared()) {

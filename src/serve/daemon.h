@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -145,6 +146,7 @@ class Daemon {
 
   Snapshot last_snapshot_;
   std::vector<GpuFreshness> last_fresh_;
+  std::map<uint32_t, int64_t> process_jobs_;  // pid -> queue job id, as of the last round
   bool storage_ok_ = true;
   std::string storage_error_;
   uint64_t storage_write_errors_ = 0;

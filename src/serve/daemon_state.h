@@ -5,6 +5,7 @@
 #include <atomic>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -46,6 +47,10 @@ struct Daemon::State {
   std::string config_origin;
   std::string job_mapping_dir;  // read on every /metrics render (job_mapping.h)
   int64_t interval_ms = 1000;
+  // The daemon's queue (it outlives the HTTP server; null without --socket): /api/jobs asks
+  // it directly, outside m, so the route reads what `queue` reads.
+  queue::QueueService* queue = nullptr;
+  std::map<uint32_t, int64_t> process_jobs;  // pid -> queue job id (/api/gpus jobs_by_pid)
   // A read-only connection of its own: queries never share the writer's connection.
   std::mutex reader_m;
   std::unique_ptr<store::Store> reader;

@@ -39,6 +39,7 @@ class ApiFeed final : public Feed {
     if (!snap) return make_error("watch.bad_api", "daemon /api/gpus: " + snap.error().to_string());
     Frame f;
     f.snapshot = std::move(*snap);
+    f.jobs = jobs_from_api(*gpus);
     f.source = "daemon " + url_;
     f.now_ms = wall_ms();
     f.history_to_ms = f.now_ms - w.back_ms;

@@ -1,5 +1,7 @@
 // The daemon's JSON bodies into Frame pieces. Tolerant of absent keys (a newer or older
 // daemon), strict about nothing: a value of the wrong type is skipped, not trusted.
+#include <charconv>
+
 #include "watch/feed.h"
 
 namespace gw::watch {
@@ -75,6 +77,19 @@ void history_from_api(const json& body, const std::string& metric,
              (static_cast<uint64_t>(pt.value) & kMarkedClockReasons) != 0)
       h.throttle_ms.push_back(pt.t_ms);
   }
+}
+
+std::map<uint32_t, int64_t> jobs_from_api(const json& gpus_body) {
+  std::map<uint32_t, int64_t> out;
+  const auto it = gpus_body.find("jobs_by_pid");
+  if (it == gpus_body.end() || !it->is_object()) return out;
+  for (const auto& [pid, id] : it->items()) {
+    uint32_t p = 0;
+    const auto [end, ec] = std::from_chars(pid.data(), pid.data() + pid.size(), p);
+    if (ec == std::errc() && end == pid.data() + pid.size() && id.is_number_integer())
+      out[p] = id.get<int64_t>();
+  }
+  return out;
 }
 
 void events_from_api(const json& body, std::map<unsigned, GpuHistory>& out) {

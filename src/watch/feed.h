@@ -43,6 +43,8 @@ std::vector<WatchFinding> findings_from_api(const nlohmann::json& body);
 // Adds the /api/history points of `metric` to each GPU's series (`max` of each point).
 void history_from_api(const nlohmann::json& body, const std::string& metric,
                       std::map<unsigned, GpuHistory>& out);
+// The queue job id of each process ("jobs_by_pid" of /api/gpus); bad entries are skipped.
+std::map<uint32_t, int64_t> jobs_from_api(const nlohmann::json& gpus_body);
 // Xid and lost-GPU events of /api/events as marks.
 void events_from_api(const nlohmann::json& body, std::map<unsigned, GpuHistory>& out);
 

@@ -45,8 +45,9 @@ struct Frame {
   int64_t now_ms = 0;
   int64_t history_from_ms = 0, history_to_ms = 0;  // the window the sparklines cover
   std::optional<std::string> error;  // the feed could not refresh: shown, last frame kept
-  // Jobs of the queue go here once the queue exists (issue: the queue branch); the view
-  // already leaves their column in the process table for the job id.
+  // The queue job of each GPU process that belongs to one (the daemon matches process
+  // groups); empty without a daemon or without a queue. The process table's JOB column.
+  std::map<uint32_t, int64_t> jobs;
 };
 
 // Thermal and power slowdowns: the reasons that mark a sparkline (sync boost, app clocks and

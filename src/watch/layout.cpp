@@ -213,13 +213,14 @@ std::vector<Line> detail_lines(const Frame& f, size_t i, const UiState& ui, int 
   if (procs)
     for (const ProcessInfo& p : *procs) {
       const auto u = f.users.find(p.pid);
+      const auto job = f.jobs.find(p.pid);
       out.push_back({fmt::format(
           "  {:>8} {:<10} {:>9} {:<6} {}", p.pid,
           u == f.users.end() ? "?" : u->second.substr(0, 10),
           p.used_mem_bytes ? fmt::format("{:.1f}G", static_cast<double>(*p.used_mem_bytes) /
                                                         (1024.0 * 1024 * 1024))
                            : "-",
-          "-", p.name.value_or("?"))});
+          job == f.jobs.end() ? "-" : std::to_string(job->second), p.name.value_or("?"))});
     }
   out.push_back({"FINDINGS", Tone::kTitle});
   for (const WatchFinding& wf : f.findings) {

@@ -1,11 +1,12 @@
 // The web dashboard in headless Chromium against `gpuwarden serve` playing scenarios/faces.json
 // (GPU 2 thermally throttled at 91 C, Xid 48 on GPU 1, GPU 5 lost at t=40 s; scenario time runs
-// 4x, so GPU 5 is lost about 10 s after the daemon starts). One
-// daemon and one browser for every case. Usage:
+// 4x, so GPU 5 is lost about 10 s after the daemon starts), with its job queue (--socket):
+// GPUs 6 and 7 lose their scenario processes, so real jobs start there. One daemon and one
+// browser for every case. Usage:
 //   node dashboard_test.mjs GPUWARDEN FAKE_NVML_LIB SOURCE_DIR ARTIFACT_DIR
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -14,7 +15,8 @@ import { Browser } from './cdp.mjs';
 
 const [gpuwarden, fakeLib, sourceDir, artifacts] = process.argv.slice(2);
 const chromium = process.env.GW_CHROMIUM || '/usr/bin/chromium';
-let daemon, browser, page, base, tmp;
+let daemon, browser, page, base, tmp, sock;
+const jobs = {};
 
 function freePort() {
   return new Promise((resolve) => {
@@ -38,6 +40,34 @@ async function waitHealthy(url, ms) {
   throw new Error('daemon did not become healthy: ' + fs.readFileSync(path.join(tmp, 'serve.log'), 'utf8'));
 }
 
+// faces.json with GPUs 6 and 7 free of processes (a process outside the queue keeps a GPU busy).
+function queueScenario() {
+  const sc = JSON.parse(fs.readFileSync(path.join(sourceDir, 'scenarios/faces.json'), 'utf8'));
+  for (const i of [6, 7]) sc.devices[i].processes = [];
+  const file = path.join(tmp, 'faces-queue.json');
+  fs.writeFileSync(file, JSON.stringify(sc));
+  return file;
+}
+
+function gw(...args) {
+  return execFileSync(gpuwarden, [...args.slice(0, 1), '--socket', sock, ...args.slice(1)],
+    { cwd: tmp, encoding: 'utf8' });
+}
+
+function submit(name, ...rest) {
+  return JSON.parse(gw('submit', '--json', '--name', name, ...rest)).ids[0];
+}
+
+// Cancelled jobs end at the daemon's next pass; their supervisors must not outlive the test.
+async function cancelJobs() {
+  for (const id of Object.values(jobs)) try { gw('cancel', String(id)); } catch { /* ended */ }
+  for (let i = 0; i < 100; i++) {
+    const q = (await (await fetch(base + '/api/jobs')).json()).queue;
+    if (!q.jobs.some((j) => j.state === 'running')) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 before(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-dash-'));
   const port = await freePort();
@@ -47,11 +77,15 @@ before(async () => {
     `[storage]\npath = "${tmp}/history.db"\n` +
     `[sampling]\ninterval = "100ms"\ngpu_deadline = "300ms"\ndiagnose_interval = "200ms"\nkernel_log = ""\n`);
   const log = fs.openSync(path.join(tmp, 'serve.log'), 'w');
-  daemon = spawn(gpuwarden, ['serve', '--scenario', path.join(sourceDir, 'scenarios/faces.json'),
+  sock = path.join(tmp, 'queue.sock');
+  daemon = spawn(gpuwarden, ['serve', '--scenario', queueScenario(), '--socket', sock,
     '--nvml-lib', fakeLib, '--config', path.join(tmp, 'gw.toml')],
   { stdio: ['ignore', log, log], env: { ...process.env, GPUWARDEN_FAKE_TIME_SCALE: '4' } });
   browser = Browser.launch(chromium, path.join(tmp, 'chromium'));
   await waitHealthy(base, 40000);
+  jobs.quick = submit('dash-quick', '--', 'sleep', '1');
+  jobs.long = submit('dash-long', '--', 'sleep', '300');
+  jobs.wait = submit('dash-wait', '--gpus', '2', '--', 'true');
   page = await browser.newPage();
   await page.start(1280, 1400);
   await page.goto(base + '/');
@@ -60,6 +94,7 @@ before(async () => {
 
 after(async () => {
   if (browser) await browser.close();
+  if (daemon && sock) await cancelJobs();
   if (daemon) daemon.kill('SIGTERM');
   fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 });
@@ -117,6 +152,25 @@ test('a GPU lost mid-run turns red without a reload', async () => {
   // The shipped GpuLost alert fires and the alert log shows it, also without a reload.
   await page.waitFor(`[...document.querySelectorAll('#alerts tbody tr')].some(r =>
       r.textContent.includes('GpuLost') && r.textContent.includes('firing') && r.textContent.includes('GPU 5'))`);
+});
+
+test('the queue: running, pending with its reason, finished with its report', async () => {
+  const row = (kind, id) => `[...document.querySelectorAll('#jobs-${kind} tr[data-job="${id}"] td')].map(t => t.textContent)`;
+  await page.waitFor(`${row('finished', jobs.quick)}[3] === 'done'`, 30000);
+  const [quick, long, wait, same] = await page.eval(`[${row('finished', jobs.quick)}, ${row('running', jobs.long)},
+      ${row('pending', jobs.wait)}, window.__sameDocument === true]`);
+  const user = os.userInfo().username;
+  assert.ok(same, 'the page was not reloaded');
+  assert.deepEqual(quick.slice(0, 5), [String(jobs.quick), 'dash-quick', user, 'done', '0']);
+  assert.ok(quick[6].length > 0, 'the report\'s top cause (or why there is none)');
+  assert.deepEqual(long.slice(0, 3), [String(jobs.long), 'dash-long', user]);
+  assert.match(long[3], /^[67]$/);
+  assert.match(long[4], /^\d+ s$/);
+  assert.deepEqual(wait.slice(0, 4), [String(jobs.wait), 'dash-wait', user, '2']);
+  assert.match(wait[5], /^needs 2 GPUs, 1 free/);
+  // HTTP shows names, never commands (docs/queue.md).
+  const api = await (await fetch(base + '/api/jobs')).text();
+  assert.ok(api.includes('dash-long') && !api.includes('sleep'), api);
 });
 
 test('no console errors, and a screenshot kept', async () => {

@@ -160,6 +160,36 @@ TEST_F(QueueTest, JobsStartInPolicyOrderOnFreeGpusAndMapFilesFollowThem) {
   EXPECT_FALSE(fs::exists(dir_ / "jobmap" / "0"));
 }
 
+// The daemon's views (watch's JOB column, /api/jobs) with real processes: a job's child in its
+// process group maps to the job, the test process to none; HTTP's view carries no command.
+TEST_F(QueueTest, JobsOfMapsAJobsProcessesAndTheOverviewLeavesOutTheCommand) {
+  const int64_t quick = submit(root(), {"true"}, {{"name", "quick"}})["ids"][0];
+  wait_state(quick, "done");
+  const std::string pidfile = (dir_ / "work" / "child.pid").string();
+  const int64_t id = submit(root(), {"sh", "-c", "sleep 60 & echo $! > " + pidfile + "; wait"},
+                            {{"name", "trainer"}})["ids"][0];
+  wait_for([&] { return !slurp(pidfile).empty(); });
+  const uint32_t child = static_cast<uint32_t>(std::stoul(slurp(pidfile)));
+  const uint32_t self = static_cast<uint32_t>(getpid());
+  snap_.gpus[0].sample.processes = std::vector<ProcessInfo>{{child, {}, "sleep", false},
+                                                            {self, {}, "queue_test", false}};
+  svc_->tick(snap_, {});
+  EXPECT_EQ(svc_->jobs_of(snap_), (std::map<uint32_t, int64_t>{{child, id}}));
+  const json ov = svc_->overview(5);
+  ASSERT_TRUE(ov["ok"].get<bool>()) << ov.dump();
+  std::map<int64_t, json> by_id;
+  for (const json& j : ov["jobs"]) by_id[j["id"].get<int64_t>()] = j;
+  ASSERT_EQ(by_id.size(), 2u) << ov.dump();
+  EXPECT_EQ(by_id[id]["state"], "running");
+  EXPECT_EQ(by_id[id]["name"], "trainer");
+  EXPECT_EQ(by_id[id]["user"], "root");
+  EXPECT_EQ(by_id[quick]["state"], "done");
+  EXPECT_TRUE(by_id[quick].contains("report")) << ov.dump();  // no history db here: its error
+  for (const char* hidden : {"argv", "cwd", "env", "stdout", "stderr", "supervisor_pid"})
+    EXPECT_FALSE(by_id[id].contains(hidden)) << hidden;
+  EXPECT_EQ(ov.dump().find("sleep 60"), std::string::npos);
+}
+
 TEST_F(QueueTest, TimeLimitSendsTermThenTheJobFails) {
   json r = submit(root(), {"sleep", "60"}, {{"time_limit_ms", 300}});
   const int64_t id = r["ids"][0];

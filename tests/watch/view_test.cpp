@@ -136,6 +136,28 @@ TEST(WatchView, DetailPageShowsProcessesEvidenceAndRemedy) {
   EXPECT_NE(t.find("remedy: Drain the node."), std::string::npos) << t;
 }
 
+TEST(WatchView, ProcessTableShowsTheQueueJobOfAJobsProcessOnly) {
+  Frame f = eight_gpus();
+  f.snapshot.gpus[5].sample.processes = std::vector<ProcessInfo>{
+      {4242, 3ULL << 30, "train.py", false}, {4343, 1ULL << 30, "notebook", false}};
+  f.users[4242] = "alice";
+  f.users[4343] = "bob";
+  f.jobs[4242] = 17;
+  UiState ui;
+  ui.selected = 5;
+  ui.detail = true;
+  const std::string t = render(f, ui, 30, 100, {false}).text();
+  EXPECT_NE(t.find("4242 alice          3.0G 17     train.py"), std::string::npos) << t;
+  EXPECT_NE(t.find("4343 bob            1.0G -      notebook"), std::string::npos) << t;
+}
+
+TEST(WatchApi, JobIdsByPidFromTheDaemonsGpusBody) {
+  const auto jobs = jobs_from_api(nlohmann::json::parse(R"({"gpus": [], "jobs_by_pid":
+    {"4242": 17, "x1": 3, "77": "9", "-5": 4, "88": 12}})"));
+  EXPECT_EQ(jobs, (std::map<uint32_t, int64_t>{{4242, 17}, {88, 12}}));
+  EXPECT_TRUE(jobs_from_api(nlohmann::json::parse(R"({"gpus": []})")).empty());  // older daemon
+}
+
 TEST(WatchView, ControlCharactersFromInputNeverReachTheScreen) {
   Grid g(1, 20);
   g.put(0, 0, "a\x1b[31mb");

@@ -100,6 +100,57 @@ function updateAlerts(a) {
   body.replaceChildren(...(rows.length ? rows : [none]));
 }
 
+function span(ms) {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s < 120 ? s + ' s' : s < 7200 ? Math.round(s / 60) + ' min' : (s / 3600).toFixed(1) + ' h';
+}
+
+function exitText(j) {
+  return j.signal !== null ? 'signal ' + j.signal : j.exit_code !== null ? String(j.exit_code) : '';
+}
+
+function causeText(j) {
+  if (!j.report) return '';
+  return j.report.error ? 'no report: ' + j.report.error : j.report.text;
+}
+
+const JOB_COLUMNS = {
+  pending: (j, now) => [j.gpus, span(now - j.submit_ms), j.wait_reason || j.reason],
+  running: (j, now) => [j.gpu_indices.join(','), span(now - j.start_ms)],
+  finished: (j) => [j.state, exitText(j), j.end_ms ? when(j.end_ms) : '', causeText(j)],
+};
+
+function jobRow(j, kind, now) {
+  const tr = el('tr', 'st-' + j.state);
+  tr.dataset.job = j.id;
+  tr.dataset.state = j.state;
+  const name = j.name + (j.array_index !== null ? '[' + j.array_index + ']' : '');
+  for (const v of [j.id, name, j.user, ...JOB_COLUMNS[kind](j, now)]) tr.append(el('td', '', String(v)));
+  return tr;
+}
+
+function fillJobs(kind, jobs, now, emptyText) {
+  const rows = jobs.map((j) => jobRow(j, kind, now));
+  const none = el('tr');
+  none.append(el('td', 'empty', emptyText));
+  document.querySelector('#jobs-' + kind + ' tbody').replaceChildren(...(rows.length ? rows : [none]));
+}
+
+// /api/jobs: {"queue": null} when the daemon runs no queue.
+function updateQueue(body) {
+  const q = body.queue;
+  const none = document.getElementById('queue-none');
+  none.hidden = q !== null;
+  none.textContent = q === null ? (body.message || 'no job queue: ' + JSON.stringify(body.error)) : '';
+  document.getElementById('queue-tables').hidden = q === null;
+  if (q === null) return;
+  document.getElementById('queue-policy').textContent = '(' + q.policy + ' policy)';
+  const is = (...states) => q.jobs.filter((j) => states.includes(j.state));
+  fillJobs('pending', is('pending', 'held'), q.now_ms, 'no job waits');
+  fillJobs('running', is('running'), q.now_ms, 'no job runs');
+  fillJobs('finished', is('done', 'failed', 'cancelled', 'lost'), q.now_ms, 'none yet');
+}
+
 async function loadCharts() {
   if (ui.gpu === null) return;
   const seq = ++ui.seq;  // a slower answer for an earlier choice must not overwrite this one
@@ -156,8 +207,10 @@ function showDown(e) {
 
 async function tick() {
   try {
-    const [ov, f, a] = await Promise.all([getJSON('/api/overview'), getJSON('/api/findings'), getJSON('/api/alerts')]);
+    const [ov, f, a, q] = await Promise.all([getJSON('/api/overview'), getJSON('/api/findings'),
+      getJSON('/api/alerts'), getJSON('/api/jobs')]);
     updateCards(ov);
+    updateQueue(q);
     fillList('findings-active', f.active, 'nothing wrong');
     fillList('findings-past', f.cleared, 'none yet');
     updateAlerts(a);
