@@ -147,8 +147,8 @@ TEST(WatchView, ProcessTableShowsTheQueueJobOfAJobsProcessOnly) {
   ui.selected = 5;
   ui.detail = true;
   const std::string t = render(f, ui, 30, 100, {false}).text();
-  EXPECT_NE(t.find("4242 alice          3.0G 17     train.py"), std::string::npos) << t;
-  EXPECT_NE(t.find("4343 bob            1.0G -      notebook"), std::string::npos) << t;
+  EXPECT_NE(t.find("4242 alice           3.0G 17     train.py"), std::string::npos) << t;
+  EXPECT_NE(t.find("4343 bob             1.0G -      notebook"), std::string::npos) << t;
 }
 
 TEST(WatchApi, JobIdsByPidFromTheDaemonsGpusBody) {
