@@ -41,8 +41,13 @@ int open_output(const std::string& path) {
 
 // The job: own process group, the user's credentials (groups first, uid last), then cwd,
 // output files and exec, all as the user so that the kernel checks the user's permissions.
-[[noreturn]] void run_child(const SupervisorSpec& s, int pipe_fd, const sigset_t& old_mask) {
-  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+// The job starts with no signal blocked: the supervisor's mask is inherited from the daemon,
+// whose threads block SIGTERM/SIGINT/SIGHUP for sigwait, and a job that kept it would ignore
+// `cancel` and the time limit until the SIGKILL after the grace.
+[[noreturn]] void run_child(const SupervisorSpec& s, int pipe_fd) {
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
   setpgid(0, 0);
   if (initgroups(s.user.c_str(), s.gid) != 0 && setgroups(1, &s.gid) != 0)
     child_fail(pipe_fd, "setgroups");
@@ -161,15 +166,15 @@ Status spawn_supervisor(const std::string& self, const std::string& dir) {
 int supervise_main(const std::string& dir) {
   const auto spec = read_spec(dir);
   if (!spec) return 2;
-  sigset_t set, old;
+  sigset_t set;
   sigemptyset(&set);
   for (int s : {SIGCHLD, SIGTERM, SIGINT, SIGHUP}) sigaddset(&set, s);
-  sigprocmask(SIG_BLOCK, &set, &old);
+  sigprocmask(SIG_BLOCK, &set, nullptr);
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return 2;
   Watch w;
   w.child = fork();
-  if (w.child == 0) run_child(*spec, fds[1], old);
+  if (w.child == 0) run_child(*spec, fds[1]);
   ::close(fds[1]);
   setpgid(w.child, w.child);  // both sides, so no race with kill(-pgid)
   if (Status st = write_supervisor(dir, {getpid(), process_start(getpid()).value_or(0), w.child});

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Browser } from './cdp.mjs';
 
-const [gpuwarden, fakeLib, sourceDir, artifacts] = process.argv.slice(2);
+const [gpuwarden, fakeLib, sourceDir, artifacts] = process.argv.slice(2).map((p) => path.resolve(p));
 const chromium = process.env.GW_CHROMIUM || '/usr/bin/chromium';
 let daemon, browser, page, base, tmp, sock;
 const jobs = {};
@@ -62,8 +62,10 @@ function submit(name, ...rest) {
 async function cancelJobs() {
   for (const id of Object.values(jobs)) try { gw('cancel', String(id)); } catch { /* ended */ }
   for (let i = 0; i < 100; i++) {
-    const q = (await (await fetch(base + '/api/jobs')).json()).queue;
-    if (!q.jobs.some((j) => j.state === 'running')) return;
+    try {
+      const q = (await (await fetch(base + '/api/jobs')).json()).queue;
+      if (!q.jobs.some((j) => j.state === 'running')) return;
+    } catch { /* a pooled connection the daemon closed: ask again */ }
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -93,10 +95,13 @@ before(async () => {
 });
 
 after(async () => {
-  if (browser) await browser.close();
-  if (daemon && sock) await cancelJobs();
-  if (daemon) daemon.kill('SIGTERM');
-  fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  try {
+    if (browser) await browser.close();
+    if (daemon && sock) await cancelJobs();
+  } finally {
+    if (daemon) daemon.kill('SIGTERM');
+    fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  }
 });
 
 test('every GPU is on the first render, the throttled one in words', async () => {
