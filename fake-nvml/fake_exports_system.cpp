@@ -42,6 +42,9 @@ GWFAKE_API const char* gwfake_hostname() {
 GWFAKE_API void gwfake_set_time(double seconds) {
   fake().set_time(seconds);
 }
+GWFAKE_API int gwfake_set_device(unsigned index, const char* fields_json) {
+  return fake().set_device(index, fields_json);
+}
 GWFAKE_API unsigned long long gwfake_device_calls() {
   return fake().device_calls();
 }

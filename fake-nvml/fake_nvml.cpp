@@ -66,6 +66,21 @@ void FakeNvml::set_time(double t_s) {
   frozen_t_ = t_s;
 }
 
+int FakeNvml::set_device(unsigned index, const char* fields_json) {
+  std::lock_guard lk(m_);
+  const gw::nvml::Json fields =
+      gw::nvml::Json::parse(fields_json != nullptr ? fields_json : "", nullptr, false);
+  if (index >= gpus_.size() || !fields.is_object()) {
+    last_error_ = "gwfake_set_device: no GPU " + std::to_string(index) + " or not a JSON object";
+    return 1;
+  }
+  if (gw::Status st = apply_device_fields(fields, gpus_[index].gpu, "gwfake_set_device"); !st) {
+    last_error_ = st.error().to_string();
+    return 1;
+  }
+  return 0;
+}
+
 nvmlReturn_t FakeNvml::init() {
   bool loaded = false;
   {

@@ -54,6 +54,9 @@ class FakeNvml {
   const char* hostname() const { return hostname_.c_str(); }
   // Pins the scenario clock at `t_s` seconds (tests); a negative value lets it run again.
   void set_time(double t_s);
+  // Changes device keys of GPU `index` now, as a timeline `set` would (tests: a process whose
+  // pid is only known at run time). 0 on success, else last_error() says why.
+  int set_device(unsigned index, const char* fields_json);
   uint64_t device_calls() const { return device_calls_.load(); }
 
   // Hooks for the fake CUDA driver (fake-cuda/), which runs in the same process:

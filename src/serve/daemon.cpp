@@ -186,6 +186,7 @@ Status Daemon::start_queue() {
   char self[4096];
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   if (n > 0) qo.self_exe.assign(self, static_cast<size_t>(n));
+  if (!opts_.queue_self_exe.empty()) qo.self_exe = opts_.queue_self_exe;  // in-process tests
   if (auto p = sched::make_policy(qo.policy); !p) return p.error();
   auto q = queue::QueueService::create(std::move(qo), *clock_);
   if (!q) return q.error();

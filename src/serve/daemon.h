@@ -48,6 +48,7 @@ struct DaemonOptions {
   // The job queue (docs/queue.md): its socket (unset: no queue) and scheduling policy.
   std::optional<std::string> queue_socket;
   std::string queue_policy = "fcfs";
+  std::string queue_self_exe;  // the binary jobs' supervisors run; empty: this process's own
 };
 
 // The HTTP access policy of `serve` listening on `listen_host`.

@@ -2,10 +2,12 @@
 // (GPU 2 thermally throttled, an Xid on GPU 1, GPU 5 lost at t=40 s, played 4x fast): keys are
 // sent with send-keys, the screen is read with capture-pane. One daemon and one tmux server for
 // the whole file; each case opens its own window.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "../serve/serve_helpers.h"
 
@@ -195,6 +197,71 @@ TEST_F(WatchInTmux, NoTtyPrintsPlainTextFrames) {
   size_t frames = 0;
   for (size_t at = 0; (at = out.find("gpuwarden watch", at)) != std::string::npos; ++at) ++frames;
   EXPECT_EQ(frames, 2u) << out;
+}
+
+// The fake NVML this process loaded (the in-process daemon's): gives GPU 0 the processes the
+// test names, pids known only at run time.
+bool set_gpu0_processes(const std::string& processes_json) {
+  void* lib = ::dlopen(fake_lib().c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (lib == nullptr) return false;
+  using SetDevice = int (*)(unsigned, const char*);
+  auto set = reinterpret_cast<SetDevice>(::dlsym(lib, "gwfake_set_device"));
+  const std::string fields = "{\"processes\": " + processes_json + "}";
+  const bool ok = set != nullptr && set(0, fields.c_str()) == 0;
+  ::dlclose(lib);
+  return ok;
+}
+
+// A real queue job on a daemon with --socket (in this process, so the test can hand the fake
+// NVML the job's pid): /api/gpus maps the pid to the job and watch's JOB column shows its id.
+TEST_F(WatchInTmux, AQueueJobsProcessShowsItsJobId) {
+  TempDir dir;
+  serve::DaemonOptions o = options_for("consumer-rtx4090", fast_config(dir.path()));
+  o.queue_socket = (dir.path() / "q.sock").string();
+  o.queue_self_exe = binary();
+  RunningDaemon d(std::move(o));
+  ASSERT_TRUE(d.ok()) << d.error;
+  ASSERT_TRUE(set_gpu0_processes("[]"));  // the scenario's own processes would keep GPU 0 busy
+  const std::string sock = " --socket " + (dir.path() / "q.sock").string();
+  const fs::path pidfile = dir.path() / "job.pid";
+  const std::string out =
+      run("cd " + dir.path().string() + " && " + binary() + " submit" + sock +
+          " --json --name tagged -- sh -c 'echo $$ > " + pidfile.string() + "; exec sleep 120'");
+  const auto reply = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_TRUE(reply.is_object() && reply.contains("ids")) << out;
+  const int64_t id = reply["ids"][0].get<int64_t>();
+  std::string pid;
+  ASSERT_TRUE(wait_until(
+      [&] { return std::getline(std::ifstream(pidfile) >> std::ws, pid) && !pid.empty(); }, 60s));
+  ASSERT_TRUE(
+      set_gpu0_processes("[{\"pid\": " + pid + ", \"name\": \"sleep\", \"used_mem_mib\": 1024}]"));
+  ASSERT_TRUE(wait_until(
+      [&] {
+        const auto j = nlohmann::json::parse(get(d.port(), "/api/gpus").body, nullptr, false);
+        return j.is_object() && j["jobs_by_pid"].value(pid, int64_t{0}) == id;
+      },
+      15s))
+      << get(d.port(), "/api/gpus").body;
+  tmux_->open("job", 120, 30,
+              "env NO_COLOR=1 TERM=tmux-256color " + binary() + " watch --url http://127.0.0.1:" +
+                  std::to_string(d.port()) + " --refresh-ms 250");
+  ASSERT_TRUE(tmux_->shows("job", "RTX 4090")) << tmux_->screen("job");
+  tmux_->keys("job", "Enter");
+  const std::string row = pid + " root";
+  ASSERT_TRUE(tmux_->shows("job", "PROCESSES (1)")) << tmux_->screen("job");
+  std::istringstream lines(tmux_->screen("job"));
+  std::string line;
+  while (std::getline(lines, line) && line.find(" " + pid + " ") == std::string::npos) {
+  }
+  std::istringstream cols(line);
+  std::string c_pid, c_user, c_mem, c_job;
+  cols >> c_pid >> c_user >> c_mem >> c_job;
+  EXPECT_EQ(c_pid, pid) << tmux_->screen("job");
+  EXPECT_EQ(c_job, std::to_string(id)) << tmux_->screen("job");
+  run(binary() + " cancel" + sock + " " + std::to_string(id));
+  EXPECT_TRUE(wait_until(
+      [&] { return get(d.port(), "/api/jobs").body.find("\"running\"") == std::string::npos; },
+      30s));
 }
 
 }  // namespace
