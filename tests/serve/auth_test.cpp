@@ -77,13 +77,23 @@ TEST(Auth, TheDaemonChecksEveryRouteBeforeRouting) {
   servetest::RunningDaemon d(servetest::options_for("demo", cfg));
   ASSERT_TRUE(d.ok()) << d.error;
   EXPECT_EQ(servetest::get(d.port(), "/metrics").status, 200);
-  for (const char* path : {"/healthz", "/api/findings", "/api/history?metric=temp_c", "/nope"})
+  for (const char* path :
+       {"/healthz", "/api/findings", "/api/jobs", "/api/history?metric=temp_c", "/nope"})
     EXPECT_EQ(servetest::get(d.port(), path).status, 401) << path;
   httplib::Client c("127.0.0.1", d.port());
   c.set_bearer_token_auth("t0k");
   auto r = c.Get("/api/findings");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
+  r = c.Get("/api/jobs");  // with the token; this daemon runs no queue, and says so
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  const auto jobs = nlohmann::json::parse(r->body, nullptr, false);
+  EXPECT_TRUE(jobs.is_object() && jobs.contains("queue") && jobs["queue"].is_null()) << r->body;
+  r = c.Get("/api/jobs?finished=many");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_NE(r->body.find("finished"), std::string::npos) << r->body;
   c.set_bearer_token_auth("wrong");
   r = c.Post("/api/reload");
   ASSERT_TRUE(r);
