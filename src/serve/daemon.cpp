@@ -640,6 +640,7 @@ void Daemon::publish(const Snapshot& snap, const std::vector<GpuFreshness>& fres
   h.events_deduplicated = events_dedup_;
   h.reloads = reloads_;
   h.reload_failures = reload_failures_;
+  ++s.generation;
 }
 
 }  // namespace gw::serve

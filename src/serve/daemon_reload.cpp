@@ -87,6 +87,7 @@ Status Daemon::reload(bool force) {
     state_->auth = auth_policy(cfg.serve, listen_host_);
     state_->interval_ms = cfg.sampling.interval_ms;
     state_->job_mapping_dir = cfg.sampling.job_mapping_dir;
+    ++state_->generation;
     state_->db_path = cfg.storage.enabled ? cfg.storage.path : "";
     state_->config_origin = cfg.origin;
     state_->health.reloads = reloads_;
