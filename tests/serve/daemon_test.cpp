@@ -267,7 +267,8 @@ TEST(ServeDaemon, RestartKeepsHistory) {
     RunningDaemon d(options_for("serve-xid", fast_config(tmp.path())));
     ASSERT_TRUE(d.ok()) << d.error;
     std::this_thread::sleep_for(600ms);
-    auto h = nlohmann::json::parse(get(d.port(), "/api/history?metric=temp_c&gpu=1&from=-30s").body);
+    auto h =
+        nlohmann::json::parse(get(d.port(), "/api/history?metric=temp_c&gpu=1&from=-30s").body);
     // A short range: the API downsamples to max_points (2000) over the range, and 30 s keeps
     // every sample of the two 600 ms runs in its own bucket.
     size_t before = 0, after = 0;
