@@ -87,6 +87,23 @@ class Section {
     return {};
   }
 
+  // "0640": an octal permission string (a TOML integer 0640 would be decimal 640).
+  Status mode(const char* key, unsigned& out) const {
+    const toml::node* n = t_.get(key);
+    if (n == nullptr) return {};
+    const auto* s = n->as_string();
+    unsigned v = 0;
+    const std::string text = s != nullptr ? s->get() : std::string();
+    const char* b = text.data();
+    const char* e = b + text.size();
+    if (s == nullptr || text.size() < 3 || text.size() > 4 ||
+        std::from_chars(b, e, v, 8).ptr != e || v > 0777)
+      return bad(origin_, *n, name_ + "." + key,
+                 "expected an octal permission string such as \"0640\"");
+    out = v;
+    return {};
+  }
+
   Status bytes(const char* key, uint64_t& out) const {
     const toml::node* n = t_.get(key);
     if (n == nullptr) return {};
@@ -275,14 +292,23 @@ Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin
   }
   if (const auto* t = root["storage"].as_table()) {
     Section s(*t, "storage", origin);
-    for (Status st : {s.check_keys({"enabled", "path", "raw_retention", "rollup_retention",
-                                    "max_size", "compact_interval"}),
-                      s.boolean("enabled", c.storage.enabled), s.string("path", c.storage.path),
-                      s.duration("raw_retention", c.storage.raw_retention_ms, 60'000),
-                      s.duration("rollup_retention", c.storage.rollup_retention_ms, 60'000),
-                      s.bytes("max_size", c.storage.max_bytes),
-                      s.duration("compact_interval", c.storage.compact_interval_ms, 100)})
+    for (Status st :
+         {s.check_keys({"enabled", "path", "raw_retention", "rollup_retention", "max_size",
+                        "compact_interval", "file_mode", "dir_mode"}),
+          s.mode("file_mode", c.storage.file_mode), s.mode("dir_mode", c.storage.dir_mode),
+          s.boolean("enabled", c.storage.enabled), s.string("path", c.storage.path),
+          s.duration("raw_retention", c.storage.raw_retention_ms, 60'000),
+          s.duration("rollup_retention", c.storage.rollup_retention_ms, 60'000),
+          s.bytes("max_size", c.storage.max_bytes),
+          s.duration("compact_interval", c.storage.compact_interval_ms, 100)})
       if (!st) return st.error();
+    // The daemon must reach its own files; the mode narrows who else may.
+    if ((c.storage.file_mode & 0600) != 0600)
+      return bad(origin, *t->get("file_mode"), "storage.file_mode",
+                 "must let the owner read and write (0600 at least)");
+    if ((c.storage.dir_mode & 0700) != 0700)
+      return bad(origin, *t->get("dir_mode"), "storage.dir_mode",
+                 "must let the owner read, write and enter (0700 at least)");
     if (c.storage.rollup_retention_ms < c.storage.raw_retention_ms)
       return bad(origin, *t, "storage.rollup_retention",
                  "must not be shorter than storage.raw_retention");

@@ -33,6 +33,10 @@ struct StorageSection {
   int64_t rollup_retention_ms = 30LL * 24 * 3600 * 1000;
   uint64_t max_bytes = 1ULL << 30;
   int64_t compact_interval_ms = 60'000;
+  // A new database (and its -wal, -shm) and the folders made for it: private unless widened,
+  // e.g. file_mode = "0640" for a group that runs `gpuwarden history`.
+  unsigned file_mode = 0600;
+  unsigned dir_mode = 0700;
 };
 
 struct SamplingSection {

@@ -51,6 +51,8 @@ store::StoreOptions store_options(const StorageSection& s) {
   o.raw_retention_ms = s.raw_retention_ms;
   o.rollup_retention_ms = s.rollup_retention_ms;
   o.max_bytes = s.max_bytes;
+  o.file_mode = s.file_mode;
+  o.dir_mode = s.dir_mode;
   return o;
 }
 
