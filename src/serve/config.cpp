@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/input_file.h"
+#include "sched/policy.h"
 
 namespace gw::serve {
 namespace {
@@ -137,6 +138,42 @@ Status read_listen(const std::string& listen, std::string_view origin, const tom
   return {};
 }
 
+// A TOML array of GPU indices, "[0, 1, 2]".
+Status read_gpu_list(const toml::table& t, const char* key, std::string_view origin,
+                     std::vector<unsigned>& out) {
+  const toml::node* n = t.get(key);
+  if (n == nullptr) return {};
+  const std::string k = std::string("queue.") + key;
+  const toml::array* a = n->as_array();
+  if (a == nullptr) return bad(origin, *n, k, "expected a list of GPU indices such as [0, 1]");
+  out.clear();
+  for (const toml::node& e : *a) {
+    const auto* i = e.as_integer();
+    if (i == nullptr || i->get() < 0 || i->get() > 1023)
+      return bad(origin, e, k, "expected GPU indices from 0 to 1023");
+    out.push_back(static_cast<unsigned>(i->get()));
+  }
+  return {};
+}
+
+Status read_queue(const toml::table& t, std::string_view origin, QueueSection& q) {
+  Section s(t, "queue", origin);
+  for (Status st :
+       {s.check_keys({"socket", "policy", "fairshare_half_life", "admin_group", "include_gpus",
+                      "exclude_gpus", "kill_grace"}),
+        s.string("socket", q.socket), s.string("policy", q.policy),
+        s.duration("fairshare_half_life", q.fairshare_half_life_ms, 60'000),
+        s.string("admin_group", q.admin_group), s.duration("kill_grace", q.kill_grace_ms, 0),
+        read_gpu_list(t, "include_gpus", origin, q.include_gpus),
+        read_gpu_list(t, "exclude_gpus", origin, q.exclude_gpus)})
+    if (!st) return st;
+  if (auto p = sched::make_policy(q.policy); !p)
+    return bad(origin, *t.get("policy"), "queue.policy", p.error().message);
+  if (!q.socket.empty() && q.socket.front() != '/')
+    return bad(origin, *t.get("socket"), "queue.socket", "expected an absolute path");
+  return {};
+}
+
 // serve.auth and serve.open_paths (who may read without the token, serve/auth.h).
 Status read_auth(const toml::table& t, std::string_view origin, ServeSection& out) {
   if (const toml::node* n = t.get("auth")) {
@@ -264,10 +301,11 @@ Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin
     }
     // [check] and [slurm] belong to `gpuwarden check` and the Slurm hooks (src/slurm), which
     // check their keys; the daemon only lets them pass.
-    if (k != "serve" && k != "storage" && k != "sampling" && k != "check" && k != "slurm")
+    if (k != "serve" && k != "storage" && k != "sampling" && k != "queue" && k != "check" &&
+        k != "slurm")
       return bad(origin, node, k,
-                 "unknown section (known: [serve], [storage], [sampling], [check], [slurm], "
-                 "[[alert]], [[sink]])");
+                 "unknown section (known: [serve], [storage], [sampling], [queue], [check], "
+                 "[slurm], [[alert]], [[sink]])");
     if (!node.is_table()) return bad(origin, node, k, "expected a [" + std::string(k) + "] table");
   }
   if (const auto* t = root["serve"].as_table()) {
@@ -328,6 +366,8 @@ Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin
           s.string("job_mapping_dir", c.sampling.job_mapping_dir)})
       if (!st) return st.error();
   }
+  if (const auto* t = root["queue"].as_table())
+    if (Status st = read_queue(*t, origin, c.queue); !st) return st.error();
   return c;
 }
 

@@ -57,6 +57,10 @@ Status Daemon::reload(bool force) {
   }
   if (next.sampling.gpu_deadline_ms != old.sampling.gpu_deadline_ms)
     log("sampling.gpu_deadline changes at the next restart");
+  if (!(next.queue == old.queue)) {
+    log("[queue] changes take effect at the next restart");
+    next.queue = old.queue;  // what runs is what the config says it runs
+  }
   const bool kmsg_changed = next.sampling.kernel_log != old.sampling.kernel_log;
   const bool store_changed =
       next.storage.path != old.storage.path || next.storage.enabled != old.storage.enabled;

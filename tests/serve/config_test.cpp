@@ -75,6 +75,40 @@ TEST(ServeConfig, StorageModesAreOctalStringsThatKeepTheOwnersAccess) {
   }
 }
 
+TEST(ServeConfig, QueueSectionAndItsErrors) {
+  auto c = parse_config(R"([queue]
+socket = "/run/gw/q.sock"
+policy = "fairshare+backfill"
+fairshare_half_life = "3d"
+admin_group = "gpuadmin"
+include_gpus = [0, 1, 2]
+exclude_gpus = [2]
+kill_grace = "30s"
+)",
+                        "gw.toml");
+  ASSERT_TRUE(c) << c.error().to_string();
+  EXPECT_EQ(c->queue.socket, "/run/gw/q.sock");
+  EXPECT_EQ(c->queue.policy, "fairshare+backfill");
+  EXPECT_EQ(c->queue.fairshare_half_life_ms, 3LL * 86'400'000);
+  EXPECT_EQ(c->queue.admin_group, "gpuadmin");
+  EXPECT_EQ(c->queue.include_gpus, (std::vector<unsigned>{0, 1, 2}));
+  EXPECT_EQ(c->queue.exclude_gpus, (std::vector<unsigned>{2}));
+  EXPECT_EQ(c->queue.kill_grace_ms, 30'000);
+  EXPECT_TRUE(parse_config("", "gw.toml")->queue.socket.empty()) << "no queue by default";
+  for (const auto& [bad, key] : std::vector<std::pair<std::string, std::string>>{
+           {"policy = \"fastest\"", "queue.policy"},
+           {"socket = \"relative.sock\"", "queue.socket"},
+           {"include_gpus = [0, -1]", "queue.include_gpus"},
+           {"exclude_gpus = \"0,1\"", "queue.exclude_gpus"},
+           {"kill_grace = 10", "queue.kill_grace"},
+           {"admins = \"x\"", "queue.admins"}}) {
+    auto r = parse_config("[queue]\n" + bad + "\n", "gw.toml");
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().to_string().find("gw.toml:2:"), std::string::npos) << r.error().to_string();
+    EXPECT_NE(r.error().to_string().find(key + ": "), std::string::npos) << r.error().to_string();
+  }
+}
+
 TEST(ServeConfig, Durations) {
   EXPECT_EQ(*parse_duration_ms("500ms"), 500);
   EXPECT_EQ(*parse_duration_ms("1h30m"), 5'400'000);

@@ -255,6 +255,33 @@ TEST(ServeBinary, ConfiguredModesAreAppliedWhateverTheUmask) {
     EXPECT_EQ(mode(dir / f), 0660u) << f;
 }
 
+// The queue configured in the file (no --socket): its socket, policy and GPU lists reach the
+// running service. Root in CI, so the job runs as root; tests/queue covers other users.
+TEST(ServeBinary, QueueFromTheConfigRunsJobsOnlyOnItsGpus) {
+  TempDir tmp;
+  const fs::path sock = tmp.path() / "q.sock";
+  tmp.write("gw.toml", "[storage]\npath = \"" + (tmp.path() / "h.db").string() +
+                           "\"\n[queue]\nsocket = \"" + sock.string() +
+                           "\"\npolicy = \"priority\"\nexclude_gpus = [0, 1, 3]\n");
+  Process p({binary(), "serve", "--scenario", scenario("stress-link-downtrain"), "--nvml-lib",
+             fake_lib(), "--listen", "127.0.0.1:0", "--config", (tmp.path() / "gw.toml").string()},
+            tmp.path() / "log");
+  ASSERT_TRUE(wait_until([&] { return fs::exists(sock); }, 30s)) << read(tmp.path() / "log");
+  EXPECT_NE(read(tmp.path() / "log").find("(policy priority)"), std::string::npos)
+      << read(tmp.path() / "log");
+  const std::string submit = "cd " + tmp.path().string() + " && " + binary() + " submit --socket " +
+                             sock.string() +
+                             " --json -- /usr/bin/printenv CUDA_VISIBLE_DEVICES > submit.json";
+  ASSERT_EQ(std::system(submit.c_str()), 0) << read(tmp.path() / "submit.json");
+  const auto reply = nlohmann::json::parse(read(tmp.path() / "submit.json"));
+  const int64_t id = reply.at("ids").at(0).get<int64_t>();
+  const fs::path out = tmp.path() / ("gpuwarden-" + std::to_string(id) + ".out");
+  ASSERT_TRUE(wait_until([&] { return read(out).find("GPU-") != std::string::npos; }, 30s))
+      << read(tmp.path() / "log");
+  // GPU 2 is the only one the queue may use.
+  EXPECT_EQ(read(out), "GPU-7a1c0000-0000-4000-8000-000000000002\n");
+}
+
 TEST(ServeBinary, ADatabasePathThatIsNoFileIsRefused) {
   TempDir tmp;
   const fs::path fifo = tmp.path() / "fifo";
