@@ -293,4 +293,24 @@ std::vector<std::string> foreign_processes(const GpuState& g, uint32_t own_pid) 
   return out;
 }
 
+std::unique_ptr<cuda::CudaSession> open_cuda(const GpuSourceOptions& source,
+                                             const std::optional<std::string>& library,
+                                             std::string& error) {
+  auto lib = resolve_cuda_library(source, library);
+  if (!lib) {
+    error = lib.error().to_string();
+    return nullptr;
+  }
+  cuda::CudaSessionOptions o;
+  o.library_path = lib->library_path;
+  o.fake_nvml_path = lib->fake_nvml_path;
+  o.scenario_path = lib->scenario_path;
+  auto s = cuda::CudaSession::open(o);
+  if (!s) {
+    error = s.error().to_string() + " [" + s.error().code + "]";
+    return nullptr;
+  }
+  return std::move(*s);
+}
+
 }  // namespace gw::active

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,12 @@ struct StressOptions {
 // says why, and only step 1 runs (the report says the load was not run).
 void run_stress(GpuSource& nvml, cuda::CudaSession* cuda, const std::string& cuda_error,
                 const StressOptions& o, Observation& obs);
+
+// The CUDA driver that goes with `source` (the real libcuda.so.1 or `library`; the fake one
+// beside a fake NVML), opened; null with `error` saying why when it cannot be used.
+std::unique_ptr<cuda::CudaSession> open_cuda(const GpuSourceOptions& source,
+                                             const std::optional<std::string>& library,
+                                             std::string& error);
 
 // The processes on a GPU that are not ours, "python3 (pid 4711)", from one sample.
 std::vector<std::string> foreign_processes(const GpuState& g, uint32_t own_pid);

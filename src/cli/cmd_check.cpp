@@ -4,6 +4,7 @@
 
 #include "cli/command.h"
 #include "cli/gpu_options.h"
+#include "cli/options.h"
 #include "slurm/check_command.h"
 
 namespace gw::cli {
@@ -22,9 +23,19 @@ Action configure_check(CLI::App& sub, const Io& io) {
   sub.add_option("--node", o->node, "Slurm node name (default $SLURMD_NODENAME, else hostname -s)");
   sub.add_option("--gpus", o->gpus,
                  "Only these GPU indices, e.g. 0,1 (host findings always count)");
+  add_real_option(sub, "--active", o->active_s, {1, 3600, false, "seconds"},
+                  "Load the GPUs this many seconds through the CUDA driver and judge the load "
+                  "too (doctor --stress; never GPUs in use; Slurm kills a HealthCheckProgram "
+                  "after 60 s)");
+  sub.add_option("--cuda-lib", o->cuda_library,
+                 "With --active: path of libcuda.so.1 (default: the driver's, found by dlopen)");
   sub.add_flag("--no-color", o->no_color, "Accepted for every command; check never colours");
   sub.add_flag("--verbose", o->verbose, "Say where the verdict came from, also when healthy");
   return [o, &io] {
+    if (o->cuda_library && !o->active_s) {
+      io.err << "gpuwarden check: --cuda-lib only applies to --active\n";
+      return slurm::kCheckUsage;
+    }
     o->source_given = o->source.demo || o->source.scenario || o->source.nvml_library;
     return slurm::run_check(*o, io.out, io.err);
   };

@@ -100,25 +100,6 @@ DoctorRun sample_source(const DoctorOptions& opts, GpuSource& src, std::string m
   return run;
 }
 
-// The CUDA driver for --stress, or why it cannot be used.
-std::unique_ptr<cuda::CudaSession> open_cuda(const DoctorOptions& opts, std::string& error) {
-  auto lib = resolve_cuda_library(opts.source, opts.cuda_library);
-  if (!lib) {
-    error = lib.error().to_string();
-    return nullptr;
-  }
-  cuda::CudaSessionOptions o;
-  o.library_path = lib->library_path;
-  o.fake_nvml_path = lib->fake_nvml_path;
-  o.scenario_path = lib->scenario_path;
-  auto s = cuda::CudaSession::open(o);
-  if (!s) {
-    error = s.error().to_string() + " [" + s.error().code + "]";
-    return nullptr;
-  }
-  return std::move(*s);
-}
-
 active::StressOptions stress_options(const DoctorOptions& opts, const InterruptGuard& guard) {
   active::StressOptions o;
   o.duration_s = *opts.stress_s;
@@ -138,7 +119,7 @@ DoctorRun stress_source(const DoctorOptions& opts, GpuSource& src, std::string m
   run.mode = std::move(mode);
   run.source = src.describe();
   std::string cuda_error;
-  auto cu = open_cuda(opts, cuda_error);
+  auto cu = active::open_cuda(opts.source, opts.cuda_library, cuda_error);
   const InterruptGuard guard;
   active::run_stress(src, cu.get(), cuda_error, stress_options(opts, guard), run.obs);
   if (cu) run.source += "; " + cu->describe();

@@ -321,32 +321,49 @@ void install_auth_check(httplib::Server& server, const std::shared_ptr<Daemon::S
   });
 }
 
+// A cached body is served while no round or reload has happened since it was rendered, the
+// job mapping files say the same, and it is under a second old (a stalled sampling loop still
+// shows its growing sample ages).
+constexpr int64_t kMetricsMaxAgeMs = 1000;
+
+bool metrics_cache_valid(const Daemon::State& s, int64_t now, const JobMap& jobs) {
+  const auto& c = s.metrics;
+  return c.body && c.generation == s.generation && now >= c.rendered_ms &&
+         now - c.rendered_ms < kMetricsMaxAgeMs && c.jobs == jobs;
+}
+
+// One render per round whatever the number of scrapers: the others get the same body.
+std::shared_ptr<const std::string> metrics_body(Daemon::State& s) {
+  std::string jobs_dir;
+  {
+    std::lock_guard lk(s.m);
+    jobs_dir = s.job_mapping_dir;
+  }
+  JobMap jobs = read_job_mapping(jobs_dir);  // a few small files, read outside the lock
+  std::lock_guard lk(s.m);
+  const int64_t now = wall_ms();
+  if (metrics_cache_valid(s, now, jobs)) return s.metrics.body;
+  MetricsInput in;
+  in.snapshot = &s.snapshot;
+  in.fresh = &s.fresh;
+  in.counters = &s.counters;
+  in.active = &s.active;
+  in.cleared = &s.cleared_seen;
+  in.alerts = &s.alerts;
+  in.health = &s.health;
+  in.now_ms = now;
+  in.hostname_label = s.serve.hostname_label;
+  in.jobs = &jobs;
+  auto body = std::make_shared<const std::string>(render_metrics(in));
+  s.metrics = {body, s.generation, now, std::move(jobs)};
+  return body;
+}
+
 void install_metrics_route(httplib::Server& server, const std::shared_ptr<Daemon::State>& state) {
   server.Get("/metrics", [state](const httplib::Request&, httplib::Response& res) {
-    std::string body;
-    std::string jobs_dir;
-    {
-      std::lock_guard lk(state->m);
-      jobs_dir = state->job_mapping_dir;
-    }
-    const JobMap jobs = read_job_mapping(jobs_dir);  // file reads outside the lock
-    {
-      std::lock_guard lk(state->m);
-      MetricsInput in;
-      in.snapshot = &state->snapshot;
-      in.fresh = &state->fresh;
-      in.counters = &state->counters;
-      in.active = &state->active;
-      in.cleared = &state->cleared_seen;
-      in.alerts = &state->alerts;
-      in.health = &state->health;
-      in.now_ms = wall_ms();
-      in.hostname_label = state->serve.hostname_label;
-      in.jobs = &jobs;
-      body = render_metrics(in);
-    }
+    const std::shared_ptr<const std::string> body = metrics_body(*state);
     res.set_header("X-Content-Type-Options", "nosniff");
-    res.set_content(std::move(body), "text/plain; version=0.0.4; charset=utf-8");
+    res.set_content(*body, "text/plain; version=0.0.4; charset=utf-8");
   });
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/input_file.h"
+#include "sched/policy.h"
 
 namespace gw::serve {
 namespace {
@@ -87,6 +88,23 @@ class Section {
     return {};
   }
 
+  // "0640": an octal permission string (a TOML integer 0640 would be decimal 640).
+  Status mode(const char* key, unsigned& out) const {
+    const toml::node* n = t_.get(key);
+    if (n == nullptr) return {};
+    const auto* s = n->as_string();
+    unsigned v = 0;
+    const std::string text = s != nullptr ? s->get() : std::string();
+    const char* b = text.data();
+    const char* e = b + text.size();
+    if (s == nullptr || text.size() < 3 || text.size() > 4 ||
+        std::from_chars(b, e, v, 8).ptr != e || v > 0777)
+      return bad(origin_, *n, name_ + "." + key,
+                 "expected an octal permission string such as \"0640\"");
+    out = v;
+    return {};
+  }
+
   Status bytes(const char* key, uint64_t& out) const {
     const toml::node* n = t_.get(key);
     if (n == nullptr) return {};
@@ -117,6 +135,42 @@ Status read_listen(const std::string& listen, std::string_view origin, const tom
   if (port < 0 || port > 65535)
     return bad(origin, n, "serve.listen",
                "expected ADDRESS:PORT such as \"127.0.0.1:9400\", got \"" + listen + "\"");
+  return {};
+}
+
+// A TOML array of GPU indices, "[0, 1, 2]".
+Status read_gpu_list(const toml::table& t, const char* key, std::string_view origin,
+                     std::vector<unsigned>& out) {
+  const toml::node* n = t.get(key);
+  if (n == nullptr) return {};
+  const std::string k = std::string("queue.") + key;
+  const toml::array* a = n->as_array();
+  if (a == nullptr) return bad(origin, *n, k, "expected a list of GPU indices such as [0, 1]");
+  out.clear();
+  for (const toml::node& e : *a) {
+    const auto* i = e.as_integer();
+    if (i == nullptr || i->get() < 0 || i->get() > 1023)
+      return bad(origin, e, k, "expected GPU indices from 0 to 1023");
+    out.push_back(static_cast<unsigned>(i->get()));
+  }
+  return {};
+}
+
+Status read_queue(const toml::table& t, std::string_view origin, QueueSection& q) {
+  Section s(t, "queue", origin);
+  for (Status st :
+       {s.check_keys({"socket", "policy", "fairshare_half_life", "admin_group", "include_gpus",
+                      "exclude_gpus", "kill_grace"}),
+        s.string("socket", q.socket), s.string("policy", q.policy),
+        s.duration("fairshare_half_life", q.fairshare_half_life_ms, 60'000),
+        s.string("admin_group", q.admin_group), s.duration("kill_grace", q.kill_grace_ms, 0),
+        read_gpu_list(t, "include_gpus", origin, q.include_gpus),
+        read_gpu_list(t, "exclude_gpus", origin, q.exclude_gpus)})
+    if (!st) return st;
+  if (auto p = sched::make_policy(q.policy); !p)
+    return bad(origin, *t.get("policy"), "queue.policy", p.error().message);
+  if (!q.socket.empty() && q.socket.front() != '/')
+    return bad(origin, *t.get("socket"), "queue.socket", "expected an absolute path");
   return {};
 }
 
@@ -247,10 +301,11 @@ Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin
     }
     // [check] and [slurm] belong to `gpuwarden check` and the Slurm hooks (src/slurm), which
     // check their keys; the daemon only lets them pass.
-    if (k != "serve" && k != "storage" && k != "sampling" && k != "check" && k != "slurm")
+    if (k != "serve" && k != "storage" && k != "sampling" && k != "queue" && k != "check" &&
+        k != "slurm")
       return bad(origin, node, k,
-                 "unknown section (known: [serve], [storage], [sampling], [check], [slurm], "
-                 "[[alert]], [[sink]])");
+                 "unknown section (known: [serve], [storage], [sampling], [queue], [check], "
+                 "[slurm], [[alert]], [[sink]])");
     if (!node.is_table()) return bad(origin, node, k, "expected a [" + std::string(k) + "] table");
   }
   if (const auto* t = root["serve"].as_table()) {
@@ -275,14 +330,23 @@ Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin
   }
   if (const auto* t = root["storage"].as_table()) {
     Section s(*t, "storage", origin);
-    for (Status st : {s.check_keys({"enabled", "path", "raw_retention", "rollup_retention",
-                                    "max_size", "compact_interval"}),
-                      s.boolean("enabled", c.storage.enabled), s.string("path", c.storage.path),
-                      s.duration("raw_retention", c.storage.raw_retention_ms, 60'000),
-                      s.duration("rollup_retention", c.storage.rollup_retention_ms, 60'000),
-                      s.bytes("max_size", c.storage.max_bytes),
-                      s.duration("compact_interval", c.storage.compact_interval_ms, 100)})
+    for (Status st :
+         {s.check_keys({"enabled", "path", "raw_retention", "rollup_retention", "max_size",
+                        "compact_interval", "file_mode", "dir_mode"}),
+          s.mode("file_mode", c.storage.file_mode), s.mode("dir_mode", c.storage.dir_mode),
+          s.boolean("enabled", c.storage.enabled), s.string("path", c.storage.path),
+          s.duration("raw_retention", c.storage.raw_retention_ms, 60'000),
+          s.duration("rollup_retention", c.storage.rollup_retention_ms, 60'000),
+          s.bytes("max_size", c.storage.max_bytes),
+          s.duration("compact_interval", c.storage.compact_interval_ms, 100)})
       if (!st) return st.error();
+    // The daemon must reach its own files; the mode narrows who else may.
+    if ((c.storage.file_mode & 0600) != 0600)
+      return bad(origin, *t->get("file_mode"), "storage.file_mode",
+                 "must let the owner read and write (0600 at least)");
+    if ((c.storage.dir_mode & 0700) != 0700)
+      return bad(origin, *t->get("dir_mode"), "storage.dir_mode",
+                 "must let the owner read, write and enter (0700 at least)");
     if (c.storage.rollup_retention_ms < c.storage.raw_retention_ms)
       return bad(origin, *t, "storage.rollup_retention",
                  "must not be shorter than storage.raw_retention");
@@ -302,6 +366,8 @@ Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin
           s.string("job_mapping_dir", c.sampling.job_mapping_dir)})
       if (!st) return st.error();
   }
+  if (const auto* t = root["queue"].as_table())
+    if (Status st = read_queue(*t, origin, c.queue); !st) return st.error();
   return c;
 }
 

@@ -33,6 +33,10 @@ struct StorageSection {
   int64_t rollup_retention_ms = 30LL * 24 * 3600 * 1000;
   uint64_t max_bytes = 1ULL << 30;
   int64_t compact_interval_ms = 60'000;
+  // A new database (and its -wal, -shm) and the folders made for it: private unless widened,
+  // e.g. file_mode = "0640" for a group that runs `gpuwarden history`.
+  unsigned file_mode = 0600;
+  unsigned dir_mode = 0700;
 };
 
 struct SamplingSection {
@@ -48,10 +52,23 @@ struct SamplingSection {
   std::string job_mapping_dir = "/run/gpuwarden/jobs";
 };
 
+// [queue]: the job queue (docs/queue.md). `serve --socket` and `--queue-policy` override.
+struct QueueSection {
+  std::string socket;  // "": no queue unless --socket is given
+  std::string policy = "fcfs";
+  int64_t fairshare_half_life_ms = 7LL * 24 * 3600 * 1000;
+  std::string admin_group;             // may drain/resume and manage any job; "": root only
+  std::vector<unsigned> include_gpus;  // empty: every GPU
+  std::vector<unsigned> exclude_gpus;
+  int64_t kill_grace_ms = 10'000;  // SIGTERM at the time limit, SIGKILL this much later
+  bool operator==(const QueueSection&) const = default;
+};
+
 struct DaemonConfig {
   ServeSection serve;
   StorageSection storage;
   SamplingSection sampling;
+  QueueSection queue;
   toml::table alerting;  // the [[alert]] and [[sink]] arrays, for the alert module
   std::string origin;    // the file it came from ("" for built-in defaults)
 };

@@ -51,6 +51,8 @@ store::StoreOptions store_options(const StorageSection& s) {
   o.raw_retention_ms = s.raw_retention_ms;
   o.rollup_retention_ms = s.rollup_retention_ms;
   o.max_bytes = s.max_bytes;
+  o.file_mode = s.file_mode;
+  o.dir_mode = s.dir_mode;
   return o;
 }
 
@@ -176,25 +178,33 @@ void Daemon::log(const std::string& line) const {
 
 // The queue's database and job directories sit beside the history database.
 Status Daemon::start_queue() {
-  if (!opts_.queue_socket) return {};
+  const QueueSection& cfg = opts_.config.queue;
+  const std::string socket = opts_.queue_socket.value_or(cfg.socket);
+  if (socket.empty()) return {};
   queue::QueueOptions qo;
   const std::string& db = opts_.config.storage.path;
   qo.state_dir = db.substr(0, db.find_last_of('/') == std::string::npos ? 0 : db.find_last_of('/'));
   qo.state_dir = (qo.state_dir.empty() ? std::string(".") : qo.state_dir) + "/queue";
   qo.history_path = db;
-  qo.policy = opts_.queue_policy;
+  qo.policy = opts_.queue_policy.value_or(cfg.policy);
+  qo.fairshare_half_life_ms = cfg.fairshare_half_life_ms;
+  if (!cfg.admin_group.empty()) qo.admin_group = cfg.admin_group;
+  qo.include_gpus = cfg.include_gpus;
+  qo.exclude_gpus = cfg.exclude_gpus;
+  qo.grace_ms = cfg.kill_grace_ms;
   char self[4096];
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   if (n > 0) qo.self_exe.assign(self, static_cast<size_t>(n));
   if (!opts_.queue_self_exe.empty()) qo.self_exe = opts_.queue_self_exe;  // in-process tests
   if (auto p = sched::make_policy(qo.policy); !p) return p.error();
+  const std::string policy = qo.policy;
   auto q = queue::QueueService::create(std::move(qo), *clock_);
   if (!q) return q.error();
   queue_ = std::move(*q);
-  auto srv = queue::QueueServer::start(*opts_.queue_socket, *queue_);
+  auto srv = queue::QueueServer::start(socket, *queue_);
   if (!srv) return srv.error();
   queue_server_ = std::move(*srv);
-  log("job queue on " + *opts_.queue_socket + " (policy " + opts_.queue_policy + ")");
+  log("job queue on " + socket + " (policy " + policy + ")");
   return {};
 }
 
@@ -646,6 +656,7 @@ void Daemon::publish(const Snapshot& snap, const std::vector<GpuFreshness>& fres
   h.events_deduplicated = events_dedup_;
   h.reloads = reloads_;
   h.reload_failures = reload_failures_;
+  ++s.generation;
 }
 
 }  // namespace gw::serve

@@ -45,9 +45,10 @@ struct DaemonOptions {
   // The loop's notion of now; null: the system clock. A benchmark drives a ManualClock with
   // round_now() to play days of samples in minutes.
   std::shared_ptr<const Clock> clock;
-  // The job queue (docs/queue.md): its socket (unset: no queue) and scheduling policy.
+  // The job queue (docs/queue.md): --socket and --queue-policy, over the config's [queue]
+  // (no socket in either: no queue).
   std::optional<std::string> queue_socket;
-  std::string queue_policy = "fcfs";
+  std::optional<std::string> queue_policy;
   std::string queue_self_exe;  // the binary jobs' supervisors run; empty: this process's own
 };
 

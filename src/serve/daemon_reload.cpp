@@ -57,6 +57,10 @@ Status Daemon::reload(bool force) {
   }
   if (next.sampling.gpu_deadline_ms != old.sampling.gpu_deadline_ms)
     log("sampling.gpu_deadline changes at the next restart");
+  if (!(next.queue == old.queue)) {
+    log("[queue] changes take effect at the next restart");
+    next.queue = old.queue;  // what runs is what the config says it runs
+  }
   const bool kmsg_changed = next.sampling.kernel_log != old.sampling.kernel_log;
   const bool store_changed =
       next.storage.path != old.storage.path || next.storage.enabled != old.storage.enabled;
@@ -87,6 +91,7 @@ Status Daemon::reload(bool force) {
     state_->auth = auth_policy(cfg.serve, listen_host_);
     state_->interval_ms = cfg.sampling.interval_ms;
     state_->job_mapping_dir = cfg.sampling.job_mapping_dir;
+    ++state_->generation;
     state_->db_path = cfg.storage.enabled ? cfg.storage.path : "";
     state_->config_origin = cfg.origin;
     state_->health.reloads = reloads_;

@@ -15,6 +15,7 @@
 #include "serve/auth.h"
 #include "serve/config.h"
 #include "serve/daemon.h"
+#include "serve/job_mapping.h"
 #include "serve/metrics.h"
 #include "store/store.h"
 
@@ -55,6 +56,15 @@ struct Daemon::State {
   std::mutex reader_m;
   std::unique_ptr<store::Store> reader;
   std::atomic<int> history_requests{0};  // /api/history in flight (bounded, see api.cpp)
+  // Bumped whenever what /metrics shows may have changed (each round, each reload).
+  uint64_t generation = 0;
+  // The /metrics body, rendered at most once per generation for all scrapers (api.cpp).
+  struct MetricsCache {
+    std::shared_ptr<const std::string> body;
+    uint64_t generation = 0;
+    int64_t rendered_ms = 0;  // wall clock
+    JobMap jobs;              // the job mapping files it was rendered with
+  } metrics;
 };
 
 // Routes of /metrics, /healthz, /readyz and /api/... on `server`. `reload` runs a synchronous

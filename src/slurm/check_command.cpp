@@ -38,8 +38,11 @@ int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
     }
     req.gpus = *g;
   }
+  req.active_s = o.active_s;
+  req.cuda_library = o.cuda_library;
   const Verdict v = check_node(*config, req);
   const std::string reason = reason_line(v);
+  for (const std::string& w : v.warnings) err << "gpuwarden check: " << w << "\n";
   if (o.verbose) {
     for (const std::string& n : v.notes) err << "gpuwarden check: " << n << "\n";
     err << "gpuwarden check: from " << v.from << ": " << (reason.empty() ? "healthy" : reason)

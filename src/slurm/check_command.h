@@ -26,6 +26,8 @@ struct CheckOptions {
   bool drain = false;
   std::optional<std::string> node;
   std::optional<std::string> gpus;
+  std::optional<double> active_s;  // --active SECONDS
+  std::optional<std::string> cuda_library;
   bool verbose = false;
   bool no_color = false;  // accepted like every command's; the output is never coloured
 };

@@ -1,10 +1,14 @@
 #include "slurm/node_check.h"
 
+#include <fmt/format.h>
 #include <httplib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <thread>
 
+#include "active/stress.h"
 #include "core/observation.h"
 #include "diagnose/diagnose.h"
 
@@ -101,26 +105,75 @@ std::vector<Finding> snapshot_findings(const GpuSourceOptions& source, std::stri
   return findings;
 }
 
-Verdict check_node(const CheckConfig& config, const CheckRequest& request) {
-  Verdict v;
-  std::vector<Finding> findings;
-  bool from_daemon = false;
+std::vector<Finding> active_findings(const CheckRequest& request, std::string* from) {
+  Observation obs;
+  auto src = open_gpu_source(request.source);
+  if (!src) {
+    if (from) *from = "active test (the GPUs could not be read)";
+    obs.source_error = src.error();
+    return diagnose(obs);
+  }
+  std::string cuda_error;
+  auto cu = active::open_cuda(request.source, request.cuda_library, cuda_error);
+  active::StressOptions o;
+  o.duration_s = *request.active_s;
+  if (request.gpus) o.gpus.assign(request.gpus->begin(), request.gpus->end());
+  o.force = request.source.demo;  // the demo fleet's processes are played, not real
+  o.interval_s = std::max(0.1, std::min(1.0, o.duration_s / 10));
+  o.own_pid = static_cast<uint32_t>(getpid());
+  o.sleep = [](std::chrono::milliseconds d) {
+    std::this_thread::sleep_for(d);
+    return true;  // Slurm ends a health check with SIGKILL, not an interrupt to honour
+  };
+  active::run_stress(**src, cu.get(), cuda_error, o, obs);
+  if (from)
+    *from = fmt::format("active test of {:g} s on {}{}", o.duration_s, (*src)->describe(),
+                        cu ? "; " + cu->describe() : std::string());
+  return diagnose(obs);
+}
+
+namespace {
+
+// The findings to judge and where they came from: the load (--active), the daemon, or a
+// snapshot when no daemon answers.
+std::vector<Finding> gather(const CheckConfig& config, const CheckRequest& request, Verdict& v,
+                            bool& from_daemon) {
+  from_daemon = false;
+  if (request.active_s) {
+    std::vector<Finding> f = active_findings(request, &v.from);
+    for (const Finding& x : f)
+      if (x.code == "active.not_run" || x.code == "active.stopped")
+        v.warnings.push_back(x.title + (x.code == "active.not_run" && !x.evidence.empty()
+                                            ? " (" + x.evidence.front() + ")"
+                                            : ""));
+    return f;
+  }
   if (!request.explicit_source && !config.daemon_url.empty()) {
     auto d = daemon_findings(config.daemon_url, config.daemon_timeout);
     if (d) {
-      findings = std::move(*d);
       from_daemon = true;
       v.from = "daemon " + config.daemon_url;
-    } else {
-      v.notes.push_back(d.error().message);
+      return std::move(*d);
     }
+    v.notes.push_back(d.error().message);
   }
-  if (!from_daemon) findings = snapshot_findings(request.source, &v.from);
+  return snapshot_findings(request.source, &v.from);
+}
+
+}  // namespace
+
+Verdict check_node(const CheckConfig& config, const CheckRequest& request) {
+  Verdict v;
+  bool from_daemon = false;
+  std::vector<Finding> findings = gather(config, request, v, from_daemon);
+  // Asked for a load test, its findings count like the hardware areas.
+  CheckConfig judged = config;
+  if (request.active_s) judged.sick_areas.push_back("active");
   for (Finding& f : findings) {
     if (request.gpus && f.gpu && request.gpus->count(*f.gpu) == 0) continue;
     // Source errors are not in the registry: they are sick by construction.
     const bool source_error = find_rule(f.code) == nullptr && !from_daemon;
-    if (source_error || is_sick(config, f)) v.sick.push_back(std::move(f));
+    if (source_error || is_sick(judged, f)) v.sick.push_back(std::move(f));
   }
   rank(v.sick);
   return v;

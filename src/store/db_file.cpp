@@ -29,7 +29,11 @@ Status make_parents(const std::string& path, mode_t mode) {
   std::filesystem::path at;
   for (const auto& part : dir) {
     at /= part;
-    if (::mkdir(at.c_str(), mode) != 0 && errno != EEXIST)
+    if (::mkdir(at.c_str(), mode) == 0) {
+      ::chmod(at.c_str(), mode);  // exactly the configured mode, whatever the umask
+      continue;
+    }
+    if (errno != EEXIST)
       return make_error(
           "store.open",
           std::string("cannot create the folder ") + at.string() + ": " + std::strerror(errno),
@@ -54,7 +58,12 @@ Result<DbLock> DbLock::acquire(const std::string& path, mode_t file_mode, mode_t
   if (Status s = check_db_path(path); !s) return s.error();
   if (Status s = make_parents(path, dir_mode); !s) return s.error();
   // O_NOFOLLOW is not used: an operator may keep the database behind a symlink.
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, file_mode);
+  const int flags = O_RDWR | O_CLOEXEC | O_NONBLOCK;
+  int fd = ::open(path.c_str(), flags | O_CREAT | O_EXCL, file_mode);
+  if (fd >= 0)
+    ::fchmod(fd, file_mode);  // a new file gets the configured mode whatever the umask
+  else if (errno == EEXIST)
+    fd = ::open(path.c_str(), flags);  // an existing file keeps its mode
   if (fd < 0)
     return make_error("store.open", std::string("cannot open: ") + std::strerror(errno), path);
   struct stat st {};

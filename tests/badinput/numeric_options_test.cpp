@@ -116,7 +116,8 @@ TEST(NumericOptionList, CoversEverySubcommandThatHasNumbers) {
     EXPECT_TRUE(names.count(must)) << must;
   for (const std::string& z : zero_allowed()) EXPECT_TRUE(names.count(z)) << "stale entry " << z;
   for (const auto& o : opts)
-    EXPECT_TRUE(fast_tail(o.command, o.name, "x").has_value()) << "add a fast_tail for " << o.command;
+    EXPECT_TRUE(fast_tail(o.command, o.name, "x").has_value())
+        << "add a fast_tail for " << o.command;
 }
 
 TEST(OptionContract, EverySubcommandTakesNoColor) {

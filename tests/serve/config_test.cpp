@@ -55,6 +55,60 @@ nvml_events = false
   EXPECT_TRUE(c->sampling.kernel_log.empty());
 }
 
+TEST(ServeConfig, StorageModesAreOctalStringsThatKeepTheOwnersAccess) {
+  auto c = parse_config("[storage]\nfile_mode = \"0640\"\ndir_mode = \"750\"\n", "gw.toml");
+  ASSERT_TRUE(c) << c.error().to_string();
+  EXPECT_EQ(c->storage.file_mode, 0640u);
+  EXPECT_EQ(c->storage.dir_mode, 0750u);
+  const auto d = parse_config("", "gw.toml");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->storage.file_mode, 0600u);
+  EXPECT_EQ(d->storage.dir_mode, 0700u);
+  for (const char* bad : {"file_mode = 640", "file_mode = \"0999\"", "file_mode = \"rw\"",
+                          "file_mode = \"01777\"", "file_mode = \"0400\"", "dir_mode = \"0600\""}) {
+    auto r = parse_config(std::string("[storage]\n") + bad + "\n", "gw.toml");
+    ASSERT_FALSE(r) << bad;
+    const std::string key = std::string(bad).substr(0, std::string(bad).find(' '));
+    EXPECT_NE(r.error().to_string().find("gw.toml:2:"), std::string::npos) << r.error().to_string();
+    EXPECT_NE(r.error().to_string().find("storage." + key + ": "), std::string::npos)
+        << r.error().to_string();
+  }
+}
+
+TEST(ServeConfig, QueueSectionAndItsErrors) {
+  auto c = parse_config(R"([queue]
+socket = "/run/gw/q.sock"
+policy = "fairshare+backfill"
+fairshare_half_life = "3d"
+admin_group = "gpuadmin"
+include_gpus = [0, 1, 2]
+exclude_gpus = [2]
+kill_grace = "30s"
+)",
+                        "gw.toml");
+  ASSERT_TRUE(c) << c.error().to_string();
+  EXPECT_EQ(c->queue.socket, "/run/gw/q.sock");
+  EXPECT_EQ(c->queue.policy, "fairshare+backfill");
+  EXPECT_EQ(c->queue.fairshare_half_life_ms, 3LL * 86'400'000);
+  EXPECT_EQ(c->queue.admin_group, "gpuadmin");
+  EXPECT_EQ(c->queue.include_gpus, (std::vector<unsigned>{0, 1, 2}));
+  EXPECT_EQ(c->queue.exclude_gpus, (std::vector<unsigned>{2}));
+  EXPECT_EQ(c->queue.kill_grace_ms, 30'000);
+  EXPECT_TRUE(parse_config("", "gw.toml")->queue.socket.empty()) << "no queue by default";
+  for (const auto& [bad, key] : std::vector<std::pair<std::string, std::string>>{
+           {"policy = \"fastest\"", "queue.policy"},
+           {"socket = \"relative.sock\"", "queue.socket"},
+           {"include_gpus = [0, -1]", "queue.include_gpus"},
+           {"exclude_gpus = \"0,1\"", "queue.exclude_gpus"},
+           {"kill_grace = 10", "queue.kill_grace"},
+           {"admins = \"x\"", "queue.admins"}}) {
+    auto r = parse_config("[queue]\n" + bad + "\n", "gw.toml");
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().to_string().find("gw.toml:2:"), std::string::npos) << r.error().to_string();
+    EXPECT_NE(r.error().to_string().find(key + ": "), std::string::npos) << r.error().to_string();
+  }
+}
+
 TEST(ServeConfig, Durations) {
   EXPECT_EQ(*parse_duration_ms("500ms"), 500);
   EXPECT_EQ(*parse_duration_ms("1h30m"), 5'400'000);

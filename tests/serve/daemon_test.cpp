@@ -45,6 +45,36 @@ TEST(ServeDaemon, ServesScenarioValuesAndHealth) {
   EXPECT_EQ(get(d.port(), "/api/history?metric=tmp_c").status, 400);
 }
 
+TEST(ServeDaemon, MetricsIsRenderedOncePerRoundAndAtMostASecondStale) {
+  TempDir tmp;
+  set_time_scale(1);
+  std::string c = config_with(tmp.path(), "90s", "");
+  const std::string fast = "interval = \"100ms\"";
+  c.replace(c.find(fast), fast.size(), "interval = \"30s\"");  // one round in this test
+  RunningDaemon d(options_for("serve-xid", c));
+  ASSERT_TRUE(d.ok()) << d.error;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        auto m = parse_metrics(get(d.port(), "/metrics").body);
+        return series(m, "DCGM_FI_DEV_GPU_TEMP", {"gpu=\"1\""}).has_value();
+      },
+      30s));
+  // Scrapers within the same round share one render: the sample ages (milliseconds apart
+  // when rendered per request) are the same bytes. A render expires after a second, so of
+  // three quick scrapes at least one neighbouring pair falls in the same render.
+  const std::string a = get(d.port(), "/metrics").body;
+  const std::string b = get(d.port(), "/metrics").body;
+  const std::string c3 = get(d.port(), "/metrics").body;
+  EXPECT_TRUE(a == b || b == c3) << "every scrape rendered the body again";
+  // With no round for 30 s, the ages still grow: a stalled loop is visible to Prometheus.
+  const double before =
+      *series(parse_metrics(c3), "gpuwarden_gpu_sample_age_seconds", {"gpu=\"0\""});
+  std::this_thread::sleep_for(1500ms);
+  const double after = *series(parse_metrics(get(d.port(), "/metrics").body),
+                               "gpuwarden_gpu_sample_age_seconds", {"gpu=\"0\""});
+  EXPECT_GE(after - before, 1.0) << before << " -> " << after;
+}
+
 TEST(ServeDaemon, GpmRatiosOnlyForGpusThatHaveGpm) {
   TempDir tmp;
   set_time_scale(1);
@@ -237,7 +267,8 @@ TEST(ServeDaemon, RestartKeepsHistory) {
     RunningDaemon d(options_for("serve-xid", fast_config(tmp.path())));
     ASSERT_TRUE(d.ok()) << d.error;
     std::this_thread::sleep_for(600ms);
-    auto h = nlohmann::json::parse(get(d.port(), "/api/history?metric=temp_c&gpu=1&from=-30s").body);
+    auto h =
+        nlohmann::json::parse(get(d.port(), "/api/history?metric=temp_c&gpu=1&from=-30s").body);
     // A short range: the API downsamples to max_points (2000) over the range, and 30 s keeps
     // every sample of the two 600 ms runs in its own bucket.
     size_t before = 0, after = 0;

@@ -169,7 +169,8 @@ TEST(ServeBinary, ABadConfigDoesNotStart) {
       << log;
 }
 
-// Waits (up to 30 s: a hang guard, not a timing) for `p` to exit on its own; its exit code, or -1 if it is still running.
+// Waits (up to 30 s: a hang guard, not a timing) for `p` to exit on its own; its exit code, or -1
+// if it is still running.
 int exit_code_of(Process& p) {
   int st = 0;
   if (!wait_until([&] { return ::waitpid(p.pid(), &st, WNOHANG) == p.pid(); }, 30s)) return -1;
@@ -180,10 +181,10 @@ TEST(ServeBinary, ASecondDaemonOnThePortExitsAtOnceWithTheReason) {
   Served s;
   ASSERT_TRUE(s.up()) << read(s.tmp.path() / "serve.log");
   TempDir other;  // its own database: only the port is shared
-  Process second({binary(), "serve", "--scenario", scenario("serve-xid"), "--nvml-lib", fake_lib(),
-                  "--listen", "127.0.0.1:" + std::to_string(s.port), "--db",
-                  (other.path() / "h.db").string()},
-                 other.path() / "log");
+  Process second(
+      {binary(), "serve", "--scenario", scenario("serve-xid"), "--nvml-lib", fake_lib(), "--listen",
+       "127.0.0.1:" + std::to_string(s.port), "--db", (other.path() / "h.db").string()},
+      other.path() / "log");
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(exit_code_of(second), 1) << read(other.path() / "log");
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
@@ -230,6 +231,55 @@ TEST(ServeBinary, TheDatabaseIsPrivate) {
   EXPECT_EQ(mode(dir.parent_path()), 0700u);
   for (const char* f : {"history.db", "history.db-wal", "history.db-shm"})
     EXPECT_EQ(mode(dir / f), 0600u) << f;
+}
+
+TEST(ServeBinary, ConfiguredModesAreAppliedWhateverTheUmask) {
+  TempDir tmp;
+  const fs::path dir = tmp.path() / "shared";
+  tmp.write("gw.toml", "[storage]\npath = \"" + (dir / "history.db").string() +
+                           "\"\nfile_mode = \"0660\"\ndir_mode = \"0750\"\n");
+  const mode_t old = ::umask(077);  // inherited by the daemon: stricter than the config
+  Process p({binary(), "serve", "--scenario", scenario("serve-xid"), "--nvml-lib", fake_lib(),
+             "--listen", "127.0.0.1:0", "--config", (tmp.path() / "gw.toml").string()},
+            tmp.path() / "log");
+  ::umask(old);
+  ASSERT_TRUE(wait_until([&] { return fs::exists(dir / "history.db-wal"); }, 30s))
+      << read(tmp.path() / "log");
+  auto mode = [](const fs::path& f) {
+    struct stat st {};
+    ::stat(f.c_str(), &st);
+    return st.st_mode & 07777;
+  };
+  EXPECT_EQ(mode(dir), 0750u);
+  for (const char* f : {"history.db", "history.db-wal", "history.db-shm"})
+    EXPECT_EQ(mode(dir / f), 0660u) << f;
+}
+
+// The queue configured in the file (no --socket): its socket, policy and GPU lists reach the
+// running service. Root in CI, so the job runs as root; tests/queue covers other users.
+TEST(ServeBinary, QueueFromTheConfigRunsJobsOnlyOnItsGpus) {
+  TempDir tmp;
+  const fs::path sock = tmp.path() / "q.sock";
+  tmp.write("gw.toml", "[storage]\npath = \"" + (tmp.path() / "h.db").string() +
+                           "\"\n[queue]\nsocket = \"" + sock.string() +
+                           "\"\npolicy = \"priority\"\nexclude_gpus = [0, 1, 3]\n");
+  Process p({binary(), "serve", "--scenario", scenario("stress-link-downtrain"), "--nvml-lib",
+             fake_lib(), "--listen", "127.0.0.1:0", "--config", (tmp.path() / "gw.toml").string()},
+            tmp.path() / "log");
+  ASSERT_TRUE(wait_until([&] { return fs::exists(sock); }, 30s)) << read(tmp.path() / "log");
+  EXPECT_NE(read(tmp.path() / "log").find("(policy priority)"), std::string::npos)
+      << read(tmp.path() / "log");
+  const std::string submit = "cd " + tmp.path().string() + " && " + binary() + " submit --socket " +
+                             sock.string() +
+                             " --json -- /usr/bin/printenv CUDA_VISIBLE_DEVICES > submit.json";
+  ASSERT_EQ(std::system(submit.c_str()), 0) << read(tmp.path() / "submit.json");
+  const auto reply = nlohmann::json::parse(read(tmp.path() / "submit.json"));
+  const int64_t id = reply.at("ids").at(0).get<int64_t>();
+  const fs::path out = tmp.path() / ("gpuwarden-" + std::to_string(id) + ".out");
+  ASSERT_TRUE(wait_until([&] { return read(out).find("GPU-") != std::string::npos; }, 30s))
+      << read(tmp.path() / "log");
+  // GPU 2 is the only one the queue may use.
+  EXPECT_EQ(read(out), "GPU-7a1c0000-0000-4000-8000-000000000002\n");
 }
 
 TEST(ServeBinary, ADatabasePathThatIsNoFileIsRefused) {

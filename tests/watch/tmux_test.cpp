@@ -16,7 +16,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string binary() { return std::string(GW_BINARY_DIR) + "/gpuwarden"; }
+std::string binary() {
+  return std::string(GW_BINARY_DIR) + "/gpuwarden";
+}
 
 std::string run(const std::string& cmd) {
   std::string out;
@@ -87,8 +89,8 @@ class WatchInTmux : public ::testing::Test {
     delete tmp_;
   }
   static std::string watch_cmd(const std::string& env) {
-    return "env " + env + " " + binary() + " watch --url http://127.0.0.1:" +
-           std::to_string(port_) + " --refresh-ms 250";
+    return "env " + env + " " + binary() +
+           " watch --url http://127.0.0.1:" + std::to_string(port_) + " --refresh-ms 250";
   }
   static TempDir* tmp_;
   static Process* daemon_;
@@ -104,11 +106,11 @@ TEST_F(WatchInTmux, ShowsTheScenarioNumbersThrottleReasonAndTheLostGpu) {
   tmux_->open("main", 120, 30, watch_cmd("NO_COLOR=1 TERM=tmux-256color"));
   ASSERT_TRUE(tmux_->shows("main", "SW thermal slowdown")) << tmux_->screen("main");
   const std::string s = tmux_->screen("main");
-  EXPECT_NE(s.find("91C/89/92"), std::string::npos) << s;   // GPU 2: temp / slowdown / shutdown
-  EXPECT_NE(s.find("795/1980"), std::string::npos) << s;    // its SM clock against max
-  EXPECT_NE(s.find("612/700W"), std::string::npos) << s;    // GPU 0 power against limit
+  EXPECT_NE(s.find("91C/89/92"), std::string::npos) << s;  // GPU 2: temp / slowdown / shutdown
+  EXPECT_NE(s.find("795/1980"), std::string::npos) << s;   // its SM clock against max
+  EXPECT_NE(s.find("612/700W"), std::string::npos) << s;   // GPU 0 power against limit
   EXPECT_NE(s.find("HW thermal slowdown"), std::string::npos) << s;
-  EXPECT_NE(s.find("5x16/5x16"), std::string::npos) << s;   // PCIe now/max
+  EXPECT_NE(s.find("5x16/5x16"), std::string::npos) << s;  // PCIe now/max
   ASSERT_TRUE(tmux_->shows("main", "LOST", 30s)) << tmux_->screen("main");
   ASSERT_TRUE(tmux_->shows("main", "gpu.fallen_off_bus")) << tmux_->screen("main");
   const std::string lost = tmux_->screen("main");
@@ -163,16 +165,20 @@ TEST_F(WatchInTmux, ResizeTo80x24KeepsTheLayoutWhole) {
   tmux_->open("small", 120, 40, watch_cmd("NO_COLOR=1 TERM=tmux-256color"));
   ASSERT_TRUE(tmux_->shows("small", "SW thermal slowdown"));
   run(tmux_->tmux() + " resize-window -t t:small -x 80 -y 24");
-  ASSERT_TRUE(wait_until([&] { return tmux_->pane("small", "#{pane_width}x#{pane_height}") == "80x24\n"; }, 5s));
+  ASSERT_TRUE(wait_until(
+      [&] { return tmux_->pane("small", "#{pane_width}x#{pane_height}") == "80x24\n"; }, 5s));
   ASSERT_TRUE(tmux_->shows("small", "PCIE NOW/MAX"));
-  ASSERT_TRUE(wait_until([&] {
-    std::istringstream in(tmux_->screen("small"));
-    std::vector<std::string> rows;
-    for (std::string r; std::getline(in, r);) rows.push_back(r);
-    return rows.size() == 24 && rows[0].find("gpuwarden watch") == 0 &&
-           rows[23].find("Up/Dn Enter:detail") == 0 && rows[2].find("> 0  H100") == 0 &&
-           rows[1].find("PCIE NOW/MAX") != std::string::npos;
-  }, 5s)) << tmux_->screen("small");
+  ASSERT_TRUE(wait_until(
+      [&] {
+        std::istringstream in(tmux_->screen("small"));
+        std::vector<std::string> rows;
+        for (std::string r; std::getline(in, r);) rows.push_back(r);
+        return rows.size() == 24 && rows[0].find("gpuwarden watch") == 0 &&
+               rows[23].find("Up/Dn Enter:detail") == 0 && rows[2].find("> 0  H100") == 0 &&
+               rows[1].find("PCIE NOW/MAX") != std::string::npos;
+      },
+      5s))
+      << tmux_->screen("small");
   const std::string s = tmux_->screen("small");
   for (int gpu = 0; gpu < 8; ++gpu)
     EXPECT_NE(s.find(std::to_string(gpu) + "  H100"), std::string::npos) << gpu << "\n" << s;
@@ -190,8 +196,9 @@ TEST_F(WatchInTmux, NoColorGivesNoEscapesAndColourGivesSome) {
 }
 
 TEST_F(WatchInTmux, NoTtyPrintsPlainTextFrames) {
-  const std::string out = run("TERM=xterm " + binary() + " watch --url http://127.0.0.1:" +
-                              std::to_string(port_) + " --frames 2 --refresh-ms 100 </dev/null");
+  const std::string out =
+      run("TERM=xterm " + binary() + " watch --url http://127.0.0.1:" + std::to_string(port_) +
+          " --frames 2 --refresh-ms 100 </dev/null");
   EXPECT_EQ(out.find("\x1b"), std::string::npos) << out;
   EXPECT_NE(out.find("91C/89/92"), std::string::npos) << out;
   size_t frames = 0;
