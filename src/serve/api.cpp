@@ -297,8 +297,10 @@ void jobs_route(Daemon::State& state, const httplib::Request& req, httplib::Resp
     q = state.queue;
   }
   if (!q)
-    return send_json(res, {{"queue", nullptr},
-                           {"message", "this daemon runs no job queue (serve --socket PATH)"}});
+    return send_json(
+        res,
+        {{"queue", nullptr},
+         {"message", "this daemon runs no job queue ([queue] socket or serve --socket PATH)"}});
   json view = q->overview(finished);  // the queue's own lock, never state.m
   if (!view.value("ok", false))
     return send_json(res, {{"queue", nullptr}, {"error", view["error"]}}, 503);

@@ -48,7 +48,7 @@ struct Daemon::State {
   std::string config_origin;
   std::string job_mapping_dir;  // read on every /metrics render (job_mapping.h)
   int64_t interval_ms = 1000;
-  // The daemon's queue (it outlives the HTTP server; null without --socket): /api/jobs asks
+  // The daemon's queue (it outlives the HTTP server; null without a queue socket): /api/jobs asks
   // it directly, outside m, so the route reads what `queue` reads.
   queue::QueueService* queue = nullptr;
   std::map<uint32_t, int64_t> process_jobs;  // pid -> queue job id (/api/gpus jobs_by_pid)
