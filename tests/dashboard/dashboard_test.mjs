@@ -6,7 +6,8 @@
 //   node dashboard_test.mjs GPUWARDEN FAKE_NVML_LIB SOURCE_DIR ARTIFACT_DIR
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -15,7 +16,7 @@ import { Browser } from './cdp.mjs';
 
 const [gpuwarden, fakeLib, sourceDir, artifacts] = process.argv.slice(2).map((p) => path.resolve(p));
 const chromium = process.env.GW_CHROMIUM || '/usr/bin/chromium';
-let daemon, browser, page, base, tmp, sock;
+let daemon, browser, page, base, tmp, sock, submitted;
 const jobs = {};
 
 function freePort() {
@@ -49,18 +50,27 @@ function queueScenario() {
   return file;
 }
 
-function gw(...args) {
-  return execFileSync(gpuwarden, [...args.slice(0, 1), '--socket', sock, ...args.slice(1)],
-    { cwd: tmp, encoding: 'utf8' });
+async function gw(...args) {
+  const { stdout } = await promisify(execFile)(gpuwarden,
+    [...args.slice(0, 1), '--socket', sock, ...args.slice(1)], { cwd: tmp, encoding: 'utf8' });
+  return stdout;
 }
 
-function submit(name, ...rest) {
-  return JSON.parse(gw('submit', '--json', '--name', name, ...rest)).ids[0];
+async function submit(name, ...rest) {
+  return JSON.parse(await gw('submit', '--json', '--name', name, ...rest)).ids[0];
+}
+
+// In order (FCFS): the quick job and the long one start on GPUs 6 and 7, the 2-GPU one waits.
+// Not awaited in before(): the first cases must see the page before the scenario loses GPU 5.
+async function submitJobs() {
+  jobs.quick = await submit('dash-quick', '--', 'sleep', '1');
+  jobs.long = await submit('dash-long', '--', 'sleep', '300');
+  jobs.wait = await submit('dash-wait', '--gpus', '2', '--', 'true');
 }
 
 // Cancelled jobs end at the daemon's next pass; their supervisors must not outlive the test.
 async function cancelJobs() {
-  for (const id of Object.values(jobs)) try { gw('cancel', String(id)); } catch { /* ended */ }
+  for (const id of Object.values(jobs)) try { await gw('cancel', String(id)); } catch { /* ended */ }
   for (let i = 0; i < 100; i++) {
     try {
       const q = (await (await fetch(base + '/api/jobs')).json()).queue;
@@ -85,19 +95,21 @@ before(async () => {
   { stdio: ['ignore', log, log], env: { ...process.env, GPUWARDEN_FAKE_TIME_SCALE: '4' } });
   browser = Browser.launch(chromium, path.join(tmp, 'chromium'));
   await waitHealthy(base, 40000);
-  jobs.quick = submit('dash-quick', '--', 'sleep', '1');
-  jobs.long = submit('dash-long', '--', 'sleep', '300');
-  jobs.wait = submit('dash-wait', '--gpus', '2', '--', 'true');
   page = await browser.newPage();
   await page.start(1280, 1400);
   await page.goto(base + '/');
   await page.eval('window.__sameDocument = true');
+  submitted = submitJobs();
+  submitted.catch(() => {});  // reported by the queue case that awaits it
 });
 
 after(async () => {
   try {
     if (browser) await browser.close();
-    if (daemon && sock) await cancelJobs();
+    if (daemon && sock) {
+      await submitted?.catch(() => {});
+      await cancelJobs();
+    }
   } finally {
     if (daemon) daemon.kill('SIGTERM');
     fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
@@ -160,8 +172,10 @@ test('a GPU lost mid-run turns red without a reload', async () => {
 });
 
 test('the queue: running, pending with its reason, finished with its report', async () => {
+  await submitted;
   const row = (kind, id) => `[...document.querySelectorAll('#jobs-${kind} tr[data-job="${id}"] td')].map(t => t.textContent)`;
-  await page.waitFor(`${row('finished', jobs.quick)}[3] === 'done'`, 30000);
+  await page.waitFor(`${row('finished', jobs.quick)}[3] === 'done' &&
+      ${row('running', jobs.long)}.length > 0 && ${row('pending', jobs.wait)}.length > 0`, 30000);
   const [quick, long, wait, same] = await page.eval(`[${row('finished', jobs.quick)}, ${row('running', jobs.long)},
       ${row('pending', jobs.wait)}, window.__sameDocument === true]`);
   const user = os.userInfo().username;
