@@ -115,6 +115,9 @@ Result<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
   d->http_->new_task_queue = [threads] {
     return new httplib::ThreadPool(static_cast<size_t>(threads));
   };
+  // An idle keep-alive connection holds a worker thread: a browser's six would starve the API
+  // and the scrapers for cpp-httplib's default 5 s. Loopback reconnects cost microseconds.
+  d->http_->set_keep_alive_timeout(1);
   // cpp-httplib sets SO_REUSEPORT by default: a second daemon on the same port would bind
   // too and steal half the scrapes. SO_REUSEADDR alone still lets a restart bind at once.
   d->http_->set_socket_options([](socket_t sock) {

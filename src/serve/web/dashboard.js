@@ -194,6 +194,7 @@ function updateThrottle(t) {
 
 function select(gpu) {
   ui.gpu = gpu;
+  ui.chartsAt = Date.now();  // loading now: the poll must not start a second load
   document.getElementById('detail-title').textContent = 'GPU ' + gpu;
   for (const a of document.querySelectorAll('article.gpu')) a.classList.toggle('sel', a.dataset.gpu === String(gpu));
   loadCharts().catch(showDown);
@@ -240,5 +241,10 @@ document.getElementById('ranges').addEventListener('click', (e) => {
   loadCharts().catch(showDown);
 });
 
+// The cards came with the page: pick the GPU to chart from them, so the charts load beside
+// the first poll instead of after it.
+const firstCard = document.querySelector('#gpus article.gpu:not([data-level="ok"])') ||
+  document.querySelector('#gpus article.gpu');
+if (firstCard) select(Number(firstCard.dataset.gpu));
 tick();
 setInterval(tick, POLL_MS);
