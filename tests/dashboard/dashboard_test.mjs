@@ -152,7 +152,11 @@ test('charts carry the played values', async () => {
   assert.equal(c.power_w.last, '331');
   assert.equal(c.util_gpu_pct.max, '100');
   assert.ok(c.temp_c.n > 0);
-  const throttle = await page.waitFor(`document.querySelector('#throttle tr[data-reason="HW thermal slowdown"]')?.textContent`);
+  // The page may have charted GPU 2 before the click (it starts with the first sick GPU), when
+  // little throttled time had accumulated: wait for the click's own load to fill the table.
+  const throttle = await page.waitFor(`(() => {
+      const t = document.querySelector('#throttle tr[data-reason="HW thermal slowdown"]')?.textContent;
+      return t && /HW thermal slowdown[1-9]\\d* s/.test(t) ? t : null; })()`);
   assert.match(throttle, /HW thermal slowdown[1-9]\d* s/);
 });
 
