@@ -21,8 +21,8 @@ struct ServeSection {
   int64_t stale_after_ms = 10'000;          // /healthz fails when a GPU's data is older
   std::string hostname_label = "Hostname";  // released dcgm-exporter spelling ("hostname" on main)
   std::optional<std::string> api_token;     // enables POST /api/reload with "Bearer <token>"
-  int http_threads = 8;  // a browser alone keeps up to 6 connections open
-  AuthMode auth = AuthMode::kAuto;  // when reads need the token (serve/auth.h)
+  int http_threads = 8;                     // a browser alone keeps up to 6 connections open
+  AuthMode auth = AuthMode::kAuto;          // when reads need the token (serve/auth.h)
   std::vector<std::string> open_paths = AuthPolicy{}.open_paths;  // GET without a token
 };
 

@@ -146,8 +146,7 @@ Result<std::vector<store::HistoryPoint>> query(Daemon::State& s, const store::Hi
 // A chart's points: the store buckets them while it reads (one GPU fits one page), so a 30-day
 // chart costs `points` rows of memory, not the whole range.
 Result<std::vector<store::HistoryPoint>> chart_points(Daemon::State& s,
-                                                      const store::HistoryQuery& q,
-                                                      size_t points) {
+                                                      const store::HistoryQuery& q, size_t points) {
   std::lock_guard lk(s.reader_m);
   if (!s.reader) return make_error("store.unavailable", "no history database");
   auto page = s.reader->query_page(q, points, std::nullopt);

@@ -15,9 +15,9 @@ struct ServeCommandOptions {
   std::optional<std::string> listen, db_path, kernel_log;
   std::optional<int> deadline_ms;  // --deadline-ms overrides sampling.gpu_deadline
   GpuSourceOptions source;
-  std::optional<std::string> socket;  // the job queue's socket (docs/queue.md)
+  std::optional<std::string> socket;        // the job queue's socket (docs/queue.md)
   std::optional<std::string> queue_policy;  // overrides [queue] policy
-  bool check_config = false;  // validate the config (and alert rules) and exit
+  bool check_config = false;                // validate the config (and alert rules) and exit
   // --config-optional: a config path that does not exist (yet) means built-in defaults; any
   // other problem with it (empty, unreadable, a directory) is still an error. The shipped
   // unit passes it, so a fresh install starts.

@@ -16,9 +16,9 @@
 namespace gw::slurm {
 
 struct Verdict {
-  std::vector<Finding> sick;       // the findings that make the node sick, worst first
-  std::string from;                // "daemon http://127.0.0.1:9400" or "snapshot (...)"
-  std::vector<std::string> notes;  // why the daemon was not used, ...
+  std::vector<Finding> sick;          // the findings that make the node sick, worst first
+  std::string from;                   // "daemon http://127.0.0.1:9400" or "snapshot (...)"
+  std::vector<std::string> notes;     // why the daemon was not used, ...
   std::vector<std::string> warnings;  // said on stderr even without --verbose (a test not run)
   bool healthy() const { return sick.empty(); }
 };

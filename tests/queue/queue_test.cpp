@@ -47,7 +47,8 @@ class QueueTest : public ::testing::Test {
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "the queue tests start jobs as other users: run as root";
     std::random_device rd;
-    dir_ = fs::temp_directory_path() / ("gw-q-" + std::to_string(getpid()) + "-" + std::to_string(rd()));
+    dir_ = fs::temp_directory_path() /
+           ("gw-q-" + std::to_string(getpid()) + "-" + std::to_string(rd()));
     fs::create_directories(dir_ / "work");
     fs::permissions(dir_, fs::perms(0755));
     fs::permissions(dir_ / "work", fs::perms(0777) | fs::perms::sticky_bit);
@@ -98,7 +99,9 @@ class QueueTest : public ::testing::Test {
   static Caller root() { return caller_for_uid(0, 0, std::nullopt); }
 
   json submit(const Caller& c, std::vector<std::string> argv, json extra = json::object()) {
-    json r = {{"cmd", "submit"}, {"argv", argv}, {"cwd", (dir_ / "work").string()},
+    json r = {{"cmd", "submit"},
+              {"argv", argv},
+              {"cwd", (dir_ / "work").string()},
               {"env", {"PATH=/usr/bin:/bin", "LD_PRELOAD=/tmp/evil.so", "FOO=bar"}}};
     r.update(extra);
     return svc_->handle(c, r);
@@ -137,7 +140,8 @@ TEST_F(QueueTest, RunsTheCommandWithItsGpusIdsAndAFilteredEnvironment) {
   EXPECT_EQ(j["exit_code"], 0);
   EXPECT_EQ(j["gpu_uuids"].size(), 2u);
   const std::string out = slurp(j["stdout"]);
-  EXPECT_NE(out.find("CVD=GPU-test-0,GPU-test-1 ID=" + std::to_string(id)), std::string::npos) << out;
+  EXPECT_NE(out.find("CVD=GPU-test-0,GPU-test-1 ID=" + std::to_string(id)), std::string::npos)
+      << out;
   EXPECT_NE(out.find("FOO=bar"), std::string::npos);
   EXPECT_EQ(out.find("LD_PRELOAD"), std::string::npos) << "injection variable passed on";
 }
@@ -171,8 +175,8 @@ TEST_F(QueueTest, JobsOfMapsAJobsProcessesAndTheOverviewLeavesOutTheCommand) {
   wait_for([&] { return !slurp(pidfile).empty(); });
   const uint32_t child = static_cast<uint32_t>(std::stoul(slurp(pidfile)));
   const uint32_t self = static_cast<uint32_t>(getpid());
-  snap_.gpus[0].sample.processes = std::vector<ProcessInfo>{{child, {}, "sleep", false},
-                                                            {self, {}, "queue_test", false}};
+  snap_.gpus[0].sample.processes =
+      std::vector<ProcessInfo>{{child, {}, "sleep", false}, {self, {}, "queue_test", false}};
   svc_->tick(snap_, {});
   EXPECT_EQ(svc_->jobs_of(snap_), (std::map<uint32_t, int64_t>{{child, id}}));
   const json ov = svc_->overview(5);
@@ -272,7 +276,8 @@ TEST_F(QueueTest, UsersCannotTouchEachOthersJobsOutputsOrEnvironments) {
   ASSERT_TRUE(alice && bob) << "useradd failed";
   const Caller a = caller_for_uid(alice->pw_uid, alice->pw_gid, std::nullopt);
   const Caller b = caller_for_uid(bob->pw_uid, bob->pw_gid, std::nullopt);
-  json r = submit(a, {"sh", "-c", "id -u; echo secret; sleep 60"}, {{"env", {"PATH=/usr/bin:/bin", "TOKEN=s3cret"}}});
+  json r = submit(a, {"sh", "-c", "id -u; echo secret; sleep 60"},
+                  {{"env", {"PATH=/usr/bin:/bin", "TOKEN=s3cret"}}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   const int64_t id = r["ids"][0];
   const std::string out = job(id)["stdout"];
@@ -283,7 +288,8 @@ TEST_F(QueueTest, UsersCannotTouchEachOthersJobsOutputsOrEnvironments) {
   EXPECT_EQ(st.st_uid, alice->pw_uid);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   for (const char* cmd : {"cancel", "hold", "job.show", "job.report"})
-    EXPECT_EQ(svc_->handle(b, {{"cmd", cmd}, {"id", id}})["error"]["code"], "queue.unknown_job") << cmd;
+    EXPECT_EQ(svc_->handle(b, {{"cmd", cmd}, {"id", id}})["error"]["code"], "queue.unknown_job")
+        << cmd;
   EXPECT_EQ(svc_->handle(b, {{"cmd", "gpu.drain"}, {"gpu", 0}})["error"]["code"], "queue.denied");
   const json q = svc_->handle(b, {{"cmd", "queue"}});
   EXPECT_EQ(q.dump().find("s3cret"), std::string::npos);
@@ -314,8 +320,11 @@ TEST_F(QueueTest, ParallelSubmissionsThroughTheSocketAreNeitherLostNorDuplicated
   for (int t = 0; t < 8; ++t)
     threads.emplace_back([&] {
       for (int i = 0; i < 40; ++i) {
-        json req = {{"cmd", "submit"}, {"argv", {"true"}}, {"cwd", (dir_ / "work").string()},
-                    {"env", {"PATH=/usr/bin:/bin"}}, {"after", 0}};
+        json req = {{"cmd", "submit"},
+                    {"argv", {"true"}},
+                    {"cwd", (dir_ / "work").string()},
+                    {"env", {"PATH=/usr/bin:/bin"}},
+                    {"after", 0}};
         req["after"] = gate;
         auto r = request(sock, req);
         if (r && (*r)["ok"].get<bool>()) {

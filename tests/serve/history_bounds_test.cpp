@@ -34,7 +34,8 @@ void generate_day(const fs::path& db, int64_t t0) {
                             std::to_string(g + 1) + ",'GPU-test-" + std::to_string(g) + "'," +
                             std::to_string(g) + ",'H100','00000000:0" + std::to_string(g) +
                             ":00.0')";
-    ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(h);
+    ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(h);
   }
   sqlite3_stmt* ins = nullptr;
   ASSERT_EQ(sqlite3_prepare_v2(h, "INSERT INTO samples(gpu_id,t_ms,access,temp_c) VALUES(?,?,0,?)",
@@ -114,7 +115,8 @@ TEST(HistoryBounds, TenFullDayRequestsArePagedCompleteAndBounded) {
   TempDir tmp;
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
-                          .count() / 1000 * 1000;
+                          .count() /
+                      1000 * 1000;
   const int64_t t0 = now - kDay * 1000 - 60'000;  // the day ends a minute ago
   generate_day(tmp.path() / "h.db", t0);
   const int port = free_port();

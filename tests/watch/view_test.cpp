@@ -1,9 +1,10 @@
 // The watch view without a terminal: the layout of a frame at 80x24, the sparkline with its
 // marks, the keys, and the daemon's JSON read into a frame.
+#include "watch/view.h"
+
 #include <gtest/gtest.h>
 
 #include "watch/feed.h"
-#include "watch/view.h"
 
 namespace gw::watch {
 namespace {
@@ -42,8 +43,9 @@ Frame eight_gpus() {
   hot.sm_clock_mhz = 795;
   hot.clock_reasons = clock_reason::kSwThermalSlowdown | clock_reason::kHwThermalSlowdown;
   f.snapshot.gpus[5].access = GpuAccess::kLost;
-  Finding lost{"gpu.fallen_off_bus", Severity::kCritical, 5, std::nullopt,
-               "GPU fallen off the bus (lost)", {"NVML: GPU_IS_LOST"}, "Drain the node."};
+  Finding lost{
+      "gpu.fallen_off_bus",  Severity::kCritical, 5, std::nullopt, "GPU fallen off the bus (lost)",
+      {"NVML: GPU_IS_LOST"}, "Drain the node."};
   f.findings.push_back({lost, true, f.now_ms, std::nullopt});
   for (int k = 0; k < 60; ++k)
     f.history[2].util_pct.push_back({f.history_from_ms + k * 10'000, 100.0});
@@ -124,7 +126,8 @@ TEST(WatchView, HealthSortPutsTheLostGpuFirstThenTheThrottledOne) {
 
 TEST(WatchView, DetailPageShowsProcessesEvidenceAndRemedy) {
   Frame f = eight_gpus();
-  f.snapshot.gpus[5].sample.processes = std::vector<ProcessInfo>{{4242, 3ULL << 30, "train.py", false}};
+  f.snapshot.gpus[5].sample.processes =
+      std::vector<ProcessInfo>{{4242, 3ULL << 30, "train.py", false}};
   f.users[4242] = "alice";
   UiState ui;
   ui.selected = 5;
@@ -184,10 +187,12 @@ TEST(WatchApi, FindingsHistoryAndEventsFromTheDaemonsJson) {
   ASSERT_EQ(h[1].temp_c.size(), 1u);
   EXPECT_EQ(h[1].temp_c[0].value, 3);
   history_from_api(nlohmann::json::parse(R"({"points": [{"gpu": 1, "t_ms": 20, "max": 32},
-    {"gpu": 1, "t_ms": 21, "max": 1}]})"), "clock_reasons", h);
+    {"gpu": 1, "t_ms": 21, "max": 1}]})"),
+                   "clock_reasons", h);
   EXPECT_EQ(h[1].throttle_ms, std::vector<int64_t>{20});  // 0x20 SW thermal; 0x1 idle is no mark
   events_from_api(nlohmann::json::parse(R"({"events": [{"t_ms": 30, "kind": "xid", "gpu": 1},
-    {"t_ms": 31, "kind": "driver_message", "gpu": 1}]})"), h);
+    {"t_ms": 31, "kind": "driver_message", "gpu": 1}]})"),
+                  h);
   EXPECT_EQ(h[1].xid_ms, std::vector<int64_t>{30});
 }
 
