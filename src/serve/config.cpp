@@ -279,6 +279,69 @@ std::string format_duration(int64_t ms) {
   return std::to_string(ms) + "ms";
 }
 
+namespace {
+
+Status read_serve(const toml::table& t, std::string_view origin, ServeSection& c) {
+  Section s(t, "serve", origin);
+  for (Status st : {s.check_keys({"listen", "stale_after", "hostname_label", "api_token",
+                                  "http_threads", "auth", "open_paths"}),
+                    s.string("listen", c.listen), s.duration("stale_after", c.stale_after_ms),
+                    s.string("hostname_label", c.hostname_label),
+                    s.integer("http_threads", c.http_threads, 1, 64)})
+    if (!st) return st;
+  if (const toml::node* n = t.get("listen"))
+    if (Status st = read_listen(c.listen, origin, *n); !st) return st;
+  if (const toml::node* n = t.get("hostname_label");
+      n != nullptr && c.hostname_label != "Hostname" && c.hostname_label != "hostname")
+    return bad(origin, *n, "serve.hostname_label", "expected \"Hostname\" or \"hostname\"");
+  std::string token;
+  if (Status st = s.string("api_token", token); !st) return st;
+  if (!token.empty()) c.api_token = token;
+  if (Status st = read_auth(t, origin, c); !st) return st;
+  return {};
+}
+
+Status read_storage(const toml::table& t, std::string_view origin, StorageSection& c) {
+  Section s(t, "storage", origin);
+  for (Status st : {s.check_keys({"enabled", "path", "raw_retention", "rollup_retention",
+                                  "max_size", "compact_interval", "file_mode", "dir_mode"}),
+                    s.mode("file_mode", c.file_mode), s.mode("dir_mode", c.dir_mode),
+                    s.boolean("enabled", c.enabled), s.string("path", c.path),
+                    s.duration("raw_retention", c.raw_retention_ms, 60'000),
+                    s.duration("rollup_retention", c.rollup_retention_ms, 60'000),
+                    s.bytes("max_size", c.max_bytes),
+                    s.duration("compact_interval", c.compact_interval_ms, 100)})
+    if (!st) return st;
+  // The daemon must reach its own files; the mode narrows who else may.
+  if ((c.file_mode & 0600) != 0600)
+    return bad(origin, *t.get("file_mode"), "storage.file_mode",
+               "must let the owner read and write (0600 at least)");
+  if ((c.dir_mode & 0700) != 0700)
+    return bad(origin, *t.get("dir_mode"), "storage.dir_mode",
+               "must let the owner read, write and enter (0700 at least)");
+  if (c.rollup_retention_ms < c.raw_retention_ms)
+    return bad(origin, t, "storage.rollup_retention",
+               "must not be shorter than storage.raw_retention");
+  return {};
+}
+
+Status read_sampling(const toml::table& t, std::string_view origin, SamplingSection& c) {
+  Section s(t, "sampling", origin);
+  for (Status st :
+       {s.check_keys({"interval", "gpu_deadline", "diagnose_interval", "diagnose_window",
+                      "event_window", "kernel_log", "nvml_events", "job_mapping_dir"}),
+        s.duration("interval", c.interval_ms, 50),
+        s.duration("gpu_deadline", c.gpu_deadline_ms, 10),
+        s.duration("diagnose_interval", c.diagnose_interval_ms, 50),
+        s.duration("diagnose_window", c.diagnose_window_ms, 100),
+        s.duration("event_window", c.event_window_ms, 100), s.string("kernel_log", c.kernel_log),
+        s.boolean("nvml_events", c.nvml_events), s.string("job_mapping_dir", c.job_mapping_dir)})
+    if (!st) return st;
+  return {};
+}
+
+}  // namespace
+
 Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin) {
   DaemonConfig c;
   c.origin = std::string(origin);
@@ -308,64 +371,12 @@ Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin
                  "[slurm], [[alert]], [[sink]])");
     if (!node.is_table()) return bad(origin, node, k, "expected a [" + std::string(k) + "] table");
   }
-  if (const auto* t = root["serve"].as_table()) {
-    Section s(*t, "serve", origin);
-    for (Status st :
-         {s.check_keys({"listen", "stale_after", "hostname_label", "api_token", "http_threads",
-                        "auth", "open_paths"}),
-          s.string("listen", c.serve.listen), s.duration("stale_after", c.serve.stale_after_ms),
-          s.string("hostname_label", c.serve.hostname_label),
-          s.integer("http_threads", c.serve.http_threads, 1, 64)})
-      if (!st) return st.error();
-    if (const toml::node* n = t->get("listen"))
-      if (Status st = read_listen(c.serve.listen, origin, *n); !st) return st.error();
-    if (const toml::node* n = t->get("hostname_label"); n != nullptr &&
-                                                        c.serve.hostname_label != "Hostname" &&
-                                                        c.serve.hostname_label != "hostname")
-      return bad(origin, *n, "serve.hostname_label", "expected \"Hostname\" or \"hostname\"");
-    std::string token;
-    if (Status st = s.string("api_token", token); !st) return st.error();
-    if (!token.empty()) c.serve.api_token = token;
-    if (Status st = read_auth(*t, origin, c.serve); !st) return st.error();
-  }
-  if (const auto* t = root["storage"].as_table()) {
-    Section s(*t, "storage", origin);
-    for (Status st :
-         {s.check_keys({"enabled", "path", "raw_retention", "rollup_retention", "max_size",
-                        "compact_interval", "file_mode", "dir_mode"}),
-          s.mode("file_mode", c.storage.file_mode), s.mode("dir_mode", c.storage.dir_mode),
-          s.boolean("enabled", c.storage.enabled), s.string("path", c.storage.path),
-          s.duration("raw_retention", c.storage.raw_retention_ms, 60'000),
-          s.duration("rollup_retention", c.storage.rollup_retention_ms, 60'000),
-          s.bytes("max_size", c.storage.max_bytes),
-          s.duration("compact_interval", c.storage.compact_interval_ms, 100)})
-      if (!st) return st.error();
-    // The daemon must reach its own files; the mode narrows who else may.
-    if ((c.storage.file_mode & 0600) != 0600)
-      return bad(origin, *t->get("file_mode"), "storage.file_mode",
-                 "must let the owner read and write (0600 at least)");
-    if ((c.storage.dir_mode & 0700) != 0700)
-      return bad(origin, *t->get("dir_mode"), "storage.dir_mode",
-                 "must let the owner read, write and enter (0700 at least)");
-    if (c.storage.rollup_retention_ms < c.storage.raw_retention_ms)
-      return bad(origin, *t, "storage.rollup_retention",
-                 "must not be shorter than storage.raw_retention");
-  }
-  if (const auto* t = root["sampling"].as_table()) {
-    Section s(*t, "sampling", origin);
-    for (Status st :
-         {s.check_keys({"interval", "gpu_deadline", "diagnose_interval", "diagnose_window",
-                        "event_window", "kernel_log", "nvml_events", "job_mapping_dir"}),
-          s.duration("interval", c.sampling.interval_ms, 50),
-          s.duration("gpu_deadline", c.sampling.gpu_deadline_ms, 10),
-          s.duration("diagnose_interval", c.sampling.diagnose_interval_ms, 50),
-          s.duration("diagnose_window", c.sampling.diagnose_window_ms, 100),
-          s.duration("event_window", c.sampling.event_window_ms, 100),
-          s.string("kernel_log", c.sampling.kernel_log),
-          s.boolean("nvml_events", c.sampling.nvml_events),
-          s.string("job_mapping_dir", c.sampling.job_mapping_dir)})
-      if (!st) return st.error();
-  }
+  if (const auto* t = root["serve"].as_table())
+    if (Status st = read_serve(*t, origin, c.serve); !st) return st.error();
+  if (const auto* t = root["storage"].as_table())
+    if (Status st = read_storage(*t, origin, c.storage); !st) return st.error();
+  if (const auto* t = root["sampling"].as_table())
+    if (Status st = read_sampling(*t, origin, c.sampling); !st) return st.error();
   if (const auto* t = root["queue"].as_table())
     if (Status st = read_queue(*t, origin, c.queue); !st) return st.error();
   return c;

@@ -214,6 +214,13 @@ TEST(ServeBinary, ASecondDaemonOnTheDatabaseIsRefusedHistoryReadsAlongside) {
   EXPECT_EQ(get(s.port, "/healthz").status, 200) << "the first daemon is untouched";
 }
 
+// The permission bits of a file or folder.
+unsigned mode(const fs::path& f) {
+  struct stat st {};
+  ::stat(f.c_str(), &st);
+  return st.st_mode & 07777;
+}
+
 TEST(ServeBinary, TheDatabaseIsPrivate) {
   TempDir tmp;
   const fs::path dir = tmp.path() / "state" / "gw";
@@ -222,11 +229,6 @@ TEST(ServeBinary, TheDatabaseIsPrivate) {
             tmp.path() / "log");
   ASSERT_TRUE(wait_until([&] { return fs::exists(dir / "history.db-wal"); }, 30s))
       << read(tmp.path() / "log");
-  auto mode = [](const fs::path& f) {
-    struct stat st {};
-    ::stat(f.c_str(), &st);
-    return st.st_mode & 07777;
-  };
   EXPECT_EQ(mode(dir), 0700u);
   EXPECT_EQ(mode(dir.parent_path()), 0700u);
   for (const char* f : {"history.db", "history.db-wal", "history.db-shm"})
@@ -245,11 +247,6 @@ TEST(ServeBinary, ConfiguredModesAreAppliedWhateverTheUmask) {
   ::umask(old);
   ASSERT_TRUE(wait_until([&] { return fs::exists(dir / "history.db-wal"); }, 30s))
       << read(tmp.path() / "log");
-  auto mode = [](const fs::path& f) {
-    struct stat st {};
-    ::stat(f.c_str(), &st);
-    return st.st_mode & 07777;
-  };
   EXPECT_EQ(mode(dir), 0750u);
   for (const char* f : {"history.db", "history.db-wal", "history.db-shm"})
     EXPECT_EQ(mode(dir / f), 0660u) << f;
