@@ -1,5 +1,8 @@
 // SIGHUP / POST /api/reload: the whole new config is validated (daemon sections and alert
 // rules) before any of it is applied; a bad file changes nothing.
+#include <functional>
+#include <optional>
+
 #include "serve/alerts.h"
 #include "serve/daemon.h"
 #include "serve/daemon_state.h"
@@ -11,6 +14,40 @@ namespace {
 bool has_sinks(const toml::table& alerting) {
   const toml::array* a = alerting["sink"].as_array();
   return a != nullptr && !a->empty();
+}
+
+// What a reload does not change on its own: the storage and dropping every sink are refused
+// without `force` (rarely meant in a routine push); the listen address, the NVML deadline and
+// [queue] stay as they run until a restart, with a note.
+std::optional<Error> hold_restart_only(const DaemonConfig& old, DaemonConfig& next, bool force,
+                                       const std::string& config_path,
+                                       const std::function<void(const std::string&)>& say) {
+  // Two changes that are rarely meant during a routine push: say so, and apply them only at
+  // a restart or a forced reload (POST /api/reload?force=1).
+  if (!force &&
+      (next.storage.path != old.storage.path || next.storage.enabled != old.storage.enabled))
+    return make_error("config.needs_restart",
+                      "storage changes from " + old.storage.path + " to " +
+                          (next.storage.enabled ? next.storage.path : "(disabled)") +
+                          ": restart the daemon, or reload with POST /api/reload?force=1",
+                      config_path);
+  if (!force && has_sinks(old.alerting) && !has_sinks(next.alerting))
+    return make_error("config.needs_restart",
+                      "the new config has no [[sink]]: every alert would go to the log "
+                      "only; restart the daemon, or reload with POST /api/reload?force=1",
+                      config_path);
+  if (next.serve.listen != old.serve.listen) {
+    say("serve.listen changed to " + next.serve.listen + ": that needs a restart; still on " +
+        old.serve.listen);
+    next.serve.listen = old.serve.listen;
+  }
+  if (next.sampling.gpu_deadline_ms != old.sampling.gpu_deadline_ms)
+    say("sampling.gpu_deadline changes at the next restart");
+  if (!(next.queue == old.queue)) {
+    say("[queue] changes take effect at the next restart");
+    next.queue = old.queue;  // what runs is what the config says it runs
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -36,31 +73,9 @@ Status Daemon::reload(bool force) {
   if (opts_.kernel_log) next.sampling.kernel_log = *opts_.kernel_log;
   if (next.storage.path.empty()) next.storage.path = default_db_path();
   const DaemonConfig& old = opts_.config;
-  // Two changes that are rarely meant during a routine push: say so, and apply them only at
-  // a restart or a forced reload (POST /api/reload?force=1).
-  if (!force &&
-      (next.storage.path != old.storage.path || next.storage.enabled != old.storage.enabled))
-    return refuse(make_error("config.needs_restart",
-                             "storage changes from " + old.storage.path + " to " +
-                                 (next.storage.enabled ? next.storage.path : "(disabled)") +
-                                 ": restart the daemon, or reload with POST /api/reload?force=1",
-                             opts_.config_path));
-  if (!force && has_sinks(old.alerting) && !has_sinks(next.alerting))
-    return refuse(make_error("config.needs_restart",
-                             "the new config has no [[sink]]: every alert would go to the log "
-                             "only; restart the daemon, or reload with POST /api/reload?force=1",
-                             opts_.config_path));
-  if (next.serve.listen != old.serve.listen) {
-    log("serve.listen changed to " + next.serve.listen + ": that needs a restart; still on " +
-        old.serve.listen);
-    next.serve.listen = old.serve.listen;
-  }
-  if (next.sampling.gpu_deadline_ms != old.sampling.gpu_deadline_ms)
-    log("sampling.gpu_deadline changes at the next restart");
-  if (!(next.queue == old.queue)) {
-    log("[queue] changes take effect at the next restart");
-    next.queue = old.queue;  // what runs is what the config says it runs
-  }
+  if (auto e = hold_restart_only(old, next, force, opts_.config_path,
+                                 [this](const std::string& l) { log(l); }))
+    return refuse(*e);
   const bool kmsg_changed = next.sampling.kernel_log != old.sampling.kernel_log;
   const bool store_changed =
       next.storage.path != old.storage.path || next.storage.enabled != old.storage.enabled;
