@@ -8,11 +8,14 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 
 #include "sources/kmsg/kernel_log.h"
 
 namespace gw::serve {
 namespace {
+
+constexpr size_t kTailBytes = 128;
 
 int64_t wall_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -78,6 +81,12 @@ Result<std::unique_ptr<KernelLogFollower>> KernelLogFollower::start(const std::s
   // Only new lines: what happened before the daemon started is `doctor`'s to report.
   const off_t end = f->is_stream_ ? 0 : ::lseek(f->fd_, 0, SEEK_END);
   f->offset_ = end > 0 ? static_cast<uint64_t>(end) : 0;
+  if (f->offset_ > 0) {
+    const uint64_t from = f->offset_ - std::min<uint64_t>(f->offset_, kTailBytes);
+    f->tail_.resize(f->offset_ - from);
+    const ssize_t n = ::pread(f->fd_, f->tail_.data(), f->tail_.size(), static_cast<off_t>(from));
+    f->tail_.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  }
   f->thread_ = std::thread([p = f.get()] { p->run(); });
   return f;
 }
@@ -109,10 +118,60 @@ void KernelLogFollower::handle_text(std::string& pending, std::string_view chunk
   if (pending.size() > 64 * 1024) pending.clear();
 }
 
+// Hands a chunk read at offset_ on, and remembers where reading stands.
+void KernelLogFollower::consume(std::string& pending, std::string_view chunk) {
+  offset_ += chunk.size();
+  tail_.append(chunk);
+  if (tail_.size() > kTailBytes) tail_.erase(0, tail_.size() - kTailBytes);
+  handle_text(pending, chunk);
+}
+
+// copytruncate cut the file: it is now shorter than what was read, or (when the writer has
+// already written past the old size between two polls) the bytes before offset_ changed.
+bool KernelLogFollower::truncated_since_last_read() {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) return false;
+  if (static_cast<uint64_t>(st.st_size) < offset_) return true;
+  if (tail_.empty()) return false;
+  std::string now(tail_.size(), '\0');
+  const ssize_t n =
+      ::pread(fd_, now.data(), now.size(), static_cast<off_t>(offset_ - tail_.size()));
+  return n != static_cast<ssize_t>(now.size()) || now != tail_;
+}
+
+// Lines the writer appended after the last read but before the cut went into the copy
+// (kern.log.1, kern.log-20261202, ...): the sibling whose bytes before offset_ match what was
+// read last holds them. Without such a copy they are gone, as they are for `tail -F`.
+void KernelLogFollower::recover_from_copy(std::string& pending) {
+  namespace fs = std::filesystem;
+  const fs::path self(path_);
+  const std::string stem = self.filename().string();
+  std::error_code ec;
+  for (const auto& entry :
+       fs::directory_iterator(self.parent_path().empty() ? "." : self.parent_path(), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name == stem || name.rfind(stem, 0) != 0 || !entry.is_regular_file(ec)) continue;
+    if (entry.file_size(ec) < offset_ || ec) continue;
+    const int fd = ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    std::string buf(tail_.size(), '\0');
+    const ssize_t n =
+        ::pread(fd, buf.data(), buf.size(), static_cast<off_t>(offset_ - tail_.size()));
+    if (n == static_cast<ssize_t>(buf.size()) && buf == tail_) {
+      buf.assign(16 * 1024, '\0');
+      for (ssize_t r; (r = ::pread(fd, buf.data(), buf.size(), static_cast<off_t>(offset_))) > 0;)
+        consume(pending, std::string_view(buf.data(), static_cast<size_t>(r)));
+      ::close(fd);
+      if (!pending.empty()) handle_text(pending, "\n");
+      return;
+    }
+    ::close(fd);
+  }
+}
+
 // Like `tail -F`: once the open file is read to its end, a path that now names another
 // file (logrotate's rename + create) is reopened from its top; the old one was read to its
-// end first, so no line is lost or read twice. A file that shrank (copytruncate) is read
-// again from its top.
+// end first, so no line is lost or read twice. (copytruncate: see truncated_since_last_read.)
 bool KernelLogFollower::reopen_if_rotated(std::string& pending) {
   struct stat now {};
   if (::stat(path_.c_str(), &now) != 0) return false;  // between rename and create: keep going
@@ -121,15 +180,14 @@ bool KernelLogFollower::reopen_if_rotated(std::string& pending) {
   if (fd < 0) return false;
   // What the writer appended to the old file since our last read still belongs to the log.
   std::string buf(16 * 1024, '\0');
-  for (ssize_t n; (n = ::pread(fd_, buf.data(), buf.size(), static_cast<off_t>(offset_))) > 0;) {
-    offset_ += static_cast<uint64_t>(n);
-    handle_text(pending, std::string_view(buf.data(), static_cast<size_t>(n)));
-  }
+  for (ssize_t n; (n = ::pread(fd_, buf.data(), buf.size(), static_cast<off_t>(offset_))) > 0;)
+    consume(pending, std::string_view(buf.data(), static_cast<size_t>(n)));
   ::close(fd_);
   fd_ = fd;
   dev_ = now.st_dev;
   ino_ = now.st_ino;
   offset_ = 0;
+  tail_.clear();
   if (!pending.empty()) handle_text(pending, "\n");  // the old file's last, unterminated line
   return true;
 }
@@ -156,15 +214,15 @@ void KernelLogFollower::run() {
       run_stream(pending, buf);
       continue;
     }
-    struct stat st {};
-    if (::fstat(fd_, &st) == 0 && static_cast<uint64_t>(st.st_size) < offset_) {
-      offset_ = 0;  // truncated or copied over: start again at the top
+    if (truncated_since_last_read()) {
+      recover_from_copy(pending);
+      offset_ = 0;  // the file starts again at its top
+      tail_.clear();
       pending.clear();
     }
     const ssize_t n = ::pread(fd_, buf.data(), buf.size(), static_cast<off_t>(offset_));
     if (n > 0) {
-      offset_ += static_cast<uint64_t>(n);
-      handle_text(pending, std::string_view(buf.data(), static_cast<size_t>(n)));
+      consume(pending, std::string_view(buf.data(), static_cast<size_t>(n)));
       continue;  // more may be waiting
     }
     if (reopen_if_rotated(pending)) continue;

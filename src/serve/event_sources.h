@@ -39,6 +39,9 @@ class KernelLogFollower {
   void run();
   void run_stream(std::string& pending, std::string& buf);
   bool reopen_if_rotated(std::string& pending);
+  bool truncated_since_last_read();
+  void recover_from_copy(std::string& pending);
+  void consume(std::string& pending, std::string_view chunk);
   void handle_text(std::string& pending, std::string_view chunk);
   std::string path_;
   int fd_ = -1;
@@ -51,6 +54,9 @@ class KernelLogFollower {
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> lines_{0};
   uint64_t offset_ = 0;
+  // The last bytes read (ending at offset_): a copytruncate whose new content already grew past
+  // offset_ between two polls shows as different bytes there, not as a smaller file.
+  std::string tail_;
   std::thread thread_;
 };
 

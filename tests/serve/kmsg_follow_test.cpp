@@ -37,8 +37,9 @@ class Collected {
 };
 
 std::string xid_line(int n) {
-  return "[ " + std::to_string(n) + ".000000] NVRM: Xid (PCI:0000:18:00): 48, pid=" +
-         std::to_string(n) + ", An uncorrectable double bit error\n";
+  return "[ " + std::to_string(n) +
+         ".000000] NVRM: Xid (PCI:0000:18:00): 48, pid=" + std::to_string(n) +
+         ", An uncorrectable double bit error\n";
 }
 
 TEST(KernelLogFollow, RenameCreateAndCopytruncateLoseAndRepeatNothing) {
@@ -51,7 +52,9 @@ TEST(KernelLogFollow, RenameCreateAndCopytruncateLoseAndRepeatNothing) {
   auto write_to = [&](std::ofstream& out, int count) {
     for (int i = 0; i < count; ++i) out << xid_line(++n) << std::flush;
   };
-  auto arrived = [&](int count) { return wait_until([&] { return got.distinct() == size_t(count); }, 10s); };
+  auto arrived = [&](int count) {
+    return wait_until([&] { return got.distinct() == size_t(count); }, 10s);
+  };
   {
     std::ofstream w(log, std::ios::app);
     write_to(w, 50);
@@ -77,6 +80,71 @@ TEST(KernelLogFollow, RenameCreateAndCopytruncateLoseAndRepeatNothing) {
   std::this_thread::sleep_for(200ms);  // nothing arrives twice, even late
   for (const auto& [msg, count] : got.seen()) EXPECT_EQ(count, 1) << msg;
   EXPECT_EQ(got.distinct(), 140u);
+}
+
+// copytruncate that the follower cannot see as a shrink: lines written after its last read go
+// into the copy, and the cut file grows past the old size before the next check. The lines
+// come from the copy, then the new file from its top; each exactly once. Every interleaving of
+// the follower's checks with the burst gives the same result, so the test does not race it.
+TEST(KernelLogFollow, CopytruncateOutgrownBetweenTwoChecksLosesNothing) {
+  TempDir tmp;
+  const fs::path log = tmp.write("kern.log", "old line before the daemon\n");
+  Collected got;
+  auto f = serve::KernelLogFollower::start(log.string(), got.sink());
+  ASSERT_TRUE(f) << f.error().to_string();
+  int n = 0;
+  auto burst = [&](int count) {
+    std::string text;
+    for (int i = 0; i < count; ++i) text += xid_line(++n);
+    return text;
+  };
+  {
+    std::ofstream w(log, std::ios::app);
+    w << burst(50) << std::flush;
+  }
+  ASSERT_TRUE(wait_until([&] { return got.distinct() == 50u; }, 10s));
+  for (int round = 0; round < 5; ++round) {
+    const std::string unread = burst(10);  // written just before the copy
+    const std::string after = burst(200);  // more than the old size, right after the cut
+    {
+      std::ofstream w(log, std::ios::app);
+      w << unread << std::flush;
+    }
+    const fs::path copy = tmp.path() / ("kern.log-2026120" + std::to_string(round));
+    fs::copy_file(log, copy);
+    fs::resize_file(log, 0);
+    {
+      std::ofstream w(log, std::ios::app);
+      w << after << std::flush;
+    }
+    ASSERT_TRUE(wait_until([&] { return got.distinct() == size_t(n); }, 10s))
+        << "round " << round << ": " << got.distinct() << " of " << n;
+  }
+  std::this_thread::sleep_for(200ms);  // nothing arrives twice, even late
+  for (const auto& [msg, count] : got.seen()) EXPECT_EQ(count, 1) << msg;
+  EXPECT_EQ(got.distinct(), size_t(n));
+}
+
+// Without a copy the cut is still noticed (the bytes before the offset changed) and the new
+// content is read from its top, not from the old offset (which would skip its first lines).
+TEST(KernelLogFollow, CutFileOutgrownWithoutCopyIsReadFromItsTop) {
+  TempDir tmp;
+  const fs::path log = tmp.write("kern.log", "");
+  Collected got;
+  auto f = serve::KernelLogFollower::start(log.string(), got.sink());
+  ASSERT_TRUE(f) << f.error().to_string();
+  {
+    std::ofstream w(log, std::ios::app);
+    for (int i = 1; i <= 20; ++i) w << xid_line(i);
+  }
+  ASSERT_TRUE(wait_until([&] { return got.distinct() == 20u; }, 10s));
+  {
+    std::ofstream w(log, std::ios::trunc);  // cut and rewritten past the old size at once
+    for (int i = 21; i <= 80; ++i) w << xid_line(i);
+  }
+  ASSERT_TRUE(wait_until([&] { return got.distinct() == 80u; }, 10s)) << got.distinct();
+  std::this_thread::sleep_for(100ms);
+  for (const auto& [msg, count] : got.seen()) EXPECT_EQ(count, 1) << msg;
 }
 
 TEST(KernelLogFollow, WhatCannotBeFollowedIsRefused) {
