@@ -1,10 +1,14 @@
 #include "serve/config.h"
 
+#include <sys/stat.h>
+#include <time.h>
+
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "core/input_file.h"
 #include "sched/policy.h"
@@ -382,7 +386,47 @@ Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin
   return c;
 }
 
-Result<DaemonConfig> load_config(const std::string& path) {
+namespace {
+
+struct FileStamp {
+  bool ok = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  int64_t mtime_ns = 0;
+  bool operator==(const FileStamp& o) const {
+    return ok == o.ok && dev == o.dev && ino == o.ino && size == o.size && mtime_ns == o.mtime_ns;
+  }
+};
+
+FileStamp stamp(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return {true, st.st_dev, st.st_ino, st.st_size,
+          int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+}
+
+int64_t now_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Waits until the file was last changed at least quiet_ms ago; false when it keeps changing.
+bool wait_until_quiet(const std::string& path, ConfigReadTiming t) {
+  const int64_t quiet = int64_t(t.quiet_ms) * 1'000'000;
+  const int64_t give_up = now_ns() + int64_t(t.max_wait_ms) * 1'000'000;
+  for (;;) {
+    const int64_t age = now_ns() - stamp(path).mtime_ns;
+    if (age >= quiet) return true;
+    if (now_ns() + (quiet - age) > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::nanoseconds(quiet - age));
+  }
+}
+
+}  // namespace
+
+Result<DaemonConfig> load_config(const std::string& path, ConfigReadTiming timing) {
   // A config is a regular file. A directory, a device (/dev/zero) or a FIFO is refused at
   // once, before anything reads it (the input rules every other reader follows).
   const InputKind kind = input_kind(path);
@@ -390,10 +434,22 @@ Result<DaemonConfig> load_config(const std::string& path) {
   if (kind != InputKind::kRegular)
     return make_error("config.not_a_file",
                       "is " + std::string(input_kind_name(kind)) + ", not a config file", path);
+  const auto changing = [&] {
+    return make_error("config.changing",
+                      "is still being written (changed within the last " +
+                          std::to_string(timing.quiet_ms) + " ms for " +
+                          std::to_string(timing.max_wait_ms) +
+                          " ms, or while it was read); the running config stays: reload again "
+                          "once the deploy is done",
+                      path);
+  };
+  if (timing.quiet_ms > 0 && !wait_until_quiet(path, timing)) return changing();
+  const FileStamp before = stamp(path);
   InputLimits limits;
   limits.max_file_bytes = 16ull << 20;  // a config is a few KiB; a runaway file is an error
   auto in = read_input(path, limits);
   if (!in) return make_error("config.unreadable", in.error().message, path);
+  if (timing.quiet_ms > 0 && !(stamp(path) == before)) return changing();
   const std::string_view text = in->text();
   // An empty file is what a half-done deploy leaves: it would silently drop every setting.
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)

@@ -75,7 +75,14 @@ struct DaemonConfig {
 
 // Parses config text; `origin` names the file in errors ("gpuwarden.toml:12:3: ...").
 Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin);
-Result<DaemonConfig> load_config(const std::string& path);
+// A reload reads the file only once nothing has written it for `quiet_ms` (a deploy writing it
+// in pieces), and refuses it (config.changing) when it keeps changing for `max_wait_ms` or
+// changes while being read. 0: read at once (startup, where a restart loop retries anyway).
+struct ConfigReadTiming {
+  int quiet_ms = 0;
+  int max_wait_ms = 3000;
+};
+Result<DaemonConfig> load_config(const std::string& path, ConfigReadTiming timing = {});
 
 // "500ms", "30s", "5m", "24h", "30d", "1h30m" -> milliseconds.
 Result<int64_t> parse_duration_ms(std::string_view text);

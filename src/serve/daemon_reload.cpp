@@ -9,6 +9,11 @@
 
 namespace gw::serve {
 
+// A config written in pieces by a deploy is read once it has been quiet this long; the loop
+// (which does the reload) waits at most kReloadMaxWaitMs, then refuses it as still changing.
+constexpr int kReloadQuietMs = 250;
+constexpr int kReloadMaxWaitMs = 1000;
+
 namespace {
 
 bool has_sinks(const toml::table& alerting) {
@@ -63,7 +68,7 @@ Status Daemon::reload(bool force) {
   };
   if (opts_.config_path.empty())
     return refuse(make_error("config.none", "the daemon was started without --config"));
-  auto c = load_config(opts_.config_path);
+  auto c = load_config(opts_.config_path, ConfigReadTiming{kReloadQuietMs, kReloadMaxWaitMs});
   if (!c) return refuse(c.error());
   auto ac = AlertBridge::parse(c->alerting, opts_.config_path);
   if (!ac) return refuse(ac.error());

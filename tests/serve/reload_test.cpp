@@ -5,7 +5,9 @@
 // (what the shipped unit does).
 #include <sys/stat.h>
 
+#include <atomic>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "serve/daemon_state.h"
 #include "serve_helpers.h"
@@ -43,8 +45,9 @@ class Reloads : public ::testing::Test {
  protected:
   void SetUp() override {
     set_time_scale(1);
-    sinked_ = fast_config(tmp_.path(), "[[sink]]\ntype = \"webhook\"\nname = \"hook\"\n"
-                                       "url = \"http://127.0.0.1:9/hook\"\n");
+    sinked_ = fast_config(tmp_.path(),
+                          "[[sink]]\ntype = \"webhook\"\nname = \"hook\"\n"
+                          "url = \"http://127.0.0.1:9/hook\"\n");
     config_ = tmp_.write("gw.toml", sinked_);
     d_ = std::make_unique<RunningDaemon>(options_for("healthy-8x-h100", sinked_, config_.string()));
     ASSERT_TRUE(d_->ok()) << d_->error;
@@ -78,7 +81,8 @@ TEST_F(Reloads, BrokenConfigsAreRefusedAndTheRunningOneStays) {
       {"directory", [&] { fs::create_directory(config_); }},
       {"/dev/zero", [&] { fs::create_symlink("/dev/zero", config_); }},
       {"fifo", [&] { ASSERT_EQ(::mkfifo(config_.c_str(), 0600), 0); }},
-      {"partial", [&] { std::ofstream(config_) << sinked_.substr(0, sinked_.find("127.0.0.1:9/") + 5); }},
+      {"partial",
+       [&] { std::ofstream(config_) << sinked_.substr(0, sinked_.find("127.0.0.1:9/") + 5); }},
   };
   int refused = 0;
   for (const auto& [what, make] : pushes) {
@@ -106,8 +110,11 @@ TEST_F(Reloads, MovingTheDatabaseOrDroppingEverySinkNeedsForce) {
   ASSERT_TRUE(d_->daemon->reload_and_wait(true).ok());
   EXPECT_EQ(health()["storage"]["path"], (tmp_.path() / "other.db").string());
 
-  replace_config([&] { std::ofstream(config_) << fast_config(tmp_.path()).replace(
-                           fast_config(tmp_.path()).find("history.db"), 10, "other.db"); });
+  replace_config([&] {
+    std::ofstream(config_) << fast_config(tmp_.path())
+                                  .replace(fast_config(tmp_.path()).find("history.db"), 10,
+                                           "other.db");
+  });
   st = d_->daemon->reload_and_wait();
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.error().message.find("no [[sink]]"), std::string::npos) << st.error().message;
@@ -115,6 +122,38 @@ TEST_F(Reloads, MovingTheDatabaseOrDroppingEverySinkNeedsForce) {
   ASSERT_TRUE(d_->daemon->reload_and_wait(true).ok());
   // The API shows the new sinks from the next round on.
   EXPECT_TRUE(wait_until([&] { return sinks() == std::vector<std::string>{"log"}; }, 10s));
+}
+
+// A deploy that writes the file in pieces: each piece alone may be valid TOML (here the config
+// cut after its [storage] section, which parses and would drop the sink). While the writer is
+// still at it the reload is refused as changing; once the file has been quiet it is read whole.
+TEST_F(Reloads, AConfigStillBeingWrittenIsNotReadHalfWay) {
+  ASSERT_TRUE(wait_until([&] { return get(d_->port(), "/readyz").status == 200; }, 5s));
+  std::string next = sinked_;
+  next.replace(next.find("name = \"hook\""), 13, "name = \"hook2\"");
+  const size_t cut = next.find("[[sink]]");
+  ASSERT_NE(cut, std::string::npos);
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    std::ofstream out(config_, std::ios::trunc);
+    out << next.substr(0, cut) << std::flush;  // a valid config without its sink
+    while (!stop.load()) {                     // the deploy is slow: a comment every 100 ms
+      std::this_thread::sleep_for(100ms);
+      out << "# ...\n" << std::flush;
+    }
+    out << next.substr(cut) << std::flush;
+  });
+  std::this_thread::sleep_for(50ms);
+  const Status st = d_->daemon->reload_and_wait();
+  stop.store(true);
+  writer.join();
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, "config.changing") << st.error().to_string();
+  EXPECT_EQ(sinks(), std::vector<std::string>{"hook"});
+  // Written a moment ago and left alone: the reload waits for the quiet period and takes it.
+  const Status done = d_->daemon->reload_and_wait();
+  ASSERT_TRUE(done.ok()) << done.error().to_string();
+  EXPECT_TRUE(wait_until([&] { return sinks() == std::vector<std::string>{"hook2"}; }, 10s));
 }
 
 TEST(ServeConfigFile, TheShippedUnitAndTheBinaryAgreeOnAMissingConfig) {
