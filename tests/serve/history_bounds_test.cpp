@@ -1,11 +1,15 @@
 // A bounded API: a day of 8-GPU history at 1 Hz (691,200 samples, generated straight into the
 // database), then ten clients asking /api/history for the whole day at once. Every response is
 // a bounded page; following `next` gives each client every sample exactly once (the counts
-// add up to the day) with the right min/avg/max; the daemon's peak RSS stays under 256 MB.
+// add up to the day) with the right min/avg/max; the daemon's peak RSS stays under 256 MB, and
+// where a memory cgroup can be made it runs under the unit's MemoryMax=256M and is not killed.
 #include <sqlite3.h>
 
+#include <fstream>
 #include <future>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
 
 #include "serve_helpers.h"
 #include "store/store.h"
@@ -104,6 +108,60 @@ Totals fetch_all(int port, const std::string& query) {
   return t;
 }
 
+// The unit's MemoryMax, where this machine lets the test make a memory cgroup (v1 here; the
+// daemon starts inside it through a shell that joins it and execs). Elsewhere the test bounds
+// peak RSS only and says so.
+class MemoryCgroup {
+ public:
+  static std::optional<MemoryCgroup> make() {
+    std::ifstream self("/proc/self/cgroup");
+    for (std::string l; std::getline(self, l);) {
+      const size_t a = l.find(':'), b = l.find(':', a + 1);
+      if (a == std::string::npos || b == std::string::npos) continue;
+      if (l.substr(a + 1, b - a - 1) != "memory") continue;
+      MemoryCgroup g;
+      g.dir_ = fs::path("/sys/fs/cgroup/memory" + l.substr(b + 1)) /
+               ("gw-history-bounds-" + std::to_string(::getpid()));
+      std::error_code ec;
+      if (!fs::create_directory(g.dir_, ec) || ec) return std::nullopt;
+      if (!g.write("memory.limit_in_bytes", std::to_string(int64_t(1) << 40))) return std::nullopt;
+      return g;
+    }
+    return std::nullopt;
+  }
+  MemoryCgroup(MemoryCgroup&& o) noexcept : dir_(std::exchange(o.dir_, {})) {}
+  ~MemoryCgroup() {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove(dir_, ec);  // rmdir: empty once the daemon has exited
+  }
+  // argv run inside the group: `sh -c 'echo $$ > procs && exec "$0" "$@"' argv...`.
+  std::vector<std::string> wrap(std::vector<std::string> argv) const {
+    std::vector<std::string> w = {
+        "/bin/sh", "-c",
+        "echo $$ > '" + (dir_ / "cgroup.procs").string() + "' && exec \"$0\" \"$@\""};
+    w.insert(w.end(), argv.begin(), argv.end());
+    return w;
+  }
+  bool write(const std::string& file, const std::string& value) const {
+    std::ofstream out(dir_ / file);
+    out << value << std::flush;
+    return static_cast<bool>(out);
+  }
+  int64_t read(const std::string& file, const std::string& key = "") const {
+    std::ifstream in(dir_ / file);
+    for (std::string k; in >> k;) {
+      if (key.empty()) return std::stoll(k);
+      int64_t v = 0;
+      if (in >> v && k == key) return v;
+    }
+    return -1;
+  }
+
+ private:
+  MemoryCgroup() = default;
+  fs::path dir_;
+};
+
 int64_t peak_rss_kb(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   for (std::string l; std::getline(in, l);)
@@ -123,14 +181,34 @@ TEST(HistoryBounds, TenFullDayRequestsArePagedCompleteAndBounded) {
   // ASan keeps freed memory in quarantine (256 MB by default): measure the daemon, not that.
   ::setenv("ASAN_OPTIONS", "quarantine_size_mb=8:detect_leaks=0", 1);
   const std::string cfg = "[storage]\nraw_retention = \"2d\"\n[sampling]\nkernel_log = \"\"\n";
-  Process d({std::string(GW_BINARY_DIR) + "/gpuwarden", "serve", "--scenario",
-             scenario("healthy-8x-h100"), "--nvml-lib", fake_lib(), "--config",
-             tmp.write("gw.toml", cfg).string(), "--listen", "127.0.0.1:" + std::to_string(port),
-             "--db", (tmp.path() / "h.db").string()},
-            tmp.path() / "log");
+  std::vector<std::string> argv = {std::string(GW_BINARY_DIR) + "/gpuwarden",
+                                   "serve",
+                                   "--scenario",
+                                   scenario("healthy-8x-h100"),
+                                   "--nvml-lib",
+                                   fake_lib(),
+                                   "--config",
+                                   tmp.write("gw.toml", cfg).string(),
+                                   "--listen",
+                                   "127.0.0.1:" + std::to_string(port),
+                                   "--db",
+                                   (tmp.path() / "h.db").string()};
+  std::optional<MemoryCgroup> cg = MemoryCgroup::make();
+  RecordProperty("memory_cgroup", cg ? "v1, limit set" : "unavailable: peak RSS only");
+  Process d(cg ? cg->wrap(argv) : argv, tmp.path() / "log");
   ::unsetenv("ASAN_OPTIONS");
   ASSERT_TRUE(wait_until([&] { return get(port, "/healthz").status == 200; }, 30s));
   const int64_t started_kb = peak_rss_kb(d.pid());
+  int64_t limit = 256ll << 20;  // the unit's MemoryMax
+  if (cg) {
+#if defined(__SANITIZE_ADDRESS__)
+    // ASan's runtime alone is over 256 MB: the limit is what it holds now plus 128 MB for the
+    // requests, the bound on RSS below.
+    limit = cg->read("memory.usage_in_bytes") + (128ll << 20);
+#endif
+    ASSERT_TRUE(cg->write("memory.limit_in_bytes", std::to_string(limit)))
+        << "the daemon already uses more than the unit's MemoryMax";
+  }
   const std::string q = "/api/history?metric=temp_c&from=" + std::to_string(t0) +
                         "&to=" + std::to_string(t0 + (kDay - 1) * 1000);
   std::vector<std::future<Totals>> clients;
@@ -151,6 +229,16 @@ TEST(HistoryBounds, TenFullDayRequestsArePagedCompleteAndBounded) {
   }
   const int64_t rss = peak_rss_kb(d.pid());
   EXPECT_GT(rss, 0);
+  if (cg) {
+    // Under the limit the kernel reclaims page cache; it kills only when the daemon's own
+    // memory does not fit. It must still be there, serving.
+    EXPECT_EQ(::kill(d.pid(), 0), 0) << "the daemon is gone (killed at the memory limit?)";
+    EXPECT_EQ(get(port, "/healthz").status, 200);
+    EXPECT_LE(cg->read("memory.max_usage_in_bytes"), limit);
+    const int64_t oom_kills = cg->read("memory.oom_control", "oom_kill");
+    EXPECT_LE(oom_kills, 0) << oom_kills << " OOM kill(s) in the daemon's memory cgroup";
+    RecordProperty("cgroup_peak_mb", std::to_string(cg->read("memory.max_usage_in_bytes") >> 20));
+  }
 #if defined(__SANITIZE_ADDRESS__)
   // ASan's runtime and its 400 MB binary are resident before any request (over 256 MB alone):
   // bound what the ten requests add, with room for its redzones around every heap block.
