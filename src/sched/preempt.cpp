@@ -18,167 +18,197 @@ struct NodeVictims {
   std::vector<size_t> victims;
 };
 
+bool better_plan(const NodeVictims& a, const NodeVictims& b) {
+  return a.cost != b.cost ? a.cost < b.cost : a.node < b.node;
+}
+
 }  // namespace
+
+// One choose_victims call: the victims chosen so far (victim_mark_ set, their GPUs count as
+// free) and the per-node plans. The marks are cleared when the search ends, however it ends.
+struct Scheduler::VictimSearch {
+  Scheduler& s;
+  double rank;
+  double above;  // rank - rank_offset_: what kth_ holds is compared with this
+  size_t nodes;
+  std::vector<size_t> chosen;
+  NodeVictims cur;  // scratch, swapped with the best so far: no allocation per node
+
+  ~VictimSearch() {
+    for (size_t j : chosen) s.victim_mark_[j] = 0;
+  }
+  // A victim must be running, ranked strictly worse, and hold only healthy GPUs (a drained GPU
+  // is never handed out again, so freeing it would not help and the what-if needs it). Only
+  // running jobs own GPUs (gpu_owner_) or sit in running_, so no state check is needed.
+  bool eligible(size_t j) const {
+    return s.run_rank_[j] + s.rank_offset_ > rank && s.victim_ok_[j];
+  }
+  bool worst_first(size_t a, size_t b) const {
+    if (s.run_rank_[a] != s.run_rank_[b]) return s.run_rank_[a] > s.run_rank_[b];
+    return s.jobs_[a].spec.submit_ms > s.jobs_[b].spec.submit_ms;
+  }
+  bool may_free(uint32_t n, unsigned want) const { return s.kth_[(want - 1) * nodes + n] > above; }
+
+  std::vector<size_t> pool(unsigned need) const;
+  void owners_on(uint32_t n);
+  bool plan_node(uint32_t n, unsigned want, NodeVictims& nv);
+  std::optional<NodeVictims> best_node(unsigned want, const std::vector<uint32_t>& skip);
+  void choose(const std::vector<size_t>& victims);
+  bool choose_whole_nodes(unsigned need, unsigned size);
+  bool fits_without_chosen(unsigned need);
+};
+
+// A pool has no placement: the worst-ranked running jobs until enough GPUs are free. A heap,
+// worst on top: usually only a few victims are taken from many candidates.
+std::vector<size_t> Scheduler::VictimSearch::pool(unsigned need) const {
+  std::vector<size_t> cands, out;
+  for (const auto& [end, j] : s.running_)
+    if (eligible(j)) cands.push_back(j);
+  const auto heap_order = [&](size_t a, size_t b) { return worst_first(b, a); };
+  std::make_heap(cands.begin(), cands.end(), heap_order);
+  unsigned free = s.cluster_.free_gpus();
+  while (free < need && !cands.empty()) {
+    std::pop_heap(cands.begin(), cands.end(), heap_order);
+    out.push_back(cands.back());
+    free += static_cast<unsigned>(s.jobs_[cands.back()].gpus.size());
+    cands.pop_back();
+  }
+  if (free < need) return {};
+  return out;
+}
+
+// Distinct eligible, not yet chosen owners on node n with their GPU count there, worst first,
+// into here_scratch_ (a job's GPUs are usually adjacent).
+void Scheduler::VictimSearch::owners_on(uint32_t n) {
+  auto& here = s.here_scratch_;
+  here.clear();
+  for (uint32_t g : s.cluster_.node_gpus(n)) {
+    const uint32_t o = s.gpu_owner_[g];
+    if (o == kNoOwner) continue;
+    if (!here.empty() && here.back().first == o) {
+      ++here.back().second;
+      continue;
+    }
+    auto it = std::find_if(here.begin(), here.end(), [o](const auto& h) { return h.first == o; });
+    if (it != here.end())
+      ++it->second;
+    else
+      here.emplace_back(o, 1u);
+  }
+  std::erase_if(here, [&](const auto& h) { return s.victim_mark_[h.first] || !eligible(h.first); });
+  if (here.size() > 1)
+    std::sort(here.begin(), here.end(),
+              [&](const auto& a, const auto& b) { return worst_first(a.first, b.first); });
+}
+
+// Per node: the cheapest victims (worst first) that leave `want` GPUs free on it, into `nv`;
+// false if the node cannot get there. A first count rules out most nodes cheaply.
+bool Scheduler::VictimSearch::plan_node(uint32_t n, unsigned want, NodeVictims& nv) {
+  // An upper bound first (chosen victims' GPUs are among the eligible ones): free GPUs plus
+  // those of jobs ranked worse must reach `want`.
+  unsigned free = s.cluster_.node_free(n);
+  if (!may_free(n, want)) return false;
+  if (!chosen.empty())
+    for (uint32_t g : s.cluster_.node_gpus(n))
+      if (const uint32_t o = s.gpu_owner_[g]; o != kNoOwner && s.victim_mark_[o]) ++free;
+  nv.node = n;
+  nv.cost = 0;
+  nv.victims.clear();
+  if (free >= want) return true;
+  owners_on(n);
+  for (const auto& [j, on_node] : s.here_scratch_) {
+    if (free >= want) break;
+    free += on_node;
+    nv.cost += static_cast<unsigned>(s.jobs_[j].gpus.size());
+    nv.victims.push_back(j);
+  }
+  return true;
+}
+
+// The node (not in `skip`) whose plan for `want` GPUs costs least; ties to the lower index.
+std::optional<NodeVictims> Scheduler::VictimSearch::best_node(unsigned want,
+                                                              const std::vector<uint32_t>& skip) {
+  std::optional<NodeVictims> best;
+  // Most nodes fail the bound: find the others in one tight pass first.
+  std::vector<uint32_t>& feasible = s.feasible_scratch_;
+  feasible.clear();
+  const double* kth = s.kth_.data() + (want - 1) * nodes;
+  for (uint32_t n = 0; n < nodes; ++n)
+    if (kth[n] > above) feasible.push_back(n);
+  for (uint32_t n : feasible) {
+    if (std::find(skip.begin(), skip.end(), n) != skip.end()) continue;
+    // Victims free at least the shortfall: a node that cannot beat the best (ties go to the
+    // lower index, seen first) is not planned.
+    const unsigned free = s.cluster_.node_free(n);
+    if (best && want > free && want - free >= best->cost) continue;
+    if (!plan_node(n, want, cur)) continue;
+    if (!best) {
+      best.emplace();
+      std::swap(*best, cur);
+    } else if (better_plan(cur, *best)) {
+      std::swap(*best, cur);
+    }
+    if (best->cost == 0) break;  // fits already on the lowest such node
+  }
+  return best;
+}
+
+void Scheduler::VictimSearch::choose(const std::vector<size_t>& victims) {
+  for (size_t j : victims)
+    if (!s.victim_mark_[j]) {
+      s.victim_mark_[j] = 1;
+      chosen.push_back(j);
+    }
+}
+
+// Whole nodes for floor(need / size), cheapest first, then the remainder on one more node.
+bool Scheduler::VictimSearch::choose_whole_nodes(unsigned need, unsigned size) {
+  std::vector<NodeVictims> whole;
+  for (uint32_t n = 0; n < s.cluster_.node_count(); ++n)
+    if (s.cluster_.node_size(n) == size && plan_node(n, size, cur)) whole.push_back(cur);
+  const size_t full = need / size;
+  if (whole.size() < full) return false;
+  std::partial_sort(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(full), whole.end(),
+                    better_plan);
+  std::vector<uint32_t> taken;
+  for (size_t k = 0; k < full; ++k) {
+    taken.push_back(whole[k].node);
+    choose(whole[k].victims);
+  }
+  if (const unsigned rem = need % size; rem > 0) {
+    auto nv = best_node(rem, taken);
+    if (!nv) return false;
+    choose(nv->victims);
+  }
+  return true;
+}
+
+// What-if: free the victims, ask the placement, put them back exactly where they were.
+bool Scheduler::VictimSearch::fits_without_chosen(unsigned need) {
+  for (size_t j : chosen) s.cluster_.release(s.jobs_[j].gpus);
+  const bool fits = s.cluster_.fits(need, s.options_.packing);
+  for (size_t j : chosen) s.cluster_.allocate(s.jobs_[j].spec.id, s.jobs_[j].gpus);
+  return fits;
+}
 
 std::vector<size_t> Scheduler::choose_victims(size_t i, double rank) {
   const unsigned need = jobs_[i].spec.gpus;
-  // A victim must be running, ranked strictly worse, and hold only healthy GPUs (a drained GPU
-  // is never handed out again, so freeing it would not help and the what-if below needs it).
-  // Only running jobs own GPUs (gpu_owner_) or sit in running_, so no state check is needed.
-  const auto eligible = [&](size_t j) {
-    return run_rank_[j] + rank_offset_ > rank && victim_ok_[j];
-  };
-  const auto worst_first = [&](size_t a, size_t b) {
-    if (run_rank_[a] != run_rank_[b]) return run_rank_[a] > run_rank_[b];
-    return jobs_[a].spec.submit_ms > jobs_[b].spec.submit_ms;
-  };
-  std::vector<size_t> chosen;
-  if (cluster_.pool()) {
-    std::vector<size_t> cands;
-    for (const auto& [end, j] : running_)
-      if (eligible(j)) cands.push_back(j);
-    // A heap, worst on top: usually only a few victims are taken from many candidates.
-    const auto heap_order = [&](size_t a, size_t b) { return worst_first(b, a); };
-    std::make_heap(cands.begin(), cands.end(), heap_order);
-    unsigned free = cluster_.free_gpus();
-    while (free < need && !cands.empty()) {
-      std::pop_heap(cands.begin(), cands.end(), heap_order);
-      const size_t j = cands.back();
-      cands.pop_back();
-      chosen.push_back(j);
-      free += static_cast<unsigned>(jobs_[j].gpus.size());
-    }
-    if (free < need) return {};
-    return chosen;
-  }
-  // victim_mark_[j]: already chosen (its GPUs count as free). Cleared on every exit.
-  struct Unmark {
-    std::vector<char>& mark;
-    std::vector<size_t>& chosen;
-    ~Unmark() {
-      for (size_t j : chosen) mark[j] = 0;
-    }
-  } unmark{victim_mark_, chosen};
-  // A NaN rank has no victims (nothing ranks worse), as the checks below would find.
+  VictimSearch v{*this, rank, rank - rank_offset_, cluster_.node_count(), {}, {}};
+  if (cluster_.pool()) return v.pool(need);
+  // A NaN rank has no victims (nothing ranks worse), as the checks would find.
   if (std::isnan(rank)) return {};
-  const double above = rank - rank_offset_;
   flush_node_ranks();
-  const size_t nodes = cluster_.node_count();
-  const auto may_free = [&](uint32_t n, unsigned want) {
-    return kth_[(want - 1) * nodes + n] > above;
-  };
-  // Scratch: distinct eligible jobs on one node, with their GPUs there.
-  std::vector<std::pair<size_t, unsigned>>& here = here_scratch_;
-  // Per node: the cheapest victims (worst first) that leave `want` GPUs free on it, into `nv`;
-  // false if the node cannot get there. A first count rules out most nodes cheaply.
-  const auto plan_node = [&](uint32_t n, unsigned want, NodeVictims& nv) {
-    // An upper bound first (chosen victims' GPUs are among the eligible ones): free GPUs plus
-    // those of jobs ranked worse must reach `want`.
-    unsigned free = cluster_.node_free(n);
-    if (!may_free(n, want)) return false;
-    if (!chosen.empty())
-      for (uint32_t g : cluster_.node_gpus(n))
-        if (const uint32_t o = gpu_owner_[g]; o != kNoOwner && victim_mark_[o]) ++free;
-    nv.node = n;
-    nv.cost = 0;
-    nv.victims.clear();
-    if (free >= want) return true;
-    // Distinct owners with their GPU count on this node (a job's GPUs are usually adjacent).
-    here.clear();
-    for (uint32_t g : cluster_.node_gpus(n)) {
-      const uint32_t o = gpu_owner_[g];
-      if (o == kNoOwner) continue;
-      if (!here.empty() && here.back().first == o) {
-        ++here.back().second;
-        continue;
-      }
-      auto it = std::find_if(here.begin(), here.end(), [o](const auto& h) { return h.first == o; });
-      if (it != here.end())
-        ++it->second;
-      else
-        here.emplace_back(o, 1u);
-    }
-    std::erase_if(here, [&](const auto& h) { return victim_mark_[h.first] || !eligible(h.first); });
-    if (here.size() > 1)
-      std::sort(here.begin(), here.end(),
-                [&](const auto& a, const auto& b) { return worst_first(a.first, b.first); });
-    for (const auto& [j, on_node] : here) {
-      if (free >= want) break;
-      free += on_node;
-      nv.cost += static_cast<unsigned>(jobs_[j].gpus.size());
-      nv.victims.push_back(j);
-    }
-    return true;
-  };
-  const auto better = [](const NodeVictims& a, const NodeVictims& b) {
-    return a.cost != b.cost ? a.cost < b.cost : a.node < b.node;
-  };
-  NodeVictims cur;  // scratch, swapped with the best so far: no allocation per node
-  const auto best_node = [&](unsigned want,
-                             const std::vector<uint32_t>& skip) -> std::optional<NodeVictims> {
-    std::optional<NodeVictims> best;
-    // Most nodes fail the bound: find the others in one tight pass first.
-    std::vector<uint32_t>& feasible = feasible_scratch_;
-    feasible.clear();
-    const double* kth = kth_.data() + (want - 1) * nodes;
-    for (uint32_t n = 0; n < nodes; ++n)
-      if (kth[n] > above) feasible.push_back(n);
-    for (uint32_t n : feasible) {
-      if (std::find(skip.begin(), skip.end(), n) != skip.end()) continue;
-      // Victims free at least the shortfall: a node that cannot beat the best (ties go to the
-      // lower index, seen first) is not planned.
-      const unsigned free = cluster_.node_free(n);
-      if (best && want > free && want - free >= best->cost) continue;
-      if (!plan_node(n, want, cur)) continue;
-      if (!best) {
-        best.emplace();
-        std::swap(*best, cur);
-      } else if (better(cur, *best))
-        std::swap(*best, cur);
-      if (best->cost == 0) break;  // fits already on the lowest such node
-    }
-    return best;
-  };
-  const auto choose = [&](const std::vector<size_t>& victims) {
-    for (size_t j : victims)
-      if (!victim_mark_[j]) {
-        victim_mark_[j] = 1;
-        chosen.push_back(j);
-      }
-  };
   const unsigned size = cluster_.max_node_size();
   if (need <= size) {
-    auto nv = best_node(need, {});
+    auto nv = v.best_node(need, {});
     if (!nv) return {};
-    choose(nv->victims);
-  } else {
-    // Whole nodes for floor(need / S), cheapest first, then the remainder on one more node.
-    std::vector<NodeVictims> whole;
-    for (uint32_t n = 0; n < cluster_.node_count(); ++n)
-      if (cluster_.node_size(n) == size && plan_node(n, size, cur)) whole.push_back(cur);
-    const size_t full = need / size;
-    if (whole.size() < full) return {};
-    std::partial_sort(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(full), whole.end(),
-                      better);
-    std::vector<uint32_t> taken;
-    for (size_t k = 0; k < full; ++k) {
-      taken.push_back(whole[k].node);
-      choose(whole[k].victims);
-    }
-    if (const unsigned rem = need % size; rem > 0) {
-      auto nv = best_node(rem, taken);
-      if (!nv) return {};
-      choose(nv->victims);
-    }
+    v.choose(nv->victims);
+  } else if (!v.choose_whole_nodes(need, size)) {
+    return {};
   }
-  if (chosen.empty()) return {};  // it fits as things are (the caller tried already)
-  // What-if: free the victims, ask the placement, put them back exactly where they were.
-  for (size_t j : chosen) cluster_.release(jobs_[j].gpus);
-  const bool fits = cluster_.fits(need, options_.packing);
-  for (size_t j : chosen) cluster_.allocate(jobs_[j].spec.id, jobs_[j].gpus);
-  if (!fits) return {};
-  std::vector<size_t> out = chosen;
-  return out;
+  if (v.chosen.empty()) return {};  // it fits as things are (the caller tried already)
+  if (!v.fits_without_chosen(need)) return {};
+  return v.chosen;  // a copy: the search unmarks its victims as it ends
 }
 
 void Scheduler::set_run_rank(size_t i, double rank) {

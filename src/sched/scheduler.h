@@ -113,6 +113,8 @@ class Scheduler {
   // Victims for waiting job i among running jobs ranked strictly worse; empty if freeing
   // them would still not let it be placed.
   std::vector<size_t> choose_victims(size_t i, double rank);
+  struct VictimSearch;  // one choose_victims call's search (preempt.cpp)
+  friend struct VictimSearch;
   // Cached ranks of running jobs (policies whose running ranks are piecewise constant).
   bool rank_cache() const {
     return policy_->preempt_on_events() && policy_->running_rank_piecewise();
