@@ -128,7 +128,7 @@ class Reader {
     }
     return std::optional<Severity>(*sev);
   }
-  std::optional<Error> only_keys(std::initializer_list<std::string_view> allowed) const {
+  std::optional<Error> only_keys(const std::vector<std::string_view>& allowed) const {
     for (auto&& [k, v] : t_) {
       bool ok = false;
       for (std::string_view a : allowed) ok = ok || a == k.str();
@@ -207,42 +207,13 @@ std::optional<Error> check_templates(const Reader& r, const std::map<std::string
   return std::nullopt;
 }
 
-Result<AlertRule> read_rule(const toml::table& t, size_t index, std::string_view source) {
-  Reader r(t, std::string(source), "alert #" + std::to_string(index + 1));
-  AlertRule rule;
-  rule.line = r.line_of(nullptr);
-  GW_TRY(name, r.str("name"));
-  if (!name) return r.err(nullptr, "", "missing key \"name\"");
-  if (!valid_name(*name)) {
-    return r.err(r.get("name"), "name",
-                 "\"" + *name + "\" is not a valid alert name (letters, digits, _)");
-  }
-  rule.name = *name;
-  r.set_what("alert \"" + rule.name + "\"");
-  if (auto e = r.only_keys({"name", "expr", "finding", "for", "clear", "keep_firing_for", "window",
-                            "severity", "labels", "annotations", "summary", "description"})) {
-    return *e;
-  }
+// "expr" (a metric condition) or "finding" (a doctor finding code), exactly one.
+std::optional<Error> read_rule_condition(const Reader& r, AlertRule& rule) {
   GW_TRY(expr, r.str("expr"));
   GW_TRY(finding, r.str("finding"));
-  if (expr.has_value() == finding.has_value()) {
+  if (expr.has_value() == finding.has_value())
     return r.err(nullptr, "", "needs exactly one of \"expr\" (a metric condition) or \"finding\"");
-  }
-  if (expr) {
-    auto pe = parse_expr(*expr);
-    if (!pe) return r.err(r.get("expr"), "expr", pe.error().message, "alert.bad_expr");
-    if (!find_metric(pe->metric)) {
-      const std::string near = nearest_metric(pe->metric);
-      return r.err(r.get("expr"), "expr",
-                   "unknown metric \"" + pe->metric + "\"" +
-                       (near.empty() ? "" : " (did you mean \"" + near + "\"?)") +
-                       "; docs/alerts.md lists the metrics",
-                   "alert.unknown_metric");
-    }
-    rule.metric = pe->metric;
-    rule.op = pe->op;
-    rule.threshold = pe->threshold;
-  } else {
+  if (finding) {
     const RuleInfo* info = find_rule(*finding);
     if (!info) {
       return r.err(r.get("finding"), "finding",
@@ -252,40 +223,62 @@ Result<AlertRule> read_rule(const toml::table& t, size_t index, std::string_view
     }
     rule.finding = *finding;
     rule.severity = info->severity;
+    return std::nullopt;
   }
+  auto pe = parse_expr(*expr);
+  if (!pe) return r.err(r.get("expr"), "expr", pe.error().message, "alert.bad_expr");
+  if (!find_metric(pe->metric)) {
+    const std::string near = nearest_metric(pe->metric);
+    return r.err(r.get("expr"), "expr",
+                 "unknown metric \"" + pe->metric + "\"" +
+                     (near.empty() ? "" : " (did you mean \"" + near + "\"?)") +
+                     "; docs/alerts.md lists the metrics",
+                 "alert.unknown_metric");
+  }
+  rule.metric = pe->metric;
+  rule.op = pe->op;
+  rule.threshold = pe->threshold;
+  return std::nullopt;
+}
+
+std::optional<Error> read_rule_timing(const Reader& r, AlertRule& rule) {
   GW_TRY(for_d, r.duration("for", true));
   GW_TRY(keep, r.duration("keep_firing_for", true));
   GW_TRY(window, r.duration("window", false));
   if (for_d) rule.for_duration = *for_d;
   if (keep) rule.keep_firing_for = *keep;
   if (window) {
-    if (*window > std::chrono::hours(24)) {
+    if (*window > std::chrono::hours(24))
       return r.err(r.get("window"), "window", "must be at most 1d", "alert.bad_duration");
-    }
     rule.window = *window;
   }
+  return std::nullopt;
+}
+
+// "clear": the hysteresis threshold of a metric rule, on the resolving side of its threshold.
+std::optional<Error> read_rule_clear(const Reader& r, AlertRule& rule) {
   GW_TRY(clear, r.number("clear"));
-  if (clear) {
-    if (!rule.metric) return r.err(r.get("clear"), "clear", "only metric rules (expr) take one");
-    const bool up = rule.op == CompareOp::kGt || rule.op == CompareOp::kGe;
-    const bool down = rule.op == CompareOp::kLt || rule.op == CompareOp::kLe;
-    if (!up && !down) return r.err(r.get("clear"), "clear", "needs a >, >=, < or <= condition");
-    if ((up && *clear > rule.threshold) || (down && *clear < rule.threshold)) {
-      return r.err(r.get("clear"), "clear",
-                   Reader::fmt_num(*clear) + " would resolve before the alert fires; for \"" +
-                       std::string(compare_op_text(rule.op)) + " " +
-                       Reader::fmt_num(rule.threshold) + "\" it must be " +
-                       (up ? "at most " : "at least ") + Reader::fmt_num(rule.threshold));
-    }
-    rule.clear_threshold = clear;
+  if (!clear) return std::nullopt;
+  if (!rule.metric) return r.err(r.get("clear"), "clear", "only metric rules (expr) take one");
+  const bool up = rule.op == CompareOp::kGt || rule.op == CompareOp::kGe;
+  const bool down = rule.op == CompareOp::kLt || rule.op == CompareOp::kLe;
+  if (!up && !down) return r.err(r.get("clear"), "clear", "needs a >, >=, < or <= condition");
+  if ((up && *clear > rule.threshold) || (down && *clear < rule.threshold)) {
+    return r.err(r.get("clear"), "clear",
+                 Reader::fmt_num(*clear) + " would resolve before the alert fires; for \"" +
+                     std::string(compare_op_text(rule.op)) + " " + Reader::fmt_num(rule.threshold) +
+                     "\" it must be " + (up ? "at most " : "at least ") +
+                     Reader::fmt_num(rule.threshold));
   }
-  GW_TRY(sev, r.severity("severity"));
-  if (sev) rule.severity = *sev;
+  rule.clear_threshold = clear;
+  return std::nullopt;
+}
+
+std::optional<Error> read_rule_labels(const Reader& r, AlertRule& rule) {
   GW_TRY(labels, r.string_map("labels"));
   for (const auto& [k, v] : labels) {
-    if (!valid_name(k) || k.starts_with("__")) {
+    if (!valid_name(k) || k.starts_with("__"))
       return r.err(r.get("labels"), "labels", "\"" + k + "\" is not a valid label name");
-    }
     if (k == "alertname" || k == "severity") {
       return r.err(r.get("labels"), "labels",
                    "\"" + k + "\" is set from the rule; use \"name\"/\"severity\" instead");
@@ -300,63 +293,66 @@ Result<AlertRule> read_rule(const toml::table& t, size_t index, std::string_view
   }
   if (auto e = check_templates(r, ann, "")) return *e;
   rule.annotations = std::move(ann);
+  return std::nullopt;
+}
+
+Result<AlertRule> read_rule(const toml::table& t, size_t index, std::string_view source) {
+  Reader r(t, std::string(source), "alert #" + std::to_string(index + 1));
+  AlertRule rule;
+  rule.line = r.line_of(nullptr);
+  GW_TRY(name, r.str("name"));
+  if (!name) return r.err(nullptr, "", "missing key \"name\"");
+  if (!valid_name(*name)) {
+    return r.err(r.get("name"), "name",
+                 "\"" + *name + "\" is not a valid alert name (letters, digits, _)");
+  }
+  rule.name = *name;
+  r.set_what("alert \"" + rule.name + "\"");
+  if (auto e = r.only_keys({"name", "expr", "finding", "for", "clear", "keep_firing_for", "window",
+                            "severity", "labels", "annotations", "summary", "description"}))
+    return *e;
+  for (auto step : {read_rule_condition, read_rule_timing, read_rule_clear})
+    if (auto e = step(r, rule)) return *e;
+  GW_TRY(sev, r.severity("severity"));
+  if (sev) rule.severity = *sev;
+  if (auto e = read_rule_labels(r, rule)) return *e;
   return rule;
 }
 
-Result<SinkConfig> read_sink(const toml::table& t, size_t index, std::string_view source) {
-  Reader r(t, std::string(source), "sink #" + std::to_string(index + 1));
-  SinkConfig s;
-  s.line = r.line_of(nullptr);
-  GW_TRY(type, r.str("type"));
-  if (!type) return r.err(nullptr, "", "missing key \"type\" (log, webhook, alertmanager, exec)");
-  if (*type == "log") {
-    s.type = SinkType::kLog;
-  } else if (*type == "webhook") {
-    s.type = SinkType::kWebhook;
-  } else if (*type == "alertmanager") {
-    s.type = SinkType::kAlertmanager;
-  } else if (*type == "exec") {
-    s.type = SinkType::kExec;
-  } else {
-    return r.err(r.get("type"), "type",
-                 "unknown sink type \"" + *type + "\" (use log, webhook, alertmanager or exec)",
-                 "alert.bad_sink");
-  }
-  GW_TRY(name, r.str("name"));
-  s.name = name ? *name : std::string(sink_type_name(s.type)) + "-" + std::to_string(index + 1);
-  r.set_what("sink \"" + s.name + "\"");
-  std::optional<Error> e;
-  switch (s.type) {
-    case SinkType::kLog:
-      e = r.only_keys({"type", "name", "min_severity", "send_resolved", "format", "journal"});
-      break;
-    case SinkType::kWebhook:
-      e = r.only_keys({"type", "name", "min_severity", "send_resolved", "url", "headers", "timeout",
-                       "backoff", "max_backoff", "max_attempts", "queue"});
-      break;
-    case SinkType::kAlertmanager:
-      e = r.only_keys({"type", "name", "min_severity", "send_resolved", "url", "headers", "timeout",
-                       "backoff", "max_backoff", "max_attempts", "queue", "resend_interval"});
-      break;
-    case SinkType::kExec:
-      e = r.only_keys({"type", "name", "min_severity", "send_resolved", "command", "timeout",
-                       "backoff", "max_backoff", "max_attempts", "queue"});
-      break;
-  }
-  if (e) return *e;
-  GW_TRY(min_sev, r.severity("min_severity"));
-  if (min_sev) s.min_severity = *min_sev;
-  GW_TRY(resolved, r.boolean("send_resolved"));
-  if (resolved) s.send_resolved = *resolved;
+// Each sink type, its name in the config and the keys it takes: one table.
+struct SinkKind {
+  SinkType type;
+  std::string_view name;
+  std::initializer_list<std::string_view> keys;
+};
+constexpr std::string_view kSinkCommon[] = {"type", "name", "min_severity", "send_resolved"};
+const SinkKind kSinkKinds[] = {
+    {SinkType::kLog, "log", {"format", "journal"}},
+    {SinkType::kWebhook,
+     "webhook",
+     {"url", "headers", "timeout", "backoff", "max_backoff", "max_attempts", "queue"}},
+    {SinkType::kAlertmanager,
+     "alertmanager",
+     {"url", "headers", "timeout", "backoff", "max_backoff", "max_attempts", "queue",
+      "resend_interval"}},
+    {SinkType::kExec,
+     "exec",
+     {"command", "timeout", "backoff", "max_backoff", "max_attempts", "queue"}},
+};
+
+std::optional<Error> read_sink_log(const Reader& r, SinkConfig& s) {
   GW_TRY(format, r.str("format"));
   if (format) {
-    if (*format != "logfmt" && *format != "json") {
+    if (*format != "logfmt" && *format != "json")
       return r.err(r.get("format"), "format", "use \"logfmt\" or \"json\"", "alert.bad_sink");
-    }
     s.json = *format == "json";
   }
   GW_TRY(journal, r.boolean("journal"));
   if (journal) s.journal = *journal;
+  return std::nullopt;
+}
+
+std::optional<Error> read_sink_url(const Reader& r, SinkConfig& s) {
   GW_TRY(url, r.str("url"));
   if (s.type == SinkType::kWebhook || s.type == SinkType::kAlertmanager) {
     if (!url) return r.err(nullptr, "", "missing key \"url\"", "alert.bad_sink");
@@ -370,21 +366,27 @@ Result<SinkConfig> read_sink(const toml::table& t, size_t index, std::string_vie
   }
   GW_TRY(headers, r.string_map("headers"));
   s.headers = std::move(headers);
-  if (s.type == SinkType::kExec) {
-    const toml::node* c = r.get("command");
-    const toml::array* a = c ? c->as_array() : nullptr;
-    if (!c) return r.err(nullptr, "", "missing key \"command\"", "alert.bad_sink");
-    if (!a || a->empty()) {
-      return r.err(c, "command", "expected a non-empty array of strings (argv)", "alert.bad_sink");
-    }
-    for (const toml::node& arg : *a) {
-      if (!arg.is_string()) {
-        return r.err(&arg, "command", "every element must be a string", "alert.bad_sink");
-      }
-      s.command.push_back(arg.as_string()->get());
-    }
-    if (s.command[0].empty()) return r.err(c, "command", "empty program name", "alert.bad_sink");
+  return std::nullopt;
+}
+
+std::optional<Error> read_sink_command(const Reader& r, SinkConfig& s) {
+  if (s.type != SinkType::kExec) return std::nullopt;
+  const toml::node* c = r.get("command");
+  const toml::array* a = c ? c->as_array() : nullptr;
+  if (!c) return r.err(nullptr, "", "missing key \"command\"", "alert.bad_sink");
+  if (!a || a->empty())
+    return r.err(c, "command", "expected a non-empty array of strings (argv)", "alert.bad_sink");
+  for (const toml::node& arg : *a) {
+    if (!arg.is_string())
+      return r.err(&arg, "command", "every element must be a string", "alert.bad_sink");
+    s.command.push_back(arg.as_string()->get());
   }
+  if (s.command[0].empty()) return r.err(c, "command", "empty program name", "alert.bad_sink");
+  return std::nullopt;
+}
+
+// Delivery: timeout, retry backoff, attempts and the queue.
+std::optional<Error> read_sink_delivery(const Reader& r, SinkConfig& s) {
   GW_TRY(timeout, r.duration("timeout", false));
   GW_TRY(backoff, r.duration("backoff", false));
   GW_TRY(max_backoff, r.duration("max_backoff", false));
@@ -393,13 +395,42 @@ Result<SinkConfig> read_sink(const toml::table& t, size_t index, std::string_vie
   if (backoff) s.backoff = *backoff;
   if (max_backoff) s.max_backoff = *max_backoff;
   if (resend) s.resend_interval = *resend;
-  if (s.max_backoff < s.backoff) {
+  if (s.max_backoff < s.backoff)
     return r.err(r.get("max_backoff"), "max_backoff", "must not be shorter than backoff");
-  }
   GW_TRY(attempts, r.integer("max_attempts", 0, 1'000'000));
   if (attempts) s.max_attempts = static_cast<unsigned>(*attempts);
   GW_TRY(queue, r.integer("queue", 1, 1'000'000));
   if (queue) s.queue_capacity = static_cast<size_t>(*queue);
+  return std::nullopt;
+}
+
+Result<SinkConfig> read_sink(const toml::table& t, size_t index, std::string_view source) {
+  Reader r(t, std::string(source), "sink #" + std::to_string(index + 1));
+  SinkConfig s;
+  s.line = r.line_of(nullptr);
+  GW_TRY(type, r.str("type"));
+  if (!type) return r.err(nullptr, "", "missing key \"type\" (log, webhook, alertmanager, exec)");
+  const SinkKind* kind = nullptr;
+  for (const SinkKind& k : kSinkKinds)
+    if (k.name == *type) kind = &k;
+  if (kind == nullptr) {
+    return r.err(r.get("type"), "type",
+                 "unknown sink type \"" + *type + "\" (use log, webhook, alertmanager or exec)",
+                 "alert.bad_sink");
+  }
+  s.type = kind->type;
+  GW_TRY(name, r.str("name"));
+  s.name = name ? *name : std::string(sink_type_name(s.type)) + "-" + std::to_string(index + 1);
+  r.set_what("sink \"" + s.name + "\"");
+  std::vector<std::string_view> keys(std::begin(kSinkCommon), std::end(kSinkCommon));
+  keys.insert(keys.end(), kind->keys.begin(), kind->keys.end());
+  if (auto e = r.only_keys(keys)) return *e;
+  GW_TRY(min_sev, r.severity("min_severity"));
+  if (min_sev) s.min_severity = *min_sev;
+  GW_TRY(resolved, r.boolean("send_resolved"));
+  if (resolved) s.send_resolved = *resolved;
+  for (auto step : {read_sink_log, read_sink_url, read_sink_command, read_sink_delivery})
+    if (auto e = step(r, s)) return *e;
   return s;
 }
 
