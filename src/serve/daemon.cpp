@@ -73,6 +73,76 @@ AuthPolicy auth_policy(const ServeSection& serve, const std::string& listen_host
   return p;
 }
 
+Status Daemon::open_sampler(std::string& label) {
+  auto resolved = resolve_gpu_source(opts_.source);
+  if (!resolved) return resolved.error();
+  SamplerOptions so;
+  so.library_path = resolved->library_path;
+  so.scenario_path = resolved->scenario_path;
+  so.label = resolved->label;
+  so.deadline = std::chrono::milliseconds(opts_.config.sampling.gpu_deadline_ms);
+  auto sampler = Sampler::open(so);
+  if (!sampler) return sampler.error();
+  sampler_ = std::move(*sampler);
+  label = resolved->label;
+  return {};
+}
+
+// What the HTTP threads read (under state_->m), from the config as started.
+void Daemon::init_state(const std::string& source_label) {
+  const DaemonConfig& cfg = opts_.config;
+  state_ = std::make_shared<State>();
+  state_->serve = cfg.serve;
+  state_->auth = auth_policy(cfg.serve, listen_host_);
+  state_->source = source_label;
+  state_->interval_ms = cfg.sampling.interval_ms;
+  state_->job_mapping_dir = cfg.sampling.job_mapping_dir;
+  state_->db_path = cfg.storage.enabled ? cfg.storage.path : "";
+  state_->config_origin = cfg.origin;
+  state_->health.started_ms = started_ms_;
+}
+
+// The HTTP server with its routes, bound (not yet serving): a port in use fails here, at once.
+Status Daemon::bind_http() {
+  const ServeSection& serve = opts_.config.serve;
+  http_ = std::make_unique<httplib::Server>();
+  const int threads = serve.http_threads;
+  http_->new_task_queue = [threads] {
+    return new httplib::ThreadPool(static_cast<size_t>(threads));
+  };
+  // An idle keep-alive connection holds a worker thread: a browser's six would starve the API
+  // and the scrapers for cpp-httplib's default 5 s. Loopback reconnects cost microseconds.
+  http_->set_keep_alive_timeout(1);
+  // cpp-httplib sets SO_REUSEPORT by default: a second daemon on the same port would bind
+  // too and steal half the scrapes. SO_REUSEADDR alone still lets a restart bind at once.
+  http_->set_socket_options([](socket_t sock) {
+    const int yes = 1;
+    (void)::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  install_routes(*http_, state_, [this](bool force) { return reload_and_wait(force); });
+  errno = 0;
+  const int bound = port_ == 0 ? http_->bind_to_any_port(listen_host_)
+                               : (http_->bind_to_port(listen_host_, port_) ? port_ : -1);
+  if (bound < 0)
+    return make_error("serve.bind", "cannot listen on " + serve.listen + ": " +
+                                        (errno != 0 ? std::strerror(errno) : "refused") +
+                                        " (another gpuwarden serve, or an address of another "
+                                        "machine)");
+  port_ = bound;
+  return {};
+}
+
+void Daemon::warn_beyond_loopback(const std::string& url) {
+  if (is_loopback_host(listen_host_)) return;
+  const AuthPolicy& auth = state_->auth;
+  log("warning: listening beyond loopback on " + url + "; " +
+      (reads_need_token(auth)
+           ? std::string(auth.token ? "the API needs the bearer token"
+                                    : "the API is refused until serve.api_token is set")
+           : std::string("serve.auth = \"open\": anyone who reaches the port reads the API")) +
+      " (open to all: " + join_paths(auth.open_paths) + ")");
+}
+
 Result<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
   std::unique_ptr<Daemon> d(new Daemon());
   d->opts_ = std::move(options);
@@ -84,70 +154,18 @@ Result<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
   if (cfg.storage.path.empty()) cfg.storage.path = default_db_path();
   if (!split_listen(cfg.serve.listen, d->listen_host_, d->port_))
     return make_error("serve.bind", "expected ADDRESS:PORT, got \"" + cfg.serve.listen + "\"");
-
   auto alert_cfg = AlertBridge::parse(cfg.alerting, cfg.origin.empty() ? "config" : cfg.origin);
   if (!alert_cfg) return alert_cfg.error();
-
-  auto resolved = resolve_gpu_source(d->opts_.source);
-  if (!resolved) return resolved.error();
-  SamplerOptions so;
-  so.library_path = resolved->library_path;
-  so.scenario_path = resolved->scenario_path;
-  so.label = resolved->label;
-  so.deadline = std::chrono::milliseconds(cfg.sampling.gpu_deadline_ms);
-  auto sampler = Sampler::open(so);
-  if (!sampler) return sampler.error();
-  d->sampler_ = std::move(*sampler);
+  std::string label;
+  if (Status st = d->open_sampler(label); !st) return st.error();
   d->started_ms_ = d->clock_->now_ms();
-
-  d->state_ = std::make_shared<State>();
-  d->state_->serve = cfg.serve;
-  d->state_->auth = auth_policy(cfg.serve, d->listen_host_);
-  d->state_->source = resolved->label;
-  d->state_->interval_ms = cfg.sampling.interval_ms;
-  d->state_->job_mapping_dir = cfg.sampling.job_mapping_dir;
-  d->state_->db_path = cfg.storage.enabled ? cfg.storage.path : "";
-  d->state_->config_origin = cfg.origin;
-  d->state_->health.started_ms = d->started_ms_;
-
-  d->http_ = std::make_unique<httplib::Server>();
-  const int threads = cfg.serve.http_threads;
-  d->http_->new_task_queue = [threads] {
-    return new httplib::ThreadPool(static_cast<size_t>(threads));
-  };
-  // An idle keep-alive connection holds a worker thread: a browser's six would starve the API
-  // and the scrapers for cpp-httplib's default 5 s. Loopback reconnects cost microseconds.
-  d->http_->set_keep_alive_timeout(1);
-  // cpp-httplib sets SO_REUSEPORT by default: a second daemon on the same port would bind
-  // too and steal half the scrapes. SO_REUSEADDR alone still lets a restart bind at once.
-  d->http_->set_socket_options([](socket_t sock) {
-    const int yes = 1;
-    (void)::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  Daemon* self = d.get();
-  install_routes(*d->http_, d->state_, [self](bool force) { return self->reload_and_wait(force); });
-  errno = 0;
-  const int bound = d->port_ == 0
-                        ? d->http_->bind_to_any_port(d->listen_host_)
-                        : (d->http_->bind_to_port(d->listen_host_, d->port_) ? d->port_ : -1);
-  if (bound < 0)
-    return make_error("serve.bind", "cannot listen on " + cfg.serve.listen + ": " +
-                                        (errno != 0 ? std::strerror(errno) : "refused") +
-                                        " (another gpuwarden serve, or an address of another "
-                                        "machine)");
-  d->port_ = bound;
+  d->init_state(label);
+  if (Status st = d->bind_http(); !st) return st.error();
   const std::string url = "http://" + d->listen_host_ + ":" + std::to_string(d->port_);
-  if (!is_loopback_host(d->listen_host_))
-    d->log("warning: listening beyond loopback on " + url + "; " +
-           (reads_need_token(d->state_->auth)
-                ? std::string(d->state_->auth.token
-                                  ? "the API needs the bearer token"
-                                  : "the API is refused until serve.api_token is set")
-                : std::string("serve.auth = \"open\": anyone who reaches the port reads the API")) +
-           " (open to all: " + join_paths(d->state_->auth.open_paths) + ")");
+  d->warn_beyond_loopback(url);
+  Daemon* self = d.get();
   d->alerts_ = AlertBridge::create(
       std::move(*alert_cfg), [self](std::string_view line) { self->log(std::string(line)); }, url);
-
   // A database another daemon holds, or one that is not a file, is an operator's mistake:
   // refuse to start. Any other storage fault (full disk, permissions) is a finding instead.
   if (Status st = d->open_store();
@@ -159,7 +177,7 @@ Result<std::unique_ptr<Daemon>> Daemon::create(DaemonOptions options) {
   d->start_event_sources();
   d->http_thread_ = std::thread([self] { self->http_->listen_after_bind(); });
   d->log("listening on " + url + ", " + std::to_string(d->sampler_->gpu_count()) + " GPU(s) from " +
-         resolved->label + ", history in " +
+         label + ", history in " +
          (cfg.storage.enabled ? cfg.storage.path : std::string("(disabled)")));
   return d;
 }

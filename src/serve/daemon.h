@@ -104,6 +104,11 @@ class Daemon {
                const std::vector<Event>& events,
                const std::vector<store::AlertTransitionRecord>& transitions, double round_s);
   void on_event(Event&& e);
+  // Steps of create(), in order.
+  Status open_sampler(std::string& label);
+  void init_state(const std::string& source_label);
+  Status bind_http();
+  void warn_beyond_loopback(const std::string& url);
   void start_event_sources();
   Status open_store();
   void restore_from_store();
