@@ -82,6 +82,88 @@ int Store::schema_version() const {
   return s.ok() && s.step() == SQLITE_ROW ? static_cast<int>(s.i64(0)) : -1;
 }
 
+// A database newer than this binary, or (read-only, where nothing may migrate) older.
+Status Store::check_version(int version) const {
+  if (version < 0)
+    return make_error("store.schema", std::string("not a SQLite database: ") + sqlite3_errmsg(db_),
+                      path_);
+  if (version > kSchemaVersion)
+    return make_error("store.schema",
+                      "the database has schema version " + std::to_string(version) +
+                          ", newer than this gpuwarden understands (" +
+                          std::to_string(kSchemaVersion) + "); use a newer gpuwarden",
+                      path_);
+  if (opts_.read_only && version < kSchemaVersion)
+    return make_error("store.schema",
+                      "the database has schema version " + std::to_string(version) +
+                          "; run the daemon once to migrate it",
+                      path_);
+  return {};
+}
+
+Status Store::set_pragmas(int version) const {
+  // auto_vacuum only takes effect before the first table exists.
+  if (version == 0)
+    if (auto s = exec("PRAGMA auto_vacuum=INCREMENTAL"); !s) return s.error();
+  if (auto s = exec("PRAGMA journal_mode=WAL"); !s)
+    return make_error("store.open", s.error().message, path_);
+  // NORMAL in WAL: a crashed process loses nothing committed; power loss may lose the last
+  // transactions, never consistency.
+  (void)exec("PRAGMA synchronous=NORMAL");
+  sqlite3_stmt* ps = nullptr;
+  int64_t page_size = 4096;
+  if (sqlite3_prepare_v2(db_, "PRAGMA page_size", -1, &ps, nullptr) == SQLITE_OK &&
+      sqlite3_step(ps) == SQLITE_ROW)
+    page_size = sqlite3_column_int64(ps, 0);
+  sqlite3_finalize(ps);
+  const uint64_t hard_cap = opts_.max_bytes + opts_.max_bytes / 4;
+  const std::string cap =
+      "PRAGMA max_page_count=" +
+      std::to_string(std::max<uint64_t>(hard_cap / static_cast<uint64_t>(page_size), 16));
+  (void)exec(cap.c_str());
+  return {};
+}
+
+// One transaction per schema step, so a failed step leaves the previous version intact.
+Status Store::migrate(int version) const {
+  const auto steps = schema_migrations();
+  for (int v = version; v < kSchemaVersion; ++v) {
+    const std::string step = std::string("BEGIN;") + steps[static_cast<size_t>(v)] +
+                             "PRAGMA user_version=" + std::to_string(v + 1) + ";COMMIT;";
+    if (auto s = exec(step.c_str()); !s) {
+      (void)exec("ROLLBACK");
+      return make_error("store.schema",
+                        "migrating the schema to version " + std::to_string(v + 1) +
+                            " failed: " + s.error().message,
+                        path_);
+    }
+  }
+  return {};
+}
+
+Status Store::prepare_statements() {
+  auto sts = std::make_unique<Statements>();
+  sts->insert_sample = sql::Stmt(db_, insert_sample_sql());
+  sts->insert_event = sql::Stmt(db_,
+                                "INSERT INTO events(t_ms,kind,gpu_index,pci_bus_id,code,message,"
+                                "origin) VALUES(?,?,?,?,?,?,?)");
+  sts->insert_finding = sql::Stmt(
+      db_,
+      "INSERT INTO findings(code,severity,gpu_index,pci_bus_id,title,evidence,remedy,raised_ms,"
+      "last_active_ms,cleared_ms) VALUES(?,?,?,?,?,?,?,?,?,?)");
+  sts->update_finding = sql::Stmt(
+      db_,
+      "UPDATE findings SET severity=?,title=?,evidence=?,last_active_ms=?,cleared_ms=? WHERE id=?");
+  sts->insert_alert = sql::Stmt(db_,
+                                "INSERT INTO alert_transitions(t_ms,rule,state,severity,gpu_index,"
+                                "labels,summary) VALUES(?,?,?,?,?,?,?)");
+  for (sql::Stmt* s : {&sts->insert_sample, &sts->insert_event, &sts->insert_finding,
+                       &sts->update_finding, &sts->insert_alert})
+    if (!s->ok()) return sql::error(db_, "preparing statements", path_);
+  st_ = std::move(sts);
+  return {};
+}
+
 Result<std::unique_ptr<Store>> Store::open(const std::string& path, const StoreOptions& options) {
   std::unique_ptr<Store> st(new Store());
   st->path_ = path;
@@ -103,73 +185,11 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, const StoreO
                       path);
   sqlite3_busy_timeout(st->db_, 2000);
   const int version = st->schema_version();
-  if (version < 0)
-    return make_error("store.schema",
-                      std::string("not a SQLite database: ") + sqlite3_errmsg(st->db_), path);
-  if (version > kSchemaVersion)
-    return make_error("store.schema",
-                      "the database has schema version " + std::to_string(version) +
-                          ", newer than this gpuwarden understands (" +
-                          std::to_string(kSchemaVersion) + "); use a newer gpuwarden",
-                      path);
-  if (options.read_only) {
-    if (version < kSchemaVersion)
-      return make_error("store.schema",
-                        "the database has schema version " + std::to_string(version) +
-                            "; run the daemon once to migrate it",
-                        path);
-    return st;
-  }
-  // auto_vacuum only takes effect before the first table exists.
-  if (version == 0)
-    if (auto s = st->exec("PRAGMA auto_vacuum=INCREMENTAL"); !s) return s.error();
-  if (auto s = st->exec("PRAGMA journal_mode=WAL"); !s)
-    return make_error("store.open", s.error().message, path);
-  // NORMAL in WAL: a crashed process loses nothing committed; power loss may lose the last
-  // transactions, never consistency.
-  (void)st->exec("PRAGMA synchronous=NORMAL");
-  sqlite3_stmt* ps = nullptr;
-  int64_t page_size = 4096;
-  if (sqlite3_prepare_v2(st->db_, "PRAGMA page_size", -1, &ps, nullptr) == SQLITE_OK &&
-      sqlite3_step(ps) == SQLITE_ROW)
-    page_size = sqlite3_column_int64(ps, 0);
-  sqlite3_finalize(ps);
-  const uint64_t hard_cap = options.max_bytes + options.max_bytes / 4;
-  const std::string cap =
-      "PRAGMA max_page_count=" +
-      std::to_string(std::max<uint64_t>(hard_cap / static_cast<uint64_t>(page_size), 16));
-  (void)st->exec(cap.c_str());
-  const auto steps = schema_migrations();
-  for (int v = version; v < kSchemaVersion; ++v) {
-    const std::string step = std::string("BEGIN;") + steps[static_cast<size_t>(v)] +
-                             "PRAGMA user_version=" + std::to_string(v + 1) + ";COMMIT;";
-    if (auto s = st->exec(step.c_str()); !s) {
-      (void)st->exec("ROLLBACK");
-      return make_error("store.schema",
-                        "migrating the schema to version " + std::to_string(v + 1) +
-                            " failed: " + s.error().message,
-                        path);
-    }
-  }
-  auto sts = std::make_unique<Statements>();
-  sts->insert_sample = sql::Stmt(st->db_, insert_sample_sql());
-  sts->insert_event = sql::Stmt(st->db_,
-                                "INSERT INTO events(t_ms,kind,gpu_index,pci_bus_id,code,message,"
-                                "origin) VALUES(?,?,?,?,?,?,?)");
-  sts->insert_finding = sql::Stmt(
-      st->db_,
-      "INSERT INTO findings(code,severity,gpu_index,pci_bus_id,title,evidence,remedy,raised_ms,"
-      "last_active_ms,cleared_ms) VALUES(?,?,?,?,?,?,?,?,?,?)");
-  sts->update_finding = sql::Stmt(
-      st->db_,
-      "UPDATE findings SET severity=?,title=?,evidence=?,last_active_ms=?,cleared_ms=? WHERE id=?");
-  sts->insert_alert = sql::Stmt(st->db_,
-                                "INSERT INTO alert_transitions(t_ms,rule,state,severity,gpu_index,"
-                                "labels,summary) VALUES(?,?,?,?,?,?,?)");
-  for (sql::Stmt* s : {&sts->insert_sample, &sts->insert_event, &sts->insert_finding,
-                       &sts->update_finding, &sts->insert_alert})
-    if (!s->ok()) return sql::error(st->db_, "preparing statements", path);
-  st->st_ = std::move(sts);
+  if (Status s = st->check_version(version); !s) return s.error();
+  if (options.read_only) return st;
+  for (auto step : {&Store::set_pragmas, &Store::migrate})
+    if (Status s = (st.get()->*step)(version); !s) return s.error();
+  if (Status s = st->prepare_statements(); !s) return s.error();
   return st;
 }
 

@@ -155,6 +155,11 @@ class Store {
   }
   // The schema version the file is at (after migration).
   int schema_version() const;
+  // Steps of open(), in order.
+  Status check_version(int version) const;
+  Status set_pragmas(int version) const;
+  Status migrate(int version) const;
+  Status prepare_statements();
   const std::string& path() const { return path_; }
 
  private:
