@@ -211,46 +211,39 @@ Result<int64_t> Store::gpu_id(const DeviceInfo& info) {
   return q.i64(0);
 }
 
-Status Store::record(const Snapshot* snap, std::span<const Event> events,
-                     std::span<FindingRecord> findings,
-                     std::span<const AlertTransitionRecord> alerts) {
-  if (!st_) return make_error("store.read_only", "the database was opened read-only", path_);
-  if (auto s = exec("BEGIN"); !s) return s;
-  auto fail = [&](const char* what) {
-    Error e = sql::error(db_, what, path_);
-    (void)exec("ROLLBACK");
-    gpu_ids_.clear();  // ids from the rolled-back transaction are gone
-    return Status(e);
-  };
-  if (snap != nullptr) {
-    for (const GpuState& g : snap->gpus) {
-      auto id = gpu_id(g.info);
-      if (!id) {
-        (void)exec("ROLLBACK");
-        gpu_ids_.clear();
-        return id.error();
-      }
-      sql::Stmt& s = st_->insert_sample.reset();
-      s.bind(1, *id).bind(2, snap->time_ms).bind(3, static_cast<int64_t>(g.access));
-      int col = 4;
-      for (const MetricDef& m : metric_table()) {
-        const auto v = g.access == GpuAccess::kOk ? m.get(g.sample) : std::nullopt;
-        s.bind(col++, v);
-      }
-      if (s.step() != SQLITE_DONE) return fail("writing samples");
+Status Store::write_samples(const Snapshot& snap) {
+  for (const GpuState& g : snap.gpus) {
+    auto id = gpu_id(g.info);
+    if (!id) return id.error();
+    sql::Stmt& s = st_->insert_sample.reset();
+    s.bind(1, *id).bind(2, snap.time_ms).bind(3, static_cast<int64_t>(g.access));
+    int col = 4;
+    for (const MetricDef& m : metric_table()) {
+      const auto v = g.access == GpuAccess::kOk ? m.get(g.sample) : std::nullopt;
+      s.bind(col++, v);
     }
+    if (s.step() != SQLITE_DONE) return sql::error(db_, "writing samples", path_);
   }
+  return {};
+}
+
+Status Store::write_events(std::span<const Event> events, int64_t default_ms) {
   for (const Event& e : events) {
     sql::Stmt& s = st_->insert_event.reset();
-    s.bind(1, e.time_ms.value_or(snap != nullptr ? snap->time_ms : 0))
+    s.bind(1, e.time_ms.value_or(default_ms))
         .bind(2, event_kind_name(e.kind))
         .bind(3, e.gpu_index ? std::optional<int64_t>(*e.gpu_index) : std::nullopt)
         .bind(4, e.pci_bus_id)
         .bind(5, e.code ? std::optional<int64_t>(*e.code) : std::nullopt)
         .bind(6, e.message)
         .bind(7, e.origin);
-    if (s.step() != SQLITE_DONE) return fail("writing events");
+    if (s.step() != SQLITE_DONE) return sql::error(db_, "writing events", path_);
   }
+  return {};
+}
+
+// New findings are inserted (and get their id); known ones are updated in place.
+Status Store::write_findings(std::span<FindingRecord> findings) {
   for (FindingRecord& f : findings) {
     const Finding& x = f.finding;
     const std::optional<int64_t> gpu = x.gpu ? std::optional<int64_t>(*x.gpu) : std::nullopt;
@@ -266,7 +259,7 @@ Status Store::record(const Snapshot* snap, std::span<const Event> events,
           .bind(8, f.raised_ms)
           .bind(9, f.last_active_ms)
           .bind(10, f.cleared_ms);
-      if (s.step() != SQLITE_DONE) return fail("writing findings");
+      if (s.step() != SQLITE_DONE) return sql::error(db_, "writing findings", path_);
       f.id = sqlite3_last_insert_rowid(db_);
     } else {
       sql::Stmt& s = st_->update_finding.reset();
@@ -276,9 +269,13 @@ Status Store::record(const Snapshot* snap, std::span<const Event> events,
           .bind(4, f.last_active_ms)
           .bind(5, f.cleared_ms)
           .bind(6, f.id);
-      if (s.step() != SQLITE_DONE) return fail("updating findings");
+      if (s.step() != SQLITE_DONE) return sql::error(db_, "updating findings", path_);
     }
   }
+  return {};
+}
+
+Status Store::write_alerts(std::span<const AlertTransitionRecord> alerts) {
   for (const AlertTransitionRecord& a : alerts) {
     sql::Stmt& s = st_->insert_alert.reset();
     s.bind(1, a.t_ms)
@@ -288,14 +285,27 @@ Status Store::record(const Snapshot* snap, std::span<const Event> events,
         .bind(5, a.gpu ? std::optional<int64_t>(*a.gpu) : std::nullopt)
         .bind(6, a.labels_json)
         .bind(7, a.summary);
-    if (s.step() != SQLITE_DONE) return fail("writing alert transitions");
-  }
-  if (auto s = exec("COMMIT"); !s) {
-    (void)exec("ROLLBACK");
-    gpu_ids_.clear();
-    return s;
+    if (s.step() != SQLITE_DONE) return sql::error(db_, "writing alert transitions", path_);
   }
   return {};
+}
+
+// One transaction per round: all of it or, on any fault, none of it.
+Status Store::record(const Snapshot* snap, std::span<const Event> events,
+                     std::span<FindingRecord> findings,
+                     std::span<const AlertTransitionRecord> alerts) {
+  if (!st_) return make_error("store.read_only", "the database was opened read-only", path_);
+  if (auto s = exec("BEGIN"); !s) return s;
+  Status st = snap != nullptr ? write_samples(*snap) : Status{};
+  if (st) st = write_events(events, snap != nullptr ? snap->time_ms : 0);
+  if (st) st = write_findings(findings);
+  if (st) st = write_alerts(alerts);
+  if (st) st = exec("COMMIT");
+  if (!st) {
+    (void)exec("ROLLBACK");
+    gpu_ids_.clear();  // ids from the rolled-back transaction are gone
+  }
+  return st;
 }
 
 Result<std::vector<StoredEvent>> Store::events(int64_t from_ms, size_t limit) const {

@@ -160,6 +160,11 @@ class Store {
   Status set_pragmas(int version) const;
   Status migrate(int version) const;
   Status prepare_statements();
+  // Parts of record(), inside its transaction.
+  Status write_samples(const Snapshot& snap);
+  Status write_events(std::span<const Event> events, int64_t default_ms);
+  Status write_findings(std::span<FindingRecord> findings);
+  Status write_alerts(std::span<const AlertTransitionRecord> alerts);
   const std::string& path() const { return path_; }
 
  private:
