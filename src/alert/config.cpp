@@ -6,6 +6,7 @@
 
 #include "alert/alert_toml.h"
 #include "alert/config_internal.h"
+#include "core/toml_text.h"
 #include "diagnose/diagnose.h"
 
 namespace gw::alert {
@@ -515,15 +516,9 @@ Result<AlertConfig> alert_config_from_toml(const toml::table& root, std::string_
 }
 
 Result<AlertConfig> parse_alert_config(std::string_view text, std::string_view source) {
-  try {
-    const toml::table root = toml::parse(text, source);
-    return alert_config_from_toml(root, source);
-  } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    return make_error(
-        "alert.toml_syntax", "TOML syntax error: " + std::string(e.description()),
-        std::string(source) + ":" + std::to_string(b.line) + ":" + std::to_string(b.column));
-  }
+  auto root = parse_toml_text(text, source, "alert.toml_syntax", "TOML syntax error: ");
+  if (!root) return root.error();
+  return alert_config_from_toml(*root, source);
 }
 
 std::string_view default_alerts_toml() {

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/input_file.h"
+#include "core/toml_text.h"
 #include "sched/policy.h"
 
 namespace gw::serve {
@@ -349,15 +350,9 @@ Status read_sampling(const toml::table& t, std::string_view origin, SamplingSect
 Result<DaemonConfig> parse_config(std::string_view text, std::string_view origin) {
   DaemonConfig c;
   c.origin = std::string(origin);
-  toml::table root;
-  try {
-    root = toml::parse(text, origin);
-  } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    return make_error(
-        "config.syntax", std::string(e.description()),
-        std::string(origin) + ":" + std::to_string(b.line) + ":" + std::to_string(b.column));
-  }
+  auto parsed = parse_toml_text(text, origin);
+  if (!parsed) return parsed.error();
+  const toml::table& root = *parsed;
   for (const auto& [key, node] : root) {
     const std::string_view k = key.str();
     if (k == "alert" || k == "sink") {

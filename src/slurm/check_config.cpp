@@ -9,6 +9,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "core/toml_text.h"
 #include "diagnose/diagnose.h"
 
 namespace gw::slurm {
@@ -115,15 +116,9 @@ Status read_check(const toml::table& t, CheckConfig& c, std::string_view o) {
 Result<CheckConfig> parse_check_config(std::string_view text, std::string_view origin) {
   CheckConfig c;
   c.origin = std::string(origin);
-  toml::table root;
-  try {
-    root = toml::parse(text, origin);
-  } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    return make_error(
-        "config.syntax", std::string(e.description()),
-        std::string(origin) + ":" + std::to_string(b.line) + ":" + std::to_string(b.column));
-  }
+  auto parsed = parse_toml_text(text, origin);
+  if (!parsed) return parsed.error();
+  const toml::table& root = *parsed;
   if (const auto* t = root["check"].as_table())
     if (Status s = read_check(*t, c, origin); !s) return s.error();
   if (const auto* t = root["slurm"].as_table()) {

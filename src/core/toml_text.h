@@ -1,0 +1,28 @@
+// TOML text to a table, with a syntax error named as "origin:line:column" like every other
+// input error. Header-only: include it only from modules that link toml++ (serve, slurm,
+// alert); core itself does not.
+#pragma once
+
+#include <toml++/toml.h>
+
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace gw {
+
+inline Result<toml::table> parse_toml_text(std::string_view text, std::string_view origin,
+                                           std::string code = "config.syntax",
+                                           std::string_view prefix = "") {
+  try {
+    return toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    return make_error(
+        std::move(code), std::string(prefix) + std::string(e.description()),
+        std::string(origin) + ":" + std::to_string(b.line) + ":" + std::to_string(b.column));
+  }
+}
+
+}  // namespace gw
