@@ -5,6 +5,8 @@
 #include <initializer_list>
 #include <type_traits>
 
+#include "sources/dl_symbols.h"
+
 namespace gw::cuda {
 namespace {
 
@@ -70,20 +72,8 @@ Result<std::shared_ptr<const CudaLibrary>> CudaLibrary::open(const std::string& 
   std::shared_ptr<CudaLibrary> lib(new CudaLibrary());
   lib->handle_ = h;
   lib->path_ = path;
-  std::string missing;
-  for_each_symbol(lib->api_,
-                  [&](auto& slot, std::initializer_list<const char*> names, bool required) {
-                    for (const char* n : names) {
-                      if (void* p = dlsym(h, n)) {
-                        slot.fn = reinterpret_cast<std::remove_reference_t<decltype(slot.fn)>>(p);
-                        slot.name = n;
-                        break;
-                      }
-                    }
-                    if (!slot && required)
-                      missing += std::string(missing.empty() ? "" : ", ") + *names.begin();
-                    if (!slot) slot.name = *names.begin();
-                  });
+  const std::string missing =
+      bind_symbols(h, lib->api_, [](auto& api, auto f) { for_each_symbol(api, f); });
   if (!missing.empty())
     return make_error("cuda.incompatible_library",
                       "the library does not export " + missing + "; it is not a usable libcuda",
@@ -96,12 +86,7 @@ void* CudaLibrary::extra_symbol(const char* name) const {
 }
 
 std::vector<std::string> CudaLibrary::missing_symbols() const {
-  std::vector<std::string> out;
-  CudaApi copy = api_;
-  for_each_symbol(copy, [&](auto& slot, std::initializer_list<const char*>, bool) {
-    if (!slot) out.emplace_back(slot.name);
-  });
-  return out;
+  return unbound_symbols(api_, [](auto& api, auto f) { for_each_symbol(api, f); });
 }
 
 std::string CudaLibrary::describe(CUresult r) const {

@@ -7,6 +7,8 @@
 #include <string>
 #include <type_traits>
 
+#include "sources/dl_symbols.h"
+
 namespace gw::nvml {
 namespace {
 
@@ -114,21 +116,8 @@ Result<std::shared_ptr<const NvmlLibrary>> NvmlLibrary::open(const std::string& 
   std::shared_ptr<NvmlLibrary> lib(new NvmlLibrary());
   lib->handle_ = h;
   lib->path_ = path;
-  std::string missing_required;
-  for_each_symbol(
-      lib->api_, [&](auto& slot, std::initializer_list<const char*> names, bool required) {
-        for (const char* n : names) {
-          if (void* p = dlsym(h, n)) {
-            // dlsym returns void*; POSIX guarantees it converts to a function pointer.
-            slot.fn = reinterpret_cast<std::remove_reference_t<decltype(slot.fn)>>(p);
-            slot.name = n;
-            break;
-          }
-        }
-        if (!slot && required)
-          missing_required += std::string(missing_required.empty() ? "" : ", ") + *names.begin();
-        if (!slot) slot.name = *names.begin();
-      });
+  const std::string missing_required =
+      bind_symbols(h, lib->api_, [](auto& api, auto f) { for_each_symbol(api, f); });
   if (!missing_required.empty()) {
     return make_error(
         "nvml.incompatible_library",
@@ -147,12 +136,7 @@ void* NvmlLibrary::extra_symbol(const char* name) const {
 }
 
 std::vector<std::string> NvmlLibrary::missing_symbols() const {
-  std::vector<std::string> out;
-  NvmlApi copy = api_;
-  for_each_symbol(copy, [&](auto& slot, std::initializer_list<const char*>, bool) {
-    if (!slot) out.emplace_back(slot.name);
-  });
-  return out;
+  return unbound_symbols(api_, [](auto& api, auto f) { for_each_symbol(api, f); });
 }
 
 std::string NvmlLibrary::describe(nvmlReturn_t r) const {
