@@ -32,6 +32,34 @@ struct Target {
 };
 using Targets = std::vector<std::shared_ptr<Target>>;
 
+// Xids NVML reports while the check runs (its event API, on the watcher's thread). The first
+// one stops the load: a GPU that reports an Xid under a test load is not loaded further.
+// Shared: a watcher stuck in a driver call may outlive the run.
+struct XidLog {
+  std::mutex m;
+  std::vector<Event> events;
+  std::atomic<bool> seen{false};
+  void add(Event&& e) {
+    std::lock_guard lk(m);
+    events.push_back(std::move(e));
+    seen = true;
+  }
+  std::vector<Event> take() {
+    std::lock_guard lk(m);
+    return std::move(events);
+  }
+  std::string first(int64_t load_start_ms) {
+    std::lock_guard lk(m);
+    const Event& e = events.front();
+    std::string where = e.gpu_index ? fmt::format("GPU {}", *e.gpu_index) : "a GPU";
+    std::string when;
+    if (e.time_ms && load_start_ms > 0 && *e.time_ms >= load_start_ms)
+      when = fmt::format(", {:.1f} s into the load",
+                         static_cast<double>(*e.time_ms - load_start_ms) / 1000.0);
+    return fmt::format("Xid {} on {} (NVML event){}", e.code.value_or(0), where, when);
+  }
+};
+
 bool has_active_nvlink(const GpuState& g) {
   const auto& l = g.sample.nvlinks;
   return std::any_of(l.begin(), l.end(), [](const NvLinkInfo& x) { return x.active; });
@@ -112,9 +140,27 @@ void start_workers(cuda::CudaSession& cu, const StressOptions& o, const Targets&
   }
 }
 
-// Samples NVML every interval until the duration is over or something says stop.
-void watch_load(GpuSource& nvml, const StressOptions& o, const Targets& ts, Observation& obs,
+// Waits up to `wait` in slices of at most 100 ms, so an Xid stops the load at once; false
+// when interrupted (Ctrl-C) or an Xid arrived.
+bool wait_slice(const StressOptions& o, std::chrono::milliseconds wait, XidLog& xids,
                 ActiveReport& r) {
+  constexpr std::chrono::milliseconds kSlice{100};
+  while (wait.count() > 0 && !xids.seen) {
+    const auto step = std::min(wait, kSlice);
+    if (!o.sleep(step)) {
+      r.stopped = "interrupted (Ctrl-C)";
+      return false;
+    }
+    wait -= step;
+  }
+  if (!xids.seen) return true;
+  r.stopped = xids.first(r.load_start_ms);
+  return false;
+}
+
+// Samples NVML every interval until the duration is over or something says stop.
+void watch_load(GpuSource& nvml, const StressOptions& o, const Targets& ts, XidLog& xids,
+                Observation& obs, ActiveReport& r) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto dur = std::chrono::duration<double>(o.duration_s);
   for (;;) {
@@ -122,10 +168,7 @@ void watch_load(GpuSource& nvml, const StressOptions& o, const Targets& ts, Obse
     if (left.count() <= 0) return;
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::min(left, std::chrono::duration<double>(o.interval_s)));
-    if (!o.sleep(wait)) {
-      r.stopped = "interrupted (Ctrl-C)";
-      return;
-    }
+    if (!wait_slice(o, wait, xids, r)) return;
     auto s = nvml.sample();
     if (!s) {
       r.stopped = "NVML stopped answering: " + s.error().to_string();
@@ -145,7 +188,7 @@ void watch_load(GpuSource& nvml, const StressOptions& o, const Targets& ts, Obse
 
 // Step 2: set up, run and watch the load; every worker is joined before returning.
 void load_phase(GpuSource& nvml, cuda::CudaSession& cu, const StressOptions& o, const Targets& ts,
-                Observation& obs, ActiveReport& r) {
+                XidLog& xids, Observation& obs, ActiveReport& r) {
   for (const auto& t : ts) {
     const int ordinal = cu.devices()[t->cuda].ordinal;
     auto err = cu.run(t->cuda, [t, ordinal, share = o.memory_share, cap = o.memory_cap](Calls& c) {
@@ -160,7 +203,7 @@ void load_phase(GpuSource& nvml, cuda::CudaSession& cu, const StressOptions& o, 
   std::atomic<bool> stop{false};
   std::vector<std::thread> workers;
   start_workers(cu, o, ts, stop, workers);
-  watch_load(nvml, o, ts, obs, r);
+  watch_load(nvml, o, ts, xids, obs, r);
   stop = true;
   for (auto& w : workers) w.join();
   for (const auto& t : ts)
@@ -173,8 +216,9 @@ void load_phase(GpuSource& nvml, cuda::CudaSession& cu, const StressOptions& o, 
 
 // Step 3: copies per GPU, and the link NVML reports right after them.
 void copy_phase(GpuSource& nvml, cuda::CudaSession& cu, const StressOptions& o, const Targets& ts,
-                ActiveReport& r) {
+                XidLog& xids, ActiveReport& r) {
   for (const auto& t : ts) {
+    if (xids.seen) return;
     if (t->failed || cu.hung(t->cuda)) continue;
     auto figs = std::make_shared<CopyFigures>();
     auto err = cu.run(t->cuda, [figs, bytes = o.copy_bytes, reps = o.copy_reps](Calls& c) {
@@ -270,18 +314,26 @@ void run_stress(GpuSource& nvml, cuda::CudaSession* cuda, const std::string& cud
     obs.active = std::move(r);
     return;
   }
+  auto xids = std::make_shared<XidLog>();
+  auto watch = nvml.watch_events([xids](Event&& e) {
+    if (e.kind == EventKind::kXid) xids->add(std::move(e));
+  });
+  r.xid_watch = watch ? (*watch)->status() : "Xids not watched: " + watch.error().message;
   say(o, fmt::format("stress: loading {} GPU(s) for {} s", ts.size(), o.duration_s));
-  load_phase(nvml, *cuda, o, ts, obs, r);
+  load_phase(nvml, *cuda, o, ts, *xids, obs, r);
   for (const auto& t : ts) {
     r.gpus[t->report].load_s = t->load_s;
     if (t->error) r.gpus[t->report].error = t->error;
   }
   if (!r.stopped) {
     say(o, "stress: host<->device copies");
-    copy_phase(nvml, *cuda, o, ts, r);
+    copy_phase(nvml, *cuda, o, ts, *xids, r);
     say(o, "stress: copies between GPU pairs");
-    peer_phase(*base, *cuda, o, ts, r);
+    if (!xids->seen) peer_phase(*base, *cuda, o, ts, r);
+    if (xids->seen) r.stopped = xids->first(r.load_start_ms);
   }
+  if (watch) watch->reset();  // stop watching before the events are taken
+  for (Event& e : xids->take()) obs.events.push_back(std::move(e));
   obs.active = std::move(r);
 }
 

@@ -74,6 +74,7 @@ void active_block(std::ostream& out, const DoctorRun& run) {
                      r.cuda_source.empty() ? "" : ", " + r.cuda_source);
   if (r.cuda_error) out << "  not run: " << *r.cuda_error << "\n";
   if (r.stopped) out << "  stopped early: " << *r.stopped << "\n";
+  if (!r.xid_watch.empty()) out << "  " << r.xid_watch << "\n";
   out << fmt::format("  {:<4} {:>8} {:>8} {:>8}  {:<17} {:<22} {:>7}\n", "GPU", "H2D GB/s",
                      "D2H GB/s", "both", "link after copies", "link max (GB/s)", "load s");
   for (const ActiveGpu& a : r.gpus) {
@@ -121,8 +122,13 @@ nlohmann::json active_json(const DoctorRun& run) {
                      {"gb_s", opt(p.gb_s)},
                      {"expected", p.expected},
                      {"error", opt(p.error)}});
-  return {{"planned_s", r.planned_s},  {"cuda", r.cuda_source}, {"cuda_error", opt(r.cuda_error)},
-          {"stopped", opt(r.stopped)}, {"gpus", gpus},          {"peers", peers}};
+  return {{"planned_s", r.planned_s},
+          {"cuda", r.cuda_source},
+          {"cuda_error", opt(r.cuda_error)},
+          {"stopped", opt(r.stopped)},
+          {"xid_watch", r.xid_watch},
+          {"gpus", gpus},
+          {"peers", peers}};
 }
 
 }  // namespace gw::cli

@@ -38,6 +38,7 @@ struct ActiveReport {
   std::optional<std::string> stopped;     // why the load ended early ("Ctrl-C", "GPU 3 at ...")
   std::optional<std::string> cuda_error;  // the CUDA driver could not be used at all
   std::string cuda_source;                // "CUDA 12.4 via libcuda.so.1", "fake CUDA"
+  std::string xid_watch;  // "Xid events registered on 4 of 4 GPUs", or why Xids are not watched
 };
 
 }  // namespace gw

@@ -15,6 +15,7 @@
 #include "core/event.h"
 #include "core/result.h"
 #include "sources/nvml/nvml_library.h"
+#include "sources/nvml/xid_events.h"
 
 namespace gw::serve {
 
@@ -60,25 +61,7 @@ class KernelLogFollower {
   std::thread thread_;
 };
 
-// Registers every GPU for Xid events and waits on the set. GPUs that do not support events
-// are skipped and named in status().
-class NvmlEventWatcher {
- public:
-  static Result<std::unique_ptr<NvmlEventWatcher>> start(
-      std::shared_ptr<const nvml::NvmlLibrary> lib, std::vector<nvmlDevice_t> handles,
-      std::vector<std::string> pci_bus_ids, EventCallback sink);
-  ~NvmlEventWatcher();
-  NvmlEventWatcher(const NvmlEventWatcher&) = delete;
-  NvmlEventWatcher& operator=(const NvmlEventWatcher&) = delete;
-  const std::string& status() const { return status_; }
-
-  struct State;
-
- private:
-  NvmlEventWatcher() = default;
-  std::shared_ptr<State> state_;
-  std::string status_;
-  std::thread thread_;
-};
+// NVML's Xid events: the watcher lives in sources/nvml (the stress run uses it too).
+using nvml::NvmlEventWatcher;
 
 }  // namespace gw::serve

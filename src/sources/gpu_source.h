@@ -3,14 +3,24 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "core/event.h"
 #include "core/result.h"
 #include "core/snapshot.h"
 
 namespace gw {
+
+// Events (Xids) delivered as they happen, on the watcher's own thread; destroying it stops it.
+class EventWatch {
+ public:
+  virtual ~EventWatch() = default;
+  // "Xid events registered on 8 of 8 GPUs", or which GPUs were skipped and why.
+  virtual const std::string& status() const = 0;
+};
 
 class GpuSource {
  public:
@@ -20,6 +30,12 @@ class GpuSource {
   virtual Result<Snapshot> sample() = 0;
   // "NVML 12.580.65.06 via /usr/lib/.../libnvidia-ml.so.1", "demo fleet (fake NVML)", ...
   virtual std::string describe() const = 0;
+  // Xid events of this source's GPUs as they happen, to `sink` (called on another thread).
+  // An error when the source has no event API (a library without it).
+  virtual Result<std::unique_ptr<EventWatch>> watch_events(std::function<void(Event&&)> sink) {
+    (void)sink;
+    return make_error("nvml.events_unsupported", "this GPU source delivers no events");
+  }
 };
 
 struct GpuSourceOptions {

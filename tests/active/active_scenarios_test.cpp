@@ -169,6 +169,27 @@ TEST(ActiveScenario, GpuLostDuringTheStressStopsTheLoad) {
   for (const ActiveGpu& g : p.obs.active->gpus) EXPECT_FALSE(g.h2d_gb_s) << g.gpu;
 }
 
+// An Xid (NVML's event API) during the load stops it at once, though NVML still reads the GPU;
+// the Xid itself goes through the doctor rules like any other.
+TEST(ActiveScenario, XidDuringTheStressStopsTheLoad) {
+  const Played p = play({"stress-xid", 8, 5, false, {}});
+  ASSERT_TRUE(p.obs.active);
+  EXPECT_THAT(p.obs.active->xid_watch, HasSubstr("registered on 4 of 4 GPUs"));
+  ASSERT_TRUE(p.obs.active->stopped);
+  EXPECT_THAT(*p.obs.active->stopped, HasSubstr("Xid 48 on GPU 2 (NVML event)"));
+  EXPECT_THAT(*p.obs.active->stopped, HasSubstr("into the load"));
+  const Finding* stopped = find(p, "active.stopped", std::nullopt);
+  ASSERT_NE(stopped, nullptr);
+  EXPECT_THAT(all_text(*stopped), HasSubstr("Xid 48"));
+  EXPECT_NE(find(p, "xid.memory", 2u), nullptr) << "the Xid is judged like any other";
+  EXPECT_EQ(count_code(p, "active.gpu_lost"), 0u);
+  for (const ActiveGpu& g : p.obs.active->gpus) {
+    EXPECT_LT(g.load_s, 4.0) << "GPU " << g.gpu << " was still loaded after the Xid";
+    EXPECT_FALSE(g.h2d_gb_s) << g.gpu;
+  }
+  EXPECT_TRUE(p.obs.active->peers.empty());
+}
+
 TEST(ActiveScenario, GpuWithAForeignProcessIsRefusedWithoutForce) {
   const Played p = play({"stress-busy-gpu", 1, 5, false, {}});
   ASSERT_TRUE(p.obs.active);

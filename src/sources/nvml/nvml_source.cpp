@@ -10,6 +10,7 @@
 #include "sources/nvml/deadline_runner.h"
 #include "sources/nvml/gpu_reader.h"
 #include "sources/nvml/nvml_library.h"
+#include "sources/nvml/xid_events.h"
 
 namespace gw::nvml {
 namespace {
@@ -160,6 +161,18 @@ class NvmlSource final : public GpuSource {
   }
 
   Result<Snapshot> sample() override;
+
+  Result<std::unique_ptr<EventWatch>> watch_events(std::function<void(Event&&)> sink) override {
+    std::vector<nvmlDevice_t> handles;
+    std::vector<std::string> pci;
+    for (const Slot& s : slots_) {  // a GPU that is hung or never opened is not registered
+      handles.push_back(s.fixed_access == GpuAccess::kOk ? s.plan->handle : nullptr);
+      pci.push_back(s.plan->info.pci_bus_id);
+    }
+    auto w = NvmlEventWatcher::start(lib_, std::move(handles), std::move(pci), std::move(sink));
+    if (!w) return w.error();
+    return std::unique_ptr<EventWatch>(std::move(*w));
+  }
 
   std::string describe() const override {
     std::string d = opts_.label == "nvml" ? "NVML" : opts_.label;
