@@ -239,6 +239,21 @@ GWFAKE_API nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d,
 }
 #endif
 
+// The scenario's "pcie_topology" words as NVML's levels; NOT_SUPPORTED without one.
+GWFAKE_API nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDevice_t b,
+                                                            int* level) {
+  const int j = fake().device_index(b);
+  return fake().device(a, __func__, [&](GpuRuntime& g) -> nvmlReturn_t {
+    const auto& topo = fake().scenario().pcie_topology;
+    if (!topo) return kNotSupported;
+    if (level == nullptr || j < 0) return kInvalidArgument;
+    const unsigned i = g.gpu.state.info.index;
+    if (i >= topo->size() || static_cast<size_t>(j) >= (*topo)[i].size()) return kInvalidArgument;
+    *level = gw::nvml::topology_level((*topo)[i][static_cast<size_t>(j)]);
+    return kSuccess;
+  });
+}
+
 GWFAKE_API nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned link, int* active) {
   return nvlink(d, link, __func__, [&](const gw::NvLinkInfo& l) -> nvmlReturn_t {
     if (active == nullptr) return kInvalidArgument;

@@ -108,6 +108,8 @@ class FakeNvml {
 
   const gw::nvml::Scenario& scenario() const { return scenario_; }
   const std::vector<GpuRuntime>& gpus() const { return gpus_; }
+  // The index a handle stands for, -1 for a handle that is not ours (reads only fixed tags).
+  int device_index(nvmlDevice_t d) const;
 
  private:
   FakeNvml() = default;
@@ -119,7 +121,6 @@ class FakeNvml {
   void advance();
   EventSet* find_set(nvmlEventSet_t set);
   GpmSample* find_gpm(nvmlGpmSample_t s);
-  int device_index(nvmlDevice_t d) const;
 
   std::mutex m_;
   std::condition_variable hang_cv_;

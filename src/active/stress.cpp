@@ -241,8 +241,16 @@ void copy_phase(GpuSource& nvml, cuda::CudaSession& cu, const StressOptions& o, 
 }
 
 // Step 4: every pair of tested GPUs, copies from the lower index to the higher.
-void peer_phase(const Snapshot& base, cuda::CudaSession& cu, const StressOptions& o,
-                const Targets& ts, ActiveReport& r) {
+// What the path between two GPUs should be: NVLink when both have active NVLinks, else the
+// PCIe topology level NVML reports (PIX, PXB, PHB, NODE, SYS), "PCIe" when it cannot tell.
+std::string expected_path(GpuSource& nvml, const GpuState* a, const GpuState* b) {
+  if (a == nullptr || b == nullptr) return "PCIe";
+  if (has_active_nvlink(*a) && has_active_nvlink(*b)) return "NVLink";
+  return nvml.pcie_path(a->info.index, b->info.index).value_or("PCIe");
+}
+
+void peer_phase(GpuSource& nvml, const Snapshot& base, cuda::CudaSession& cu,
+                const StressOptions& o, const Targets& ts, ActiveReport& r) {
   for (size_t i = 0; i < ts.size(); ++i) {
     for (size_t j = i + 1; j < ts.size(); ++j) {
       const auto& a = ts[i];
@@ -251,9 +259,7 @@ void peer_phase(const Snapshot& base, cuda::CudaSession& cu, const StressOptions
       ActivePeer p;
       p.a = r.gpus[a->report].gpu;
       p.b = r.gpus[b->report].gpu;
-      const GpuState* ga = find_gpu(base, p.a);
-      const GpuState* gb = find_gpu(base, p.b);
-      p.expected = ga && gb && has_active_nvlink(*ga) && has_active_nvlink(*gb) ? "NVLink" : "PCIe";
+      p.expected = expected_path(nvml, find_gpu(base, p.a), find_gpu(base, p.b));
       auto figs = std::make_shared<PeerFigures>();
       const cuda::CudaDevice from = cu.devices()[a->cuda], to = cu.devices()[b->cuda];
       p.error =
@@ -329,7 +335,7 @@ void run_stress(GpuSource& nvml, cuda::CudaSession* cuda, const std::string& cud
     say(o, "stress: host<->device copies");
     copy_phase(nvml, *cuda, o, ts, *xids, r);
     say(o, "stress: copies between GPU pairs");
-    if (!xids->seen) peer_phase(*base, *cuda, o, ts, r);
+    if (!xids->seen) peer_phase(nvml, *base, *cuda, o, ts, r);
     if (xids->seen) r.stopped = xids->first(r.load_start_ms);
   }
   if (watch) watch->reset();  // stop watching before the events are taken

@@ -104,25 +104,60 @@ void rule_active_copy_below_peers(const DiagnoseContext& c, Findings& out) {
   }
 }
 
+// What a missing peer access means on each kind of path (ActivePeer::expected): over NVLink it is
+// a fault; under PCIe switches P2P normally works, so ACS or the IOMMU is redirecting it; through
+// host bridges and across CPUs many platforms do not route it at all.
+struct PeerPath {
+  std::string_view expected;
+  Severity severity;
+  std::string_view title;  // after "no peer access"
+  std::string_view why;
+};
+constexpr PeerPath kPeerPaths[] = {
+    {"NVLink", Severity::kCritical, " although NVLink connects them",
+     "both GPUs have active NVLinks: the path should be NVLink"},
+    {"PIX", Severity::kWarning, " under one PCIe switch (PIX)",
+     "topology PIX: the GPUs share one PCIe switch, where peer-to-peer normally works; PCIe ACS "
+     "or the IOMMU is probably sending it up to the CPU (check `lspci -vvv` for ACSCtl "
+     "SrcValid+, and iommu=pt)"},
+    {"PXB", Severity::kWarning, " under PCIe switches (PXB)",
+     "topology PXB: the GPUs share PCIe switches below the CPU, where peer-to-peer normally works; "
+     "PCIe ACS or the IOMMU is probably sending it up to the CPU (check `lspci -vvv` for ACSCtl "
+     "SrcValid+, and iommu=pt)"},
+    {"PHB", Severity::kInfo, " through the PCIe host bridge (PHB)",
+     "topology PHB: the path crosses the CPU's PCIe host bridge; many platforms do not route "
+     "peer-to-peer there"},
+    {"NODE", Severity::kInfo, " between host bridges (NODE)",
+     "topology NODE: the path crosses host bridges of one NUMA node; many platforms do not route "
+     "peer-to-peer there"},
+    {"SYS", Severity::kInfo, " across CPU sockets (SYS)",
+     "topology SYS: the path crosses the interconnect between CPU sockets; peer-to-peer is "
+     "rarely supported there"},
+};
+
+const PeerPath& peer_path(const std::string& expected) {
+  static constexpr PeerPath kUnknown{"PCIe", Severity::kInfo, " over PCIe",
+                                     "the GPUs talk over PCIe (no NVLink between them)"};
+  for (const PeerPath& p : kPeerPaths)
+    if (p.expected == expected) return p;
+  return kUnknown;
+}
+
 void rule_active_peer_access(const DiagnoseContext& c, Findings& out) {
   if (!c.obs.active) return;
   for (const ActivePeer& p : c.obs.active->peers) {
     if (p.access || p.error) continue;
-    const bool nvlink = p.expected == "NVLink";
+    const PeerPath& path = peer_path(p.expected);
     std::vector<std::string> ev{
         fmt::format("cuDeviceCanAccessPeer / cuCtxEnablePeerAccess: no peer access from GPU {} "
                     "to GPU {}",
                     p.a, p.b)};
     if (p.gb_s)
       ev.push_back(fmt::format("copies went through host memory at {:.1f} GB/s", *p.gb_s));
-    ev.push_back(nvlink ? "both GPUs have active NVLinks: the path should be NVLink"
-                        : "the GPUs talk over PCIe (no NVLink between them)");
-    Finding f = gpu_finding(c, "active.peer_access_missing",
-                            nvlink ? Severity::kCritical : Severity::kInfo, p.a,
-                            fmt::format("GPU {} and GPU {}: no peer access{}", p.a, p.b,
-                                        nvlink ? " although NVLink connects them" : " over PCIe"),
-                            std::move(ev));
-    out.push_back(std::move(f));
+    ev.emplace_back(path.why);
+    out.push_back(gpu_finding(
+        c, "active.peer_access_missing", path.severity, p.a,
+        fmt::format("GPU {} and GPU {}: no peer access{}", p.a, p.b, path.title), std::move(ev)));
   }
 }
 

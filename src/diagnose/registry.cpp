@@ -572,15 +572,16 @@ constexpr std::array kRules = {
     RuleInfo{"active.peer_access_missing", "active", S::kCritical,
              "No peer-to-peer access between two GPUs",
              "cuDeviceCanAccessPeer or cuCtxEnablePeerAccess refused for a pair: critical when "
-             "both GPUs have active NVLinks (the path should be NVLink), info over PCIe (ACS or "
-             "the platform may forbid it).",
+             "both GPUs have active NVLinks (the path should be NVLink), warning under PCIe "
+             "switches (topology PIX/PXB, where P2P normally works: ACS or the IOMMU), info "
+             "through host bridges or across CPUs (PHB/NODE/SYS, often not routed).",
              "Check nvidia-smi nvlink -s and nvidia-smi topo -m; on NVSwitch systems check that "
              "nvidia-fabricmanager runs; over PCIe, check ACS and IOMMU settings.",
              rule_active_peer_access},
     RuleInfo{"active.peer_slow", "active", S::kWarning,
              "A GPU pair copies far slower than the other pairs on the same kind of path",
              "Peer copy GB/s below half the median of the pairs with the same expected path "
-             "(NVLink or PCIe), 3+ pairs measured.",
+             "(NVLink, or the PCIe topology level PIX/PXB/PHB/NODE/SYS), 3+ pairs measured.",
              "Check that pair's NVLinks (nvidia-smi nvlink -s / -e) or PCIe path; reseat or "
              "replace the bridge or board if links are down or erroring.",
              rule_active_peer_slow},

@@ -32,6 +32,14 @@ class GpuSource {
   virtual std::string describe() const = 0;
   // Xid events of this source's GPUs as they happen, to `sink` (called on another thread).
   // An error when the source has no event API (a library without it).
+  // The closest PCIe ancestor GPUs a and b (NVML indexes) share, in `nvidia-smi topo -m`'s words:
+  // "PIX", "PXB", "PHB", "NODE", "SYS" ("X" for the same board); nullopt when the source
+  // cannot tell (no such call, a GPU it cannot read).
+  virtual std::optional<std::string> pcie_path(unsigned a, unsigned b) {
+    (void)a;
+    (void)b;
+    return std::nullopt;
+  }
   virtual Result<std::unique_ptr<EventWatch>> watch_events(std::function<void(Event&&)> sink) {
     (void)sink;
     return make_error("nvml.events_unsupported", "this GPU source delivers no events");

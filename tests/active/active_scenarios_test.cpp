@@ -190,6 +190,36 @@ TEST(ActiveScenario, XidDuringTheStressStopsTheLoad) {
   EXPECT_TRUE(p.obs.active->peers.empty());
 }
 
+// The expected peer path from NVML's PCIe topology: a pair under one switch without peer access
+// is a warning naming ACS; pairs across CPU sockets without it are only noted.
+TEST(ActiveScenario, PeerPathComesFromThePcieTopology) {
+  const Played p = play({"stress-pcie-acs", 1, 5, false, {}});
+  ASSERT_TRUE(p.obs.active);
+  ASSERT_EQ(p.obs.active->peers.size(), 6u);
+  for (const ActivePeer& pr : p.obs.active->peers) {
+    const bool same_switch = (pr.a == 0 && pr.b == 1) || (pr.a == 2 && pr.b == 3);
+    EXPECT_EQ(pr.expected, same_switch ? "PIX" : "SYS") << pr.a << "-" << pr.b;
+    EXPECT_EQ(pr.access, pr.a == 2 && pr.b == 3) << pr.a << "-" << pr.b;
+  }
+  const Finding* acs = nullptr;
+  size_t across = 0;
+  for (const Finding& f : p.findings) {
+    if (f.code != "active.peer_access_missing") continue;
+    if (f.title.find("GPU 0 and GPU 1") != std::string::npos) {
+      acs = &f;
+    } else {
+      EXPECT_EQ(f.severity, Severity::kInfo) << f.title;
+      EXPECT_THAT(f.title, HasSubstr("across CPU sockets (SYS)"));
+      ++across;
+    }
+  }
+  ASSERT_NE(acs, nullptr);
+  EXPECT_EQ(acs->severity, Severity::kWarning);
+  EXPECT_THAT(acs->title, HasSubstr("under one PCIe switch (PIX)"));
+  EXPECT_THAT(all_text(*acs), HasSubstr("ACS"));
+  EXPECT_EQ(across, 4u);
+}
+
 TEST(ActiveScenario, GpuWithAForeignProcessIsRefusedWithoutForce) {
   const Played p = play({"stress-busy-gpu", 1, 5, false, {}});
   ASSERT_TRUE(p.obs.active);

@@ -92,6 +92,7 @@ void for_each_symbol(NvmlApi& a, Bind&& b) {
   b(a.gpm_sample_free, {"nvmlGpmSampleFree"}, false);
   b(a.gpm_sample_get, {"nvmlGpmSampleGet"}, false);
   b(a.gpm_metrics_get, {"nvmlGpmMetricsGet"}, false);
+  b(a.topology_common_ancestor, {"nvmlDeviceGetTopologyCommonAncestor"}, false);
 }
 
 bool ends_with_version(const char* name) {

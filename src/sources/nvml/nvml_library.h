@@ -112,6 +112,9 @@ struct NvmlApi {
   Sym<nvmlReturn_t (*)(Dev, nvmlGpmSample_t)> gpm_sample_get;
   Sym<nvmlReturn_t (*)(nvmlGpmMetricsGet_t*)> gpm_metrics_get;
 
+  // The closest PCIe ancestor of two GPUs (nvmlGpuTopologyLevel_t as an int).
+  Sym<nvmlReturn_t (*)(Dev, Dev, int*)> topology_common_ancestor;
+
   bool compute_processes_v1 = false;
   bool graphics_processes_v1 = false;
 };

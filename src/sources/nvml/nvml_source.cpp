@@ -162,6 +162,27 @@ class NvmlSource final : public GpuSource {
 
   Result<Snapshot> sample() override;
 
+  std::optional<std::string> pcie_path(unsigned a, unsigned b) override {
+    const auto& call = lib_->api().topology_common_ancestor;
+    if (!call || a >= slots_.size() || b >= slots_.size()) return std::nullopt;
+    if (slots_[a].fixed_access != GpuAccess::kOk || slots_[b].fixed_access != GpuAccess::kOk)
+      return std::nullopt;
+    auto level = std::make_shared<std::optional<int>>();
+    const nvmlDevice_t ha = slots_[a].plan->handle, hb = slots_[b].plan->handle;
+    // The task holds the library: a call past its deadline may outlive this source.
+    const auto out = runner_->run([lib = lib_, ha, hb, level](CallTracker& t) {
+      const auto& f = lib->api().topology_common_ancestor;
+      int l = -1;
+      t.begin(f.name);
+      const nvmlReturn_t r = f.fn(ha, hb, &l);
+      t.end();
+      if (r == kSuccess) *level = l;
+    });
+    if (!out.finished || !*level) return std::nullopt;
+    const char* word = topology_word(**level);
+    return word ? std::optional<std::string>(word) : std::nullopt;
+  }
+
   Result<std::unique_ptr<EventWatch>> watch_events(std::function<void(Event&&)> sink) override {
     std::vector<nvmlDevice_t> handles;
     std::vector<std::string> pci;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 extern "C" {
 
@@ -226,5 +227,30 @@ enum FieldId : unsigned {
   kFiHwThermalNs = 270,
   kFiHwPowerBrakeNs = 271,
 };
+
+// nvmlGpuTopologyLevel_t (nvmlDeviceGetTopologyCommonAncestor) and the words `nvidia-smi topo -m`
+// prints for each: the closest PCIe ancestor two GPUs share.
+struct TopologyLevel {
+  int level;
+  const char* word;
+};
+inline constexpr TopologyLevel kTopologyLevels[] = {
+    {0, "X"},      // NVML_TOPOLOGY_INTERNAL: the same board (or the same GPU)
+    {10, "PIX"},   // NVML_TOPOLOGY_SINGLE: one PCIe switch
+    {20, "PXB"},   // NVML_TOPOLOGY_MULTIPLE: several PCIe switches, no host bridge
+    {30, "PHB"},   // NVML_TOPOLOGY_HOSTBRIDGE: a PCIe host bridge (the CPU's root complex)
+    {40, "NODE"},  // NVML_TOPOLOGY_NODE: host bridges within one NUMA node
+    {50, "SYS"},   // NVML_TOPOLOGY_SYSTEM: across NUMA nodes (the CPUs' interconnect)
+};
+inline const char* topology_word(int level) {
+  for (const TopologyLevel& t : kTopologyLevels)
+    if (t.level == level) return t.word;
+  return nullptr;
+}
+inline int topology_level(std::string_view word) {
+  for (const TopologyLevel& t : kTopologyLevels)
+    if (word == t.word) return t.level;
+  return -1;
+}
 
 }  // namespace gw::nvml

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/text_safety.h"
+#include "sources/nvml/nvml_types.h"
 
 namespace gw::nvml {
 namespace {
@@ -99,7 +100,7 @@ Status parse_top(const Json& j, Scenario& s, const std::string& o) {
   std::set<std::string> used{"name",           "description",  "hostname",
                              "driver_version", "nvml_version", "cuda_driver_version",
                              "init_error",     "defaults",     "devices",
-                             "timeline",       "cuda"};
+                             "timeline",       "cuda",         "pcie_topology"};
   for (const auto& [k, v] : j.items())
     if (!used.count(k)) return bad(o + ": " + k, "unknown top-level key");
   auto str = [&](const char* k, std::optional<std::string>& out) -> Status {
@@ -133,6 +134,37 @@ Status parse_top(const Json& j, Scenario& s, const std::string& o) {
 }
 
 Result<Scenario> parse_object(const Json& j, const std::string& o);
+
+// "pcie_topology": an n x n list of topo -m words, "X" on the diagonal, the same both ways.
+Status parse_pcie_topology(const Json& j, Scenario& s, const std::string& o) {
+  if (!j.contains("pcie_topology")) return {};
+  const Json& t = j["pcie_topology"];
+  const size_t n = s.gpus.size();
+  const std::string w = o + ": pcie_topology";
+  if (!t.is_array() || t.size() != n)
+    return bad(w, "expected a list of " + std::to_string(n) + " rows (one per device)");
+  std::vector<std::vector<std::string>> m(n);
+  for (size_t a = 0; a < n; ++a) {
+    if (!t[a].is_array() || t[a].size() != n)
+      return bad(w + "[" + std::to_string(a) + "]", "expected " + std::to_string(n) + " words");
+    for (size_t b = 0; b < n; ++b) {
+      const Json& x = t[a][b];
+      if (!x.is_string() || topology_level(x.get<std::string>()) < 0 ||
+          (a == b) != (x.get<std::string>() == "X"))
+        return bad(w + "[" + std::to_string(a) + "][" + std::to_string(b) + "]",
+                   "expected X on the diagonal, else PIX, PXB, PHB, NODE or SYS");
+      m[a].push_back(x.get<std::string>());
+    }
+  }
+  for (size_t a = 0; a < n; ++a)
+    for (size_t b = 0; b < a; ++b)
+      if (m[a][b] != m[b][a])
+        return bad(w, "GPU " + std::to_string(a) + " to " + std::to_string(b) + " is " + m[a][b] +
+                          " but " + std::to_string(b) + " to " + std::to_string(a) + " is " +
+                          m[b][a]);
+  s.pcie_topology = std::move(m);
+  return {};
+}
 
 }  // namespace
 
@@ -202,6 +234,7 @@ Result<Scenario> parse_object(const Json& j, const std::string& o) {
   const auto by_time = [](const ScenarioEvent& a, const ScenarioEvent& b) { return a.t_s < b.t_s; };
   std::stable_sort(s.timeline.begin(), s.timeline.end(), by_time);
   std::stable_sort(s.load_timeline.begin(), s.load_timeline.end(), by_time);
+  if (Status st = parse_pcie_topology(j, s, o); !st) return st.error();
   if (j.contains("cuda")) {
     s.cuda_json = j["cuda"];
     if (auto c = parse_cuda_script(s, o); !c) return c.error();  // errors at load, not in play
@@ -240,6 +273,7 @@ std::string write_scenario(const Scenario& s) {
   for (const ScenarioEvent& e : s.timeline) timeline.push_back(event_json(e));
   for (const ScenarioEvent& e : s.load_timeline) timeline.push_back(event_json(e));
   if (s.cuda_json) j["cuda"] = *s.cuda_json;
+  if (s.pcie_topology) j["pcie_topology"] = *s.pcie_topology;
   j["timeline"] = timeline;
   return dump_json(j) + "\n";
 }

@@ -74,6 +74,9 @@ struct Scenario {
   std::vector<ScenarioEvent> timeline;       // sorted by t_s (stable)
   std::vector<ScenarioEvent> load_timeline;  // "after_load" entries, sorted by t_s
   std::optional<Json> cuda_json;             // the "cuda" section as written (kept for writing)
+  // "pcie_topology": for every pair of GPUs the words `nvidia-smi topo -m` prints (X, PIX, PXB,
+  // PHB, NODE, SYS), played by nvmlDeviceGetTopologyCommonAncestor; absent: NOT_SUPPORTED.
+  std::optional<std::vector<std::vector<std::string>>> pcie_topology;
 };
 
 // The "cuda" section of a scenario (fake-cuda); an empty script when the section is absent.
