@@ -92,6 +92,7 @@ void plan(const Snapshot& base, const StressOptions& o, ActiveReport& r) {
                       others.size(), others.size() == 1 ? "" : "es", fmt::join(others, ", "));
     if (g.access != GpuAccess::kOk)
       a.refused = fmt::format("not readable before the test ({})", gpu_access_name(g.access));
+    if (o.refuse_all) a.refused = *o.refuse_all;
     r.gpus.push_back(std::move(a));
   }
 }

@@ -37,6 +37,8 @@ struct StressOptions {
   size_t memory_cap = size_t{4} << 30;  // and never more than this
   int launches_per_chunk = 10;          // kernel launches between two checks of the stop flag
   uint32_t own_pid = 0;                 // this process (its own context is not "other")
+  // Set: no GPU is loaded, each is refused with this reason (the queue would not drain them).
+  std::optional<std::string> refuse_all;
   // Sleeps up to the given time, returning false when interrupted (Ctrl-C).
   std::function<bool(std::chrono::milliseconds)> sleep;
   std::function<void(const std::string&)> progress;  // one line per phase

@@ -11,6 +11,7 @@
 #include "active/stress.h"
 #include "cli/interrupt.h"
 #include "diagnose/diagnose.h"
+#include "queue/test_drain.h"
 #include "sources/captures.h"
 #include "sources/host/host_facts.h"
 #include "sources/kmsg/live_kernel_log.h"
@@ -118,10 +119,16 @@ DoctorRun stress_source(const DoctorOptions& opts, GpuSource& src, std::string m
   DoctorRun run;
   run.mode = std::move(mode);
   run.source = src.describe();
+  // With the daemon's queue on this machine, no queued job starts on a tested GPU meanwhile.
+  const bool fake = opts.source.demo || opts.source.scenario;
+  queue::TestHold hold = queue::hold_for_test(opts.stress_gpus, fake, opts.force);
+  if (!hold.note.empty()) run.notes.push_back(hold.note);
   std::string cuda_error;
   auto cu = active::open_cuda(opts.source, opts.cuda_library, cuda_error);
   const InterruptGuard guard;
-  active::run_stress(src, cu.get(), cuda_error, stress_options(opts, guard), run.obs);
+  active::StressOptions so = stress_options(opts, guard);
+  so.refuse_all = hold.refused;
+  active::run_stress(src, cu.get(), cuda_error, so, run.obs);
   if (cu) run.source += "; " + cu->describe();
   if (opts.source.demo && !opts.force)
     run.notes.push_back("demo: the demo fleet's processes are played, so --force is implied");

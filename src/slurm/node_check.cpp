@@ -11,6 +11,7 @@
 #include "active/stress.h"
 #include "core/observation.h"
 #include "diagnose/diagnose.h"
+#include "queue/test_drain.h"
 
 namespace gw::slurm {
 namespace {
@@ -125,6 +126,9 @@ std::vector<Finding> active_findings(const CheckRequest& request, std::string* f
     std::this_thread::sleep_for(d);
     return true;  // Slurm ends a health check with SIGKILL, not an interrupt to honour
   };
+  const bool fake = request.source.demo || request.source.scenario;
+  const queue::TestHold hold = queue::hold_for_test(o.gpus, fake, false);
+  o.refuse_all = hold.refused;
   active::run_stress(**src, cu.get(), cuda_error, o, obs);
   if (from)
     *from = fmt::format("active test of {:g} s on {}{}", o.duration_s, (*src)->describe(),

@@ -2,8 +2,13 @@
 // fake CUDA driver, JSON and text, and the option rules.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <future>
 #include <nlohmann/json.hpp>
 
 #include "run_binary.h"
@@ -92,6 +97,65 @@ TEST(ActiveCheck, WithoutACudaDriverItSaysSoAndJudgesTheRest) {
   EXPECT_THAT(r.err, HasSubstr("cuda.library_not_found"));
   const auto usage = run_gpuwarden({"check", "--demo", "--cuda-lib", "/x"});
   EXPECT_EQ(usage.exit_code, 64) << usage.describe();
+}
+
+// With the daemon's queue on the machine, `doctor --stress` drains the GPUs it loads (no queued
+// job starts on them meanwhile) and resumes them after; a GPU an admin drained stays drained.
+TEST(ActiveCli, StressDrainsItsGpusInTheQueueAndResumesThem) {
+  TempDir tmp;
+  const std::string sock = (tmp.path() / "q.sock").string();
+  tmp.write("gw.toml", "[storage]\npath = \"" + (tmp.path() / "h.db").string() +
+                           "\"\n[sampling]\nkernel_log = \"\"\n[queue]\nsocket = \"" + sock +
+                           "\"\n");
+  const pid_t daemon = ::fork();
+  if (daemon == 0) {
+    const std::string bin = gpuwarden_path().string(), scen = scenario_path("stress-thermal");
+    const std::string cfg = (tmp.path() / "gw.toml").string();
+    ::freopen((tmp.path() / "serve.log").c_str(), "w", stderr);
+    ::execl(bin.c_str(), bin.c_str(), "serve", "--scenario", scen.c_str(), "--listen",
+            "127.0.0.1:0", "--config", cfg.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const auto gpu_list = [&] {
+    const auto r = run_gpuwarden({"gpu", "list", "--socket", sock, "--json"});
+    return r.exit_code == 0 ? json::parse(r.out) : json();
+  };
+  for (int i = 0; i < 300 && gpu_list().is_null(); ++i) ::usleep(100'000);
+  ASSERT_FALSE(gpu_list().is_null()) << read_text(tmp.path() / "serve.log");
+  ASSERT_EQ(run_gpuwarden({"gpu", "drain", "5", "--reason", "bad fan", "--socket", sock}).exit_code,
+            0);
+  RunOptions o;
+  o.env["GPUWARDEN_SOCKET"] = sock;
+  o.env["GPUWARDEN_FAKE_TIME_SCALE"] = "20";
+  auto stress = std::async(std::launch::async, [&] {
+    return run_gpuwarden({"doctor", "--scenario", scenario_path("stress-thermal").string(),
+                          "--stress", "4", "--json"},
+                         o);
+  });
+  bool seen_drained = false;
+  while (stress.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+    const json l = gpu_list();
+    if (l.is_null()) continue;
+    for (const json& g : l["gpus"])
+      if (g["state"] == "drained" &&
+          g["reason"].get<std::string>().rfind("gpuwarden stress test", 0) == 0)
+        seen_drained = true;
+  }
+  const RunResult r = stress.get();
+  EXPECT_TRUE(seen_drained) << "no GPU was drained during the test";
+  ASSERT_FALSE(r.timed_out) << r.describe();
+  const json doc = json::parse(r.out);
+  EXPECT_THAT(doc.at("notes").dump(), HasSubstr("drained GPU 0, 1, 2, 3, 4, 6, 7 in the queue"));
+  EXPECT_THAT(doc.at("notes").dump(), HasSubstr("GPU 5 already drained"));
+  for (const json& g : gpu_list().at("gpus")) {
+    if (g["index"] == 5)
+      EXPECT_EQ(g["reason"], "bad fan");
+    else
+      EXPECT_NE(g["state"], "drained") << g.dump();
+  }
+  ::kill(daemon, SIGTERM);
+  int st = 0;
+  ::waitpid(daemon, &st, 0);
 }
 
 }  // namespace
