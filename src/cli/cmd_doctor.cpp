@@ -151,7 +151,9 @@ Action configure_doctor(CLI::App& sub, const Io& io) {
                   "copies, peer access, clocks and temperatures under load (docs/active.md)");
   add_unsigned_list_option(sub, "--gpu", opts.stress_gpus, {0, 1023, false, ""}, {1, 1024, false},
                            "With --stress: the GPUs to test, e.g. 0,3,5");
-  sub.add_flag("--force", opts.force, "With --stress: also load GPUs that run other processes");
+  sub.add_flag("--force", opts.force,
+               "With --stress: also load GPUs that run other processes, or that the job queue "
+               "would not drain for the test");
   sub.add_option("--cuda-lib", opts.cuda_library,
                  "With --stress: path of libcuda.so.1 (default: the driver's, found by dlopen)");
   sub.add_flag("--list-checks", opts.list_checks, "List every check and its code, then exit");
