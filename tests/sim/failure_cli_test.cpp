@@ -88,10 +88,13 @@ TEST(SimulateFailureCli, ReportStatesCalibrationAndChecks) {
   const auto j = nlohmann::json::parse(r.out);
   const auto& fm = j["failure_model"];
   EXPECT_NE(fm["calibration"].get<std::string>().find("Table 5"), std::string::npos);
-  ASSERT_EQ(fm["checks"].size(), 6u);
-  EXPECT_NE(fm["checks"][0]["name"].get<std::string>().find("effective training time"),
+  ASSERT_EQ(fm["checks"].size(), 9u);
+  // Same-source checks first (Llama 3 against itself), then cross-source ones (Kokolis et al.).
+  for (size_t i = 0; i < fm["checks"].size(); ++i)
+    EXPECT_EQ(fm["checks"][i]["source"], i < 3 ? "same source" : "cross source") << i;
+  EXPECT_NE(fm["checks"][2]["name"].get<std::string>().find("effective training time"),
             std::string::npos);
-  EXPECT_TRUE(fm["checks"][0]["agrees"].get<bool>());
+  EXPECT_TRUE(fm["checks"][2]["agrees"].get<bool>());
   const auto& p = j["policies"][0];
   ASSERT_EQ(p["failures_by_class"].size(), 8u);  // seven classes and planned maintenance
   EXPECT_EQ(p["failures_by_class"][7]["class"], "planned-maintenance");
@@ -103,6 +106,9 @@ TEST(SimulateFailureCli, ReportStatesCalibrationAndChecks) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("calibrated on: Llama 3"), std::string::npos);
   EXPECT_NE(r.out.find("mean time to failure, 1024-GPU job"), std::string::npos);
+  EXPECT_NE(r.out.find("[cross source, differs] mean time to failure, 8-GPU job"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("[same source, agrees] Llama 3 hardware share"), std::string::npos);
   EXPECT_NE(r.out.find("effective training time"), std::string::npos);
   args.back() = "html";
   r = simulate(args);
@@ -110,7 +116,6 @@ TEST(SimulateFailureCli, ReportStatesCalibrationAndChecks) {
   EXPECT_NE(r.out.find("<h2>Failure model</h2>"), std::string::npos);
   EXPECT_NE(r.out.find("Interruptions by class"), std::string::npos);
 }
-
 
 // docs/simulate.md states the interruptions of seed 1 of the Llama 3 calibration run through the
 // CLI, and the command: this reads both from the doc, runs that command on one 16,384-GPU job
@@ -133,8 +138,8 @@ TEST(SimulateFailureCli, DocSeedOneCountsAreWhatTheRunGives) {
   const std::string path = ::testing::TempDir() + "/gw_failure_cli_llama3.csv";
   std::ofstream(path) << "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n"
                          "0,16384,0,100,llama3,8640000,30\n";
-  std::vector<std::string> args = {"--trace", path, "--policies", "fcfs", "--seed", "1",
-                                   "--format", "json"};
+  std::vector<std::string> args = {"--trace", path, "--policies", "fcfs",
+                                   "--seed",  "1",  "--format",   "json"};
   std::stringstream words(command);
   for (std::string w; words >> w;) args.push_back(w);
   const CliRun r = simulate(args);
