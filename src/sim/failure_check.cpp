@@ -100,7 +100,7 @@ FailureCheck count_check(const FailureOptions& f) {
   c.unit = "count";
   double n = llama3_rate(f) * kLlama3Hours;
   if (f.planned.every_ms > 0)
-    n += std::floor(kLlama3Hours * 3.6e6 / static_cast<double>(f.planned.every_ms));
+    n += std::round(kLlama3Hours * 3.6e6 / static_cast<double>(f.planned.every_ms));
   c.model_value = n;
   const double sd = std::sqrt(*c.published_value);
   c.agrees = std::fabs(n - *c.published_value) <= 3 * sd;

@@ -148,11 +148,16 @@ TEST(SimulateFailureCli, DocSeedOneCountsAreWhatTheRunGives) {
   const auto& p = doc_json["policies"][0];
   std::map<std::string, unsigned> got;
   unsigned events = 0, stopped = 0;
+  std::string classes;  // the doc's words for what this run gives, to paste when it changes
   for (const auto& c : p["failures_by_class"]) {
     got[c["class"].get<std::string>()] = c["interruptions"].get<unsigned>();
     events += c["events"].get<unsigned>();
     stopped += c["interruptions"].get<unsigned>();
+    classes += (classes.empty() ? "" : ", ") + c["class"].get<std::string>() + " " +
+               std::to_string(c["interruptions"].get<unsigned>());
   }
+  SCOPED_TRACE("this run gives " + std::to_string(stopped) + " interruptions: " + classes +
+               "; the idle spare nodes took " + std::to_string(events - stopped) + " more events");
   EXPECT_EQ(p["interruptions"].get<unsigned>(), total);
   EXPECT_EQ(stopped, total);
   EXPECT_EQ(events - stopped, spare);
