@@ -145,7 +145,9 @@ FailureCheck measured_mttf_check(const FailureOptions& f, unsigned gpus, double 
   FailureCheck c;
   c.source = kCross;
   c.name = fmt::format("mean time to failure, {}-GPU job", gpus);
-  c.inputs = "infrastructure classes (Kokolis counts no user-software failures), 8 GPUs a node";
+  c.inputs =
+      "infrastructure classes (Kokolis counts NODE_FAIL, or FAILED with a critical health "
+      "check), 8 GPUs a node";
   c.published = fmt::format("{} (measured on RSC-1; Kokolis et al., HPCA 2025, Fig. 7)",
                             hours_text(published_h));
   c.published_value = published_h;
