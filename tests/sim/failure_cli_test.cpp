@@ -1,6 +1,7 @@
 // `gpuwarden simulate` failure options end to end: every numeric option refuses NaN, infinity,
 // negative and huge values by name with its range, and the report carries the failure model's
 // calibration source and checks. The trace is written here (the repository stands alone).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -168,6 +169,12 @@ TEST(SimulateFailureCli, DocSeedOneCountsAreWhatTheRunGives) {
     EXPECT_EQ(got[(*it)[1]], std::stoul((*it)[2].str())) << "class " << (*it)[1];
   }
   EXPECT_EQ(stated, got.size()) << "the doc names every class";
+  // The checks table states seed 1's effective training time of the same command.
+  ASSERT_TRUE(std::regex_search(doc, m,
+                                std::regex("simulated seeds 1-3 through the CLI command "
+                                           "above: ([0-9.]+), ")))
+      << "the effective-training-time row of docs/simulate.md";
+  EXPECT_EQ(m[1].str(), fmt::format("{:.1f}", p["effective_training_time"].get<double>() * 100));
 }
 
 }  // namespace
