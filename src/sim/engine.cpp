@@ -372,8 +372,11 @@ void Engine::arm_failure(uint16_t cls, int64_t t) {
 void Engine::arm_job_failures(size_t slot, int64_t now, int64_t attempt_ms) {
   for (size_t c = 0; c < classes_.size(); ++c) {
     const FailureClass& fc = classes_[c];
-    if (fc.scope != FailureScope::kJob || fc.rate_per_unit_hour <= 0) continue;
-    const double gap_ms = rng_.exponential(fc.rate_per_unit_hour / 3.6e6);
+    const bool per_rank = fc.scope == FailureScope::kJobGpu;
+    if ((fc.scope != FailureScope::kJob && !per_rank) || fc.rate_per_unit_hour <= 0) continue;
+    // A per-rank class: the job's ranks (one per GPU) fail independently, so their rates add.
+    const double ranks = per_rank ? static_cast<double>(out_[slot].gpus) : 1.0;
+    const double gap_ms = rng_.exponential(fc.rate_per_unit_hour * ranks / 3.6e6);
     if (gap_ms >= static_cast<double>(attempt_ms)) continue;
     push(now + std::max<int64_t>(1, static_cast<int64_t>(gap_ms)), Kind::kJobFail, slot,
          sim_[slot].gen, static_cast<uint16_t>(c));

@@ -24,8 +24,10 @@ constexpr std::array<ClassCount, 7> kTable5 = {{
     // "Host Maintenance": the paper counts it as suspected hardware.
     {"unplanned-maintenance", FailureScope::kNode, 32, true, true},
     {"network", FailureScope::kNodeGroup, 35, false, true},  // switch or cable
-    {"software", FailureScope::kJob, 56, false, false},      // software bug 54, dependency 2
-    {"unknown", FailureScope::kJob, 7, false, false},        // NCCL watchdog timeouts
+    // Software bug 54, dependency 2; NCCL watchdog timeouts 7. Per rank (one process per GPU):
+    // any rank that crashes, or whose collective stalls, stops the whole synchronous job.
+    {"software", FailureScope::kJobGpu, 56, false, false},
+    {"unknown", FailureScope::kJobGpu, 7, false, false},
 }};
 
 }  // namespace
@@ -40,6 +42,8 @@ std::string_view scope_name(FailureScope s) {
       return "node-group";
     case FailureScope::kJob:
       return "job";
+    case FailureScope::kJobGpu:
+      return "job-gpu";
   }
   return "?";
 }
@@ -54,6 +58,8 @@ std::string_view rate_unit(FailureScope s) {
       return "switch-hour";
     case FailureScope::kJob:
       return "job-hour";
+    case FailureScope::kJobGpu:
+      return "GPU-hour of the job";
   }
   return "?";
 }
@@ -67,6 +73,7 @@ std::vector<FailureClass> llama3_classes(unsigned nodes_per_group) {
     double units = 1;
     switch (c.scope) {
       case FailureScope::kGpu:
+      case FailureScope::kJobGpu:
         units = kLlama3Gpus;
         break;
       case FailureScope::kNode:
@@ -109,6 +116,7 @@ double job_rate_per_hour(const std::vector<FailureClass>& classes, unsigned gpus
     if (keep && !keep(c)) continue;
     switch (c.scope) {
       case FailureScope::kGpu:
+      case FailureScope::kJobGpu:
         r += c.rate_per_unit_hour * gpus;
         break;
       case FailureScope::kNode:

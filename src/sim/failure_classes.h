@@ -18,8 +18,12 @@ enum class FailureScope : uint8_t {
   kNode,       // every GPU of one node; rate per node-hour
   kNodeGroup,  // every node behind one switch; rate per group-hour
   kJob,        // one running job, no hardware lost (software); rate per job-hour
+  // One running job, no hardware lost, at a rate per GPU-hour of that job: a crash of any one
+  // of its ranks (one process per GPU) stops a synchronous job, so independent per-rank hazards
+  // add up with the job's width.
+  kJobGpu,
 };
-std::string_view scope_name(FailureScope s);  // "gpu", "node", "node-group", "job"
+std::string_view scope_name(FailureScope s);  // "gpu", "node", "node-group", "job", "job-gpu"
 std::string_view rate_unit(FailureScope s);   // "GPU-hour", "node-hour", ...
 
 struct FailureClass {
@@ -48,8 +52,8 @@ inline constexpr uint32_t kLlama3Unexpected = 419, kLlama3Planned = 47;
 inline constexpr unsigned kLlama3NodesPerSwitch = 2;
 
 // The seven classes fitted to Table 5's counts so that the calibration run expects exactly those
-// counts: count / (units x 1,296 h), units = GPUs, nodes, switches (2,048 / nodes_per_group) or
-// the one job.
+// counts: count / (units x 1,296 h), units = GPUs (hardware and per-rank software), nodes or
+// switches (2,048 / nodes_per_group).
 std::vector<FailureClass> llama3_classes(unsigned nodes_per_group = kLlama3NodesPerSwitch);
 // Llama 3's 47 planned interruptions as evenly spaced stops (one every 27.6 h), no downtime.
 PlannedMaintenance llama3_planned();
@@ -61,7 +65,8 @@ std::string llama3_source();
 std::vector<FailureClass> single_rate_classes(double per_gpu_hour, double per_node_hour);
 
 // Interruptions per hour of one running job of `gpus` GPUs on `nodes` whole nodes touching
-// `groups` switch groups, summed over the classes `keep` accepts (all when null).
+// `groups` switch groups, summed over the classes `keep` accepts (all when null). Per-rank
+// (kJobGpu) classes count `gpus` ranks.
 double job_rate_per_hour(const std::vector<FailureClass>& classes, unsigned gpus, unsigned nodes,
                          unsigned groups, bool (*keep)(const FailureClass&) = nullptr);
 // The same for a job of `gpus` GPUs placed on aligned whole nodes of `gpus_per_node`.

@@ -12,6 +12,7 @@ using ojson = nlohmann::ordered_json;
 std::string value_text(const FailureCheck& c, std::optional<double> v) {
   if (!v) return "-";
   if (c.unit == "fraction") return fmt::format("{:.1f} %", *v * 100);
+  if (c.unit == "count" || c.unit == "ratio") return fmt::format("{:.1f}", *v);
   if (*v >= 72) return fmt::format("{:.1f} d", *v / 24);
   return fmt::format("{:.2f} h", *v);
 }
@@ -49,9 +50,10 @@ std::string failures_text(const SimReport& r) {
   }
   o += "\nfailure model:\n  calibrated on: " + m.calibration + "\n";
   for (const std::string& c : m.classes) o += "  - " + c + "\n";
-  o += "  checks against figures that were not an input:\n";
+  o += "  checks (same source: against the calibration source itself; cross source: against "
+       "another source, not fitted on):\n";
   for (const FailureCheck& c : m.checks)
-    o += fmt::format("  [{}] {}: model {}, published {}\n        {}; {}\n",
+    o += fmt::format("  [{}, {}] {}: model {}, published {}\n        {}; {}\n", c.source,
                      c.agrees ? "agrees" : "differs", c.name, value_text(c, c.model_value),
                      c.published, c.verdict, c.inputs);
   return o;
@@ -78,14 +80,14 @@ std::string failures_html(const SimReport& r) {
   o += "<h2>Failure model</h2><p class=\"meta\"><b>calibrated on</b> " + escape(m.calibration) +
        "</p><ul class=\"notes\">";
   for (const std::string& c : m.classes) o += "<li>" + escape(c) + "</li>";
-  o += "</ul><table><thead><tr><th>check</th><th>model</th><th>published</th><th>result</th>"
-       "</tr></thead><tbody>";
+  o += "</ul><table><thead><tr><th>source</th><th>check</th><th>model</th><th>published</th>"
+       "<th>result</th></tr></thead><tbody>";
   for (const FailureCheck& c : m.checks)
     o += fmt::format(
-        "<tr><td>{}<br><small>{}</small></td><td>{}</td><td>{}</td><td>{}: {}</td>"
+        "<tr><td>{}</td><td>{}<br><small>{}</small></td><td>{}</td><td>{}</td><td>{}: {}</td>"
         "</tr>",
-        escape(c.name), escape(c.inputs), escape(value_text(c, c.model_value)), escape(c.published),
-        c.agrees ? "agrees" : "differs", escape(c.verdict));
+        escape(c.source), escape(c.name), escape(c.inputs), escape(value_text(c, c.model_value)),
+        escape(c.published), c.agrees ? "agrees" : "differs", escape(c.verdict));
   return o + "</tbody></table>";
 }
 
@@ -110,7 +112,8 @@ void add_failure_model(ojson& j, const SimReport& r) {
   fm["checks"] = ojson::array();
   const auto opt = [](std::optional<double> v) { return v ? ojson(*v) : ojson(nullptr); };
   for (const FailureCheck& c : m.checks)
-    fm["checks"].push_back({{"name", c.name},
+    fm["checks"].push_back({{"source", c.source},
+                            {"name", c.name},
                             {"inputs", c.inputs},
                             {"published", c.published},
                             {"published_value", opt(c.published_value)},

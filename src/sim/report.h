@@ -69,6 +69,9 @@ struct PolicyResult {
 
 // One check of the failure model against a published figure that was not its input.
 struct FailureCheck {
+  // "same source": against the calibration source itself (its input, or a bound under chosen
+  // parameters: not a prediction); "cross source": a figure of another source, not fitted on.
+  std::string source;
   std::string name;       // "Llama 3 effective training time"
   std::string inputs;     // the parameters it was computed with
   std::string published;  // the published figure, with its source

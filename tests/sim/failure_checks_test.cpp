@@ -1,9 +1,11 @@
-// The failure model's checks against figures that were not its input (Meta's research-cluster
-// MTTF by job size, the ETTR closed form), the single-rate option's 466 test explained, effective
-// training time per job, and refusal of runs that cannot finish. Tolerances as in
+// The failure model's checks: same source (against Llama 3, the calibration, FailureSameSource.*)
+// and cross source (against Kokolis et al.'s Meta research clusters, not fitted on,
+// FailureCrossSource.*); the ETTR closed form, the single-rate option's 466 test explained,
+// effective training time per job, and refusal of runs that cannot finish. Tolerances as in
 // failure_classes_test.cpp (Poisson: 3 sd).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/failure_check.h"
@@ -18,10 +20,6 @@ using namespace test;
 
 constexpr int64_t kHourMs = 3600LL * 1000;
 
-bool infra(const FailureClass& c) {
-  return c.infrastructure;
-}
-
 std::vector<FailureClass> infrastructure_classes() {
   std::vector<FailureClass> out;
   for (const FailureClass& c : llama3_classes())
@@ -29,9 +27,27 @@ std::vector<FailureClass> infrastructure_classes() {
   return out;
 }
 
-// `jobs` jobs of `gpus` GPUs that all run past the horizon on a cluster with 8 spare nodes:
-// measured MTTF = job-hours / interruptions, against the closed form within 3/sqrt(k).
-void expect_mttf(unsigned gpus, unsigned jobs, double hours) {
+FailureOptions llama3_model() {
+  FailureOptions f;
+  f.classes = llama3_classes();
+  f.planned = llama3_planned();
+  f.calibration = llama3_source();
+  return f;
+}
+
+// The Llama 3 model's check of that name (a copy: the report is a temporary).
+FailureCheck check_named(const std::string& name, const FailureOptions& f = llama3_model()) {
+  const FailureModelReport r = failure_model_report(f);
+  for (const FailureCheck& c : r.checks)
+    if (c.name == name) return c;
+  ADD_FAILURE() << "no check " << name;
+  return {};
+}
+
+// `jobs` jobs of `gpus` GPUs that all run past the horizon on a cluster with 8 spare nodes,
+// Llama 3's infrastructure classes (what Kokolis et al. count): the simulated MTTF (job-hours /
+// interruptions), after checking it against the closed form within 3/sqrt(k).
+double simulated_mttf_hours(unsigned gpus, unsigned jobs, double hours) {
   SimOptions o;
   o.failure.classes = infrastructure_classes();
   o.failure.repair_ms = 3 * kHourMs;
@@ -42,48 +58,137 @@ void expect_mttf(unsigned gpus, unsigned jobs, double hours) {
   const unsigned nodes = jobs * ((gpus + 7) / 8) + 8;
   const auto out = run(specs, sched::Cluster::uniform(nodes, 8), "fcfs", o);
   const double k = static_cast<double>(out.result.interruptions);
-  ASSERT_GT(k, 100) << "too few events for the check";
-  const double measured = jobs * hours / k;
-  const double model = 1 / job_rate_for_width(o.failure.classes, gpus, 8, 2, infra);
-  EXPECT_NEAR(measured / model, 1.0, 3 / std::sqrt(k)) << gpus << " GPUs";
-}
-
-TEST(FailureChecks, SimulatedMttfBySizeMatchesTheModel) {
-  expect_mttf(8, 400, 8760);       // 400 one-node jobs for a year: ~516 failures
-  expect_mttf(1024, 2, 24 * 365);  // ~300 failures
-  expect_mttf(16384, 1, 1296);     // ~356 failures
-}
-
-// The report's checks, with the Llama 3 calibration (all numbers derived in docs/simulate.md).
-TEST(FailureChecks, Llama3ModelAgainstKokolisAndLlama3) {
+  EXPECT_GT(k, 100) << "too few events for the check";
+  const double measured = jobs * hours / std::max(k, 1.0);
   FailureOptions f;
-  f.classes = llama3_classes();
-  f.planned = llama3_planned();
-  f.calibration = llama3_source();
-  const FailureModelReport r = failure_model_report(f);
+  f.classes = o.failure.classes;
+  EXPECT_NEAR(measured / model_mttf_hours(f, gpus, true), 1.0, 3 / std::sqrt(k)) << gpus;
+  return measured;
+}
+
+bool within_factor(double model, double published) {
+  return model / published >= 1 / kCrossSourceFactor && model / published <= kCrossSourceFactor;
+}
+
+// ---- Same source: the model against Llama 3 itself (its input, or a bound) -----------------
+
+TEST(FailureSameSource, ReportLabelsEveryCheck) {
+  const FailureModelReport r = failure_model_report(llama3_model());
   EXPECT_NE(r.calibration.find("Table 5"), std::string::npos);
-  ASSERT_EQ(r.checks.size(), 6u);
-  // Llama 3 ETT with the stated assumptions (15-min interval, free checkpoints, 5-min restart).
-  EXPECT_TRUE(r.checks[0].agrees) << r.checks[0].verdict;
+  ASSERT_EQ(r.checks.size(), 9u);
+  for (size_t i = 0; i < r.checks.size(); ++i)
+    EXPECT_EQ(r.checks[i].source, i < 3 ? "same source" : "cross source") << r.checks[i].name;
+}
+
+// The rates are count / exposure: the calibration run gives back its own 466 (input, not a
+// prediction; the engine's sampling of it is FailureSameSource.Llama3RunReproducesTable5ByClass).
+TEST(FailureSameSource, Llama3CountIsTheInputGivenBack) {
+  const FailureCheck c = check_named("Llama 3 interruptions in 54 days (16,384 GPUs)");
+  EXPECT_NEAR(*c.model_value, 466, 1e-6);
+  EXPECT_TRUE(c.agrees);
+  EXPECT_NE(c.verdict.find("not a prediction"), std::string::npos);
+}
+
+// Hardware share: 321 / 419 = 76.6 % against "about 78 %": Table 5's own counts regrouped.
+TEST(FailureSameSource, HardwareShareIsTheInputRegrouped) {
+  const FailureCheck c = check_named("Llama 3 hardware share of unexpected interruptions");
+  EXPECT_NEAR(*c.model_value, 321.0 / 419, 1e-9);
+  EXPECT_TRUE(c.agrees);
+  EXPECT_NE(c.verdict.find("not a prediction"), std::string::npos);
+}
+
+// "Higher than 90 %" under checkpoint parameters Llama 3 does not state (15-min interval, free
+// checkpoints, 5-min restart): a bound on those parameters.
+TEST(FailureSameSource, EttIsABoundUnderStatedParameters) {
+  const FailureOptions f = llama3_model();
+  const FailureCheck c = check_named("Llama 3 effective training time (16,384 GPUs)", f);
+  EXPECT_TRUE(c.agrees) << c.verdict;
   // Renewal form: 0.3233/h x 15 min x exp(-0.3233/h x 5 min) / expm1(0.3233/h x 15 min) = 0.9346,
   // times 1 - 5 min / 27.6 h for the planned restarts.
-  EXPECT_NEAR(*r.checks[0].model_value, 0.9318, 0.0005);
-  // Hardware share: 321 / 419 = 76.6 % against "about 78 %": inside 2 binomial sd (4.0 points).
-  EXPECT_NEAR(*r.checks[1].model_value, 321.0 / 419, 1e-9);
-  EXPECT_TRUE(r.checks[1].agrees);
-  // MTTF, infrastructure classes: measured 8- and 1,024-GPU figures are missed by 5.9x and
-  // 7.4x (a known inconsistency of the published figures: one per-node rate cannot fit them
-  // and the projections); the projections at 16k and 131k lie between RSC-1 and RSC-2.
-  EXPECT_FALSE(r.checks[2].agrees);
-  EXPECT_NEAR(*r.checks[2].model_value / (47.7 * 24), 5.93, 0.01);
-  EXPECT_FALSE(r.checks[3].agrees);
-  EXPECT_NEAR(*r.checks[3].model_value / 7.9, 7.37, 0.01);
-  EXPECT_TRUE(r.checks[4].agrees);
-  EXPECT_NEAR(*r.checks[4].model_value / 1.8, 2.02, 0.01);
-  EXPECT_TRUE(r.checks[5].agrees);
-  EXPECT_NEAR(*r.checks[5].model_value / 0.23, 1.98, 0.01);
+  EXPECT_NEAR(*c.model_value, 0.9318, 0.0005);
+  EXPECT_NE(c.verdict.find("not a prediction"), std::string::npos);
   // A 60-min interval at the same restart time cannot give Llama 3's > 90 %.
   EXPECT_LT(llama3_expected_ett(f, 60 * 60000.0, 0, 5 * 60000.0), 0.90);
+}
+
+// ---- Cross source: calibrated on Llama 3, compared with Kokolis et al. (Meta RSC-1/RSC-2) ----
+// Each runs the engine, checks it lands on the closed form the report states, and compares that
+// with the published figure and its tolerance (a factor 1.5 for measured figures; between the two
+// clusters for projections from their node rates).
+
+// 8-GPU jobs: 400 one-node jobs for a year (~516 failures). Known miss (docs/simulate.md): the
+// model's 282.8 days is 5.93x RSC-1's measured 47.7 days.
+TEST(FailureCrossSource, Mttf8GpuAgainstRsc1Measured) {
+  const double sim = simulated_mttf_hours(8, 400, 8760);
+  const FailureCheck c = check_named("mean time to failure, 8-GPU job");
+  EXPECT_EQ(c.published_value, kKokolisMttf8GpuHours);
+  EXPECT_NEAR(*c.model_value / kKokolisMttf8GpuHours, 5.93, 0.01);
+  EXPECT_EQ(c.agrees, within_factor(*c.model_value, kKokolisMttf8GpuHours));
+  EXPECT_FALSE(c.agrees) << "the documented miss has closed: update docs/simulate.md";
+  EXPECT_GT(sim / kKokolisMttf8GpuHours, kCrossSourceFactor);
+}
+
+// 1,024-GPU jobs: 2 jobs for a year (~300 failures). Known miss: 58.2 h is 7.37x the 7.9 h.
+TEST(FailureCrossSource, Mttf1024GpuAgainstRsc1Measured) {
+  const double sim = simulated_mttf_hours(1024, 2, 24 * 365);
+  const FailureCheck c = check_named("mean time to failure, 1024-GPU job");
+  EXPECT_NEAR(*c.model_value / kKokolisMttf1024GpuHours, 7.37, 0.01);
+  EXPECT_EQ(c.agrees, within_factor(*c.model_value, kKokolisMttf1024GpuHours));
+  EXPECT_FALSE(c.agrees) << "the documented miss has closed: update docs/simulate.md";
+  EXPECT_GT(sim / kKokolisMttf1024GpuHours, kCrossSourceFactor);
+}
+
+// How MTTF falls from 8 to 1,024 GPUs (the level cancels): per-GPU and per-node hazards add up
+// with width, 116.5 against RSC-1's measured 144.9, within the factor 1.5.
+TEST(FailureCrossSource, MttfSizeScalingAgainstRsc1Measured) {
+  const double sim = simulated_mttf_hours(8, 400, 8760) / simulated_mttf_hours(1024, 2, 24 * 365);
+  const FailureCheck c = check_named("MTTF ratio, 8-GPU over 1,024-GPU job");
+  const double published = kKokolisMttf8GpuHours / kKokolisMttf1024GpuHours;
+  EXPECT_NEAR(*c.model_value, 116.5, 0.1);
+  EXPECT_TRUE(c.agrees) << c.verdict;
+  EXPECT_TRUE(within_factor(*c.model_value, published));
+  // The simulated ratio, two Poisson draws (~516 and ~300 events): within 3 sd of the model's.
+  EXPECT_NEAR(sim / *c.model_value, 1.0, 3 * std::sqrt(1.0 / 516 + 1.0 / 300));
+  EXPECT_TRUE(within_factor(sim, published));
+}
+
+// 16,384 GPUs (one job, 54 days, ~356 failures) and 131,072 (closed form): between Kokolis's
+// projections at RSC-1's and RSC-2's node rates.
+TEST(FailureCrossSource, LargeJobMttfBetweenRsc1AndRsc2Projections) {
+  const double sim = simulated_mttf_hours(16384, 1, 1296);
+  const std::vector<PublishedMttf> proj = kokolis_projections();
+  ASSERT_EQ(proj.size(), 2u);
+  const FailureCheck c16 = check_named("mean time to failure, 16384-GPU job");
+  EXPECT_TRUE(c16.agrees) << c16.verdict;
+  EXPECT_NEAR(*c16.model_value / proj[0].hours, 2.02, 0.01);
+  EXPECT_GT(sim, proj[0].hours);
+  EXPECT_LT(sim, proj[0].rsc2_hours);
+  const FailureCheck c131 = check_named("mean time to failure, 131072-GPU job");
+  EXPECT_TRUE(c131.agrees) << c131.verdict;
+  EXPECT_NEAR(*c131.model_value / proj[1].hours, 1.98, 0.01);
+}
+
+// Llama 3's run, infrastructure classes only (what r_f counts), seed 2 (seed 1 is the
+// 16,384-GPU run above): inside the band that
+// RSC-2's and RSC-1's node rates give for 2,048 nodes x 54 days (258.8 to 718.8).
+TEST(FailureCrossSource, Llama3CountInsideTheMetaClustersBand) {
+  const double lo = kRsc2PerNodeDay * 2048 * 54, hi = kRsc1PerNodeDay * 2048 * 54;
+  const FailureCheck c =
+      check_named("Llama 3 run's infrastructure interruptions (2,048 nodes, 54 days)");
+  EXPECT_NEAR(*c.model_value, 356, 1e-6);
+  EXPECT_TRUE(c.agrees) << c.verdict;
+  SimOptions o;
+  o.seed = 2;
+  o.failure.classes = infrastructure_classes();
+  o.failure.repair_ms = 3 * kHourMs;
+  o.failure.requeue = true;
+  o.horizon_ms = 54LL * 24 * kHourMs;
+  const auto out =
+      run({job(1, 0, 16384, 100.0 * 24 * 3600)}, sched::Cluster::uniform(2080, 8), "fcfs", o);
+  const auto k = static_cast<double>(out.result.interruptions);
+  EXPECT_NEAR(k, 356, 3 * std::sqrt(356.0));
+  EXPECT_GT(k, lo);
+  EXPECT_LT(k, hi);
 }
 
 // Kokolis et al.'s closed form against Monte Carlo (reference check C7: 8,000 GPUs,
@@ -192,6 +297,30 @@ TEST(FailureChecks, SoftwareFailuresStopTheJobButTakeNoHardware) {
   // Rate 0.5 per job-hour over its running time.
   const double hours = static_cast<double>(*out.jobs[0].end_ms) / 3.6e6;
   EXPECT_NEAR(k / hours, 0.5, 3 * std::sqrt(k) / hours);
+}
+
+// Per-rank software failures (Llama 3's software and NCCL classes): a job of w GPUs is stopped
+// at w x the per-GPU rate. 64 jobs of 8 GPUs and one of 512, 1e-3 per GPU-hour, 1,000 h: ~512
+// events each; both rates per job-hour must match w x 1e-3 within 3 sd.
+TEST(FailureChecks, PerRankSoftwareFailuresScaleWithJobWidth) {
+  for (const auto& [width, jobs] : {std::pair{8u, 64u}, std::pair{512u, 1u}}) {
+    SimOptions o;
+    o.failure.classes = {{"software", FailureScope::kJobGpu, 1e-3, false, false, 0}};
+    o.failure.requeue = true;
+    o.horizon_ms = 1000 * kHourMs;
+    std::vector<sched::JobSpec> specs;
+    for (unsigned i = 1; i <= jobs; ++i) specs.push_back(job(i, 0, width, 2000 * 3600.0));
+    const auto out = run(specs, sched::Cluster::uniform(jobs * width / 8, 8), "fcfs", o);
+    const double k = static_cast<double>(out.result.interruptions);
+    const double expected = jobs * 1000 * width * 1e-3;
+    EXPECT_NEAR(k, expected, 3 * std::sqrt(expected)) << width;
+    ASSERT_EQ(out.result.failures_by_class.size(), 1u);
+    EXPECT_EQ(out.result.failures_by_class[0].events,
+              out.result.failures_by_class[0].interruptions);
+  }
+  const std::vector<FailureClass> c = {{"software", FailureScope::kJobGpu, 1e-3, false, false, 0}};
+  EXPECT_NEAR(job_rate_for_width(c, 8, 8, 2), 8e-3, 1e-12);
+  EXPECT_NEAR(job_rate_for_width(c, 512, 8, 2), 0.512, 1e-12);
 }
 
 TEST(FailureChecks, RunsThatCannotFinishAreRefusedOrBounded) {

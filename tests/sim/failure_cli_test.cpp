@@ -1,6 +1,7 @@
 // `gpuwarden simulate` failure options end to end: every numeric option refuses NaN, infinity,
 // negative and huge values by name with its range, and the report carries the failure model's
 // calibration source and checks. The trace is written here (the repository stands alone).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -88,10 +89,13 @@ TEST(SimulateFailureCli, ReportStatesCalibrationAndChecks) {
   const auto j = nlohmann::json::parse(r.out);
   const auto& fm = j["failure_model"];
   EXPECT_NE(fm["calibration"].get<std::string>().find("Table 5"), std::string::npos);
-  ASSERT_EQ(fm["checks"].size(), 6u);
-  EXPECT_NE(fm["checks"][0]["name"].get<std::string>().find("effective training time"),
+  ASSERT_EQ(fm["checks"].size(), 9u);
+  // Same-source checks first (Llama 3 against itself), then cross-source ones (Kokolis et al.).
+  for (size_t i = 0; i < fm["checks"].size(); ++i)
+    EXPECT_EQ(fm["checks"][i]["source"], i < 3 ? "same source" : "cross source") << i;
+  EXPECT_NE(fm["checks"][2]["name"].get<std::string>().find("effective training time"),
             std::string::npos);
-  EXPECT_TRUE(fm["checks"][0]["agrees"].get<bool>());
+  EXPECT_TRUE(fm["checks"][2]["agrees"].get<bool>());
   const auto& p = j["policies"][0];
   ASSERT_EQ(p["failures_by_class"].size(), 8u);  // seven classes and planned maintenance
   EXPECT_EQ(p["failures_by_class"][7]["class"], "planned-maintenance");
@@ -103,6 +107,9 @@ TEST(SimulateFailureCli, ReportStatesCalibrationAndChecks) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("calibrated on: Llama 3"), std::string::npos);
   EXPECT_NE(r.out.find("mean time to failure, 1024-GPU job"), std::string::npos);
+  EXPECT_NE(r.out.find("[cross source, differs] mean time to failure, 8-GPU job"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("[same source, agrees] Llama 3 hardware share"), std::string::npos);
   EXPECT_NE(r.out.find("effective training time"), std::string::npos);
   args.back() = "html";
   r = simulate(args);
@@ -110,7 +117,6 @@ TEST(SimulateFailureCli, ReportStatesCalibrationAndChecks) {
   EXPECT_NE(r.out.find("<h2>Failure model</h2>"), std::string::npos);
   EXPECT_NE(r.out.find("Interruptions by class"), std::string::npos);
 }
-
 
 // docs/simulate.md states the interruptions of seed 1 of the Llama 3 calibration run through the
 // CLI, and the command: this reads both from the doc, runs that command on one 16,384-GPU job
@@ -133,8 +139,8 @@ TEST(SimulateFailureCli, DocSeedOneCountsAreWhatTheRunGives) {
   const std::string path = ::testing::TempDir() + "/gw_failure_cli_llama3.csv";
   std::ofstream(path) << "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n"
                          "0,16384,0,100,llama3,8640000,30\n";
-  std::vector<std::string> args = {"--trace", path, "--policies", "fcfs", "--seed", "1",
-                                   "--format", "json"};
+  std::vector<std::string> args = {"--trace", path, "--policies", "fcfs",
+                                   "--seed",  "1",  "--format",   "json"};
   std::stringstream words(command);
   for (std::string w; words >> w;) args.push_back(w);
   const CliRun r = simulate(args);
@@ -143,11 +149,16 @@ TEST(SimulateFailureCli, DocSeedOneCountsAreWhatTheRunGives) {
   const auto& p = doc_json["policies"][0];
   std::map<std::string, unsigned> got;
   unsigned events = 0, stopped = 0;
+  std::string classes;  // the doc's words for what this run gives, to paste when it changes
   for (const auto& c : p["failures_by_class"]) {
     got[c["class"].get<std::string>()] = c["interruptions"].get<unsigned>();
     events += c["events"].get<unsigned>();
     stopped += c["interruptions"].get<unsigned>();
+    classes += (classes.empty() ? "" : ", ") + c["class"].get<std::string>() + " " +
+               std::to_string(c["interruptions"].get<unsigned>());
   }
+  SCOPED_TRACE("this run gives " + std::to_string(stopped) + " interruptions: " + classes +
+               "; the idle spare nodes took " + std::to_string(events - stopped) + " more events");
   EXPECT_EQ(p["interruptions"].get<unsigned>(), total);
   EXPECT_EQ(stopped, total);
   EXPECT_EQ(events - stopped, spare);
@@ -158,6 +169,12 @@ TEST(SimulateFailureCli, DocSeedOneCountsAreWhatTheRunGives) {
     EXPECT_EQ(got[(*it)[1]], std::stoul((*it)[2].str())) << "class " << (*it)[1];
   }
   EXPECT_EQ(stated, got.size()) << "the doc names every class";
+  // The checks table states seed 1's effective training time of the same command.
+  ASSERT_TRUE(std::regex_search(doc, m,
+                                std::regex("simulated seeds 1-3 through the CLI command "
+                                           "above: ([0-9.]+), ")))
+      << "the effective-training-time row of docs/simulate.md";
+  EXPECT_EQ(m[1].str(), fmt::format("{:.1f}", p["effective_training_time"].get<double>() * 100));
 }
 
 }  // namespace
