@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <csignal>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "run_binary.h"
 #include "serve_helpers.h"
@@ -60,9 +61,10 @@ class SlurmCluster : public ::testing::Test {
     const fs::path& T = t_->path();
     fs::permissions(T, fs::perms(0755));
     ASSERT_TRUE(start_munge(T));
+    start_mariadb(T);  // starts while the configs are written
     write_configs(T);
     ::setenv("SLURM_CONF", (T / "slurm.conf").c_str(), 1);
-    ASSERT_TRUE(start_accounting(T));
+    ASSERT_TRUE(start_slurmdbd(T));
     EXPECT_EQ(sh("/usr/sbin/slurmctld -c -f " + (T / "slurm.conf").string()), "");
     EXPECT_EQ(sh("/usr/sbin/slurmd -f " + (T / "slurm.conf").string()), "");
     ASSERT_TRUE(servetest::wait_until([] { return node_field("%T") == "idle"; }, 30s))
@@ -72,13 +74,12 @@ class SlurmCluster : public ::testing::Test {
   static void TearDownTestSuite() {
     const fs::path& T = t_->path();
     sh("/usr/bin/scancel --full $(/usr/bin/squeue -h -o %i) 2>/dev/null");
-    // The controller before the accounting it reports to, the database last but munge.
+    // All at once (each takes up to ~2 s to stop), then wait for each to be gone.
+    std::vector<int> pids;
     for (const char* p : {"run/slurmd.pid", "run/slurmctld.pid", "run/slurmdbd.pid",
-                          "run/mysqld.pid", "run/munged.pid"}) {
-      const int pid = pid_in(T / p);
-      if (pid <= 0 || ::kill(pid, SIGTERM) != 0) continue;
-      servetest::wait_until([&] { return ::kill(pid, 0) != 0; }, 10s);
-    }
+                          "run/mysqld.pid", "run/munged.pid"})
+      if (const int pid = pid_in(T / p); pid > 0 && ::kill(pid, SIGTERM) == 0) pids.push_back(pid);
+    for (const int pid : pids) servetest::wait_until([&] { return ::kill(pid, 0) != 0; }, 10s);
     if (created_user_) sh(std::string("/usr/sbin/userdel ") + kUser);
     delete t_;
   }
@@ -97,18 +98,24 @@ class SlurmCluster : public ::testing::Test {
 
   // A private MariaDB on a bare data directory (InnoDB creates itself; no mariadb-install-db,
   // which costs ~10 s of help tables; no grant tables, so slurmdbd logs in as root without a
-  // password) on a loopback port, then slurmdbd on it, before slurmctld, which registers the
-  // cluster itself. The small InnoDB settings keep the start near one second.
-  static bool start_accounting(const fs::path& T) {
+  // password) on a loopback port. The small InnoDB settings keep the start near one second.
+  static void start_mariadb(const fs::path& T) {
     const std::string t = T.string();
+    db_port_ = servetest::free_port();
     fs::create_directories(T / "db");
-    const std::string mysqld =
-        "/usr/sbin/mariadbd --no-defaults --user=root --datadir=" + t + "/db --skip-grant-tables" +
-        " --bind-address=127.0.0.1 --port=" + std::to_string(db_port_) + " --socket=" + t +
-        "/run/mysqld.sock --pid-file=" + t + "/run/mysqld.pid --log-error=" + t +
-        "/log/mysqld.log --skip-log-bin --innodb-buffer-pool-size=16M"
-        " --innodb-log-file-size=4M --innodb-flush-log-at-trx-commit=0 --skip-innodb-doublewrite";
-    sh(mysqld + " </dev/null >/dev/null 2>&1 &");
+    fs::create_directories(T / "log");
+    sh("/usr/sbin/mariadbd --no-defaults --user=root --datadir=" + t + "/db --skip-grant-tables" +
+       " --bind-address=127.0.0.1 --port=" + std::to_string(db_port_) + " --socket=" + t +
+       "/run/mysqld.sock --pid-file=" + t + "/run/mysqld.pid --log-error=" + t +
+       "/log/mysqld.log --skip-log-bin --innodb-buffer-pool-size=16M --innodb-log-file-size=4M"
+       " --innodb-flush-log-at-trx-commit=0 --skip-innodb-doublewrite </dev/null >/dev/null 2>&1 "
+       "&");
+  }
+
+  // slurmdbd on that database, before slurmctld, which registers the cluster itself (and
+  // exits when its slurmdbd does not answer).
+  static bool start_slurmdbd(const fs::path& T) {
+    const std::string t = T.string();
     if (!servetest::wait_until([&] { return fs::exists(T / "run/mysqld.sock"); }, 30s)) {
       ADD_FAILURE() << "mariadbd did not start: " << sh("tail -5 " + t + "/log/mysqld.log");
       return false;
@@ -177,7 +184,6 @@ class SlurmCluster : public ::testing::Test {
     }
     const std::string H = host(), t = T.string();
     const int ctld_port = servetest::free_port(), slurmd_port = servetest::free_port();
-    db_port_ = servetest::free_port();
     dbd_port_ = servetest::free_port();
     t_->write("slurm.conf", slurm_conf(t, H, ctld_port, slurmd_port));
     t_->write("gres.conf", "NodeName=" + H + " Name=gpu File=" + t + "/dev/nvidia[0-1]\n");
