@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # packaging_deb_test BUILD_DIR VERSION: builds gpuwarden_VERSION_amd64.deb and a "previous"
-# 0.0.1 package (the same tree, version lowered), then: dpkg -i old, doctor --demo from /usr/bin, edit
-# the conffile and add history, dpkg -i new (upgrade keeps both), dpkg -r (binary gone, config
-# and history kept), dpkg -P (all gone). The EXIT trap purges the package whatever happens.
+# 0.0.1 package (the same tree, version lowered, a different default config), then: dpkg -i
+# old, doctor --demo from /usr/bin; upgrade with the config unedited (it follows the package);
+# back to old, edit the conffile and add history, upgrade again (the edit and the history are
+# kept, the new default beside it as .dpkg-dist), dpkg -r (binary gone, config and history
+# kept), dpkg -P (all gone). The EXIT trap purges the package whatever happens.
 set -euo pipefail
 build=$1 version=$2 old=0.0.1
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -21,7 +23,8 @@ cleanup() {
 trap cleanup EXIT
 
 # The current package from the build tree; the "previous" one is the same tree repacked with
-# only its version lowered (a second cpack costs minutes on a loaded CI machine).
+# its version lowered and its default config changed (a second cpack costs minutes on a loaded
+# CI machine), so that the upgrade meets a conffile the package changed.
 cpack --config "$build/CPackConfig.cmake" -B "$tmp/new" >"$tmp/cpack-new.log" 2>&1 ||
   { cat "$tmp/cpack-new.log"; fail "cpack (current version)"; }
 new_deb=$tmp/new/gpuwarden_${version}_amd64.deb
@@ -30,6 +33,11 @@ old_deb=$tmp/old/gpuwarden_${old}_amd64.deb
 mkdir -p "$tmp/old"
 dpkg-deb -R "$new_deb" "$tmp/old/tree"
 sed -i "s/^Version: .*/Version: $old/" "$tmp/old/tree/DEBIAN/control"
+conf=etc/gpuwarden/gpuwarden.toml
+cp "$tmp/old/tree/$conf" "$tmp/new.toml"
+sed -i '1i # gpuwarden 0.0.1 default configuration' "$tmp/old/tree/$conf"
+cp "$tmp/old/tree/$conf" "$tmp/old.toml"
+sed -i "s|^[0-9a-f]*  $conf\$|$(cd "$tmp/old/tree" && md5sum "$conf")|" "$tmp/old/tree/DEBIAN/md5sums"
 dpkg-deb -Zgzip -z1 -b "$tmp/old/tree" "$old_deb" >/dev/null
 [[ -f $old_deb ]] || { ls "$tmp/old"; fail "no $old_deb"; }
 
@@ -84,14 +92,26 @@ if [[ -d /run/systemd/system ]] && systemctl is-active --quiet gpuwarden.service
   fail "the package started the daemon"
 fi
 
-# An admin's edit and some history, then the upgrade keeps both.
+# An unedited config follows the package on upgrade, without a question.
+cmp -s /etc/gpuwarden/gpuwarden.toml "$tmp/old.toml" || fail "old package: not its own config"
+dpkg -i "$new_deb" >"$tmp/dpkg.log" 2>&1 </dev/null || { cat "$tmp/dpkg.log"; fail "upgrade"; }
+cmp -s /etc/gpuwarden/gpuwarden.toml "$tmp/new.toml" || fail "unedited config did not follow"
+[[ ! -e /etc/gpuwarden/gpuwarden.toml.dpkg-dist ]] || fail "unedited config: .dpkg-dist made"
+dpkg -i "$old_deb" >"$tmp/dpkg.log" 2>&1 </dev/null || { cat "$tmp/dpkg.log"; fail "downgrade"; }
+cmp -s /etc/gpuwarden/gpuwarden.toml "$tmp/old.toml" || fail "downgrade: config did not follow"
+
+# An admin's edit and some history, then the upgrade keeps both. dpkg asks when both the admin
+# and the package changed the conffile; without a terminal, --force-confold answers "keep
+# mine" (apt: -o Dpkg::Options::=--force-confold) and the new default lands in .dpkg-dist.
 sed -i 's/^# interval = "1s"$/interval = "2s"  # edited by the admin/' /etc/gpuwarden/gpuwarden.toml
 grep -q '^interval = "2s"' /etc/gpuwarden/gpuwarden.toml || fail "could not edit the config"
 echo history >/var/lib/gpuwarden/history.db
 cp /etc/gpuwarden/gpuwarden.toml "$tmp/edited.toml"
-dpkg -i "$new_deb" >"$tmp/dpkg.log" 2>&1 </dev/null || { cat "$tmp/dpkg.log"; fail "upgrade"; }
+dpkg -i --force-confold "$new_deb" >"$tmp/dpkg.log" 2>&1 </dev/null ||
+  { cat "$tmp/dpkg.log"; fail "upgrade"; }
 [[ $(dpkg-query -W -f='${Version}' gpuwarden) == "$version" ]] || fail "not upgraded"
 cmp -s /etc/gpuwarden/gpuwarden.toml "$tmp/edited.toml" || fail "upgrade lost the config edit"
+cmp -s /etc/gpuwarden/gpuwarden.toml.dpkg-dist "$tmp/new.toml" || fail "no new default .dpkg-dist"
 [[ $(cat /var/lib/gpuwarden/history.db) == history ]] || fail "upgrade lost the history"
 /usr/bin/gpuwarden serve --check-config --config /etc/gpuwarden/gpuwarden.toml >"$tmp/check.txt" \
   2>&1 || { cat "$tmp/check.txt"; fail "the edited config does not pass --check-config"; }
