@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -51,8 +52,8 @@ const std::vector<TraceJob> kFcfsTrace = {
 const std::vector<TraceJob> kFairShareTrace = {
     {"a", "gwqalice", 4, 0, 15}, {"b", "gwqcarol", 3, 1, 18},  {"c", "gwqbob", 2, 2, 32},
     {"d", "gwqcarol", 3, 3, 10}, {"e", "gwqalice", 3, 4, 12},  {"f", "gwqalice", 1, 5, 6},
-    {"g", "gwqbob", 2, 6, 40},   {"h", "gwqbob", 2, 7, 13},    {"i", "gwqbob", 1, 27, 20},
-    {"k", "gwqbob", 1, 40, 13},  {"j", "gwqalice", 1, 41, 14}, {"l", "gwqcarol", 2, 45, 15},
+    {"g", "gwqbob", 2, 6, 40},   {"h", "gwqbob", 2, 7, 14},    {"i", "gwqbob", 1, 27, 20},
+    {"k", "gwqbob", 1, 40, 27},  {"j", "gwqalice", 1, 41, 21}, {"l", "gwqcarol", 2, 45, 15},
 };
 
 // The live queue's cluster (pass.cpp): one node, GPUs paired on switches.
@@ -283,7 +284,7 @@ TEST_F(QueueTraceTest, FcfsStartsJobsInTheSimulatorsOrder) {
 // Fair share orders by usage that the live queue keeps in its database (charged when a run
 // ends, plus what running jobs used so far), the simulator in its ledger.
 TEST_F(QueueTraceTest, FairShareStartsJobsInTheSimulatorsOrder) {
-  EXPECT_EQ(names(simulate(kFairShareTrace, "fairshare").order), "ab{cg}d{ef}jlh{ik}");
+  EXPECT_EQ(names(simulate(kFairShareTrace, "fairshare").order), "ab{cg}d{ef}{jl}{hi}k");
   EXPECT_EQ(names(simulate(kFairShareTrace, "fcfs").order), "abcd{ef}{gh}{ik}jl");
   compare(kFairShareTrace, "fairshare");
 }
@@ -306,7 +307,8 @@ TEST(QueueUsage, MatchesTheSchedulersLedger) {
   running.gpu_indices = {0, 1, 2};
   const auto now = usage_at({u}, {running}, 100'000, hl);
   EXPECT_NEAR(now.at("u"), ledger.usage_gpu_ms("u") + run_usage(3, 90'000, 100'000, hl), 1e-6);
-  EXPECT_GT(run_usage(3, 90'000, 100'000, hl), 29'000.0);  // ~3 GPUs x 10 s, barely decayed
+  // 3 GPUs x 10 s, each moment decayed by at most 2^(-10/60): between the two bounds.
+  EXPECT_GT(run_usage(3, 90'000, 100'000, hl), 30'000.0 * std::exp2(-10.0 / 60.0));
   EXPECT_LT(run_usage(3, 90'000, 100'000, hl), 30'000.0);
 }
 
