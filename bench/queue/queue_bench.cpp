@@ -1,6 +1,7 @@
 // gpuwarden job queue figures (docs/perf/queue.md). Each mode prints one line of figures:
 //   queue_bench pass GPUS PENDING [POLICY]   one scheduling pass (QueueService::pass) over a
 //                                            database of PENDING waiting jobs, GPUS busy but 4
+//   queue_bench sched GPUS PENDING [POLICY]  the scheduler's share of that pass (no database)
 //   queue_bench submit CLIENTS PER_CLIENT    submissions through the Unix socket, parallel
 //   queue_bench start RUNS                   submit to running with a free GPU (supervisor)
 //   queue_bench rss FINISHED                 RSS of a service whose database holds FINISHED jobs
@@ -20,6 +21,7 @@
 #include "queue/server.h"
 #include "queue/service.h"
 #include "queue/supervisor.h"
+#include "sched/scheduler.h"
 
 namespace {
 
@@ -249,6 +251,46 @@ int rss_mode(int finished) {
   return 0;
 }
 
+// The scheduler's share of a pass, without the database: a fresh sched::Scheduler with the
+// running jobs adopted and PENDING jobs submitted (what pass.cpp rebuilds each time), then one
+// schedule(). Prints both: the rebuild is what a pass over many pending jobs pays.
+int sched_mode(unsigned n, int pending, const std::string& policy) {
+  std::vector<double> whole, pass_only;
+  for (int rep = 0; rep < 10; ++rep) {
+    const auto t0 = Clk::now();
+    sched::NodeSpec node{"local", {}};
+    for (unsigned g = 0; g < n; ++g) node.gpus.push_back({0, static_cast<uint16_t>(g / 2)});
+    ManualClock now(1'800'000'000'000);
+    auto p = sched::make_policy(policy);
+    if (!p) return 1;
+    sched::Scheduler s(sched::Cluster({node}), std::move(*p), now);
+    s.reserve(static_cast<size_t>(pending) + n);
+    const auto spec = [&](sched::JobId id, unsigned gpus, int64_t submit) {
+      const std::string user = "user" + std::to_string(id % 16);
+      return sched::JobSpec{id,        user, user,     0,  gpus, {},   submit,
+                            3'600'000, {},   "normal", {}, 0,    false};
+    };
+    sched::JobId id = 1;
+    for (unsigned next = 0; next + 4 < n; ++id) {
+      const unsigned w = std::min(8u, n - 4 - next);
+      std::vector<uint32_t> gs;
+      for (unsigned g = 0; g < w; ++g) gs.push_back(next++);
+      (void)s.adopt_running(spec(id, w, now.now_ms() - 1000), gs, now.now_ms() - 1000);
+    }
+    for (int u = 0; u < 16; ++u) s.charge_usage("user" + std::to_string(u), 1000.0 * u);
+    for (int i = 0; i < pending; ++i, ++id) (void)s.submit(spec(id, 5, now.now_ms() - 100000 + i));
+    const auto t1 = Clk::now();
+    (void)s.schedule();
+    pass_only.push_back(ms_since(t1));
+    whole.push_back(ms_since(t0));
+  }
+  std::printf(
+      "sched: %u GPUs, %d pending, policy %s: schedule() p50 %.2f ms, max %.2f ms; "
+      "rebuild + schedule() p50 %.1f ms\n",
+      n, pending, policy.c_str(), pct(pass_only, 50), pct(pass_only, 100), pct(whole, 50));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -257,6 +299,9 @@ int main(int argc, char** argv) {
   if (mode == "pass")
     return pass_mode(static_cast<unsigned>(arg(2, 8)), arg(3, 10000),
                      argc > 4 ? argv[4] : "fairshare+backfill");
+  if (mode == "sched")
+    return sched_mode(static_cast<unsigned>(arg(2, 8)), arg(3, 10000),
+                      argc > 4 ? argv[4] : "fairshare+backfill");
   if (mode == "submit") return submit_mode(arg(2, 8), arg(3, 250));
   if (mode == "start") return start_mode(arg(2, 20));
   if (mode == "rss") return rss_mode(arg(2, 100000));
