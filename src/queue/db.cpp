@@ -27,6 +27,10 @@ CREATE TABLE IF NOT EXISTS drains(
   automatic INTEGER NOT NULL,
   code TEXT NOT NULL,
   since_ms INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS usage(
+  account TEXT PRIMARY KEY,
+  gpu_ms REAL NOT NULL,
+  as_of_ms INTEGER NOT NULL);
 )sql";
 
 }  // namespace
@@ -147,6 +151,22 @@ Status QueueDb::clear_drain(unsigned gpu) {
   sql::Stmt s(db_, "DELETE FROM drains WHERE gpu=?");
   s.bind(1, static_cast<int64_t>(gpu));
   if (s.step() != SQLITE_DONE) return sql::error(db_, "resume", path_);
+  return {};
+}
+
+Result<std::vector<Usage>> QueueDb::usage() const {
+  sql::Stmt s(db_, "SELECT account,gpu_ms,as_of_ms FROM usage ORDER BY account");
+  std::vector<Usage> out;
+  int rc = 0;
+  while ((rc = s.step()) == SQLITE_ROW) out.push_back({s.text(0), s.dbl(1), s.i64(2)});
+  if (rc != SQLITE_DONE) return sql::error(db_, "reading fair-share usage", path_);
+  return out;
+}
+
+Status QueueDb::set_usage(const Usage& u) {
+  sql::Stmt s(db_, "INSERT OR REPLACE INTO usage VALUES(?,?,?)");
+  s.bind(1, u.account).bind(2, u.gpu_ms).bind(3, u.as_of_ms);
+  if (s.step() != SQLITE_DONE) return sql::error(db_, "recording fair-share usage", path_);
   return {};
 }
 

@@ -1,5 +1,6 @@
 // QueueDb: the queue's SQLite file (WAL; a sibling of the history database). Jobs, GPU drains
-// and nothing else: every acknowledged submit is committed before the client hears "ok".
+// and fair-share usage, nothing else: every acknowledged submit is committed before the client
+// hears "ok".
 #pragma once
 
 #include <memory>
@@ -8,6 +9,7 @@
 
 #include "core/result.h"
 #include "queue/job.h"
+#include "queue/usage.h"
 
 struct sqlite3;
 
@@ -40,6 +42,9 @@ class QueueDb {
   Result<std::vector<Drain>> drains() const;
   Status set_drain(const Drain& d);
   Status clear_drain(unsigned gpu);
+  // Fair-share usage of finished runs, one row per account (usage.h).
+  Result<std::vector<Usage>> usage() const;
+  Status set_usage(const Usage& u);
   Status begin();
   Status commit();
 

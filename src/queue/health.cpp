@@ -56,6 +56,7 @@ void QueueService::fail_on_gpu(JobRecord& j, unsigned gpu, const std::string& wh
   const std::string reason = fmt::format("GPU {} failed: {}", gpu, why);
   if (!j.requeue) return finish(j, State::kFailed, reason);
   write_job_map(j, false);
+  charge_run(j, clock_.now_ms());
   j.state = State::kPending;  // the next attempt gets its own directory and healthy GPUs
   j.reason = "requeued: " + reason;
   j.start_ms.reset();

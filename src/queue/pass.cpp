@@ -40,12 +40,39 @@ std::string outcome_reason(const JobOutcome& o) {
 
 }  // namespace
 
-void QueueService::finish(JobRecord& j, State to, std::string reason) {
-  if (j.state == State::kRunning) write_job_map(j, false);
+void QueueService::finish(JobRecord& j, State to, std::string reason,
+                          std::optional<int64_t> end_ms) {
+  j.end_ms = end_ms.value_or(clock_.now_ms());
+  if (j.state == State::kRunning) {
+    write_job_map(j, false);
+    charge_run(j, *j.end_ms);
+  }
   j.state = to;
   j.reason = std::move(reason);
-  j.end_ms = clock_.now_ms();
   (void)db_->update(j);
+}
+
+// The run's GPU time goes into its user's stored usage, so fair share remembers it across
+// passes and restarts. A crash between this and the job's update charges it again on the
+// next reap: usage may count one run twice, never lose one.
+void QueueService::charge_run(const JobRecord& j, int64_t end_ms) {
+  if (!j.start_ms) return;
+  Usage u{j.user, 0, end_ms};
+  if (auto all = db_->usage())
+    for (const Usage& row : *all)
+      if (row.account == j.user) u = row;
+  const auto gpus = static_cast<unsigned>(j.gpu_indices.size());
+  (void)db_->set_usage(add_run(u, gpus, *j.start_ms, end_ms, opts_.fairshare_half_life_ms));
+}
+
+std::map<std::string, double> QueueService::usage_now(const std::vector<JobRecord>& active) const {
+  auto stored = db_->usage();
+  return usage_at(stored ? *stored : std::vector<Usage>{}, active, clock_.now_ms(),
+                  opts_.fairshare_half_life_ms);
+}
+
+void QueueService::charge_usage(sched::Scheduler& s, const std::vector<JobRecord>& active) const {
+  for (const auto& [account, gpu_ms] : usage_now(active)) s.charge_usage(account, gpu_ms);
 }
 
 // A running job: its outcome file, else its supervisor, else (gone) lost.
@@ -58,9 +85,7 @@ void QueueService::reap(JobRecord& j) {
     const bool done = o->error.empty() && !o->timed_out && !o->cancelled && o->exit_code == 0;
     const State to = done ? State::kDone : o->cancelled ? State::kCancelled : State::kFailed;
     std::string why = o->cancelled && !j.reason.empty() ? j.reason : outcome_reason(*o);
-    finish(j, to, std::move(why));
-    if (o->end_ms > 0) j.end_ms = o->end_ms;
-    (void)db_->update(j);
+    finish(j, to, std::move(why), o->end_ms > 0 ? std::optional(o->end_ms) : std::nullopt);
     return;
   }
   const auto sup = read_supervisor(dir);
@@ -196,6 +221,7 @@ void QueueService::pass_locked() {
                         false};
     (void)s.adopt_running(spec, gs, j.start_ms.value_or(now.now_ms()));
   }
+  charge_usage(s, *active);
   const std::set<unsigned> foreign = outside_busy();
   for (const auto& [g, sl] : slot) {
     const bool drained =

@@ -24,6 +24,9 @@
 namespace gw::jobreport {
 struct JobWindow;
 }
+namespace gw::sched {
+class Scheduler;
+}
 
 namespace gw::queue {
 
@@ -94,7 +97,13 @@ class QueueService {
   Status validate_submit(const JobRecord& j) const;
   void pass_locked();
   void reap(JobRecord& j);
-  void finish(JobRecord& j, State to, std::string reason);
+  // end_ms: when it ended (default: now). A run that ends is charged to its user's usage.
+  void finish(JobRecord& j, State to, std::string reason,
+              std::optional<int64_t> end_ms = std::nullopt);
+  void charge_run(const JobRecord& j, int64_t end_ms);
+  // Every account's fair-share usage now (stored runs decayed plus running jobs), GPU-ms.
+  std::map<std::string, double> usage_now(const std::vector<JobRecord>& active) const;
+  void charge_usage(sched::Scheduler& s, const std::vector<JobRecord>& active) const;
   void start(JobRecord& j, const std::vector<unsigned>& gpus);
   void fail_on_gpu(JobRecord& j, unsigned gpu, const std::string& why);
   void apply_health(const Snapshot& snap, const std::vector<Finding>& findings);

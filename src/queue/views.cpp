@@ -50,7 +50,11 @@ nlohmann::json QueueService::list(const Caller&, const nlohmann::json& r) {
   if (finished > 0)
     if (auto f = db_->finished(finished))
       for (const JobRecord& j : *f) jobs.push_back(to_json(j, false));
-  return {{"ok", true}, {"policy", opts_.policy}, {"jobs", jobs}};
+  nlohmann::json usage = nlohmann::json::object();
+  for (const auto& [account, gpu_ms] : usage_now(*active)) usage[account] = gpu_ms / 1000.0;
+  const nlohmann::json fairshare = {{"half_life_ms", opts_.fairshare_half_life_ms},
+                                    {"usage_gpu_s", usage}};
+  return {{"ok", true}, {"policy", opts_.policy}, {"jobs", jobs}, {"fairshare", fairshare}};
 }
 
 nlohmann::json QueueService::gpus(const Caller&, const nlohmann::json&) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -65,6 +66,9 @@ class Scheduler {
   // `started_ms` (its dependencies are taken as met). Errors: those of submit(), and a GPU
   // that is unknown or already held (sched.adopt_conflict).
   Status adopt_running(JobSpec spec, const std::vector<uint32_t>& gpus, int64_t started_ms);
+  // The live queue, rebuilding its state: fair-share usage an account already has (decayed
+  // GPU-ms as of the clock's now), which the queue keeps in its database across passes.
+  void charge_usage(const std::string& account, double gpu_ms) { ledger_.charge(account, gpu_ms); }
   // A running job ended (kDone, kFailed or kCancelled).
   Status finish(JobId id, JobState final_state, std::string_view reason);
   // Cancels a waiting or running job.

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -355,6 +356,33 @@ TEST_F(QueueTest, ARestartedServiceReadoptsRunningJobsWithoutStartingThemTwice) 
   EXPECT_EQ(job(id)["exit_code"], 3);
   EXPECT_EQ(job(id)["attempts"], 1);
   EXPECT_EQ(slurp((dir_ / "work" / "runs").string()), "ran\n");
+}
+
+// Fair-share usage lives in queue.db: what a finished run charged is there after the service
+// goes away without a word (as after kill -9) and comes back, equal within the decay between.
+TEST_F(QueueTest, FairShareUsageSurvivesARestart) {
+  const int64_t id = submit(root(), {"sleep", "0.3"}, {{"gpus", 2}})["ids"][0];
+  wait_state(id, "done");
+  const json j = job(id);
+  const double ran_s =
+      static_cast<double>(j["end_ms"].get<int64_t>() - j["start_ms"].get<int64_t>()) / 1000.0;
+  const auto usage = [&] {
+    return svc_->handle(root(), {{"cmd", "queue"}})["fairshare"]["usage_gpu_s"]["root"]
+        .get<double>();
+  };
+  const double before = usage();
+  EXPECT_NEAR(before, 2 * ran_s, 0.01 * ran_s);  // 2 GPUs for the run; 7 days half-life
+  const auto killed_at = std::chrono::steady_clock::now();
+  svc_.reset();
+  open_service();
+  svc_->tick(snap_, {});
+  const double after = usage();
+  const double gap_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - killed_at)
+          .count() +
+      1000;
+  EXPECT_LE(after, before);
+  EXPECT_GE(after, before * std::exp2(-gap_ms / (7.0 * 24 * 3600 * 1000)));
 }
 
 TEST_F(QueueTest, AJobWhoseSupervisorIsKilledIsLostWithTheReason) {
