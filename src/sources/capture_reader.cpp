@@ -13,6 +13,7 @@
 #endif
 
 #include "sources/app/app_messages.h"
+#include "sources/bugreport/bug_report.h"
 #include "sources/capture_merge.h"
 #include "sources/capture_text.h"
 #include "sources/dcgm/dcgm_text.h"
@@ -94,6 +95,9 @@ class Reader {
   void not_understood(size_t line_no, std::string_view line);
   void gpu_unread(size_t line_no, std::string_view line);
   void rebase(size_t errors_before, size_t events_before, size_t first_line);
+  bool take_bug_report_line(const Line& l);
+  bool take_section_line(const Line& l);
+  void note_bug_report();
   void finish_host();
   void incomplete(std::string why);
   // Bytes fully read: a kernel-log run being collected counts once it is parsed.
@@ -123,6 +127,10 @@ class Reader {
   // "Successfully ran diagnostic for group." seen and no diag table read since (its line).
   size_t diag_announced_ = 0;
   bool k_more_ = false;  // the last kernel-log segment goes on in the next piece
+  // nvidia-bug-report.log: the section being read (kNone outside a bug report) and the lines
+  // of sections that carry no GPU state, skipped without a reader (said in a note).
+  bug_report::Section section_ = bug_report::Section::kNone;
+  size_t br_sections_ = 0, br_skipped_ = 0;
   // A kernel-log run is parsed in pieces of about this size, so that the text behind the
   // parser can be handed back (InputText::release_before) and is read once, not twice.
   static constexpr size_t kKernelPiece = size_t{4} << 20;
@@ -494,6 +502,74 @@ bool Reader::try_block(const Line& l) {
   return true;
 }
 
+// nvidia-bug-report.log structure (bug_report.h): separators and section headers are read
+// here; a section's lines go to the reader for that section (false: the usual readers), or are
+// judged here when no reader applies (Xorg logs, /proc/driver/nvidia/gpus, no-GPU-state parts).
+bool Reader::take_bug_report_line(const Line& l) {
+  using bug_report::Section;
+  if (bug_report::is_separator(l.trimmed)) {
+    flush_kernel();
+    section_ = Section::kAwaitHeader;
+    return true;
+  }
+  if (section_ == Section::kNone) return false;
+  if (section_ == Section::kAwaitHeader) {
+    section_ = bug_report::section_of(l.trimmed);
+    ++br_sections_;
+    segment(CaptureFormat::kBugReport, l.no, l.no);
+    return true;
+  }
+  if (bug_report::is_script_line(l.trimmed)) return true;
+  return take_section_line(l);
+}
+
+bool Reader::take_section_line(const Line& l) {
+  using bug_report::Section;
+  switch (section_) {
+    case Section::kPrologue:
+    case Section::kNoGpuState:
+      ++br_skipped_;
+      return true;
+    case Section::kKernelLog:
+      return bug_report::is_kernel_log_subheader(l.trimmed);
+    case Section::kProcGpu:
+      // Facts the other sections carry too (model, UUID, bus); an excluded GPU is weighed.
+      if (bug_report::is_gpu_excluded(l.trimmed)) not_understood(l.no, l.trimmed);
+      ++br_skipped_;
+      return true;
+    case Section::kInstallerLog:
+      if (bug_report::is_installer_error(l.trimmed)) {
+        not_understood(l.no, l.trimmed);
+        if (!names_gpu_stack(l.trimmed)) gpu_unread(l.no, l.trimmed);  // the driver's install
+        return true;
+      }
+      ++br_skipped_;
+      return true;
+    case Section::kXorg:
+      // Never the kernel log's ("[    25.123] (EE) ..." looks like dmesg): an X server error
+      // that names the GPU is listed unread and weighs; the rest is the X server's routine.
+      if (bug_report::is_xorg_error(l.trimmed) && names_gpu_stack(l.trimmed)) {
+        not_understood(l.no, l.trimmed);
+        return true;
+      }
+      ++br_skipped_;
+      return true;
+    default:
+      return false;
+  }
+}
+
+void Reader::note_bug_report() {
+  if (br_sections_ == 0) return;
+  const std::string note = std::string(origin_) +
+                           ": nvidia-bug-report: " + std::to_string(br_sections_) +
+                           " section(s); " + std::to_string(br_skipped_) +
+                           " line(s) of sections without GPU health state (prologue, X server "
+                           "routine, system files, compilers) skipped";
+  cov_.notes.push_back(note);
+  obs_.notes.push_back(note);
+}
+
 void Reader::finish_host() {
   for (const auto& r : env_.reports()) host_.sources.push_back(r);
   if (host_.sources.empty()) return;
@@ -547,6 +623,12 @@ std::vector<CaptureSegment> Reader::run() {
         continue;
       }
     }
+    // Bug-report structure: a first-byte test on every line, the rest only inside a report.
+    if ((l.trimmed.front() == '_' || section_ != bug_report::Section::kNone) &&
+        take_bug_report_line(l)) {
+      pos_ = l.next;
+      continue;
+    }
     if (capture_text::is_bare_process_tag(l.trimmed)) {
       pos_ = l.next;
       continue;
@@ -596,6 +678,7 @@ std::vector<CaptureSegment> Reader::run() {
     not_understood(l.no, l.trimmed);
   }
   flush_kernel();
+  note_bug_report();
   if (diag_announced_ > 0)
     incomplete("dcgmi diag ran (line " + std::to_string(diag_announced_) +
                ") but its result table is not in the input");
