@@ -379,6 +379,20 @@ constexpr std::array kRules = {
              "expected, the GPU is not idle.",
              "Nothing to fix unless the engine is saturated: then spread streams over more GPUs.",
              rule_util_video_engine},
+    // ---- training logs with step timing (training.cpp) ----
+    RuleInfo{"training.input_starved", "app", S::kWarning,
+             "Training waits for its input (data loading is the bottleneck)",
+             "A training log that times its steps (mmcv/mmdetection \"time\" and \"data_time\", "
+             "a script's \"load_data_time\" and \"train_step_time\"): over the steps read, a "
+             "quarter or more of the time is spent waiting for the next batch.",
+             "More loader workers (num_workers), pinned memory and prefetching, faster storage "
+             "or a cached/preprocessed dataset, enough shared memory (/dev/shm) for the workers.",
+             rule_training_input_starved},
+    RuleInfo{"training.input_ok", "app", S::kInfo, "The input keeps up with training",
+             "Same reading as training.input_starved, with less than a quarter of the step time "
+             "waiting for data: a slow job is not slowed by its input.",
+             "Nothing to fix in the input; look at the model, batch size and GPU.",
+             rule_training_input_ok},
     // ---- application and tool errors found in captures (app_errors.cpp) ----
     RuleInfo{"memory.cuda_oom", "app", S::kWarning,
              "CUDA out of memory in the application, with the cause its figures point to",

@@ -13,6 +13,7 @@
 #endif
 
 #include "sources/app/app_messages.h"
+#include "sources/app/step_timing.h"
 #include "sources/bugreport/bug_report.h"
 #include "sources/capture_merge.h"
 #include "sources/capture_text.h"
@@ -116,6 +117,7 @@ class Reader {
   size_t reported_ = 0;
   EventReducer events_;
   AppScanner app_;
+  StepTimingSum steps_;  // a training log's step timing, one message for the input
   EnvReader env_;
   HostFacts host_;
   InputCoverage cov_;
@@ -644,6 +646,13 @@ std::vector<CaptureSegment> Reader::run() {
       continue;
     }
     pos_ = l.next;
+    // Before the kernel-log test: "2019-07-21 16:20:05,759 - INFO - Epoch ..." has a log prefix.
+    if (auto t = parse_step_timing(l.trimmed)) {
+      flush_kernel();
+      steps_.add(*t, origin_, l.no);
+      segment(CaptureFormat::kAppLog, l.no, l.no);
+      continue;
+    }
     if (env_.take(l.trimmed, host_)) {
       flush_kernel();
       segment(CaptureFormat::kEnvReport, l.no, l.no);
@@ -679,6 +688,7 @@ std::vector<CaptureSegment> Reader::run() {
   }
   flush_kernel();
   note_bug_report();
+  if (!steps_.empty()) obs_.app_messages.push_back(steps_.message());
   if (diag_announced_ > 0)
     incomplete("dcgmi diag ran (line " + std::to_string(diag_announced_) +
                ") but its result table is not in the input");
