@@ -2,6 +2,8 @@
 // .gz read transparently, and the class transformations (cut, re-indented, CRLF, concatenated
 // with another family, another family wrapped in a bug report). Inputs are real fixtures
 // (280-282: bug reports committed to public repositories).
+#include "sources/bugreport/bug_report.h"
+
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "fixture_util.h"
-#include "sources/bugreport/bug_report.h"
 #include "sources/capture_gzip.h"
 #include "sources/captures.h"
 
@@ -143,7 +144,8 @@ TEST(BugReport, GzipGivesWhatThePlainTextGives) {
   EXPECT_EQ(a.coverage.at(0).gpu_lines_not_read, b.coverage.at(0).gpu_lines_not_read);
   EXPECT_EQ(a.coverage.at(0).lines, b.coverage.at(0).lines);
   // Two members (`cat a.gz b.gz`) read as the two texts one after the other.
-  const std::string two = gzip(section(plain, "dmesg:")) + gzip(section(plain, "/usr/bin/nvidia-smi"));
+  const std::string two =
+      gzip(section(plain, "dmesg:")) + gzip(section(plain, "/usr/bin/nvidia-smi"));
   const Observation c = read(two, "two.gz");
   EXPECT_GT(xid_events(c), 0u);
   EXPECT_EQ(gpus(c), 4u);
@@ -169,10 +171,11 @@ TEST(BugReport, ClassTransformationsKeepTheFindings) {
     crlf += l + "\r\n";
     indented += "    " + l + "\n";
   }
-  const std::string dcgm = read_fixture("204-dcgm-diag-r2-gpu-memory-fail-gpu0-thermal", "input.txt");
+  const std::string dcgm =
+      read_fixture("204-dcgm-diag-r2-gpu-memory-fail-gpu0-thermal", "input.txt");
   const std::vector<std::pair<std::string, std::string>> variants = {
-      {"sections", part},      {"crlf", crlf},
-      {"indented", indented},  {"after-dcgm", dcgm + "\n" + part},
+      {"sections", part},           {"crlf", crlf},
+      {"indented", indented},       {"after-dcgm", dcgm + "\n" + part},
       {"before-dcgm", part + dcgm},
   };
   for (const auto& [tag, text] : variants) {
@@ -198,9 +201,8 @@ TEST(BugReport, ClassTransformationsKeepTheFindings) {
 TEST(BugReport, OtherFamiliesWrappedInABugReport) {
   const std::string dmesg = read_fixture("009-dmesg-xid119-gsp-rpc-timeout", "dmesg.log");
   const std::string prologue = section(read_fixture(kXorg, "nvidia-bug-report.log"), "Start of");
-  const std::string wrapped =
-      prologue + std::string(44, '_') + "\n\ndmesg:\n\n" + dmesg + "\n" + std::string(44, '_') +
-      "\n\nUsing built-in specs.\nCOLLECT_GCC=gcc\n";
+  const std::string wrapped = prologue + std::string(44, '_') + "\n\ndmesg:\n\n" + dmesg + "\n" +
+                              std::string(44, '_') + "\n\nUsing built-in specs.\nCOLLECT_GCC=gcc\n";
   const Observation alone = read(dmesg, "dmesg.log"), inside = read(wrapped);
   EXPECT_EQ(alone.events.size(), inside.events.size());
   EXPECT_EQ(alone.coverage.at(0).gpu_lines_not_read, inside.coverage.at(0).gpu_lines_not_read);
