@@ -379,6 +379,21 @@ constexpr std::array kRules = {
              "expected, the GPU is not idle.",
              "Nothing to fix unless the engine is saturated: then spread streams over more GPUs.",
              rule_util_video_engine},
+    // ---- NCCL_DEBUG=INFO transport choices (nccl_transport.cpp) ----
+    RuleInfo{"nccl.transport_socket", "app", S::kWarning,
+             "NCCL uses TCP sockets between nodes (NET/Socket)",
+             "NCCL_DEBUG=INFO channel lines \"... via NET/Socket/N\": the job's inter-node "
+             "traffic goes through the kernel's TCP stack.",
+             "Make the InfiniBand/RoCE devices visible to the job (rdma-core, the ib devices in "
+             "the container, NCCL_IB_HCA), or the cloud's plugin (aws-ofi-nccl, nccl-rdma-sharp); "
+             "check that NCCL_IB_DISABLE is not set. \"NET/IB : No device found\" says why.",
+             rule_nccl_transport_socket},
+    RuleInfo{"nccl.transport", "app", S::kInfo, "NCCL transports in use",
+             "NCCL_DEBUG=INFO channel lines via P2P, SHM, NET/IB (with or without GDRDMA): "
+             "said with what each implies.",
+             "SHM between GPUs of one node means P2P is off (NCCL_P2P_DISABLE, ACS, no peer "
+             "access); NET/IB without GDRDMA: load nvidia-peermem.",
+             rule_nccl_transport_info},
     // ---- training logs with step timing (training.cpp) ----
     RuleInfo{"training.input_starved", "app", S::kWarning,
              "Training waits for its input (data loading is the bottleneck)",
