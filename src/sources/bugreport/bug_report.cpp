@@ -44,6 +44,7 @@ constexpr std::array kRules{
     Rule{"lspci", false, Section::kLspci},
     Rule{"/proc/driver/nvidia/./gpus/", false, Section::kProcGpu},
     Rule{"/proc/driver/nvidia/gpus/", false, Section::kProcGpu},
+    Rule{"*** ls: ", true, Section::kNoGpuState},  // a listing of /sys links, no header
     Rule{"*** /sys/", true, Section::kNoGpuState},
     Rule{"*** /etc/", true, Section::kNoGpuState},
     Rule{"*** /usr/share/", true, Section::kNoGpuState},
