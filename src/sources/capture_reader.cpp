@@ -534,27 +534,25 @@ bool Reader::take_section_line(const Line& l) {
       return true;
     case Section::kKernelLog:
       return bug_report::is_kernel_log_subheader(l.trimmed);
-    case Section::kProcGpu:
-      // Facts the other sections carry too (model, UUID, bus); an excluded GPU is weighed.
-      if (bug_report::is_gpu_excluded(l.trimmed)) not_understood(l.no, l.trimmed);
-      ++br_skipped_;
-      return true;
-    case Section::kInstallerLog:
-      if (bug_report::is_installer_error(l.trimmed)) {
-        not_understood(l.no, l.trimmed);
-        if (!names_gpu_stack(l.trimmed)) gpu_unread(l.no, l.trimmed);  // the driver's install
-        return true;
-      }
-      ++br_skipped_;
-      return true;
     case Section::kXorg:
       // Never the kernel log's ("[    25.123] (EE) ..." looks like dmesg): an X server error
       // that names the GPU is listed unread and weighs; the rest is the X server's routine.
-      if (bug_report::is_xorg_error(l.trimmed) && names_gpu_stack(l.trimmed)) {
+      if (bug_report::is_error_line(section_, l.trimmed) && names_gpu_stack(l.trimmed))
         not_understood(l.no, l.trimmed);
-        return true;
+      else
+        ++br_skipped_;
+      return true;
+    case Section::kInstallerLog:
+    case Section::kServices:
+    case Section::kProcGpu:
+      // The driver's own install, units and GPU entries: a failure there is about the GPU
+      // stack even when the line does not name it; listed unread, it weighs.
+      if (bug_report::is_error_line(section_, l.trimmed)) {
+        not_understood(l.no, l.trimmed);
+        if (!names_gpu_stack(l.trimmed)) gpu_unread(l.no, l.trimmed);
+      } else {
+        ++br_skipped_;
       }
-      ++br_skipped_;
       return true;
     default:
       return false;

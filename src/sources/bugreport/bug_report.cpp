@@ -38,6 +38,7 @@ constexpr std::array kRules{
     Rule{"/var/log/XFree86", false, Section::kXorg},
     Rule{".local/share/xorg/Xorg", false, Section::kXorg},
     Rule{"journalctl -b", true, Section::kKernelLog},
+    Rule{"systemctl status", false, Section::kServices},
     Rule{"nvidia-installer.log", false, Section::kInstallerLog},
     Rule{"nvidia-uninstall.log", false, Section::kInstallerLog},
     Rule{"/var/lib/dkms/", false, Section::kInstallerLog},
@@ -120,6 +121,8 @@ std::string_view section_label(Section s) {
       return "Xorg log";
     case Section::kInstallerLog:
       return "installer log";
+    case Section::kServices:
+      return "services";
     case Section::kNoGpuState:
       return "no GPU state";
     case Section::kOther:
@@ -143,17 +146,20 @@ bool is_kernel_log_subheader(std::string_view t) {
   return starts_with(t, "No NVIDIA kernel messages found") || t == "No suitable log found.";
 }
 
-bool is_gpu_excluded(std::string_view t) {
-  return starts_with(t, "GPU Excluded:") && contains(t, "Yes");
-}
-
-bool is_installer_error(std::string_view t) {
-  return starts_with(t, "ERROR:") || starts_with(t, "-> Error") || starts_with(t, "-> ERROR") ||
-         (contains(t, "***") && contains(t, "Error "));
-}
-
-bool is_xorg_error(std::string_view t) {
-  return contains(t, "(EE)");
+bool is_error_line(Section s, std::string_view t) {
+  switch (s) {
+    case Section::kXorg:
+      return contains(t, "(EE)");
+    case Section::kInstallerLog:
+      return starts_with(t, "ERROR:") || starts_with(t, "-> Error") || starts_with(t, "-> ERROR") ||
+             (contains(t, "***") && contains(t, "Error "));
+    case Section::kServices:
+      return starts_with(t, "Active: failed");
+    case Section::kProcGpu:
+      return starts_with(t, "GPU Excluded:") && contains(t, "Yes");
+    default:
+      return false;
+  }
 }
 
 }  // namespace gw::bug_report

@@ -35,12 +35,10 @@ bool is_script_line(std::string_view trimmed);
 // Inside the kernel-log section: the script's sub-headers ("  journalctl -b -0:",
 // "  /var/log/messages:", "No NVIDIA kernel messages found ...", "No suitable log found.").
 bool is_kernel_log_subheader(std::string_view trimmed);
-// A /proc/driver/nvidia/gpus/<bus>/information line that says the GPU is excluded from use.
-bool is_gpu_excluded(std::string_view trimmed);
-// An installer or DKMS build log line that reports an error ("ERROR: Unable to load ...",
-// "-> Error.", "make[1]: *** ... Error 2").
-bool is_installer_error(std::string_view trimmed);
-// An Xorg log line that reports an error ("(EE)" marker), with or without the timestamp.
-bool is_xorg_error(std::string_view trimmed);
+// In the sections read here (Xorg, installer, services, /proc/driver/nvidia/gpus), a line that
+// reports a failure: Xorg's "(EE)" naming the GPU is the caller's test; the installer's
+// "ERROR:" / "-> Error" / make's "Error N"; a unit's "Active: failed"; "GPU Excluded: Yes".
+// The caller lists such lines unread (they weigh); the others are the section's routine.
+bool is_error_line(Section s, std::string_view trimmed);
 
 }  // namespace gw::bug_report
