@@ -19,6 +19,7 @@ enum class Section {
   kProcGpu,       // /proc/driver/nvidia/gpus/<bus>/{information,power,registry}: "Key: value"
   kXorg,          // Xorg logs and journalctl _COMM=Xorg: their "[ 25.1] (EE)" lines are not dmesg
   kInstallerLog,  // nvidia-installer.log, nvidia-uninstall.log, DKMS make.log: errors weigh
+  kServices,      // systemctl status nvidia-*.service: a failed unit weighs
   kNoGpuState,    // gcc -v, dmidecode, lsusb, ldd, X configs, /sys, /etc, params: no GPU health
   kOther,         // a header not known here: every reader may take its lines (evidence rules)
 };
