@@ -533,7 +533,10 @@ bool Reader::take_section_line(const Line& l) {
       ++br_skipped_;
       return true;
     case Section::kKernelLog:
-      return bug_report::is_kernel_log_subheader(l.trimmed);
+      if (!bug_report::is_command_audit(l.trimmed))
+        return bug_report::is_kernel_log_subheader(l.trimmed);
+      ++br_skipped_;
+      return true;
     case Section::kXorg:
       // Never the kernel log's ("[    25.123] (EE) ..." looks like dmesg): an X server error
       // that names the GPU is listed unread and weighs; the rest is the X server's routine.

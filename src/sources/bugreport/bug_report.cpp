@@ -146,6 +146,11 @@ bool is_kernel_log_subheader(std::string_view t) {
   return starts_with(t, "No NVIDIA kernel messages found") || t == "No suitable log found.";
 }
 
+bool is_command_audit(std::string_view t) {
+  return (contains(t, " sudo[") && contains(t, "COMMAND=")) ||
+         ((contains(t, " CRON[") || contains(t, " cron[")) && contains(t, " CMD ("));
+}
+
 bool is_error_line(Section s, std::string_view t) {
   switch (s) {
     case Section::kXorg:

@@ -36,6 +36,10 @@ bool is_script_line(std::string_view trimmed);
 // Inside the kernel-log section: the script's sub-headers ("  journalctl -b -0:",
 // "  /var/log/messages:", "No NVIDIA kernel messages found ...", "No suitable log found.").
 bool is_kernel_log_subheader(std::string_view trimmed);
+// Inside the kernel-log section: a journal line that records a command someone ran ("sudo[N]:
+// ... COMMAND=/usr/bin/apt install nvidia-driver", "CRON[N]: (user) CMD (nvidia-smi >> f)"),
+// brought in by the script's grep for "nvidia-": an audit of commands, no GPU state.
+bool is_command_audit(std::string_view trimmed);
 // In the sections read here (Xorg, installer, services, /proc/driver/nvidia/gpus), a line that
 // reports a failure: Xorg's "(EE)" naming the GPU is the caller's test; the installer's
 // "ERROR:" / "-> Error" / make's "Error N"; a unit's "Active: failed"; "GPU Excluded: Yes".
