@@ -147,8 +147,7 @@ bool is_kernel_log_subheader(std::string_view t) {
 }
 
 bool is_command_audit(std::string_view t) {
-  return (contains(t, " sudo[") && contains(t, "COMMAND=")) ||
-         ((contains(t, " CRON[") || contains(t, " cron[")) && contains(t, " CMD ("));
+  return contains(t, " sudo[") && contains(t, "COMMAND=");
 }
 
 bool is_error_line(Section s, std::string_view t) {

@@ -37,7 +37,7 @@ bool is_script_line(std::string_view trimmed);
 // "  /var/log/messages:", "No NVIDIA kernel messages found ...", "No suitable log found.").
 bool is_kernel_log_subheader(std::string_view trimmed);
 // Inside the kernel-log section: a journal line that records a command someone ran ("sudo[N]:
-// ... COMMAND=/usr/bin/apt install nvidia-driver", "CRON[N]: (user) CMD (nvidia-smi >> f)"),
+// ... COMMAND=/usr/bin/apt install nvidia-driver"),
 // brought in by the script's grep for "nvidia-": an audit of commands, no GPU state.
 bool is_command_audit(std::string_view trimmed);
 // In the sections read here (Xorg, installer, services, /proc/driver/nvidia/gpus), a line that
