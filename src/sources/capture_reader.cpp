@@ -685,6 +685,12 @@ std::vector<CaptureSegment> Reader::run() {
     }
     if (looks_like_shell_prompt(l.trimmed) || capture_text::is_command_echo(l.trimmed)) continue;
     if (capture_text::is_date_line(l.trimmed)) continue;
+    // An lspci section's lines its reader leaves (-xxx hex dumps, "Kernel modules: nvidia"):
+    // lspci output that carries no health state.
+    if (section_ == bug_report::Section::kLspci) {
+      ++br_skipped_;
+      continue;
+    }
     not_understood(l.no, l.trimmed);
   }
   flush_kernel();

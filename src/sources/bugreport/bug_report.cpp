@@ -29,6 +29,7 @@ struct Rule {
 constexpr std::array kRules{
     Rule{"Start of NVIDIA bug report", true, Section::kPrologue},
     Rule{"End of NVIDIA bug report", true, Section::kPrologue},
+    Rule{"nvidia-smi --query --unit", false, Section::kNoGpuState},  // S-class units only
     Rule{"nvidia-smi", false, Section::kSmi},
     Rule{"dmesg", false, Section::kKernelLog},
     Rule{"Scanning kernel log files", true, Section::kKernelLog},
