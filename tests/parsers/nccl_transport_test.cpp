@@ -82,7 +82,7 @@ TEST(NcclTransport, ClassTransformationsKeepTheTransports) {
     size_t sockets = 0;
     for (size_t i = cut; i < lines.size(); ++i) {
       rest += lines[i] + "\n";
-      sockets += lines[i].find("via NET/Socket") != std::string::npos ? 1 : 0;
+      if (lines[i].find("via NET/Socket") != std::string::npos) ++sockets;
     }
     const auto t = transports(rest);
     EXPECT_EQ(t.count("NET/Socket") ? t.at("NET/Socket") : 0u, sockets) << cut;
