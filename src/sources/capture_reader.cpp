@@ -304,7 +304,13 @@ void Reader::parse_block(CaptureFormat f, size_t begin, size_t end, size_t first
       break;
     }
     case CaptureFormat::kLspci: {
-      for (auto& d : parse_lspci(block)) host_.nvidia_pci_devices.push_back(std::move(d));
+      // One device listed twice (a bug report's `lspci -v -xxx` and `lspci -nn`) is one device.
+      for (auto& d : parse_lspci(block)) {
+        const auto& have = host_.nvidia_pci_devices;
+        if (std::none_of(have.begin(), have.end(),
+                         [&d](const PciDeviceFacts& h) { return h.pci_bus_id == d.pci_bus_id; }))
+          host_.nvidia_pci_devices.push_back(std::move(d));
+      }
       host_.sources.push_back(std::string(origin_) + ": lspci");
       break;
     }
