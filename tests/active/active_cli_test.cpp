@@ -101,29 +101,61 @@ TEST(ActiveCheck, WithoutACudaDriverItSaysSoAndJudgesTheRest) {
 
 // With the daemon's queue on the machine, `doctor --stress` drains the GPUs it loads (no queued
 // job starts on them meanwhile) and resumes them after; a GPU an admin drained stays drained.
+// The daemon of one test: stopped (and reaped) however the test ends, its output in a file so
+// that it never holds the pipe ctest reads the test's output from.
+class DaemonProcess {
+ public:
+  DaemonProcess(const std::vector<std::string>& args, const std::filesystem::path& log) {
+    pid_ = ::fork();
+    if (pid_ != 0) return;
+    ::freopen(log.c_str(), "w", stdout);
+    ::freopen(log.c_str(), "a", stderr);
+    const std::string bin = gpuwarden_path().string();
+    std::vector<char*> argv{const_cast<char*>(bin.c_str())};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(bin.c_str(), argv.data());
+    ::_exit(127);
+  }
+  ~DaemonProcess() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    int st = 0;
+    for (int i = 0; i < 100 && ::waitpid(pid_, &st, WNOHANG) == 0; ++i) ::usleep(50'000);
+    if (::waitpid(pid_, &st, WNOHANG) == 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &st, 0);
+    }
+  }
+  DaemonProcess(const DaemonProcess&) = delete;
+  DaemonProcess& operator=(const DaemonProcess&) = delete;
+
+ private:
+  pid_t pid_ = -1;
+};
+
+// With the daemon's queue on the machine, `doctor --stress` drains the GPUs it loads (no queued
+// job starts on them meanwhile) and resumes them after; a GPU an admin drained stays drained.
 TEST(ActiveCli, StressDrainsItsGpusInTheQueueAndResumesThem) {
   TempDir tmp;
   const std::string sock = (tmp.path() / "q.sock").string();
   tmp.write("gw.toml", "[storage]\npath = \"" + (tmp.path() / "h.db").string() +
                            "\"\n[sampling]\nkernel_log = \"\"\n[queue]\nsocket = \"" + sock +
                            "\"\n");
-  const pid_t daemon = ::fork();
-  if (daemon == 0) {
-    const std::string bin = gpuwarden_path().string(), scen = scenario_path("stress-thermal");
-    const std::string cfg = (tmp.path() / "gw.toml").string();
-    ::freopen((tmp.path() / "serve.log").c_str(), "w", stderr);
-    ::execl(bin.c_str(), bin.c_str(), "serve", "--scenario", scen.c_str(), "--listen",
-            "127.0.0.1:0", "--config", cfg.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  const DaemonProcess daemon(
+      {"serve", "--scenario", scenario_path("stress-thermal").string(), "--listen", "127.0.0.1:0",
+       "--config", (tmp.path() / "gw.toml").string()},
+      tmp.path() / "serve.log");
+  // The queue's options come before its subcommand: `gpu --socket S --json list`.
   const auto gpu_list = [&] {
-    const auto r = run_gpuwarden({"gpu", "list", "--socket", sock, "--json"});
+    const auto r = run_gpuwarden({"gpu", "--socket", sock, "--json", "list"});
     return r.exit_code == 0 ? json::parse(r.out) : json();
   };
-  for (int i = 0; i < 300 && gpu_list().is_null(); ++i) ::usleep(100'000);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (gpu_list().is_null() && std::chrono::steady_clock::now() < deadline) ::usleep(100'000);
   ASSERT_FALSE(gpu_list().is_null()) << read_text(tmp.path() / "serve.log");
-  ASSERT_EQ(run_gpuwarden({"gpu", "drain", "5", "--reason", "bad fan", "--socket", sock}).exit_code,
-            0);
+  const auto drain = run_gpuwarden({"gpu", "--socket", sock, "drain", "5", "--reason", "bad fan"});
+  ASSERT_EQ(drain.exit_code, 0) << drain.describe();
   RunOptions o;
   o.env["GPUWARDEN_SOCKET"] = sock;
   o.env["GPUWARDEN_FAKE_TIME_SCALE"] = "20";
@@ -147,15 +179,14 @@ TEST(ActiveCli, StressDrainsItsGpusInTheQueueAndResumesThem) {
   const json doc = json::parse(r.out);
   EXPECT_THAT(doc.at("notes").dump(), HasSubstr("drained GPU 0, 1, 2, 3, 4, 6, 7 in the queue"));
   EXPECT_THAT(doc.at("notes").dump(), HasSubstr("GPU 5 already drained"));
-  for (const json& g : gpu_list().at("gpus")) {
+  const json after = gpu_list();
+  ASSERT_FALSE(after.is_null());
+  for (const json& g : after.at("gpus")) {
     if (g["index"] == 5)
       EXPECT_EQ(g["reason"], "bad fan");
     else
       EXPECT_NE(g["state"], "drained") << g.dump();
   }
-  ::kill(daemon, SIGTERM);
-  int st = 0;
-  ::waitpid(daemon, &st, 0);
 }
 
 }  // namespace
