@@ -178,6 +178,77 @@ void QueueService::start(JobRecord& j, const std::vector<unsigned>& gpus) {
   write_job_map(j, true);
 }
 
+namespace {
+
+sched::JobSpec spec_of(const JobRecord& j, unsigned gpus) {
+  return {static_cast<sched::JobId>(j.id),
+          j.user,
+          j.user,
+          j.priority,
+          gpus,
+          j.gpu_mem_bytes,
+          j.submit_ms,
+          j.time_limit_ms,
+          {},
+          "normal",
+          {},
+          0,
+          false};
+}
+
+// The server as one node of the usable GPUs (paired on switches); GPU index -> cluster slot.
+std::map<unsigned, uint32_t> local_node(const std::vector<unsigned>& usable,
+                                        sched::NodeSpec& node) {
+  std::map<unsigned, uint32_t> slot;
+  for (unsigned g : usable) {
+    slot[g] = static_cast<uint32_t>(node.gpus.size());
+    node.gpus.push_back({0, static_cast<uint16_t>(node.gpus.size() / 2)});
+  }
+  return slot;
+}
+
+void adopt_running_jobs(sched::Scheduler& s, const std::vector<JobRecord>& active,
+                        const std::map<unsigned, uint32_t>& slot, int64_t now_ms) {
+  for (const JobRecord& j : active) {
+    if (j.state != State::kRunning) continue;
+    std::vector<uint32_t> gs;
+    for (unsigned g : j.gpu_indices)
+      if (const auto it = slot.find(g); it != slot.end()) gs.push_back(it->second);
+    (void)s.adopt_running(spec_of(j, static_cast<unsigned>(gs.size())), gs,
+                          j.start_ms.value_or(now_ms));
+  }
+}
+
+// Drained GPUs and GPUs busy outside the queue take no job.
+void drain_unavailable(sched::Scheduler& s, const std::map<unsigned, uint32_t>& slot,
+                       const std::vector<Drain>& drains, const std::set<unsigned>& foreign) {
+  for (const auto& [g, sl] : slot) {
+    const unsigned gpu = g;
+    const bool drained =
+        std::any_of(drains.begin(), drains.end(), [gpu](const Drain& d) { return d.gpu == gpu; });
+    if (drained || foreign.count(gpu)) s.drain_gpu(sl);
+  }
+}
+
+}  // namespace
+
+// False while job j waits for its --after dependency; a dependency that ended other than done
+// cancels j.
+bool QueueService::dependency_met(JobRecord& j, const std::map<int64_t, JobRecord*>& by_id) {
+  if (!j.after) return true;
+  // A dependency still in the queue waits without a database read: hundreds of jobs behind
+  // one made each pass (one per submit) quadratic.
+  const auto in_queue = by_id.find(*j.after);
+  if (in_queue != by_id.end() && !is_final(in_queue->second->state)) return false;
+  auto dep = db_->get(*j.after);
+  if (dep && *dep && is_final((*dep)->state) && (*dep)->state != State::kDone) {
+    finish(j, State::kCancelled,
+           fmt::format("job {} it waited for ended {}", *j.after, state_name((*dep)->state)));
+    return false;
+  }
+  return !(dep && *dep && !is_final((*dep)->state));
+}
+
 void QueueService::pass_locked() {
   auto active = db_->active();
   if (!active) return;
@@ -187,12 +258,8 @@ void QueueService::pass_locked() {
   auto drains = db_->drains();
   const std::vector<unsigned> usable = usable_gpus();
   if (usable.empty() || !drains) return;
-  std::map<unsigned, uint32_t> slot;  // GPU index -> cluster slot
   sched::NodeSpec node{"local", {}};
-  for (unsigned g : usable) {
-    slot[g] = static_cast<uint32_t>(node.gpus.size());
-    node.gpus.push_back({0, static_cast<uint16_t>(node.gpus.size() / 2)});
-  }
+  const std::map<unsigned, uint32_t> slot = local_node(usable, node);
   ManualClock now(clock_.now_ms());
   auto policy = sched::make_policy(opts_.policy);
   if (!policy) return;
@@ -200,71 +267,18 @@ void QueueService::pass_locked() {
   so.fairshare.half_life_ms = opts_.fairshare_half_life_ms;
   sched::Scheduler s(sched::Cluster({node}), std::move(*policy), now, so);
   std::map<int64_t, JobRecord*> by_id;
-  for (JobRecord& j : *active) {
-    by_id[j.id] = &j;
-    if (j.state != State::kRunning) continue;
-    std::vector<uint32_t> gs;
-    for (unsigned g : j.gpu_indices)
-      if (slot.count(g)) gs.push_back(slot[g]);
-    sched::JobSpec spec{static_cast<sched::JobId>(j.id),
-                        j.user,
-                        j.user,
-                        j.priority,
-                        static_cast<unsigned>(gs.size()),
-                        j.gpu_mem_bytes,
-                        j.submit_ms,
-                        j.time_limit_ms,
-                        {},
-                        "normal",
-                        {},
-                        0,
-                        false};
-    (void)s.adopt_running(spec, gs, j.start_ms.value_or(now.now_ms()));
-  }
+  for (JobRecord& j : *active) by_id[j.id] = &j;
+  adopt_running_jobs(s, *active, slot, now.now_ms());
   charge_usage(s, *active);
-  const std::set<unsigned> foreign = outside_busy();
-  for (const auto& [g, sl] : slot) {
-    const bool drained =
-        std::any_of(drains->begin(), drains->end(), [&](const Drain& d) { return d.gpu == g; });
-    if (drained || foreign.count(g)) s.drain_gpu(sl);
-  }
-  for (JobRecord& j : *active) {
-    if (j.state != State::kPending) continue;
-    if (j.after) {
-      // A dependency still in the queue waits without a database read: hundreds of jobs
-      // behind one made each pass (one per submit) quadratic.
-      const auto in_queue = by_id.find(*j.after);
-      if (in_queue != by_id.end() && !is_final(in_queue->second->state)) continue;
-      auto dep = db_->get(*j.after);
-      if (dep && *dep && is_final((*dep)->state) && (*dep)->state != State::kDone) {
-        finish(j, State::kCancelled,
-               fmt::format("job {} it waited for ended {}", *j.after, state_name((*dep)->state)));
-        continue;
-      }
-      if (dep && *dep && !is_final((*dep)->state)) continue;  // waits
-    }
-    sched::JobSpec spec{static_cast<sched::JobId>(j.id),
-                        j.user,
-                        j.user,
-                        j.priority,
-                        j.gpus,
-                        j.gpu_mem_bytes,
-                        j.submit_ms,
-                        j.time_limit_ms,
-                        {},
-                        "normal",
-                        {},
-                        0,
-                        false};
-    (void)s.submit(spec);
-  }
+  drain_unavailable(s, slot, *drains, outside_busy());
+  for (JobRecord& j : *active)
+    if (j.state == State::kPending && dependency_met(j, by_id)) (void)s.submit(spec_of(j, j.gpus));
   const sched::PassResult r = s.schedule();
   std::vector<unsigned> index_of(slot.size());
   for (const auto& [g, sl] : slot) index_of[sl] = g;
   for (sched::JobId id : r.started) {
-    const sched::Job* sj = s.find(id);
     std::vector<unsigned> gs;
-    for (uint32_t sl : sj->gpus) gs.push_back(index_of[sl]);
+    for (uint32_t sl : s.find(id)->gpus) gs.push_back(index_of[sl]);
     start(*by_id.at(static_cast<int64_t>(id)), gs);
   }
 }

@@ -95,6 +95,7 @@ class QueueService {
 
   Result<JobRecord> owned_job(const Caller& c, const nlohmann::json& r);
   Status validate_submit(const JobRecord& j) const;
+  bool dependency_met(JobRecord& j, const std::map<int64_t, JobRecord*>& by_id);
   void pass_locked();
   void reap(JobRecord& j);
   // end_ms: when it ended (default: now). A run that ends is charged to its user's usage.
