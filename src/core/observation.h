@@ -43,7 +43,9 @@ enum class AppMessageKind {
   kIllegalAddress,         // "an illegal memory access was encountered"
   kUncorrectableEcc,       // "uncorrectable ECC error encountered"
   kPeerAccessUnsupported,  // "peer access is not supported between these two devices"
-  kOther,                  // another CUDA/driver error worth showing
+  kNcclTransport,  // NCCL_DEBUG=INFO "Channel ... via NET/Socket" (one per transport and file)
+  kStepTiming,     // a training log's step timing, summed over one input (data_time vs time, ...)
+  kOther,          // another CUDA/driver error worth showing
 };
 
 // One "Process 1234 has 20.00 GiB memory in use" clause of a PyTorch out-of-memory message.
@@ -68,6 +70,12 @@ struct AppMessage {
   std::optional<std::string> pci_bus_id;          // normalised, when the message names a bus id
   std::optional<int> cuda_error_code;             // "returned 35", "CUDA error 217", ...
   std::string detail;  // what else the message says: "NCCL WARN ...", peer transport, ...
+  // kStepTiming: over `steps` steps, seconds spent waiting for data, seconds of whole steps
+  // (waiting included), and the longest single wait with its origin in `origin`.
+  // kNcclTransport: `detail` is the transport ("NET/Socket", "NET/IB", "P2P", "SHM"), `steps`
+  // the channel lines that chose it, `text` the first of them (with GDRDMA when it says so).
+  double data_wait_s = 0, step_s = 0, longest_wait_s = 0;
+  size_t steps = 0;
 };
 
 // How much of one input was understood: every line is either read by some parser or counted

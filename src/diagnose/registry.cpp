@@ -379,6 +379,35 @@ constexpr std::array kRules = {
              "expected, the GPU is not idle.",
              "Nothing to fix unless the engine is saturated: then spread streams over more GPUs.",
              rule_util_video_engine},
+    // ---- NCCL_DEBUG=INFO transport choices (nccl_transport.cpp) ----
+    RuleInfo{"nccl.transport_socket", "app", S::kWarning,
+             "NCCL uses TCP sockets between nodes (NET/Socket)",
+             "NCCL_DEBUG=INFO channel lines \"... via NET/Socket/N\": the job's inter-node "
+             "traffic goes through the kernel's TCP stack.",
+             "Make the InfiniBand/RoCE devices visible to the job (rdma-core, the ib devices in "
+             "the container, NCCL_IB_HCA), or the cloud's plugin (aws-ofi-nccl, nccl-rdma-sharp); "
+             "check that NCCL_IB_DISABLE is not set. \"NET/IB : No device found\" says why.",
+             rule_nccl_transport_socket},
+    RuleInfo{"nccl.transport", "app", S::kInfo, "NCCL transports in use",
+             "NCCL_DEBUG=INFO channel lines via P2P, SHM, NET/IB (with or without GDRDMA): "
+             "said with what each implies.",
+             "SHM between GPUs of one node means P2P is off (NCCL_P2P_DISABLE, ACS, no peer "
+             "access); NET/IB without GDRDMA: load nvidia-peermem.",
+             rule_nccl_transport_info},
+    // ---- training logs with step timing (training.cpp) ----
+    RuleInfo{"training.input_starved", "app", S::kWarning,
+             "Training waits for its input (data loading is the bottleneck)",
+             "A training log that times its steps (mmcv/mmdetection \"time\" and \"data_time\", "
+             "a script's \"load_data_time\" and \"train_step_time\"): over the steps read, a "
+             "quarter or more of the time is spent waiting for the next batch.",
+             "More loader workers (num_workers), pinned memory and prefetching, faster storage "
+             "or a cached/preprocessed dataset, enough shared memory (/dev/shm) for the workers.",
+             rule_training_input_starved},
+    RuleInfo{"training.input_ok", "app", S::kInfo, "The input keeps up with training",
+             "Same reading as training.input_starved, with less than a quarter of the step time "
+             "waiting for data: a slow job is not slowed by its input.",
+             "Nothing to fix in the input; look at the model, batch size and GPU.",
+             rule_training_input_ok},
     // ---- application and tool errors found in captures (app_errors.cpp) ----
     RuleInfo{"memory.cuda_oom", "app", S::kWarning,
              "CUDA out of memory in the application, with the cause its figures point to",

@@ -111,6 +111,12 @@ void rule_app_launch_failure(const DiagnoseContext& c, Findings& out);
 void rule_app_illegal_address(const DiagnoseContext& c, Findings& out);
 void rule_app_uncorrectable_ecc(const DiagnoseContext& c, Findings& out);
 void rule_app_other_error(const DiagnoseContext& c, Findings& out);
+// training.cpp: a training log's step timing (share of the time spent waiting for data).
+void rule_training_input_starved(const DiagnoseContext& c, Findings& out);
+void rule_training_input_ok(const DiagnoseContext& c, Findings& out);
+// nccl_transport.cpp: NCCL_DEBUG=INFO transport choices.
+void rule_nccl_transport_socket(const DiagnoseContext& c, Findings& out);
+void rule_nccl_transport_info(const DiagnoseContext& c, Findings& out);
 // active.cpp, active_load.cpp (what doctor --stress measured)
 void rule_active_copy_below_link(const DiagnoseContext& c, Findings& out);
 void rule_active_copy_below_peers(const DiagnoseContext& c, Findings& out);

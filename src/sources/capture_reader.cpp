@@ -13,6 +13,8 @@
 #endif
 
 #include "sources/app/app_messages.h"
+#include "sources/app/step_timing.h"
+#include "sources/bugreport/bug_report.h"
 #include "sources/capture_merge.h"
 #include "sources/capture_text.h"
 #include "sources/dcgm/dcgm_text.h"
@@ -94,6 +96,9 @@ class Reader {
   void not_understood(size_t line_no, std::string_view line);
   void gpu_unread(size_t line_no, std::string_view line);
   void rebase(size_t errors_before, size_t events_before, size_t first_line);
+  bool take_bug_report_line(const Line& l);
+  bool take_section_line(const Line& l);
+  void note_bug_report();
   void finish_host();
   void incomplete(std::string why);
   // Bytes fully read: a kernel-log run being collected counts once it is parsed.
@@ -112,6 +117,7 @@ class Reader {
   size_t reported_ = 0;
   EventReducer events_;
   AppScanner app_;
+  StepTimingSum steps_;  // a training log's step timing, one message for the input
   EnvReader env_;
   HostFacts host_;
   InputCoverage cov_;
@@ -123,6 +129,10 @@ class Reader {
   // "Successfully ran diagnostic for group." seen and no diag table read since (its line).
   size_t diag_announced_ = 0;
   bool k_more_ = false;  // the last kernel-log segment goes on in the next piece
+  // nvidia-bug-report.log: the section being read (kNone outside a bug report) and the lines
+  // of sections that carry no GPU state, skipped without a reader (said in a note).
+  bug_report::Section section_ = bug_report::Section::kNone;
+  size_t br_sections_ = 0, br_skipped_ = 0;
   // A kernel-log run is parsed in pieces of about this size, so that the text behind the
   // parser can be handed back (InputText::release_before) and is read once, not twice.
   static constexpr size_t kKernelPiece = size_t{4} << 20;
@@ -294,7 +304,13 @@ void Reader::parse_block(CaptureFormat f, size_t begin, size_t end, size_t first
       break;
     }
     case CaptureFormat::kLspci: {
-      for (auto& d : parse_lspci(block)) host_.nvidia_pci_devices.push_back(std::move(d));
+      // One device listed twice (a bug report's `lspci -v -xxx` and `lspci -nn`) is one device.
+      for (auto& d : parse_lspci(block)) {
+        const auto& have = host_.nvidia_pci_devices;
+        if (std::none_of(have.begin(), have.end(),
+                         [&d](const PciDeviceFacts& h) { return h.pci_bus_id == d.pci_bus_id; }))
+          host_.nvidia_pci_devices.push_back(std::move(d));
+      }
       host_.sources.push_back(std::string(origin_) + ": lspci");
       break;
     }
@@ -494,6 +510,75 @@ bool Reader::try_block(const Line& l) {
   return true;
 }
 
+// nvidia-bug-report.log structure (bug_report.h): separators and section headers are read
+// here; a section's lines go to the reader for that section (false: the usual readers), or are
+// judged here when no reader applies (Xorg logs, /proc/driver/nvidia/gpus, no-GPU-state parts).
+bool Reader::take_bug_report_line(const Line& l) {
+  using bug_report::Section;
+  if (bug_report::is_separator(l.trimmed)) {
+    flush_kernel();
+    section_ = Section::kAwaitHeader;
+    return true;
+  }
+  if (section_ == Section::kNone) return false;
+  if (section_ == Section::kAwaitHeader) {
+    section_ = bug_report::section_of(l.trimmed);
+    ++br_sections_;
+    segment(CaptureFormat::kBugReport, l.no, l.no);
+    return true;
+  }
+  if (bug_report::is_script_line(l.trimmed)) return true;
+  return take_section_line(l);
+}
+
+bool Reader::take_section_line(const Line& l) {
+  using bug_report::Section;
+  switch (section_) {
+    case Section::kPrologue:
+    case Section::kNoGpuState:
+      ++br_skipped_;
+      return true;
+    case Section::kKernelLog:
+      if (!bug_report::is_command_audit(l.trimmed))
+        return bug_report::is_kernel_log_subheader(l.trimmed);
+      ++br_skipped_;
+      return true;
+    case Section::kXorg:
+      // Never the kernel log's ("[    25.123] (EE) ..." looks like dmesg): an X server error
+      // that names the GPU is listed unread and weighs; the rest is the X server's routine.
+      if (bug_report::is_error_line(section_, l.trimmed) && names_gpu_stack(l.trimmed))
+        not_understood(l.no, l.trimmed);
+      else
+        ++br_skipped_;
+      return true;
+    case Section::kInstallerLog:
+    case Section::kServices:
+    case Section::kProcGpu:
+      // The driver's own install, units and GPU entries: a failure there is about the GPU
+      // stack even when the line does not name it; listed unread, it weighs.
+      if (bug_report::is_error_line(section_, l.trimmed)) {
+        not_understood(l.no, l.trimmed);
+        if (!names_gpu_stack(l.trimmed)) gpu_unread(l.no, l.trimmed);
+      } else {
+        ++br_skipped_;
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
+void Reader::note_bug_report() {
+  if (br_sections_ == 0) return;
+  const std::string note = std::string(origin_) +
+                           ": nvidia-bug-report: " + std::to_string(br_sections_) +
+                           " section(s); " + std::to_string(br_skipped_) +
+                           " line(s) of sections without GPU health state (prologue, X server "
+                           "routine, system files, compilers) skipped";
+  cov_.notes.push_back(note);
+  obs_.notes.push_back(note);
+}
+
 void Reader::finish_host() {
   for (const auto& r : env_.reports()) host_.sources.push_back(r);
   if (host_.sources.empty()) return;
@@ -547,6 +632,12 @@ std::vector<CaptureSegment> Reader::run() {
         continue;
       }
     }
+    // Bug-report structure: a first-byte test on every line, the rest only inside a report.
+    if ((l.trimmed.front() == '_' || section_ != bug_report::Section::kNone) &&
+        take_bug_report_line(l)) {
+      pos_ = l.next;
+      continue;
+    }
     if (capture_text::is_bare_process_tag(l.trimmed)) {
       pos_ = l.next;
       continue;
@@ -562,6 +653,13 @@ std::vector<CaptureSegment> Reader::run() {
       continue;
     }
     pos_ = l.next;
+    // Before the kernel-log test: "2019-07-21 16:20:05,759 - INFO - Epoch ..." has a log prefix.
+    if (auto t = parse_step_timing(l.trimmed)) {
+      flush_kernel();
+      steps_.add(*t, origin_, l.no);
+      segment(CaptureFormat::kAppLog, l.no, l.no);
+      continue;
+    }
     if (env_.take(l.trimmed, host_)) {
       flush_kernel();
       segment(CaptureFormat::kEnvReport, l.no, l.no);
@@ -593,9 +691,17 @@ std::vector<CaptureSegment> Reader::run() {
     }
     if (looks_like_shell_prompt(l.trimmed) || capture_text::is_command_echo(l.trimmed)) continue;
     if (capture_text::is_date_line(l.trimmed)) continue;
+    // An lspci section's lines its reader leaves (-xxx hex dumps, "Kernel modules: nvidia"):
+    // lspci output that carries no health state.
+    if (section_ == bug_report::Section::kLspci) {
+      ++br_skipped_;
+      continue;
+    }
     not_understood(l.no, l.trimmed);
   }
   flush_kernel();
+  note_bug_report();
+  if (!steps_.empty()) obs_.app_messages.push_back(steps_.message());
   if (diag_announced_ > 0)
     incomplete("dcgmi diag ran (line " + std::to_string(diag_announced_) +
                ") but its result table is not in the input");

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "sources/capture_gzip.h"
 #include "sources/capture_merge.h"
 #include "sources/capture_reader.h"
 #include "sources/kmsg/kernel_log.h"
@@ -45,6 +46,8 @@ std::string_view capture_format_name(CaptureFormat f) {
       return "application errors";
     case CaptureFormat::kDcgm:
       return "DCGM";
+    case CaptureFormat::kBugReport:
+      return "nvidia-bug-report";
   }
   return "unknown";
 }
@@ -69,8 +72,39 @@ void add_capture(std::string_view text, std::string_view origin, Observation& ob
   add_capture(text, origin, obs, kNone);
 }
 
+namespace {
+
+// A .gz capture (nvidia-bug-report.log.gz): read its text; progress is told in compressed
+// bytes, so that a caller handing back the pages of its mapping hands back what zlib read.
+void add_gzip_capture(std::string_view data, std::string_view origin, Observation& obs,
+                      const CaptureProgress& progress) {
+  auto text = gunzip_capture(data, origin);
+  if (!text) {
+    obs.input_errors.push_back(text.error());
+    return;
+  }
+  const std::string& plain = text.value();
+  CaptureProgress scaled;
+  if (progress)
+    scaled = [&](size_t done, size_t total) {
+      progress(total ? static_cast<size_t>(static_cast<double>(done) / static_cast<double>(total) *
+                                           static_cast<double>(data.size()))
+                     : data.size(),
+               data.size());
+    };
+  add_capture(plain, origin, obs, scaled);
+  obs.notes.push_back(std::string(origin) + ": gzip, read as its " + std::to_string(plain.size()) +
+                      " decompressed bytes (line numbers are theirs)");
+}
+
+}  // namespace
+
 void add_capture(std::string_view text, std::string_view origin, Observation& obs,
                  const CaptureProgress& progress) {
+  if (is_gzip(text)) {
+    add_gzip_capture(text, origin, obs, progress);
+    return;
+  }
   text = text::strip_bom(text);
   const size_t first_new_sample = obs.samples.size();
   const auto segs = read_capture(text, origin, obs, progress);

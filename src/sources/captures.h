@@ -25,6 +25,7 @@ enum class CaptureFormat {
   kEnvReport,     // collect_env, nvcc -V, /proc/driver/nvidia/version, nvidia-smi banner
   kAppLog,        // application / tool error messages (PyTorch, NCCL, CUDA, Docker, ...)
   kDcgm,          // dcgmi diag / health / nvlink / dmon output, the host engine's health log
+  kBugReport,     // nvidia-bug-report.log's own structure (separators, section headers)
 };
 
 std::string_view capture_format_name(CaptureFormat f);

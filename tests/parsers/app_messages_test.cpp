@@ -67,13 +67,18 @@ TEST(AppMessages, PytorchOomOldWordingZeroBytesFree104) {
 
 TEST(AppMessages, NcclErrorAndPeerAccess106) {
   const auto m = messages("106-nccl-p2p-ipc-peer-access-unsupported-2-gpus", "app.log");
-  ASSERT_EQ(m.size(), 2u);
+  ASSERT_EQ(m.size(), 3u);
   EXPECT_EQ(m[0].kind, AppMessageKind::kNcclError);
   EXPECT_NE(m[0].detail.find("NCCL version 2.7.8"), std::string::npos);
-  EXPECT_EQ(m[1].kind, AppMessageKind::kPeerAccessUnsupported);
-  EXPECT_EQ(m[1].framework, "nccl");
-  EXPECT_EQ(m[1].cuda_error_code, 217);
-  EXPECT_EQ(m[1].origin, "app.log:8");
+  // Line 6's channel: the transport NCCL chose before the IPC handle failed.
+  EXPECT_EQ(m[1].kind, AppMessageKind::kNcclTransport);
+  EXPECT_EQ(m[1].detail, "P2P");
+  EXPECT_EQ(m[1].steps, 1u);
+  EXPECT_EQ(m[1].origin, "app.log:6");
+  EXPECT_EQ(m[2].kind, AppMessageKind::kPeerAccessUnsupported);
+  EXPECT_EQ(m[2].framework, "nccl");
+  EXPECT_EQ(m[2].cuda_error_code, 217);
+  EXPECT_EQ(m[2].origin, "app.log:8");
 }
 
 TEST(AppMessages, ContainerHookNvmlMismatch108) {

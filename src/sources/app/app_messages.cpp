@@ -317,8 +317,9 @@ std::optional<AppMessage> parse_app_message_line(std::string_view line, std::str
 
 // NCCL_DEBUG=INFO lines whose content is known and says nothing wrong (ring and tree layout,
 // thresholds, affinity, init done, the error-return trace "transport.cc:68 -> 1"). The prefix
-// "NCCL INFO" alone is not understanding: transport choices (via NET/Socket, SHM, P2P) and
-// every other INFO/WARN line stay unread until a reader judges them.
+// "NCCL INFO" alone is not understanding: transport choices (via NET/Socket, SHM, P2P) are read
+// by AppScanner::take_nccl_transport; every other INFO/WARN line stays unread until a reader
+// judges it.
 namespace {
 
 bool is_routine_nccl_info(std::string_view s) {
@@ -384,6 +385,50 @@ bool is_app_context_line(std::string_view line) {
   return text::starts_with(s, "File \"") && has(s, "\", line ");
 }
 
+namespace {
+
+// "NET/Socket/3" -> "NET/Socket", "NET/IB/0/GDRDMA" -> "NET/IB", "P2P/IPC/read" -> "P2P",
+// "SHM/direct/direct" -> "SHM": the transport, without its device and mode.
+std::string transport_of(std::string_view via) {
+  const size_t sp = via.find(' ');
+  const std::string_view word = via.substr(0, sp);
+  const size_t slash = word.find('/');
+  if (text::starts_with(word, "NET/") || text::starts_with(word, "COLLNET/")) {
+    const size_t second = word.find('/', slash + 1);
+    return std::string(word.substr(0, second));
+  }
+  return std::string(word.substr(0, slash));
+}
+
+}  // namespace
+
+// "NCCL INFO Channel 03/0 : 15[7] -> 6[6] [send] via NET/Socket/3": the transport NCCL chose
+// for a channel; summed per transport and input (a job prints one line per channel and rank).
+bool AppScanner::take_nccl_transport(std::string_view s, std::string_view origin, size_t line_no,
+                                     std::vector<AppMessage>& out) {
+  const size_t info = s.find("NCCL INFO Channel ");
+  if (info == std::string_view::npos) return false;
+  const size_t via = s.find(" via ", info);
+  if (via == std::string_view::npos) return false;
+  std::string t = transport_of(s.substr(via + 5));
+  if (t.empty()) return false;
+  for (auto& [name, i] : transports_) {
+    if (name != t || i >= out.size()) continue;
+    ++out[i].steps;
+    return true;
+  }
+  AppMessage m;
+  m.kind = AppMessageKind::kNcclTransport;
+  m.framework = "nccl";
+  m.text = std::string(s.substr(0, 240));
+  m.origin = std::string(origin) + ":" + std::to_string(line_no);
+  m.detail = t;
+  m.steps = 1;
+  transports_.emplace_back(std::move(t), out.size());
+  out.push_back(std::move(m));
+  return true;
+}
+
 bool AppScanner::take(std::string_view line, std::string_view origin, size_t line_no,
                       std::vector<AppMessage>& out) {
   const std::string_view s = text::trim(line);
@@ -425,6 +470,7 @@ bool AppScanner::take(std::string_view line, std::string_view origin, size_t lin
     out.push_back(std::move(*m));
     return true;
   }
+  if (take_nccl_transport(s, origin, line_no, out)) return true;
   if (text::starts_with(s, "Traceback (most recent call last)")) in_traceback_ = true;
   if (is_app_context_line(s)) {
     if (has(s, "nvidia-container-cli") || has(s, "error running hook")) {

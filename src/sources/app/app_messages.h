@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/observation.h"
@@ -40,6 +41,10 @@ class AppScanner {
   // Docker prints just before the error it wraps: given to that error as its detail.
   std::string hook_text_;
   size_t hook_line_ = 0;
+  // NCCL transports chosen so far in this input: transport -> index of its message in `out`.
+  std::vector<std::pair<std::string, size_t>> transports_;
+  bool take_nccl_transport(std::string_view s, std::string_view origin, size_t line_no,
+                           std::vector<AppMessage>& out);
 };
 
 }  // namespace gw

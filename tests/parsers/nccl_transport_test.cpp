@@ -1,0 +1,93 @@
+// NCCL_DEBUG=INFO transport lines (issue 19): one kNcclTransport message per transport and
+// input with its channel count, and the class transformations (cut, re-indented, CRLF, after
+// another family, inside a bug report). Inputs: the training fixtures 211 and 213.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fixture_util.h"
+#include "sources/captures.h"
+
+namespace gw {
+namespace {
+
+using test::read_fixture;
+
+const char* const kSocket = "211-nccl-info-ib-no-device-socket-inter-node";
+const char* const kP2p = "213-nccl-info-p2p-direct-pointer-8-gpus";
+
+// transport -> channel lines, over the input.
+std::map<std::string, size_t> transports(const std::string& text) {
+  Observation obs;
+  add_capture(text, "app.log", obs);
+  std::map<std::string, size_t> out;
+  for (const AppMessage& m : obs.app_messages)
+    if (m.kind == AppMessageKind::kNcclTransport) out[m.detail] += m.steps;
+  return out;
+}
+
+std::vector<std::string> lines_of(const std::string& t) {
+  std::vector<std::string> out;
+  size_t p = 0;
+  while (p < t.size()) {
+    const size_t nl = t.find('\n', p);
+    out.push_back(t.substr(p, nl - p));
+    p = nl == std::string::npos ? t.size() : nl + 1;
+  }
+  return out;
+}
+
+TEST(NcclTransport, ChannelLinesCountedPerTransport) {
+  const auto t = transports(read_fixture(kSocket, "app.log"));
+  ASSERT_EQ(t.count("NET/Socket"), 1u);
+  EXPECT_EQ(t.at("NET/Socket"), 2u);
+  EXPECT_GT(t.at("P2P"), 0u);
+  const auto p = transports(read_fixture(kP2p, "app.log"));
+  EXPECT_EQ(p.count("NET/Socket"), 0u);
+  EXPECT_GT(p.at("P2P"), 0u);
+}
+
+TEST(NcclTransport, TransportLinesAreRead) {
+  Observation obs;
+  add_capture(read_fixture(kSocket, "app.log"), "app.log", obs);
+  for (const UnreadLine& u : obs.coverage.at(0).gpu_unread)
+    EXPECT_EQ(u.excerpt.find(" via "), std::string::npos) << u.excerpt;
+}
+
+TEST(NcclTransport, ClassTransformationsKeepTheTransports) {
+  const std::string log = read_fixture(kSocket, "app.log");
+  const auto base = transports(log);
+  std::string crlf, indented;
+  for (const std::string& l : lines_of(log)) {
+    crlf += l + "\r\n";
+    indented += "   " + l + "\n";
+  }
+  const std::string dmesg = read_fixture("009-dmesg-xid119-gsp-rpc-timeout", "dmesg.log");
+  const std::string sep(44, '_');
+  const std::vector<std::pair<std::string, std::string>> variants = {
+      {"crlf", crlf},
+      {"indented", indented},
+      {"after-dmesg", dmesg + log},
+      {"before-dmesg", log + dmesg},
+      {"bug-report",
+       sep + "\n\nmpirun ./all_reduce_perf\n\n" + log + sep + "\n\ndmesg:\n\n" + dmesg},
+  };
+  for (const auto& [tag, text] : variants) EXPECT_EQ(transports(text), base) << tag;
+  // Cut at any line: the socket channels are counted while one is left.
+  const auto lines = lines_of(log);
+  for (size_t cut = 1; cut < lines.size(); ++cut) {
+    std::string rest;
+    size_t sockets = 0;
+    for (size_t i = cut; i < lines.size(); ++i) {
+      rest += lines[i] + "\n";
+      if (lines[i].find("via NET/Socket") != std::string::npos) ++sockets;
+    }
+    const auto t = transports(rest);
+    EXPECT_EQ(t.count("NET/Socket") ? t.at("NET/Socket") : 0u, sockets) << cut;
+  }
+}
+
+}  // namespace
+}  // namespace gw
