@@ -521,8 +521,11 @@ bool Reader::take_bug_report_line(const Line& l) {
     return true;
   }
   if (section_ == Section::kNone) return false;
-  if (section_ == Section::kAwaitHeader) {
-    section_ = bug_report::section_of(l.trimmed);
+  if (section_ == Section::kAwaitHeader ||
+      (l.trimmed.front() == '/' && bug_report::is_command_header(l.trimmed))) {
+    flush_kernel();
+    // After the report's last line, a paste goes on with other content: the usual readers.
+    section_ = bug_report::is_end(l.trimmed) ? Section::kNone : bug_report::section_of(l.trimmed);
     ++br_sections_;
     segment(CaptureFormat::kBugReport, l.no, l.no);
     return true;
@@ -541,6 +544,7 @@ bool Reader::take_section_line(const Line& l) {
     case Section::kKernelLog:
       if (!bug_report::is_command_audit(l.trimmed))
         return bug_report::is_kernel_log_subheader(l.trimmed);
+      flush_kernel();  // the kernel-log parser sees the run's text: not this line
       ++br_skipped_;
       return true;
     case Section::kXorg:

@@ -261,8 +261,9 @@ bool is_dmesg_bracket(std::string_view t) {
 
 bool is_syslog_kernel(std::string_view t) {
   if (t.size() < 20) return false;
-  const bool syslog_date =
-      text::month_from_abbrev(t.substr(0, 3)) != 0 && t[3] == ' ' && t[9] == ':' && t[12] == ':';
+  size_t m = 0;
+  const bool syslog_date = text::month_word(t, m) != 0 && m + 9 < t.size() && t[m + 6] == ':' &&
+                           t[m + 9] == ':';
   const bool iso_date = is_digit(t[0]) && is_digit(t[3]) && t[4] == '-' && t[7] == '-';
   return (syslog_date || iso_date) && t.find(" kernel: ") != std::string_view::npos;
 }

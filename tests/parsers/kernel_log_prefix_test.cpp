@@ -102,6 +102,23 @@ TEST(KernelLogPrefix, JournalShortWithHost) {
   EXPECT_FALSE(e.time_ms.has_value());
 }
 
+// journalctl writes the locale's month: French, German, Spanish, Russian read as the same date.
+TEST(KernelLogPrefix, JournalMonthInTheLocalesWords) {
+  const std::string body = "NVRM: GPU 0000:09:00.0: RmInitAdapter failed! (0x22:0x56:894)";
+  for (const std::string month : {"août", "Aug", "aug", "ago", "авг"}) {
+    const Event e = one(month + " 25 19:38:04 fujitsu kernel: " + body);
+    EXPECT_EQ(e.driver_kind, DriverMessageKind::kInitFailed) << month;
+    EXPECT_EQ(e.time_in_year_ms, in_year(212, 25, 19, 38, 4)) << month;
+  }
+  for (const std::string month : {"juil.", "Jul", "lip"}) {
+    kmsg::LogPrefix p;
+    EXPECT_EQ(kmsg::strip_log_prefix(month + " 3 10:00:00 host kernel: x", p), "x") << month;
+    EXPECT_EQ(p.time_in_year_ms, in_year(181, 3, 10, 0, 0)) << month;
+  }
+  kmsg::LogPrefix p;  // a word that is no month leaves the line as it is
+  EXPECT_EQ(kmsg::strip_log_prefix("août25 19:38:04 x", p), "août25 19:38:04 x");
+}
+
 // 130: journalctl --no-hostname -k, every line indented by 5 spaces.
 TEST(KernelLogPrefix, JournalNoHostnameIndented130) {
   const Event e = one(

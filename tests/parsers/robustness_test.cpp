@@ -60,7 +60,8 @@ struct Facts {
   bool rejected = false;  // "nothing recognised" (doctor's exit 3 when it is the only input)
   size_t gpus = 0;        // GPU states in the biggest snapshot
   size_t events = 0;      // kernel-log events counted
-  size_t app = 0;         // application messages
+  size_t app = 0;         // application messages; a summary of one input (step timing, NCCL
+                          // transports) counts the lines it sums, so that two inputs add up
   bool topology = false;
   std::set<std::string> formats;
   size_t not_understood = 0;
@@ -77,7 +78,10 @@ Facts read(const std::string& text, const std::string& origin = "in") {
     f.rejected = f.rejected || e.code == "capture.unknown_format";
   for (const auto& s : obs.samples) f.gpus = std::max(f.gpus, s.gpus.size());
   for (const auto& c : obs.event_counts) f.events += c.count;
-  f.app = obs.app_messages.size();
+  for (const auto& m : obs.app_messages)
+    f.app += m.kind == AppMessageKind::kStepTiming || m.kind == AppMessageKind::kNcclTransport
+                 ? m.steps
+                 : 1;
   f.topology = obs.topology.has_value();
   for (const auto& c : obs.coverage) {
     f.formats.insert(c.formats.begin(), c.formats.end());

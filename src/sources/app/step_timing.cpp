@@ -7,18 +7,26 @@ namespace gw {
 
 namespace {
 
-// The number after "key:" (spaces allowed), when `key` starts at `at` as a whole word: at the
-// line's start or after a blank, tab or comma (so "time:" is not the tail of "data_time:").
+bool boundary_before(std::string_view s, size_t at) {
+  if (at == 0) return true;
+  const char c = s[at - 1];
+  return c == ' ' || c == '\t' || c == ',' || c == '|' || c == '(' || c == '[';
+}
+
+// The number after `key` at `at`: "key: 1.5", "key 1.5", "key=1.5", "key  0.355 ( 0.563)" (the
+// first number is the step's; a running average may follow), when the key is a whole word.
 std::optional<double> value_at(std::string_view s, size_t at, std::string_view key) {
-  if (at > 0 && s[at - 1] != ' ' && s[at - 1] != '\t' && s[at - 1] != ',') return std::nullopt;
+  if (!boundary_before(s, at)) return std::nullopt;
   size_t p = at + key.size();
-  if (p >= s.size() || s[p] != ':') return std::nullopt;
-  ++p;
+  if (p < s.size() && (s[p] == ':' || s[p] == '=')) ++p;
+  else if (p >= s.size() || s[p] != ' ')
+    return std::nullopt;
   while (p < s.size() && s[p] == ' ') ++p;
+  if (p >= s.size() || s[p] < '0' || s[p] > '9') return std::nullopt;
   const std::string num(s.substr(p, 24));
   char* end = nullptr;
   const double v = std::strtod(num.c_str(), &end);
-  if (end == num.c_str() || v < 0) return std::nullopt;
+  if (end == num.c_str() || !(v >= 0) || v > 1e7) return std::nullopt;
   return v;
 }
 
@@ -28,18 +36,37 @@ std::optional<double> value_of(std::string_view s, std::string_view key) {
   return std::nullopt;
 }
 
+// One form a framework writes: the key of the wait, the key of the step, and whether the step
+// includes the wait (the loop's whole iteration) or was measured apart (compute only).
+struct Form {
+  std::string_view wait_key;
+  std::string_view step_key;
+  bool apart;
+};
+
+// First match wins: the specific keys before the generic "Data"/"Time" pair.
+constexpr Form kForms[] = {
+    {"load_data_time", "train_step_time", true},  // scripts that time the two parts
+    {"data_time", "time", false},                 // mmcv / mmdetection / detectron2
+    {"DataLoadingTime", "Time", true},            // Lua Torch imagenet-multiGPU
+    {"Data", "Time", false},  // PyTorch's ImageNet example, timm: "Time  0.355 ( 0.563)  Data ..."
+};
+
 }  // namespace
 
 std::optional<StepTimingLine> parse_step_timing(std::string_view s) {
-  if (s.find("data_time") == std::string_view::npos) return std::nullopt;
-  // Measured apart: the wait and the step's compute.
-  if (auto wait = value_of(s, "load_data_time"))
-    if (auto step = value_of(s, "train_step_time")) return StepTimingLine{*wait, *wait + *step};
-  // The whole iteration and, inside it, the wait.
-  const auto wait = value_of(s, "data_time");
-  const auto step = value_of(s, "time");
-  if (!wait || !step || *step <= 0 || *wait > *step * 1.01) return std::nullopt;
-  return StepTimingLine{*wait, *step};
+  // Cheap on other lines: every wait key holds "ata".
+  if (s.find("ata") == std::string_view::npos) return std::nullopt;
+  for (const Form& f : kForms) {
+    const auto wait = value_of(s, f.wait_key);
+    if (!wait) continue;
+    const auto step = value_of(s, f.step_key);
+    if (!step) continue;
+    if (f.apart) return StepTimingLine{*wait, *wait + *step};
+    if (*step <= 0 || *wait > *step * 1.01) return std::nullopt;  // a wait longer than its step
+    return StepTimingLine{*wait, *step};
+  }
+  return std::nullopt;
 }
 
 void StepTimingSum::add(const StepTimingLine& t, std::string_view origin, size_t line_no) {

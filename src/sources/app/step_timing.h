@@ -2,7 +2,9 @@
 // input-starvation verdict. Forms read (keys, not positions, so that the frameworks' other
 // fields may sit anywhere on the line):
 //   mmcv / mmdetection: "..., time: 2.013, data_time: 1.655, memory: 2677, ..." (time includes
-//   the wait); a script's own "load_data_time: 19.6173, train_step_time: 0.686" (measured apart).
+//   the wait); a script's own "load_data_time: 19.6173, train_step_time: 0.686" (measured apart);
+//   Lua Torch's "Time 1.972 ... DataLoadingTime 0.043" (apart); PyTorch's ImageNet example and
+//   timm's "Time  0.355 ( 0.563)  Data  0.001 ( 0.198)" (the iteration, the wait inside it).
 // Pure over text; the capture reader sums the lines of one input (StepTimingSum).
 #pragma once
 
@@ -18,7 +20,7 @@ struct StepTimingLine {
   double step_s = 0;  // the whole step, the wait included
 };
 
-// Cheap on other lines: one substring search for "data_time" before anything else.
+// Cheap on other lines: one substring search before anything else.
 std::optional<StepTimingLine> parse_step_timing(std::string_view line);
 
 // The lines of one input, summed into one AppMessage (kStepTiming).

@@ -2,6 +2,7 @@
 // has written since its 2009 versions (checked against fixtures 280-286 and the script's text).
 #include "sources/bugreport/bug_report.h"
 
+#include <algorithm>
 #include <array>
 
 namespace gw::bug_report {
@@ -43,6 +44,7 @@ constexpr std::array kRules{
     Rule{"nvidia-installer.log", false, Section::kInstallerLog},
     Rule{"nvidia-uninstall.log", false, Section::kInstallerLog},
     Rule{"/var/lib/dkms/", false, Section::kInstallerLog},
+    Rule{"lspci -t", false, Section::kNoGpuState},  // the bus tree: no health state
     Rule{"lspci", false, Section::kLspci},
     Rule{"/proc/driver/nvidia/./gpus/", false, Section::kProcGpu},
     Rule{"/proc/driver/nvidia/gpus/", false, Section::kProcGpu},
@@ -135,6 +137,16 @@ std::string_view section_label(Section s) {
   return "none";
 }
 
+bool is_command_header(std::string_view t) {
+  for (std::string_view dir : {"/usr/bin/", "/usr/sbin/", "/bin/", "/sbin/"})
+    if (starts_with(t, dir)) return section_of(t) != Section::kOther;
+  return false;
+}
+
+bool is_end(std::string_view header) {
+  return starts_with(header, "End of NVIDIA bug report");
+}
+
 bool is_script_line(std::string_view t) {
   if (starts_with(t, "*** ls: ")) return true;
   if (starts_with(t, "*** ") && ends_with(t, "does not exist")) return true;
@@ -148,7 +160,10 @@ bool is_kernel_log_subheader(std::string_view t) {
 }
 
 bool is_command_audit(std::string_view t) {
-  return contains(t, " sudo[") && contains(t, "COMMAND=");
+  if (contains(t, " sudo[") && contains(t, "COMMAND=")) return true;
+  // cron's record of a job it started: "CRON[1124]: (user) CMD (nvidia-smi >> log)".
+  const size_t cron = std::min(t.find(" CRON["), t.find(" cron["));
+  return cron != std::string_view::npos && contains(t.substr(cron), ") CMD (");
 }
 
 bool is_error_line(Section s, std::string_view t) {

@@ -30,6 +30,11 @@ bool is_separator(std::string_view trimmed);
 Section section_of(std::string_view header);
 // A short name for notes ("Xorg log", "gcc -v", ...): the header itself for most sections.
 std::string_view section_label(Section s);
+// A command the script ran, named by its path, that opens a section without a separator line
+// before it ("/usr/bin/nvidia-smi --query --unit" follows the --query output directly).
+bool is_command_header(std::string_view trimmed);
+// "End of NVIDIA bug report log file.": what follows is not the report's.
+bool is_end(std::string_view header);
 // Lines the script writes inside any section: "*** ls: -r--r--r-- 1 root root ...",
 // "*** /path does not exist", "Skipping ... (... not found)".
 bool is_script_line(std::string_view trimmed);
@@ -37,7 +42,7 @@ bool is_script_line(std::string_view trimmed);
 // "  /var/log/messages:", "No NVIDIA kernel messages found ...", "No suitable log found.").
 bool is_kernel_log_subheader(std::string_view trimmed);
 // Inside the kernel-log section: a journal line that records a command someone ran ("sudo[N]:
-// ... COMMAND=/usr/bin/apt install nvidia-driver"),
+// ... COMMAND=/usr/bin/apt install nvidia-driver", "CRON[9]: (user) CMD (nvidia-smi >> x)"),
 // brought in by the script's grep for "nvidia-": an audit of commands, no GPU state.
 bool is_command_audit(std::string_view trimmed);
 // In the sections read here (Xorg, installer, services, /proc/driver/nvidia/gpus), a line that

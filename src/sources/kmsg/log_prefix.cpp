@@ -20,19 +20,6 @@ std::string_view ltrim(std::string_view s) {
   return s;
 }
 
-// "Jan".."Dec" in any case (journalctl prints the locale's "sep"): 1..12, 0 otherwise.
-unsigned month_any_case(std::string_view s) {
-  if (s.size() < 3) return 0;
-  char m[3];
-  for (int i = 0; i < 3; ++i) {
-    const char c = s[static_cast<size_t>(i)];
-    m[i] = static_cast<char>(i == 0 && lower(c)                ? c - 'a' + 'A'
-                             : (i > 0 && c >= 'A' && c <= 'Z') ? c - 'A' + 'a'
-                                                               : c);
-  }
-  return text::month_from_abbrev(std::string_view(m, 3));
-}
-
 int64_t in_year_ms(unsigned month, unsigned day, unsigned h, unsigned mi, unsigned sec) {
   static constexpr std::array<int, 12> kBefore = {0,   31,  59,  90,  120, 151,
                                                   181, 212, 243, 273, 304, 334};
@@ -137,12 +124,12 @@ bool strip_decode(std::string_view& s) {
   return true;
 }
 
-// "Mar  3 10:00:00[.123456] " (syslog, journalctl short / short-precise; no year).
+// "Mar  3 10:00:00[.123456] " (syslog, journalctl short / short-precise; no year). The month
+// is the locale's: "août 25 19:38:04" from a French journalctl.
 bool strip_syslog_time(std::string_view& s, LogPrefix& p) {
-  if (s.size() < 15 || s[3] != ' ') return false;
-  const unsigned mon = month_any_case(s);
+  size_t i = 0;
+  const unsigned mon = s.size() < 15 ? 0 : text::month_word(s, i);
   if (mon == 0) return false;
-  size_t i = 4;
   while (i < s.size() && s[i] == ' ') ++i;
   unsigned day = 0;
   const size_t d0 = i;
@@ -160,9 +147,10 @@ bool strip_syslog_time(std::string_view& s, LogPrefix& p) {
 
 // dmesg -H minute line content "Dec 1 08:14" / "Dec15 08:14".
 bool minute_stamp(std::string_view in, LogPrefix& p) {
-  const unsigned mon = month_any_case(in);
+  // Three letters, then the day with or without a blank ("Dec15 08:14").
+  size_t i = 0;
+  const unsigned mon = in.size() < 4 ? 0 : text::month_word(std::string(in.substr(0, 3)) + " ", i);
   if (mon == 0) return false;
-  size_t i = 3;
   while (i < in.size() && in[i] == ' ') ++i;
   unsigned day = 0;
   const size_t d0 = i;

@@ -1,5 +1,6 @@
 // nvidia-smi -q text: an indented tree of "Key : Value" lines and value-less section headers.
 // We keep a stack of open sections by indent and map (section, key) to model fields.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -441,12 +442,36 @@ bool is_gpu_level_key(std::string_view key) {
   return false;
 }
 
-bool all_at_column_zero(std::string_view text) {
+size_t indent_of(std::string_view line) {
+  size_t n = 0;
+  while (n < line.size() && (line[n] == ' ' || line[n] == '\t')) ++n;
+  return n;
+}
+
+// The margin every line shares (a report pasted indented, quoted in a bug report) and whether
+// every line sits on it (dedented text: the nesting must be rebuilt from the names).
+struct Margin {
+  size_t width = 0;
+  bool flat = true;
+};
+
+Margin margin_of(std::string_view text) {
+  Margin m;
+  bool first = true;
   text::LineReader rd(text);
   std::string_view line;
-  while (rd.next(line))
-    if (!text::trim(line).empty() && (line.front() == ' ' || line.front() == '\t')) return false;
-  return true;
+  while (rd.next(line)) {
+    if (text::trim(line).empty()) continue;
+    const size_t n = indent_of(line);
+    if (first) {
+      m.width = n;
+      first = false;
+    } else if (n != m.width) {
+      m.flat = false;
+      m.width = std::min(m.width, n);
+    }
+  }
+  return m;
 }
 
 bool is_header_key(std::string_view key) {
@@ -470,7 +495,8 @@ Result<Snapshot> parse_smi_query_text_ex(std::string_view text, std::string_view
   text::LineReader rd(text::strip_bom(text));
   std::string_view line;
   bool saw_banner = false;
-  const bool flat = all_at_column_zero(text);
+  const Margin margin = margin_of(text);
+  const bool flat = margin.flat;
   size_t flat_section = 0;  // synthetic indent of the last section header (flat text)
   while (rd.next(line)) {
     const std::string_view t = text::trim(line);
@@ -486,6 +512,7 @@ Result<Snapshot> parse_smi_query_text_ex(std::string_view text, std::string_view
     size_t indent = 0;
     std::string_view key, val;
     const bool has_value = split_line(line, indent, key, val);
+    indent = indent > margin.width ? indent - margin.width : 0;
     if (indent == 0 && !has_value && text::starts_with(key, "GPU ") &&
         normalize_pci_bus_id(text::trim(key.substr(4)))) {
       start_gpu(c, key.substr(4));

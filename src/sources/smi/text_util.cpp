@@ -228,6 +228,42 @@ unsigned month_from_abbrev(std::string_view s) {
   return 0;
 }
 
+unsigned month_word(std::string_view s, size_t& len) {
+  len = 0;
+  while (len < s.size() && len < 12 && s[len] != ' ' && s[len] != '\t') ++len;
+  if (len < 3 || len >= 12 || len == s.size()) return 0;
+  // " word " folded to ASCII lower case, on the stack: this runs on every syslog line.
+  char buf[14];
+  size_t n = 0;
+  buf[n++] = ' ';
+  for (size_t i = 0; i < len; ++i) {
+    const char c = s[i];
+    buf[n++] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  if (buf[n - 1] == '.') --n;
+  buf[n++] = ' ';
+  const std::string_view key(buf, n);
+  // Per month, the abbreviations of en, de, fr, es, it, pt, nl, pl, ru (lower case; the
+  // non-ASCII ones as journalctl writes them in UTF-8). Russian upper case is not folded.
+  static constexpr std::array<std::string_view, 12> kWords = {
+      " jan janv ene gen sty янв ",
+      " feb fév févr fev lut фев ",
+      " mar mär mrz mars mrt мар ",
+      " apr avr avril abr kwi апр ",
+      " may mai mag mei maj мая май ",
+      " jun juin giu cze июн ",
+      " jul juil lug lip июл ",
+      " aug août ago sie авг ",
+      " sep sept set wrz сен ",
+      " oct okt out ott paź paz окт ",
+      " nov lis ноя ",
+      " dec dez déc dic gru дек ",
+  };
+  for (unsigned i = 0; i < 12; ++i)
+    if (kWords[i].find(key) != std::string_view::npos) return i + 1;
+  return 0;
+}
+
 std::optional<int64_t> parse_ctime_ms(std::string_view s) {
   // "Wed Sep 25 10:40:24 2024": weekday, month, day, hh:mm:ss, year.
   s = trim(s);
