@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/active.h"
+#include "core/bench.h"
 #include "core/dcgm.h"
 #include "core/event.h"
 #include "core/host.h"
@@ -118,6 +119,8 @@ struct Observation {
   std::vector<InputCoverage> coverage;   // one per captured input (empty in live mode)
   std::optional<ActiveReport> active;    // doctor --stress: what the controlled load measured
   std::vector<DcgmResult> dcgm;          // DCGM tool output found in captures
+  std::vector<BurnRun> burn_runs;        // gpu_burn output found in captures
+  std::vector<CollectiveRun> nccl_tests; // nccl-tests tables found in captures
 };
 
 }  // namespace gw

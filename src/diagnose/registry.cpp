@@ -394,11 +394,60 @@ constexpr std::array kRules = {
              "SHM between GPUs of one node means P2P is off (NCCL_P2P_DISABLE, ACS, no peer "
              "access); NET/IB without GDRDMA: load nvidia-peermem.",
              rule_nccl_transport_info},
+    // ---- stress and benchmark tools (bench.cpp) ----
+    RuleInfo{"burn.faulty", "app", S::kCritical, "gpu_burn found wrong results on the GPU",
+             "gpu_burn's closing summary says FAULTY for the GPU, or its progress lines count "
+             "errors (WARNING!): the GPU's results under load differ from the reference.",
+             "Take the GPU out of service (drain it), run the field diagnostic (dcgmi diag -r 3 "
+             "or the vendor's), check dmesg for Xids and ECC counters; replace it if it repeats.",
+             rule_burn_faulty},
+    RuleInfo{"burn.died", "app", S::kCritical, "gpu_burn's stress worker died",
+             "A worker marked DIED! or counting -1 iterations, \"No clients are alive!\", or "
+             "\"Couldn't init a GPU test\": the GPU stopped working under load, or the test "
+             "could not run on it.",
+             "Look for an Xid or 'fallen off the bus' in dmesg at that time; if the test could "
+             "not load its kernel, rebuild gpu_burn for the GPU's architecture (COMPUTE=xx) and "
+             "run it again.",
+             rule_burn_died},
+    RuleInfo{"burn.hotter_than_peer", "app", S::kWarning,
+             "A GPU runs much hotter than its peers under gpu_burn",
+             "Under the same load, the GPU's peak temperature is 80 C or more and 15 C or more "
+             "above the median peak of the other GPUs of the run.",
+             "Check that GPU's cooling: fans, airflow, dust, a blocked neighbouring slot, the "
+             "thermal paste; its clocks will drop first.",
+             rule_burn_hotter_than_peer},
+    RuleInfo{"burn.no_work", "app", S::kWarning, "gpu_burn measured no work on a GPU",
+             "A gpu_burn run that started, yet a GPU never shows work done (no progress line, "
+             "or 0 Gflop/s throughout): its closing OK only says no error was counted.",
+             "Run it again and watch the progress lines; build gpu_burn for the GPU's "
+             "architecture (COMPUTE=xx), check that the GPU is not in use or in a restricted "
+             "compute mode, and look at dmesg.",
+             rule_burn_no_work},
+    RuleInfo{"burn.ok", "app", S::kInfo, "gpu_burn ran without errors",
+             "Every GPU of a gpu_burn run computed (work measured) without errors and none "
+             "died.",
+             "Nothing to fix on the GPUs' arithmetic.", rule_burn_ok},
+    RuleInfo{"nccltests.busbw_drop", "app", S::kWarning,
+             "nccl-tests' bus bandwidth collapses at large sizes",
+             "In an nccl-tests table (all_reduce_perf and friends), from 1 MiB up, a size's bus "
+             "bandwidth falls under half of the best reached at a smaller size.",
+             "Compare NCCL_DEBUG=INFO at the two sizes (protocol, algorithm, transport); check "
+             "NCCL_BUFFSIZE, memory registration (NCCL_NET_GDR_LEVEL, nvidia-peermem) and the "
+             "network's MTU and congestion settings.",
+             rule_nccltests_busbw_drop},
+    RuleInfo{"nccltests.busbw", "app", S::kInfo, "What nccl-tests reached",
+             "The best bus bandwidth of an nccl-tests table, with its size, the average and the "
+             "devices the run names.",
+             "Compare with the link: NVLink gives hundreds of GB/s per GPU, PCIe 4.0 x16 about "
+             "20-25 GB/s, a 100 Gb/s NIC about 12 GB/s.",
+             rule_nccltests_busbw},
     // ---- training logs with step timing (training.cpp) ----
     RuleInfo{"training.input_starved", "app", S::kWarning,
              "Training waits for its input (data loading is the bottleneck)",
              "A training log that times its steps (mmcv/mmdetection \"time\" and \"data_time\", "
-             "a script's \"load_data_time\" and \"train_step_time\"): over the steps read, a "
+             "a script's \"load_data_time\" and \"train_step_time\", Lua Torch's "
+             "\"DataLoadingTime\", PyTorch's ImageNet example and timm's \"Time\" and "
+             "\"Data\"): over the steps read, a "
              "quarter or more of the time is spent waiting for the next batch.",
              "More loader workers (num_workers), pinned memory and prefetching, faster storage "
              "or a cached/preprocessed dataset, enough shared memory (/dev/shm) for the workers.",

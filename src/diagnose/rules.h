@@ -114,6 +114,14 @@ void rule_app_other_error(const DiagnoseContext& c, Findings& out);
 // training.cpp: a training log's step timing (share of the time spent waiting for data).
 void rule_training_input_starved(const DiagnoseContext& c, Findings& out);
 void rule_training_input_ok(const DiagnoseContext& c, Findings& out);
+// bench.cpp: gpu_burn and nccl-tests output.
+void rule_burn_faulty(const DiagnoseContext& c, Findings& out);
+void rule_burn_died(const DiagnoseContext& c, Findings& out);
+void rule_burn_hotter_than_peer(const DiagnoseContext& c, Findings& out);
+void rule_burn_no_work(const DiagnoseContext& c, Findings& out);
+void rule_burn_ok(const DiagnoseContext& c, Findings& out);
+void rule_nccltests_busbw_drop(const DiagnoseContext& c, Findings& out);
+void rule_nccltests_busbw(const DiagnoseContext& c, Findings& out);
 // nccl_transport.cpp: NCCL_DEBUG=INFO transport choices.
 void rule_nccl_transport_socket(const DiagnoseContext& c, Findings& out);
 void rule_nccl_transport_info(const DiagnoseContext& c, Findings& out);

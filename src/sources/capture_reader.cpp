@@ -13,6 +13,8 @@
 #endif
 
 #include "sources/app/app_messages.h"
+#include "sources/app/gpu_burn.h"
+#include "sources/app/nccl_tests.h"
 #include "sources/app/step_timing.h"
 #include "sources/bugreport/bug_report.h"
 #include "sources/capture_merge.h"
@@ -55,6 +57,10 @@ size_t skip_dmesg_lines(std::string_view t, size_t pos, size_t stop, size_t& lin
   const size_t n = t.size();
   while (pos < stop && pos + 1 < n && d[pos] == '[' &&
          (d[pos + 1] == ' ' || (d[pos + 1] >= '0' && d[pos + 1] <= '9'))) {
+    // "[ 1234.567890]" has its '.' before the ']'; an MPI rank tag "[0]" has none.
+    size_t q = pos + 1;
+    while (q < n && q < pos + 24 && d[q] != '.' && d[q] != ']') ++q;
+    if (q >= n || d[q] != '.') break;
     const size_t nl = find_newline(d, pos + 1, n);
     if (nl < pos + 4 || nl >= n || static_cast<unsigned char>(d[nl - 1]) <= ' ') break;
     pos = nl + 1;
@@ -118,6 +124,8 @@ class Reader {
   EventReducer events_;
   AppScanner app_;
   StepTimingSum steps_;  // a training log's step timing, one message for the input
+  BurnScanner burn_;     // gpu_burn's run, one per input
+  NcclTestsScanner nccl_tests_;
   EnvReader env_;
   HostFacts host_;
   InputCoverage cov_;
@@ -664,6 +672,12 @@ std::vector<CaptureSegment> Reader::run() {
       segment(CaptureFormat::kAppLog, l.no, l.no);
       continue;
     }
+    // Before the kernel-log test: an MPI launcher's "[0]   1048576 ..." row looks like dmesg.
+    if (burn_.take(l.trimmed, origin_, l.no) || nccl_tests_.take(l.trimmed, origin_, l.no)) {
+      flush_kernel();
+      segment(CaptureFormat::kBenchTool, l.no, l.no);
+      continue;
+    }
     if (env_.take(l.trimmed, host_)) {
       flush_kernel();
       segment(CaptureFormat::kEnvReport, l.no, l.no);
@@ -706,6 +720,8 @@ std::vector<CaptureSegment> Reader::run() {
   flush_kernel();
   note_bug_report();
   if (!steps_.empty()) obs_.app_messages.push_back(steps_.message());
+  if (auto b = burn_.finish()) obs_.burn_runs.push_back(std::move(*b));
+  for (auto& n : nccl_tests_.finish()) obs_.nccl_tests.push_back(std::move(n));
   if (diag_announced_ > 0)
     incomplete("dcgmi diag ran (line " + std::to_string(diag_announced_) +
                ") but its result table is not in the input");

@@ -254,7 +254,13 @@ bool looks_like_csv_header(std::string_view line) {
 bool is_dmesg_bracket(std::string_view t) {
   if (t.size() < 4 || t.front() != '[') return false;
   const char c = t[1];
-  return is_digit(c) || c == ' ' || (c == '+' && t.size() > 2) ||
+  if (is_digit(c) || c == ' ') {
+    // "[ 1234.567890]": a '.' before the ']' (an MPI rank tag "[0]" has none).
+    const size_t close = t.find(']');
+    return close != std::string_view::npos && close < 24 &&
+           t.substr(0, close).find('.') != std::string_view::npos;
+  }
+  return (c == '+' && t.size() > 2) ||
          (std::isupper(static_cast<unsigned char>(c)) && t.find(']') < 40 &&
           t.find(']') != std::string_view::npos && t.substr(1, 3) != "...");
 }
@@ -262,8 +268,8 @@ bool is_dmesg_bracket(std::string_view t) {
 bool is_syslog_kernel(std::string_view t) {
   if (t.size() < 20) return false;
   size_t m = 0;
-  const bool syslog_date = text::month_word(t, m) != 0 && m + 9 < t.size() && t[m + 6] == ':' &&
-                           t[m + 9] == ':';
+  const bool syslog_date =
+      text::month_word(t, m) != 0 && m + 9 < t.size() && t[m + 6] == ':' && t[m + 9] == ':';
   const bool iso_date = is_digit(t[0]) && is_digit(t[3]) && t[4] == '-' && t[7] == '-';
   return (syslog_date || iso_date) && t.find(" kernel: ") != std::string_view::npos;
 }

@@ -48,6 +48,8 @@ std::string_view capture_format_name(CaptureFormat f) {
       return "DCGM";
     case CaptureFormat::kBugReport:
       return "nvidia-bug-report";
+    case CaptureFormat::kBenchTool:
+      return "stress/benchmark tool";
   }
   return "unknown";
 }

@@ -26,6 +26,7 @@ enum class CaptureFormat {
   kAppLog,        // application / tool error messages (PyTorch, NCCL, CUDA, Docker, ...)
   kDcgm,          // dcgmi diag / health / nvlink / dmon output, the host engine's health log
   kBugReport,     // nvidia-bug-report.log's own structure (separators, section headers)
+  kBenchTool,     // gpu_burn progress and summary, nccl-tests result tables
 };
 
 std::string_view capture_format_name(CaptureFormat f);

@@ -1,7 +1,7 @@
 // Training logs with step timing (issue 19): the lines read into one kStepTiming message per
 // input, and the class transformations (cut, re-indented, CRLF, after another family, inside a
-// bug report). Inputs are the training fixtures 290, 291 and 294 (held-out 293 stays out; 295 was read
-// after its held-out score was recorded, docs/capture-formats.md).
+// bug report). Inputs are the training fixtures 290, 291 and 294 (held-out 293 stays out; 295 was
+// read after its held-out score was recorded, docs/capture-formats.md).
 #include "sources/app/step_timing.h"
 
 #include <gtest/gtest.h>

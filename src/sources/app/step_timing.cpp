@@ -18,7 +18,8 @@ bool boundary_before(std::string_view s, size_t at) {
 std::optional<double> value_at(std::string_view s, size_t at, std::string_view key) {
   if (!boundary_before(s, at)) return std::nullopt;
   size_t p = at + key.size();
-  if (p < s.size() && (s[p] == ':' || s[p] == '=')) ++p;
+  if (p < s.size() && (s[p] == ':' || s[p] == '='))
+    ++p;
   else if (p >= s.size() || s[p] != ' ')
     return std::nullopt;
   while (p < s.size() && s[p] == ' ') ++p;

@@ -1,0 +1,157 @@
+#include "sources/app/nccl_tests.h"
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "sources/smi/text_util.h"
+
+namespace gw {
+
+namespace {
+
+// The line's tokens with MPI rank tags ("[0]", "-1[0]") taken out.
+std::vector<std::string_view> tokens(std::string_view s, std::vector<std::string>& store) {
+  std::string clean;
+  clean.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '[') {
+      const size_t close = s.find(']', i);
+      if (close != std::string_view::npos && close - i <= 6 &&
+          std::all_of(s.begin() + static_cast<long>(i) + 1, s.begin() + static_cast<long>(close),
+                      [](char c) { return c >= '0' && c <= '9'; })) {
+        clean += ' ';
+        i = close;
+        continue;
+      }
+    }
+    clean += s[i];
+  }
+  store.push_back(std::move(clean));
+  const std::string& c = store.back();
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < c.size()) {
+    while (i < c.size() && (c[i] == ' ' || c[i] == '\t')) ++i;
+    const size_t b = i;
+    while (i < c.size() && c[i] != ' ' && c[i] != '\t') ++i;
+    if (i > b) out.emplace_back(c.data() + b, i - b);
+  }
+  return out;
+}
+
+bool all_digits(std::string_view t) {
+  return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool is_type(std::string_view t) {
+  static constexpr std::array<std::string_view, 13> kTypes = {
+      "float", "half",   "double",   "int8",     "uint8",    "int32", "uint32",
+      "int64", "uint64", "bfloat16", "fp8_e4m3", "fp8_e5m2", "int"};
+  return std::find(kTypes.begin(), kTypes.end(), t) != kTypes.end();
+}
+
+bool is_redop(std::string_view t) {
+  return t == "sum" || t == "prod" || t == "max" || t == "min" || t == "avg" || t == "none" ||
+         t == "mulsum";
+}
+
+// "time algbw busbw #wrong": the busbw of the group at `i`, when it is one.
+std::optional<double> group_busbw(const std::vector<std::string_view>& t, size_t i, double* algbw) {
+  if (i + 2 >= t.size()) return std::nullopt;
+  const auto time = text::parse_double(t[i]);
+  const auto alg = text::parse_double(t[i + 1]);
+  const auto bus = text::parse_double(t[i + 2]);
+  if (!time || !alg || !bus || *bus < 0 || *bus > 1e5) return std::nullopt;
+  if (algbw) *algbw = *alg;
+  return *bus;
+}
+
+}  // namespace
+
+std::optional<CollectiveRow> parse_nccl_tests_row(std::string_view line) {
+  const std::string_view s = text::trim(line);
+  if (s.empty() || (s.front() != '[' && (s.front() < '0' || s.front() > '9'))) return std::nullopt;
+  // A rank tag is digits only ("[0]"); dmesg's "[    0.000000]" is not one: cheap on a kernel log.
+  if (s.front() == '[' &&
+      (s.size() < 3 || s[1] < '0' || s[1] > '9' || s.find(']') > 5 || s.find('.') < s.find(']')))
+    return std::nullopt;
+  std::vector<std::string> store;
+  const auto t = tokens(s, store);
+  // size count type [redop [root]] then time algbw busbw wrong (out-of-place), the same in-place.
+  if (t.size() < 7 || !all_digits(t[0]) || !all_digits(t[1]) || !is_type(t[2])) return std::nullopt;
+  size_t i = 3;
+  if (i < t.size() && is_redop(t[i])) ++i;
+  // The root column (-1 but for broadcast and reduce): one token more than whole groups of four.
+  if ((t.size() - i) % 4 == 1 && (t[i] == "-1" || all_digits(t[i]))) ++i;
+  CollectiveRow r;
+  r.bytes = std::stoull(std::string(t[0]));
+  double alg = 0;
+  const auto out = group_busbw(t, i, &alg);
+  if (!out) return std::nullopt;
+  r.busbw_gbs = *out;
+  r.algbw_gbs = alg;
+  if (auto in = group_busbw(t, i + 4, &alg); in && *in > r.busbw_gbs) {
+    r.busbw_gbs = *in;
+    r.algbw_gbs = alg;
+  }
+  return r;
+}
+
+CollectiveRun& NcclTestsScanner::run(std::string_view origin, size_t line_no) {
+  if (!run_) {
+    run_.emplace();
+    run_->origin = std::string(origin) + ":" + std::to_string(line_no);
+  }
+  return *run_;
+}
+
+bool NcclTestsScanner::take(std::string_view line, std::string_view origin, size_t line_no) {
+  std::string_view s = text::trim(line);
+  if (auto r = parse_nccl_tests_row(s)) {
+    r->line = line_no;
+    if (run_ && !run_->rows.empty() && r->bytes <= run_->rows.back().bytes) {
+      done_.push_back(std::move(*run_));
+      run_.reset();
+    }
+    run(origin, line_no).rows.push_back(*r);
+    return true;
+  }
+  // The '#' lines: a rank tag may come first ("[0] # Avg bus bandwidth").
+  if (s.size() > 4 && s.front() == '[' && s.find(']') < 6)
+    s = text::trim(s.substr(s.find(']') + 1));
+  if (s.empty() || s.front() != '#') return false;
+  const std::string_view body = text::trim(s.substr(1));
+  if (text::starts_with(body, "Avg bus bandwidth")) {
+    const size_t colon = body.find(':');
+    if (colon != std::string_view::npos)
+      run(origin, line_no).avg_busbw_gbs = text::parse_double(text::trim(body.substr(colon + 1)));
+    return true;
+  }
+  if (text::starts_with(body, "Rank") && body.find(" device ") != std::string_view::npos) {
+    const size_t close = body.rfind(']');
+    if (close != std::string_view::npos)
+      run(origin, line_no).devices.emplace_back(text::trim(body.substr(close + 1)));
+    return true;
+  }
+  if (text::starts_with(body, "nThread") || text::starts_with(body, "Using devices")) {
+    run(origin, line_no);
+    return true;
+  }
+  if (!run_) return false;
+  // The table's header and closing lines.
+  return text::starts_with(body, "size") || text::starts_with(body, "(B)") ||
+         body.find("out-of-place") != std::string_view::npos ||
+         text::starts_with(body, "Out of bounds values") || body.empty();
+}
+
+std::vector<CollectiveRun> NcclTestsScanner::finish() {
+  if (run_) done_.push_back(std::move(*run_));
+  run_.reset();
+  std::vector<CollectiveRun> out = std::move(done_);
+  done_.clear();
+  return out;
+}
+
+}  // namespace gw
