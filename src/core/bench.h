@@ -46,4 +46,16 @@ struct CollectiveRun {
   std::string origin;                   // "file:line" of the first row
 };
 
+// A matrix of p2pBandwidthLatencyTest (CUDA samples) or nvbandwidth: rows are the source (or
+// the row GPU), columns the destination; cells in GB/s, microseconds or 0/1 (connectivity).
+struct BandwidthMatrix {
+  enum class Kind { kBandwidth, kLatency, kConnectivity };
+  Kind kind = Kind::kBandwidth;
+  std::string title;  // the tool's own title line
+  bool bidirectional = false;
+  std::optional<bool> p2p;  // P2P=Enabled / P2P=Disabled, when the title says
+  std::vector<std::vector<std::optional<double>>> cells;  // [row][column]; nullopt: N/A
+  std::string origin;                                     // "file:line" of the title
+};
+
 }  // namespace gw

@@ -115,12 +115,13 @@ struct Observation {
   // notes on what was reduced ("kept 4096 of 3600000 samples ...").
   std::vector<EventCount> event_counts;
   std::vector<std::string> notes;
-  std::vector<AppMessage> app_messages;  // application/tool errors found in captures
-  std::vector<InputCoverage> coverage;   // one per captured input (empty in live mode)
-  std::optional<ActiveReport> active;    // doctor --stress: what the controlled load measured
-  std::vector<DcgmResult> dcgm;          // DCGM tool output found in captures
-  std::vector<BurnRun> burn_runs;        // gpu_burn output found in captures
-  std::vector<CollectiveRun> nccl_tests; // nccl-tests tables found in captures
+  std::vector<AppMessage> app_messages;      // application/tool errors found in captures
+  std::vector<InputCoverage> coverage;       // one per captured input (empty in live mode)
+  std::optional<ActiveReport> active;        // doctor --stress: what the controlled load measured
+  std::vector<DcgmResult> dcgm;              // DCGM tool output found in captures
+  std::vector<BurnRun> burn_runs;            // gpu_burn output found in captures
+  std::vector<CollectiveRun> nccl_tests;     // nccl-tests tables found in captures
+  std::vector<BandwidthMatrix> bw_matrices;  // p2pBandwidthLatencyTest / nvbandwidth matrices
 };
 
 }  // namespace gw

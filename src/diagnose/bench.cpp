@@ -232,3 +232,104 @@ void rule_nccltests_busbw(const DiagnoseContext& c, Findings& out) {
 }
 
 }  // namespace gw
+
+namespace gw {
+
+namespace {
+
+// A GPU pair this far under the matrix's median is slow for its path.
+constexpr double kPairSlowShare = 0.5;
+// P2P on giving less than this share of what the host-staged copies give is P2P that hurts.
+constexpr double kEnabledSlowerShare = 0.75;
+
+using MKind = BandwidthMatrix::Kind;
+
+std::vector<double> off_diagonal(const BandwidthMatrix& m) {
+  std::vector<double> v;
+  for (size_t r = 0; r < m.cells.size(); ++r)
+    for (size_t c = 0; c < m.cells[r].size(); ++c)
+      if (r != c && m.cells[r][c]) v.push_back(*m.cells[r][c]);
+  return v;
+}
+
+std::optional<double> median(std::vector<double> v) {
+  if (v.empty()) return std::nullopt;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The P2P=Disabled bandwidth matrix of the same direction as `m`, read before or after it.
+const BandwidthMatrix* disabled_twin(const std::vector<BandwidthMatrix>& all,
+                                     const BandwidthMatrix& m) {
+  for (const BandwidthMatrix& d : all)
+    if (d.kind == MKind::kBandwidth && d.p2p == false && d.bidirectional == m.bidirectional &&
+        d.cells.size() == m.cells.size())
+      return &d;
+  return nullptr;
+}
+
+}  // namespace
+
+void rule_p2p_enabled_slower(const DiagnoseContext& c, Findings& out) {
+  for (const BandwidthMatrix& m : c.obs.bw_matrices) {
+    if (m.kind != MKind::kBandwidth || m.p2p != true) continue;
+    const BandwidthMatrix* d = disabled_twin(c.obs.bw_matrices, m);
+    if (!d) continue;
+    const auto on = median(off_diagonal(m)), off = median(off_diagonal(*d));
+    if (!on || !off || *on >= *off * kEnabledSlowerShare) continue;
+    out.push_back(make_finding(
+        "p2p.enabled_slower_than_disabled", Severity::kWarning, nullptr,
+        fmt::format("Peer-to-peer copies are slower than copies through the host: {:.1f} vs "
+                    "{:.1f} GB/s per pair (median)",
+                    *on, *off),
+        {fmt::format("{} ({})", m.title, m.origin), fmt::format("{} ({})", d->title, d->origin)}));
+    return;  // one finding: the writes and reads matrices say the same
+  }
+}
+
+void rule_p2p_pair_slow(const DiagnoseContext& c, Findings& out) {
+  for (const BandwidthMatrix& m : c.obs.bw_matrices) {
+    if (m.kind != MKind::kBandwidth || m.p2p == false || m.cells.size() < 3) continue;
+    const auto med = median(off_diagonal(m));
+    if (!med || *med <= 0) continue;
+    std::vector<std::string> slow;
+    for (size_t r = 0; r < m.cells.size(); ++r)
+      for (size_t col = 0; col < m.cells[r].size(); ++col)
+        if (r != col && m.cells[r][col] && *m.cells[r][col] < *med * kPairSlowShare)
+          slow.push_back(fmt::format("{}->{} {:.1f} GB/s", r, col, *m.cells[r][col]));
+    if (slow.empty()) continue;
+    std::vector<std::string> ev{
+        fmt::format("{} ({}): median {:.1f} GB/s", m.title, m.origin, *med)};
+    std::string list;
+    for (size_t i = 0; i < slow.size() && i < 8; ++i) list += (i ? ", " : "") + slow[i];
+    if (slow.size() > 8) list += fmt::format(" (+{} more)", slow.size() - 8);
+    ev.push_back(list);
+    out.push_back(make_finding("p2p.pair_slow", Severity::kWarning, nullptr,
+                               fmt::format("{} GPU pair direction(s) copy at under half the "
+                                           "other pairs' bandwidth",
+                                           slow.size()),
+                               std::move(ev)));
+  }
+}
+
+void rule_p2p_no_access(const DiagnoseContext& c, Findings& out) {
+  for (const BandwidthMatrix& m : c.obs.bw_matrices) {
+    if (m.kind != MKind::kConnectivity) continue;
+    std::vector<std::string> none;
+    for (size_t r = 0; r < m.cells.size(); ++r)
+      for (size_t col = 0; col < m.cells[r].size(); ++col)
+        if (r != col && m.cells[r][col] && *m.cells[r][col] == 0)
+          none.push_back(fmt::format("{}->{}", r, col));
+    if (none.empty()) continue;
+    std::string list;
+    for (size_t i = 0; i < none.size() && i < 12; ++i) list += (i ? ", " : "") + none[i];
+    out.push_back(make_finding(
+        "p2p.no_peer_access", Severity::kInfo, nullptr,
+        fmt::format("{} GPU pair direction(s) without peer-to-peer access: their copies go "
+                    "through the host",
+                    none.size()),
+        {fmt::format("{} ({})", m.title, m.origin), list}));
+  }
+}
+
+}  // namespace gw

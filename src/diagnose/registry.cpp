@@ -441,6 +441,27 @@ constexpr std::array kRules = {
              "Compare with the link: NVLink gives hundreds of GB/s per GPU, PCIe 4.0 x16 about "
              "20-25 GB/s, a 100 Gb/s NIC about 12 GB/s.",
              rule_nccltests_busbw},
+    RuleInfo{"p2p.enabled_slower_than_disabled", "app", S::kWarning,
+             "Peer-to-peer copies are slower than copies through the host",
+             "p2pBandwidthLatencyTest: the median pair of a P2P=Enabled bandwidth matrix is "
+             "under 75% of the P2P=Disabled one of the same direction (copies staged through "
+             "host memory).",
+             "P2P over this PCIe path is throttled or broken: check ACS on the PCIe switches and "
+             "the IOMMU (iommu=pt or off), the switch's P2P support and the BIOS; until then "
+             "NCCL_P2P_DISABLE=1 (or a lower NCCL_P2P_LEVEL) is faster.",
+             rule_p2p_enabled_slower},
+    RuleInfo{"p2p.pair_slow", "app", S::kWarning,
+             "A GPU pair copies far slower than the other pairs",
+             "In a p2pBandwidthLatencyTest or nvbandwidth bandwidth matrix (P2P on, 3 GPUs or "
+             "more), a pair direction under half the median of the matrix's pairs.",
+             "Check that pair's path: nvidia-smi topo -m (a different switch or socket), "
+             "nvidia-smi nvlink -s / -e for links down or erroring; reseat or replace the bridge.",
+             rule_p2p_pair_slow},
+    RuleInfo{"p2p.no_peer_access", "app", S::kInfo, "GPU pairs without peer-to-peer access",
+             "p2pBandwidthLatencyTest's P2P Connectivity Matrix shows 0 for a pair.",
+             "Normal across CPU sockets on many boards; under one PCIe switch or with NVLink it "
+             "is not: check ACS, the IOMMU and nvidia-smi topo -p2p r.",
+             rule_p2p_no_access},
     // ---- training logs with step timing (training.cpp) ----
     RuleInfo{"training.input_starved", "app", S::kWarning,
              "Training waits for its input (data loading is the bottleneck)",

@@ -122,6 +122,9 @@ void rule_burn_no_work(const DiagnoseContext& c, Findings& out);
 void rule_burn_ok(const DiagnoseContext& c, Findings& out);
 void rule_nccltests_busbw_drop(const DiagnoseContext& c, Findings& out);
 void rule_nccltests_busbw(const DiagnoseContext& c, Findings& out);
+void rule_p2p_enabled_slower(const DiagnoseContext& c, Findings& out);
+void rule_p2p_pair_slow(const DiagnoseContext& c, Findings& out);
+void rule_p2p_no_access(const DiagnoseContext& c, Findings& out);
 // nccl_transport.cpp: NCCL_DEBUG=INFO transport choices.
 void rule_nccl_transport_socket(const DiagnoseContext& c, Findings& out);
 void rule_nccl_transport_info(const DiagnoseContext& c, Findings& out);

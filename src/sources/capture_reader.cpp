@@ -13,6 +13,7 @@
 #endif
 
 #include "sources/app/app_messages.h"
+#include "sources/app/bw_matrix.h"
 #include "sources/app/gpu_burn.h"
 #include "sources/app/nccl_tests.h"
 #include "sources/app/step_timing.h"
@@ -107,6 +108,7 @@ class Reader {
   void note_bug_report();
   void finish_host();
   void incomplete(std::string why);
+  void finish_matrices();
   // Bytes fully read: a kernel-log run being collected counts once it is parsed.
   void report(size_t done) {
     if (!progress_ || done < next_report_) return;
@@ -126,6 +128,7 @@ class Reader {
   StepTimingSum steps_;  // a training log's step timing, one message for the input
   BurnScanner burn_;     // gpu_burn's run, one per input
   NcclTestsScanner nccl_tests_;
+  BandwidthMatrixScanner matrices_;
   EnvReader env_;
   HostFacts host_;
   InputCoverage cov_;
@@ -580,6 +583,22 @@ bool Reader::take_section_line(const Line& l) {
   }
 }
 
+// p2pBandwidthLatencyTest prints its P2P=Enabled bandwidth matrices after its banner, peer
+// access and P2P=Disabled ones: a run without them is a cut capture, and the comparison that
+// matters cannot be made.
+void Reader::finish_matrices() {
+  const bool p2p_test = matrices_.saw_p2p_test();
+  bool enabled = false;
+  for (auto& m : matrices_.finish()) {
+    enabled = enabled || (m.kind == BandwidthMatrix::Kind::kBandwidth && m.p2p == true);
+    obs_.bw_matrices.push_back(std::move(m));
+  }
+  if (p2p_test && !enabled)
+    incomplete(
+        "p2pBandwidthLatencyTest ran but its P2P=Enabled bandwidth matrices are not in "
+        "the input");
+}
+
 void Reader::note_bug_report() {
   if (br_sections_ == 0) return;
   const std::string note = std::string(origin_) +
@@ -673,7 +692,8 @@ std::vector<CaptureSegment> Reader::run() {
       continue;
     }
     // Before the kernel-log test: an MPI launcher's "[0]   1048576 ..." row looks like dmesg.
-    if (burn_.take(l.trimmed, origin_, l.no) || nccl_tests_.take(l.trimmed, origin_, l.no)) {
+    if (burn_.take(l.trimmed, origin_, l.no) || nccl_tests_.take(l.trimmed, origin_, l.no) ||
+        matrices_.take(l.trimmed, origin_, l.no)) {
       flush_kernel();
       segment(CaptureFormat::kBenchTool, l.no, l.no);
       continue;
@@ -722,6 +742,7 @@ std::vector<CaptureSegment> Reader::run() {
   if (!steps_.empty()) obs_.app_messages.push_back(steps_.message());
   if (auto b = burn_.finish()) obs_.burn_runs.push_back(std::move(*b));
   for (auto& n : nccl_tests_.finish()) obs_.nccl_tests.push_back(std::move(n));
+  finish_matrices();
   if (diag_announced_ > 0)
     incomplete("dcgmi diag ran (line " + std::to_string(diag_announced_) +
                ") but its result table is not in the input");

@@ -199,3 +199,70 @@ TEST(NcclTests, TablesSplitAtARestartAndSurviveTheClass) {
 
 }  // namespace
 }  // namespace gw
+
+namespace gw {
+namespace {
+
+const char* const kP2pSlow = "250-p2pbandwidth-6-gpus-p2p-enabled-slower-than-disabled";
+const char* const kAccess = "252-p2pbandwidth-mixed-4090-5090-a6000-3090-cannot-access-cut";
+
+size_t bandwidth_matrices(const Observation& o) {
+  size_t n = 0;
+  for (const BandwidthMatrix& m : o.bw_matrices) n += m.kind == BandwidthMatrix::Kind::kBandwidth;
+  return n;
+}
+
+TEST(BandwidthMatrix, P2pTestMatricesReadWhole) {
+  const Observation o = read(read_fixture(kP2pSlow, "app.log"));
+  ASSERT_EQ(bandwidth_matrices(o), 3u);
+  const BandwidthMatrix& off = o.bw_matrices[0];
+  EXPECT_EQ(off.p2p, false);
+  ASSERT_EQ(off.cells.size(), 6u);
+  EXPECT_DOUBLE_EQ(*off.cells[0][1], 20.10);
+  EXPECT_EQ(o.bw_matrices[1].p2p, true);
+  EXPECT_EQ(o.coverage.at(0).lines_not_understood, 0u);
+  // The peer-access lines are facts: a CANNOT pair is 0 in the connectivity they give.
+  const Observation a = read(read_fixture(kAccess, "app.log"));
+  ASSERT_EQ(a.bw_matrices.size(), 1u);
+  EXPECT_EQ(a.bw_matrices[0].kind, BandwidthMatrix::Kind::kConnectivity);
+  EXPECT_DOUBLE_EQ(*a.bw_matrices[0].cells[0][2], 0.0);
+  EXPECT_DOUBLE_EQ(*a.bw_matrices[0].cells[2][3], 1.0);
+  EXPECT_FALSE(a.bw_matrices[0].cells[3][0].has_value());  // cut: no line said
+  EXPECT_TRUE(a.coverage.at(0).incomplete);                // the matrices are cut off
+}
+
+TEST(BandwidthMatrix, ClassTransformationsKeepTheCells) {
+  const std::string log = read_fixture(kP2pSlow, "app.log");
+  std::string crlf, indented;
+  for (const std::string& l : lines_of(log)) {
+    crlf += l + "\r\n";
+    indented += "  " + l + "\n";
+  }
+  const std::string dmesg = read_fixture("009-dmesg-xid119-gsp-rpc-timeout", "dmesg.log");
+  const std::string sep(44, '_');
+  for (const auto& [tag, text] : std::vector<std::pair<std::string, std::string>>{
+           {"crlf", crlf},
+           {"indented", indented},
+           {"after-dmesg", dmesg + log},
+           {"before-dmesg", log + dmesg},
+           {"bug-report",
+            sep + "\n\n./p2pBandwidthLatencyTest\n\n" + log + sep + "\n\ndmesg:\n\n" + dmesg}}) {
+    const Observation o = read(text);
+    ASSERT_EQ(bandwidth_matrices(o), 3u) << tag;
+    EXPECT_DOUBLE_EQ(*o.bw_matrices[1].cells[4][0], 9.65) << tag;
+  }
+  // Cut at any line: every matrix whose title is left is read (rows without one stay unread).
+  const auto lines = lines_of(log);
+  for (size_t cut = 1; cut < lines.size(); ++cut) {
+    std::string rest;
+    size_t titles = 0;
+    for (size_t i = cut; i < lines.size(); ++i) {
+      rest += lines[i] + "\n";
+      titles += lines[i].find("Matrix (GB/s)") != std::string::npos;
+    }
+    EXPECT_EQ(bandwidth_matrices(read(rest)), titles) << cut;
+  }
+}
+
+}  // namespace
+}  // namespace gw

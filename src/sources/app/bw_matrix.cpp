@@ -1,0 +1,181 @@
+#include "sources/app/bw_matrix.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include "sources/smi/text_util.h"
+
+namespace gw {
+
+namespace {
+
+bool contains(std::string_view s, std::string_view p) {
+  return s.find(p) != std::string_view::npos;
+}
+
+std::vector<std::string_view> tokens(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    const size_t b = i;
+    while (i < s.size() && s[i] != ' ' && s[i] != '\t') ++i;
+    if (i > b) out.push_back(s.substr(b, i - b));
+  }
+  return out;
+}
+
+bool is_index(std::string_view t) {
+  if (t.empty() || t.size() > 4) return false;
+  for (const char c : t)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// A title line, or nullopt: p2pBandwidthLatencyTest's "... Matrix (GB/s)" / "(us)" / "P2P
+// Connectivity Matrix", nvbandwidth's "... bandwidth (GB/s)" / "latency (ns)".
+std::optional<BandwidthMatrix> title_of(std::string_view s) {
+  using K = BandwidthMatrix::Kind;
+  BandwidthMatrix m;
+  if (text::starts_with(s, "P2P Connectivity Matrix")) {
+    m.kind = K::kConnectivity;
+  } else if (contains(s, "Matrix (GB/s)") || contains(s, "bandwidth (GB/s)")) {
+    m.kind = K::kBandwidth;
+  } else if (contains(s, "Matrix (us)") || contains(s, "latency (ns)")) {
+    m.kind = K::kLatency;
+  } else {
+    return std::nullopt;
+  }
+  m.title = std::string(s.substr(0, 160));
+  m.bidirectional = text::starts_with(s, "Bidirectional") || contains(s, "bidirectional");
+  if (contains(s, "P2P=Enabled")) m.p2p = true;
+  if (contains(s, "P2P=Disabled")) m.p2p = false;
+  return m;
+}
+
+// "D\D 0 1 2", "GPU 0 1 2", "CPU 0 1 2" or bare column numbers: the width, 0 when not a header.
+size_t header_width(std::string_view s) {
+  const auto t = tokens(s);
+  size_t first = 0;
+  if (!t.empty() && (t[0] == "D\\D" || t[0] == "GPU" || t[0] == "CPU")) first = 1;
+  if (t.size() <= first) return 0;
+  for (size_t i = first; i < t.size(); ++i)
+    if (!is_index(t[i]) || t[i] != std::to_string(i - first)) return 0;
+  return t.size() - first;
+}
+
+// "Device=0 CANNOT Access Peer Device=2": from, to, can.
+std::optional<std::tuple<size_t, size_t, bool>> access_line(std::string_view s) {
+  if (!text::starts_with(s, "Device=")) return std::nullopt;
+  const auto t = tokens(s);
+  if (t.size() != 5 || (t[1] != "CAN" && t[1] != "CANNOT") || t[2] != "Access" || t[3] != "Peer" ||
+      !text::starts_with(t[4], "Device="))
+    return std::nullopt;
+  const std::string_view a = t[0].substr(7), b = t[4].substr(7);
+  if (!is_index(a) || !is_index(b)) return std::nullopt;
+  return std::make_tuple(std::stoul(std::string(a)), std::stoul(std::string(b)), t[1] == "CAN");
+}
+
+// Lines p2pBandwidthLatencyTest writes around its matrices (the peer-access lines are read
+// apart: they carry a fact).
+bool is_tool_line(std::string_view s) {
+  return text::starts_with(s, "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]") ||
+         (text::starts_with(s, "Device: ") && contains(s, "pciBusID")) ||
+         text::starts_with(s, "***NOTE: In case a device doesn't have P2P access") ||
+         text::starts_with(s, "So you can see lesser Bandwidth") ||
+         text::starts_with(s, "NOTE: The CUDA Samples are not meant for performance");
+}
+
+}  // namespace
+
+void BandwidthMatrixScanner::close() {
+  if (in_matrix_ && !cur_.cells.empty()) done_.push_back(std::move(cur_));
+  cur_ = BandwidthMatrix{};
+  in_matrix_ = false;
+  width_ = 0;
+}
+
+bool BandwidthMatrixScanner::take(std::string_view line, std::string_view origin, size_t line_no) {
+  const std::string_view s = text::trim(line);
+  if (auto m = title_of(s)) {
+    close();
+    cur_ = std::move(*m);
+    cur_.origin = std::string(origin) + ":" + std::to_string(line_no);
+    in_matrix_ = true;
+    if (cur_.kind == BandwidthMatrix::Kind::kConnectivity || cur_.p2p) p2p_test_ = true;
+    return true;
+  }
+  if (auto a = access_line(s)) {
+    if (access_.empty()) access_origin_ = std::string(origin) + ":" + std::to_string(line_no);
+    access_.push_back({std::get<0>(*a), std::get<1>(*a), std::get<2>(*a)});
+    p2p_test_ = true;
+    return true;
+  }
+  if (is_tool_line(s)) {
+    p2p_test_ = true;
+    return true;
+  }
+  if (!in_matrix_) return false;
+  // The latency matrices have a second header ("CPU 0 1 ...") under the same title.
+  if (width_ > 0 && !cur_.cells.empty()) {
+    if (const size_t w = header_width(s); w > 0) {
+      BandwidthMatrix next;
+      next.kind = cur_.kind;
+      next.title = cur_.title + " (" + std::string(tokens(s)[0]) + ")";
+      next.bidirectional = cur_.bidirectional;
+      next.p2p = cur_.p2p;
+      next.origin = std::string(origin) + ":" + std::to_string(line_no);
+      close();
+      cur_ = std::move(next);
+      in_matrix_ = true;
+      width_ = w;
+      return true;
+    }
+  }
+  if (width_ == 0) {
+    width_ = header_width(s);
+    if (width_ > 0) return true;
+    close();
+    return false;
+  }
+  // A row: its index, then one cell per column ("N/A" allowed).
+  const auto t = tokens(s);
+  if (t.size() != width_ + 1 || !is_index(t[0]) || t[0] != std::to_string(cur_.cells.size())) {
+    close();
+    return false;
+  }
+  std::vector<std::optional<double>> row;
+  for (size_t i = 1; i < t.size(); ++i) {
+    const auto v = text::parse_double(t[i]);
+    if (!v && t[i] != "N/A") {
+      close();
+      return false;
+    }
+    row.push_back(v);
+  }
+  cur_.cells.push_back(std::move(row));
+  return true;
+}
+
+std::vector<BandwidthMatrix> BandwidthMatrixScanner::finish() {
+  close();
+  if (!access_.empty()) {
+    size_t n = 0;
+    for (const Access& a : access_) n = std::max({n, a.from + 1, a.to + 1});
+    BandwidthMatrix m;
+    m.kind = BandwidthMatrix::Kind::kConnectivity;
+    m.title = "Device=N CAN/CANNOT Access Peer Device=M lines";
+    m.origin = access_origin_;
+    m.cells.assign(n, std::vector<std::optional<double>>(n));
+    for (const Access& a : access_) m.cells[a.from][a.to] = a.can ? 1.0 : 0.0;
+    done_.push_back(std::move(m));
+    access_.clear();
+  }
+  std::vector<BandwidthMatrix> out = std::move(done_);
+  done_.clear();
+  return out;
+}
+
+}  // namespace gw
