@@ -46,6 +46,17 @@ std::string subject_of(const Finding& f) {
   return "host";
 }
 
+// The order of the verdict lines: GPUs by index (GPU 2 before GPU 10), then GPUs known by their
+// PCI address alone, then the host.
+bool subject_before(const std::string& a, const std::string& b) {
+  auto rank = [](const std::string& s) -> std::pair<int, unsigned long> {
+    if (s.rfind("GPU ", 0) == 0) return {0, std::stoul(s.substr(4))};
+    return {s == "host" ? 2 : 1, 0};
+  };
+  const auto ra = rank(a), rb = rank(b);
+  return ra != rb ? ra < rb : a < b;
+}
+
 // The title without its leading "GPU 3 (00000000:81:00.0) " (the verdict line names the GPU).
 std::string short_title(const Finding& f) {
   if (!f.gpu) return f.title;
@@ -140,6 +151,7 @@ void verdict_lines(std::ostream& out, const DoctorRun& run, const Paint& paint) 
   }
   std::vector<std::string> rest;
   for (const auto& [subj, f] : worst) rest.push_back(subj);
+  std::sort(rest.begin(), rest.end(), subject_before);
   for (const auto& subj : rest) line(subj, subj);
 }
 

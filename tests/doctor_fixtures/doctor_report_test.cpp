@@ -54,6 +54,24 @@ std::string text(const DoctorRun& run, bool color, const DoctorRun* demo = nullp
   return out.str();
 }
 
+// GPUs no snapshot lists (a gpu_burn log, a kernel log) are said in index order, then the host.
+TEST(DoctorText, VerdictLinesWithoutSnapshotInIndexOrder) {
+  DoctorRun run;
+  run.mode = "from";
+  run.source = "burn.log";
+  run.inputs_read = 1;
+  for (unsigned i : {10u, 2u, 1u})
+    run.findings.push_back(finding("burn.faulty", Severity::kCritical, i, "wrong results"));
+  run.findings.push_back(finding("burn.ok", Severity::kInfo, std::nullopt, "host line"));
+  const std::string t = text(run, false);
+  const size_t g1 = t.find("  GPU 1 "), g2 = t.find("  GPU 2 "), g10 = t.find("  GPU 10 "),
+               host = t.find("  host ");
+  ASSERT_NE(g10, std::string::npos) << t;
+  EXPECT_LT(g1, g2) << t;
+  EXPECT_LT(g2, g10) << t;
+  EXPECT_LT(g10, host) << t;
+}
+
 TEST(DoctorText, VerdictPerGpuAndFindingsGroupedBySeverity) {
   const std::string t = text(sample_run(), false);
   EXPECT_EQ(t.rfind("gpuwarden doctor CRITICAL: 1 critical, 0 warning, 1 info", 0), 0u) << t;
