@@ -66,6 +66,9 @@ size_t header_width(std::string_view s) {
   return t.size() - first;
 }
 
+// More GPUs than one process sees: the access lines build an n x n matrix, bounded here.
+constexpr size_t kMaxDevices = 1024;
+
 // "Device=0 CANNOT Access Peer Device=2": from, to, can.
 std::optional<std::tuple<size_t, size_t, bool>> access_line(std::string_view s) {
   if (!text::starts_with(s, "Device=")) return std::nullopt;
@@ -75,7 +78,9 @@ std::optional<std::tuple<size_t, size_t, bool>> access_line(std::string_view s) 
     return std::nullopt;
   const std::string_view a = t[0].substr(7), b = t[4].substr(7);
   if (!is_index(a) || !is_index(b)) return std::nullopt;
-  return std::make_tuple(std::stoul(std::string(a)), std::stoul(std::string(b)), t[1] == "CAN");
+  const size_t from = std::stoul(std::string(a)), to = std::stoul(std::string(b));
+  if (from >= kMaxDevices || to >= kMaxDevices) return std::nullopt;  // the matrix is n x n
+  return std::make_tuple(from, to, t[1] == "CAN");
 }
 
 // Lines p2pBandwidthLatencyTest writes around its matrices (the peer-access lines are read
