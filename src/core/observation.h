@@ -72,10 +72,12 @@ struct AppMessage {
   std::optional<int> cuda_error_code;             // "returned 35", "CUDA error 217", ...
   std::string detail;  // what else the message says: "NCCL WARN ...", peer transport, ...
   // kStepTiming: over `steps` steps, seconds spent waiting for data, seconds of whole steps
-  // (waiting included), and the longest single wait with its origin in `origin`.
+  // (waiting included), and the longest single wait with its origin in `origin`; the first
+  // step's own figures apart (`first_*`: it carries the loader's start-up).
   // kNcclTransport: `detail` is the transport ("NET/Socket", "NET/IB", "P2P", "SHM"), `steps`
   // the channel lines that chose it, `text` the first of them (with GDRDMA when it says so).
   double data_wait_s = 0, step_s = 0, longest_wait_s = 0;
+  double first_wait_s = 0, first_step_s = 0;
   size_t steps = 0;
 };
 

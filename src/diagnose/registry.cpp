@@ -468,7 +468,8 @@ constexpr std::array kRules = {
              "A training log that times its steps (mmcv/mmdetection \"time\" and \"data_time\", "
              "a script's \"load_data_time\" and \"train_step_time\", Lua Torch's "
              "\"DataLoadingTime\", PyTorch's ImageNet example and timm's \"Time\" and "
-             "\"Data\"): over the steps read, a "
+             "\"Data\", torchvision's MetricLogger \"time\" and \"data\"): over the steps "
+             "read after the first (the loader's start-up, said apart), a "
              "quarter or more of the time is spent waiting for the next batch.",
              "More loader workers (num_workers), pinned memory and prefetching, faster storage "
              "or a cached/preprocessed dataset, enough shared memory (/dev/shm) for the workers.",

@@ -13,30 +13,52 @@ namespace {
 
 constexpr double kStarvedShare = 0.25;
 
-std::vector<std::string> timing_evidence(const AppMessage& m, double share) {
-  return {fmt::format("{}: {:.1f} s of {:.1f} s over {} step(s) waiting for data ({:.0f} %)",
-                      m.origin.substr(0, m.origin.rfind(':')), m.data_wait_s, m.step_s, m.steps,
-                      share * 100),
-          fmt::format("longest wait {:.3g} s ({})", m.longest_wait_s, m.origin)};
+// The steps judged: after the first when there are more (the first carries the loader's
+// start-up: workers spawning, the first batches prefetched), else the one there is.
+struct Steady {
+  double wait_s, step_s;
+  size_t steps;
+  bool startup_apart;
+};
+
+Steady steady(const AppMessage& m) {
+  if (m.steps < 2 || m.step_s - m.first_step_s <= 0)
+    return {m.data_wait_s, m.step_s, m.steps, false};
+  return {m.data_wait_s - m.first_wait_s, m.step_s - m.first_step_s, m.steps - 1, true};
+}
+
+std::vector<std::string> timing_evidence(const AppMessage& m, const Steady& s, double share) {
+  std::vector<std::string> ev{
+      fmt::format("{}: {:.1f} s of {:.1f} s over {} step(s) waiting for data ({:.0f} %)",
+                  m.origin.substr(0, m.origin.rfind(':')), s.wait_s, s.step_s, s.steps,
+                  share * 100),
+      fmt::format("longest wait {:.3g} s ({})", m.longest_wait_s, m.origin)};
+  if (s.startup_apart)
+    ev.push_back(
+        fmt::format("the first step read ({:.3g} s, {:.3g} s of it waiting) is left out "
+                    "as the loader's start-up",
+                    m.first_step_s, m.first_wait_s));
+  return ev;
 }
 
 // Each input's step timing with its share of waiting; `starved` picks which side is judged.
 void judge(const DiagnoseContext& c, bool starved, Findings& out) {
   for (const AppMessage& m : c.obs.app_messages) {
     if (m.kind != AppMessageKind::kStepTiming || m.step_s <= 0) continue;
-    const double share = m.data_wait_s / m.step_s;
+    const Steady s = steady(m);
+    const double share = s.wait_s / s.step_s;
     if ((share >= kStarvedShare) != starved) continue;
     out.push_back(
         starved ? make_finding("training.input_starved", Severity::kWarning, nullptr,
                                fmt::format("Training waits for its input {:.0f} % of the time: "
                                            "the GPU idles while the data loader catches up",
                                            share * 100),
-                               timing_evidence(m, share))
+                               timing_evidence(m, s, share))
                 : make_finding("training.input_ok", Severity::kInfo, nullptr,
                                fmt::format("The input keeps up: {:.0f} % of the step time waits "
                                            "for data",
                                            share * 100),
-                               timing_evidence(m, share)));
+                               timing_evidence(m, s, share)));
   }
 }
 

@@ -299,3 +299,39 @@ TEST(Nccl, RoutineInfoLinesAreRead) {
 
 }  // namespace
 }  // namespace gw
+
+namespace gw {
+namespace {
+
+// Issue 19: for each tool family read since, a capture whose GPU lines include one its reader
+// does not know is never HEALTHY, and the line is named under "not read".
+TEST(Coverage, UnreadLinesOfTheToolFamiliesAreNeverHealthy) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"gpu_burn",
+       "GPU 0: Tesla K40m (UUID: GPU-660d987e-5b28-3bf6-2a2d-1d5ecae7f6df)\n"
+       "10.4%  proc'd: 446 (74 Gflop/s)   errors: 0   temps: 93 C\n"
+       "Failure during compute: Error in \"Read faultyelemdata\": CUDA_ERROR_UNKNOWN\n"},
+      {"nccl-tests",
+       "#       size         count      type   redop    root     time   algbw   busbw #wrong\n"
+       "     1048576        262144     float     sum      -1    52.31   20.05   37.59      0"
+       "    51.70   20.28   38.03      0\n"
+       "gpu01: Test NCCL failure common.cu:958 'unhandled cuda error'\n"},
+      {"p2p matrices",
+       "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n"
+       "   D\\D     0      1\n     0 911.08  20.10\n     1  20.39 920.20\n"
+       "P2P=Enabled Latency (P2P Writes) failed on GPU 1: cudaErrorLaunchFailure\n"},
+  };
+  for (const auto& [family, text] : cases) {
+    std::string indented = "    ";  // every line re-indented, and with CRLF ends
+    for (const char c : text) indented += c == '\n' ? std::string("\r\n    ") : std::string(1, c);
+    for (const std::string& variant : {text, indented}) {
+      const cli::DoctorRun run = doctor(family + ".log", variant);
+      EXPECT_NE(cli::doctor_exit_code(run), cli::kDoctorHealthy) << family;
+      ASSERT_EQ(run.obs.coverage.size(), 1u) << family;
+      EXPECT_GT(run.obs.coverage[0].gpu_lines_not_read, 0u) << family;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gw

@@ -87,6 +87,14 @@ TEST(StepTiming, TorchAndImageNetExampleForms) {
   ASSERT_TRUE(timm.has_value());
   EXPECT_NEAR(timm->wait_s, 0.010, 1e-9);
   EXPECT_NEAR(timm->step_s, 0.407, 1e-9);
+  // torchvision's MetricLogger: lower-case keys, read only beside its "eta:".
+  const auto ml = parse_step_timing(
+      "Epoch: [0]  [ 103/5005]  eta: 4:43:31  lr: 0.1  img/s: 13.6  loss: 6.8536 (6.9458)  "
+      "time: 2.5401  data: 0.0336  max mem: 3524");
+  ASSERT_TRUE(ml.has_value());
+  EXPECT_NEAR(ml->wait_s, 0.0336, 1e-9);
+  EXPECT_NEAR(ml->step_s, 2.5401, 1e-9);
+  EXPECT_FALSE(parse_step_timing("loading data: 12 files, time: 30"));
   // A capital "Data" that is not a key, or a key without its number, is no step.
   EXPECT_FALSE(parse_step_timing("Data loaded in 12 s, Time to first batch 3 s"));
   EXPECT_FALSE(parse_step_timing("DataLoadingTime 0.5"));  // the step's key is missing

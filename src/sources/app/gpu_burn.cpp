@@ -23,9 +23,9 @@ std::vector<std::string_view> tokens(std::string_view s) {
 
 // "-524288000", "0", "11367": an integer token (a lone "-" is gpu_burn's separator).
 std::optional<int64_t> integer(std::string_view t) {
-  if (t.empty() || t.size() > 20) return std::nullopt;
+  if (t.empty()) return std::nullopt;
   size_t i = t[0] == '-' ? 1 : 0;
-  if (i == t.size()) return std::nullopt;
+  if (i == t.size() || t.size() - i > 18) return std::nullopt;  // 18 digits: no int64 overflow
   int64_t v = 0;
   for (; i < t.size(); ++i) {
     if (t[i] < '0' || t[i] > '9') return std::nullopt;
@@ -61,7 +61,7 @@ void read_errors(const std::vector<std::string_view>& t, BurnProgress& p) {
     }
     const auto n = integer(tok);
     if (!n) continue;
-    if (k >= p.gpus.size()) p.gpus.emplace_back();
+    while (p.gpus.size() <= k) p.gpus.emplace_back();
     p.gpus[k++].errors = *n;
     any = true;
   }
@@ -77,7 +77,7 @@ void read_temps(const std::vector<std::string_view>& t, BurnProgress& p) {
     }
     const auto n = integer(t[i]);
     if (!n || i + 1 >= t.size() || t[i + 1] != "C") continue;
-    if (k >= p.gpus.size()) p.gpus.emplace_back();
+    while (p.gpus.size() <= k) p.gpus.emplace_back();  // "--" entries may have run ahead
     if (*n > -50 && *n < 200) p.gpus[k].temp_c = static_cast<int>(*n);
     ++k;
   }
@@ -107,9 +107,9 @@ bool starts(std::string_view s, std::string_view p) {
 
 // Lines gpu_burn writes around its progress: understood while a run is open.
 bool is_routine(std::string_view s) {
-  return starts(s, "Summary at:") || starts(s, "Killing processes") ||
-         starts(s, "Results are ") || starts(s, "read[") || starts(s, "Freed memory for dev") ||
-         starts(s, "Uninitted cublas") || s == "done";
+  return starts(s, "Summary at:") || starts(s, "Killing processes") || starts(s, "Results are ") ||
+         starts(s, "read[") || starts(s, "Freed memory for dev") || starts(s, "Uninitted cublas") ||
+         s == "done";
 }
 
 // Lines only gpu_burn writes: they open a run by themselves.

@@ -1,6 +1,7 @@
 #include "sources/app/nccl_tests.h"
 
 #include <algorithm>
+#include <charconv>
 #include <array>
 #include <string>
 #include <vector>
@@ -86,7 +87,9 @@ std::optional<CollectiveRow> parse_nccl_tests_row(std::string_view line) {
   // The root column (-1 but for broadcast and reduce): one token more than whole groups of four.
   if ((t.size() - i) % 4 == 1 && (t[i] == "-1" || all_digits(t[i]))) ++i;
   CollectiveRow r;
-  r.bytes = std::stoull(std::string(t[0]));
+  // All digits, but maybe more than a uint64 holds: refused, never thrown.
+  const auto [end, ec] = std::from_chars(t[0].data(), t[0].data() + t[0].size(), r.bytes);
+  if (ec != std::errc() || end != t[0].data() + t[0].size()) return std::nullopt;
   double alg = 0;
   const auto out = group_busbw(t, i, &alg);
   if (!out) return std::nullopt;

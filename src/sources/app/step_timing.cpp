@@ -43,6 +43,7 @@ struct Form {
   std::string_view wait_key;
   std::string_view step_key;
   bool apart;
+  std::string_view needs = {};  // a generic key pair: only on a line that also holds this
 };
 
 // First match wins: the specific keys before the generic "Data"/"Time" pair.
@@ -51,6 +52,8 @@ constexpr Form kForms[] = {
     {"data_time", "time", false},                 // mmcv / mmdetection / detectron2
     {"DataLoadingTime", "Time", true},            // Lua Torch imagenet-multiGPU
     {"Data", "Time", false},  // PyTorch's ImageNet example, timm: "Time  0.355 ( 0.563)  Data ..."
+    {"data", "time", false,
+     "eta:"},  // torchvision references' MetricLogger: "time: 2.54  data: 0.03"
 };
 
 }  // namespace
@@ -59,6 +62,7 @@ std::optional<StepTimingLine> parse_step_timing(std::string_view s) {
   // Cheap on other lines: every wait key holds "ata".
   if (s.find("ata") == std::string_view::npos) return std::nullopt;
   for (const Form& f : kForms) {
+    if (!f.needs.empty() && s.find(f.needs) == std::string_view::npos) continue;
     const auto wait = value_of(s, f.wait_key);
     if (!wait) continue;
     const auto step = value_of(s, f.step_key);
@@ -74,6 +78,8 @@ void StepTimingSum::add(const StepTimingLine& t, std::string_view origin, size_t
   if (m_.steps == 0) {
     m_.kind = AppMessageKind::kStepTiming;
     m_.framework = "training";
+    m_.first_wait_s = t.wait_s;
+    m_.first_step_s = t.step_s;
   }
   ++m_.steps;
   m_.data_wait_s += t.wait_s;

@@ -4,7 +4,8 @@
 //   mmcv / mmdetection: "..., time: 2.013, data_time: 1.655, memory: 2677, ..." (time includes
 //   the wait); a script's own "load_data_time: 19.6173, train_step_time: 0.686" (measured apart);
 //   Lua Torch's "Time 1.972 ... DataLoadingTime 0.043" (apart); PyTorch's ImageNet example and
-//   timm's "Time  0.355 ( 0.563)  Data  0.001 ( 0.198)" (the iteration, the wait inside it).
+//   timm's "Time  0.355 ( 0.563)  Data  0.001 ( 0.198)" (the iteration, the wait inside it);
+//   torchvision references' MetricLogger "eta: ...  time: 2.5401  data: 0.0336" (the same).
 // Pure over text; the capture reader sums the lines of one input (StepTimingSum).
 #pragma once
 

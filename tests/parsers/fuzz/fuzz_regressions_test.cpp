@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "sources/app/gpu_burn.h"
+#include "sources/app/nccl_tests.h"
 #include "sources/captures.h"
 #include "sources/kmsg/kernel_log.h"
 #include "sources/smi/smi_parsers.h"
@@ -36,6 +38,37 @@ TEST(ParserFuzzRegressions, TopoRowOfOnlyControlSequencesIsSkipped) {
   } else {
     EXPECT_EQ(topo.error().code.rfind("capture.", 0), 0u) << topo.error().code;
   }
+}
+
+// fuzz_bench_tools crash-0ede9ab2 (3 s into its first run): an nccl-tests row whose size column
+// had more digits than a uint64 holds; std::stoull threw out of the parser (terminate).
+TEST(ParserFuzzRegressions, NcclTestsHugeSizeIsNoRowNotAThrow) {
+  const std::string text = finding("bench_tools-crash-0ede9ab2");
+  ASSERT_EQ(text.size(), 1028u);
+  Observation obs;
+  add_capture(text, "crash.log", obs);  // must not throw
+  EXPECT_FALSE(parse_nccl_tests_row("99999999999999999999999 1 float sum -1 1.0 2.0 3.0 0"));
+  const auto ok = parse_nccl_tests_row("1048576 262144 float sum -1 1.0 2.0 3.0 0");
+  ASSERT_TRUE(ok.has_value());
+  EXPECT_EQ(ok->bytes, 1048576u);
+  // gpu_burn's counters: 19 digits would overflow int64; such a token is not a number.
+  const auto p = parse_burn_progress("1%  proc'd: 9999999999999999999 (1 Gflop/s)   errors: 0");
+  EXPECT_FALSE(p.has_value() && p->gpus.at(0).worker_gone);
+}
+
+// fuzz_bench_tools crash-300319e1 (after the fix above): a temperature list opening with "--"
+// entries ran its GPU index past the GPUs made so far (heap-buffer-overflow).
+TEST(ParserFuzzRegressions, BurnTemperaturesAfterDashesStayInBounds) {
+  const std::string text = finding("bench_tools-crash-300319e1");
+  ASSERT_EQ(text.size(), 1138u);
+  Observation obs;
+  add_capture(text, "crash.log", obs);
+  const auto p =
+      parse_burn_progress("1%  proc'd: 5 (1 Gflop/s)   errors: 0   temps: -- - -- - 61 C");
+  ASSERT_TRUE(p.has_value());
+  ASSERT_EQ(p->gpus.size(), 3u);
+  EXPECT_FALSE(p->gpus[1].temp_c.has_value());
+  EXPECT_EQ(p->gpus[2].temp_c, 61);
 }
 
 // fuzz_smi_dmon crash-39d73533: an 80-digit value in a dmon column became a memory size of
