@@ -1,8 +1,8 @@
 #include "sources/app/nccl_tests.h"
 
 #include <algorithm>
-#include <charconv>
 #include <array>
+#include <charconv>
 #include <string>
 #include <vector>
 
