@@ -109,6 +109,8 @@ class Reader {
   void finish_host();
   void incomplete(std::string why);
   void finish_matrices();
+  void take_by_evidence(const Line& l);
+  void finish();
   // Bytes fully read: a kernel-log run being collected counts once it is parsed.
   void report(size_t done) {
     if (!progress_ || done < next_report_) return;
@@ -634,6 +636,92 @@ void Reader::finish_host() {
   append(h.sources, host_.sources);
 }
 
+// A line no block reader took: each line reader by the evidence it needs, the first to take it
+// wins; a line none takes is not understood.
+void Reader::take_by_evidence(const Line& l) {
+  // Before the kernel-log test: "2019-07-21 16:20:05,759 - INFO - Epoch ..." has a log prefix.
+  if (auto t = parse_step_timing(l.trimmed)) {
+    flush_kernel();
+    steps_.add(*t, origin_, l.no);
+    segment(CaptureFormat::kAppLog, l.no, l.no);
+    return;
+  }
+  // Before the kernel-log test: an MPI launcher's "[0]   1048576 ..." row looks like dmesg.
+  if (burn_.take(l.trimmed, origin_, l.no) || nccl_tests_.take(l.trimmed, origin_, l.no) ||
+      matrices_.take(l.trimmed, origin_, l.no)) {
+    flush_kernel();
+    segment(CaptureFormat::kBenchTool, l.no, l.no);
+    return;
+  }
+  if (env_.take(l.trimmed, host_)) {
+    flush_kernel();
+    segment(CaptureFormat::kEnvReport, l.no, l.no);
+    return;
+  }
+  // Before the kernel-log test: the host engine's lines carry a log prefix of their own.
+  if (dcgm::take_line(l.trimmed, origin_, l.no, obs_.dcgm)) {
+    flush_kernel();
+    if (l.trimmed == "Successfully ran diagnostic for group.") diag_announced_ = l.no;
+    segment(CaptureFormat::kDcgm, l.no, l.no);
+    return;
+  }
+  if (looks_like_kernel_log_line(l.trimmed)) {
+    add_kernel_line(l);
+    // A syslog line from a user-space daemon (dockerd, nvidia-persistenced) may carry an
+    // application error; kernel lines never do.
+    if (!capture_text::is_dmesg_bracket(l.trimmed) &&
+        l.trimmed.find("kernel:") == std::string_view::npos &&
+        app_.take(l.trimmed, origin_, l.no, obs_.app_messages))
+      k_app_taken_.push_back(l.no);
+    return;
+  }
+  // The kernel-log parser sees only kernel lines (and blanks): nothing else can be taken for
+  // a continuation of a driver message.
+  flush_kernel();
+  if (app_.take(l.trimmed, origin_, l.no, obs_.app_messages)) {
+    segment(CaptureFormat::kAppLog, l.no, l.no);
+    return;
+  }
+  if (looks_like_shell_prompt(l.trimmed) || capture_text::is_command_echo(l.trimmed)) return;
+  if (capture_text::is_date_line(l.trimmed)) return;
+  // An lspci section's lines its reader leaves (-xxx hex dumps, "Kernel modules: nvidia"):
+  // lspci output that carries no health state.
+  if (section_ == bug_report::Section::kLspci) {
+    ++br_skipped_;
+    return;
+  }
+  not_understood(l.no, l.trimmed);
+}
+
+// After the last line: what the line readers collected goes into the Observation, with the
+// notes that say what was incomplete or left out.
+void Reader::finish() {
+  flush_kernel();
+  note_bug_report();
+  if (!steps_.empty()) obs_.app_messages.push_back(steps_.message());
+  if (auto b = burn_.finish()) obs_.burn_runs.push_back(std::move(*b));
+  for (auto& n : nccl_tests_.finish()) obs_.nccl_tests.push_back(std::move(n));
+  finish_matrices();
+  if (diag_announced_ > 0)
+    incomplete("dcgmi diag ran (line " + std::to_string(diag_announced_) +
+               ") but its result table is not in the input");
+  events_.finish(origin_);
+  finish_host();
+  if (cov_.lines_not_understood > 0) {
+    obs_.notes.push_back(std::string(origin_) + ": " + std::to_string(cov_.lines_not_understood) +
+                         " line(s) not understood, first at line " +
+                         std::to_string(*cov_.first_not_understood_line));
+  }
+  if (cov_.elided_lines > 0)
+    obs_.notes.push_back(std::string(origin_) + ": " + std::to_string(cov_.elided_lines) +
+                         " '[...]' mark(s): lines were left out of this capture");
+  for (const auto& why : cov_.incomplete_reasons)
+    obs_.notes.push_back(std::string(origin_) + ": incomplete: " + why);
+  obs_.coverage.push_back(std::move(cov_));
+  if (progress_ && (reported_ != text_.size() || text_.empty()))
+    progress_(text_.size(), text_.size());
+}
+
 std::vector<CaptureSegment> Reader::run() {
   text_ = text::strip_bom(text_);
   std::string clean;  // the line without ANSI escapes, when it had any
@@ -684,83 +772,9 @@ std::vector<CaptureSegment> Reader::run() {
       continue;
     }
     pos_ = l.next;
-    // Before the kernel-log test: "2019-07-21 16:20:05,759 - INFO - Epoch ..." has a log prefix.
-    if (auto t = parse_step_timing(l.trimmed)) {
-      flush_kernel();
-      steps_.add(*t, origin_, l.no);
-      segment(CaptureFormat::kAppLog, l.no, l.no);
-      continue;
-    }
-    // Before the kernel-log test: an MPI launcher's "[0]   1048576 ..." row looks like dmesg.
-    if (burn_.take(l.trimmed, origin_, l.no) || nccl_tests_.take(l.trimmed, origin_, l.no) ||
-        matrices_.take(l.trimmed, origin_, l.no)) {
-      flush_kernel();
-      segment(CaptureFormat::kBenchTool, l.no, l.no);
-      continue;
-    }
-    if (env_.take(l.trimmed, host_)) {
-      flush_kernel();
-      segment(CaptureFormat::kEnvReport, l.no, l.no);
-      continue;
-    }
-    // Before the kernel-log test: the host engine's lines carry a log prefix of their own.
-    if (dcgm::take_line(l.trimmed, origin_, l.no, obs_.dcgm)) {
-      flush_kernel();
-      if (l.trimmed == "Successfully ran diagnostic for group.") diag_announced_ = l.no;
-      segment(CaptureFormat::kDcgm, l.no, l.no);
-      continue;
-    }
-    if (looks_like_kernel_log_line(l.trimmed)) {
-      add_kernel_line(l);
-      // A syslog line from a user-space daemon (dockerd, nvidia-persistenced) may carry an
-      // application error; kernel lines never do.
-      if (!capture_text::is_dmesg_bracket(l.trimmed) &&
-          l.trimmed.find("kernel:") == std::string_view::npos &&
-          app_.take(l.trimmed, origin_, l.no, obs_.app_messages))
-        k_app_taken_.push_back(l.no);
-      continue;
-    }
-    // The kernel-log parser sees only kernel lines (and blanks): nothing else can be taken for
-    // a continuation of a driver message.
-    flush_kernel();
-    if (app_.take(l.trimmed, origin_, l.no, obs_.app_messages)) {
-      segment(CaptureFormat::kAppLog, l.no, l.no);
-      continue;
-    }
-    if (looks_like_shell_prompt(l.trimmed) || capture_text::is_command_echo(l.trimmed)) continue;
-    if (capture_text::is_date_line(l.trimmed)) continue;
-    // An lspci section's lines its reader leaves (-xxx hex dumps, "Kernel modules: nvidia"):
-    // lspci output that carries no health state.
-    if (section_ == bug_report::Section::kLspci) {
-      ++br_skipped_;
-      continue;
-    }
-    not_understood(l.no, l.trimmed);
+    take_by_evidence(l);
   }
-  flush_kernel();
-  note_bug_report();
-  if (!steps_.empty()) obs_.app_messages.push_back(steps_.message());
-  if (auto b = burn_.finish()) obs_.burn_runs.push_back(std::move(*b));
-  for (auto& n : nccl_tests_.finish()) obs_.nccl_tests.push_back(std::move(n));
-  finish_matrices();
-  if (diag_announced_ > 0)
-    incomplete("dcgmi diag ran (line " + std::to_string(diag_announced_) +
-               ") but its result table is not in the input");
-  events_.finish(origin_);
-  finish_host();
-  if (cov_.lines_not_understood > 0) {
-    obs_.notes.push_back(std::string(origin_) + ": " + std::to_string(cov_.lines_not_understood) +
-                         " line(s) not understood, first at line " +
-                         std::to_string(*cov_.first_not_understood_line));
-  }
-  if (cov_.elided_lines > 0)
-    obs_.notes.push_back(std::string(origin_) + ": " + std::to_string(cov_.elided_lines) +
-                         " '[...]' mark(s): lines were left out of this capture");
-  for (const auto& why : cov_.incomplete_reasons)
-    obs_.notes.push_back(std::string(origin_) + ": incomplete: " + why);
-  obs_.coverage.push_back(std::move(cov_));
-  if (progress_ && (reported_ != text_.size() || text_.empty()))
-    progress_(text_.size(), text_.size());
+  finish();
   return std::move(segs_);
 }
 

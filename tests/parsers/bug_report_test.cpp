@@ -19,6 +19,7 @@
 namespace gw {
 namespace {
 
+using test::lines_of;
 using test::read_fixture;
 
 const char* const kXid = "280-bug-report-4x-2080ti-xid13-xid32-one-gpu";
@@ -67,17 +68,6 @@ std::string section(const std::string& report, const std::string& header) {
   const size_t begin = report.rfind("____", h);
   const size_t end = report.find("\n____", h + 1);
   return report.substr(report.rfind('\n', begin) + 1, end - report.rfind('\n', begin));
-}
-
-std::vector<std::string> lines_of(const std::string& t) {
-  std::vector<std::string> out;
-  size_t p = 0;
-  while (p < t.size()) {
-    const size_t nl = t.find('\n', p);
-    out.push_back(t.substr(p, nl == std::string::npos ? std::string::npos : nl - p));
-    p = nl == std::string::npos ? t.size() : nl + 1;
-  }
-  return out;
 }
 
 TEST(BugReport, HeadersOfRealReportsPickTheirReader) {

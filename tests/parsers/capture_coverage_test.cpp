@@ -40,8 +40,10 @@ TEST(CaptureCoverage, HealthyBootHasNoUnreadGpuLine) {
 }
 
 TEST(CaptureCoverage, XidLinesAreRead) {
-  const InputCoverage c = cov_of(read_fixture("008-dmesg-xid13-43-out-of-range-repeated", "dmesg.log"));
-  for (const UnreadLine& u : c.gpu_unread) EXPECT_EQ(u.excerpt.find("Xid"), std::string::npos) << u.excerpt;
+  const InputCoverage c =
+      cov_of(read_fixture("008-dmesg-xid13-43-out-of-range-repeated", "dmesg.log"));
+  for (const UnreadLine& u : c.gpu_unread)
+    EXPECT_EQ(u.excerpt.find("Xid"), std::string::npos) << u.excerpt;
 }
 
 TEST(CaptureCoverage, DcgmDiagFailureWithJoinedText) {
@@ -52,7 +54,9 @@ TEST(CaptureCoverage, DcgmDiagFailureWithJoinedText) {
   for (const DcgmResult& r : obs.dcgm) {
     if (r.kind != DcgmKind::kDiagFail) continue;
     EXPECT_EQ(r.gpu, 0u);
-    EXPECT_NE(r.text.find("13.3 seconds started at 9.7 seconds into the test for GPU 0"), std::string::npos) << r.text;
+    EXPECT_NE(r.text.find("13.3 seconds started at 9.7 seconds into the test for GPU 0"),
+              std::string::npos)
+        << r.text;
     fail0 = true;
   }
   EXPECT_TRUE(fail0);

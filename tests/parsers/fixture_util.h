@@ -6,10 +6,23 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/snapshot.h"
 
 namespace gw::test {
+
+// The lines of a text without their '\n' (the class-transformation tests rebuild texts from them).
+inline std::vector<std::string> lines_of(const std::string& t) {
+  std::vector<std::string> out;
+  size_t p = 0;
+  while (p < t.size()) {
+    const size_t nl = t.find('\n', p);
+    out.push_back(t.substr(p, nl == std::string::npos ? std::string::npos : nl - p));
+    p = nl == std::string::npos ? t.size() : nl + 1;
+  }
+  return out;
+}
 
 inline std::string fixture_path(const std::string& id, const std::string& file) {
   return std::string(GW_SOURCE_DIR) + "/fixtures/captures/" + id + "/" + file;

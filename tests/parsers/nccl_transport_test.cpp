@@ -13,6 +13,7 @@
 namespace gw {
 namespace {
 
+using test::lines_of;
 using test::read_fixture;
 
 const char* const kSocket = "211-nccl-info-ib-no-device-socket-inter-node";
@@ -25,17 +26,6 @@ std::map<std::string, size_t> transports(const std::string& text) {
   std::map<std::string, size_t> out;
   for (const AppMessage& m : obs.app_messages)
     if (m.kind == AppMessageKind::kNcclTransport) out[m.detail] += m.steps;
-  return out;
-}
-
-std::vector<std::string> lines_of(const std::string& t) {
-  std::vector<std::string> out;
-  size_t p = 0;
-  while (p < t.size()) {
-    const size_t nl = t.find('\n', p);
-    out.push_back(t.substr(p, nl - p));
-    p = nl == std::string::npos ? t.size() : nl + 1;
-  }
   return out;
 }
 

@@ -16,6 +16,7 @@
 namespace gw {
 namespace {
 
+using test::lines_of;
 using test::read_fixture;
 
 const char* const kStarved = "290-mmdet-train-log-data-time-80pct-starved";
@@ -33,17 +34,6 @@ Observation read(const std::string& text) {
   Observation obs;
   add_capture(text, "train.log", obs);
   return obs;
-}
-
-std::vector<std::string> lines_of(const std::string& t) {
-  std::vector<std::string> out;
-  size_t p = 0;
-  while (p < t.size()) {
-    const size_t nl = t.find('\n', p);
-    out.push_back(t.substr(p, nl - p));
-    p = nl == std::string::npos ? t.size() : nl + 1;
-  }
-  return out;
 }
 
 TEST(StepTiming, MmcvLinesSumTheWaitInsideTheStep) {

@@ -15,18 +15,6 @@ bool contains(std::string_view s, std::string_view p) {
   return s.find(p) != std::string_view::npos;
 }
 
-std::vector<std::string_view> tokens(std::string_view s) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-    const size_t b = i;
-    while (i < s.size() && s[i] != ' ' && s[i] != '\t') ++i;
-    if (i > b) out.push_back(s.substr(b, i - b));
-  }
-  return out;
-}
-
 bool is_index(std::string_view t) {
   if (t.empty() || t.size() > 4) return false;
   for (const char c : t)
@@ -57,7 +45,7 @@ std::optional<BandwidthMatrix> title_of(std::string_view s) {
 
 // "D\D 0 1 2", "GPU 0 1 2", "CPU 0 1 2" or bare column numbers: the width, 0 when not a header.
 size_t header_width(std::string_view s) {
-  const auto t = tokens(s);
+  const auto t = text::words(s);
   size_t first = 0;
   if (!t.empty() && (t[0] == "D\\D" || t[0] == "GPU" || t[0] == "CPU")) first = 1;
   if (t.size() <= first) return 0;
@@ -72,7 +60,7 @@ constexpr size_t kMaxDevices = 1024;
 // "Device=0 CANNOT Access Peer Device=2": from, to, can.
 std::optional<std::tuple<size_t, size_t, bool>> access_line(std::string_view s) {
   if (!text::starts_with(s, "Device=")) return std::nullopt;
-  const auto t = tokens(s);
+  const auto t = text::words(s);
   if (t.size() != 5 || (t[1] != "CAN" && t[1] != "CANNOT") || t[2] != "Access" || t[3] != "Peer" ||
       !text::starts_with(t[4], "Device="))
     return std::nullopt;
@@ -128,7 +116,7 @@ bool BandwidthMatrixScanner::take(std::string_view line, std::string_view origin
     if (const size_t w = header_width(s); w > 0) {
       BandwidthMatrix next;
       next.kind = cur_.kind;
-      next.title = cur_.title + " (" + std::string(tokens(s)[0]) + ")";
+      next.title = cur_.title + " (" + std::string(text::words(s)[0]) + ")";
       next.bidirectional = cur_.bidirectional;
       next.p2p = cur_.p2p;
       next.origin = std::string(origin) + ":" + std::to_string(line_no);
@@ -146,7 +134,7 @@ bool BandwidthMatrixScanner::take(std::string_view line, std::string_view origin
     return false;
   }
   // A row: its index, then one cell per column ("N/A" allowed).
-  const auto t = tokens(s);
+  const auto t = text::words(s);
   if (t.size() != width_ + 1 || !is_index(t[0]) || t[0] != std::to_string(cur_.cells.size())) {
     close();
     return false;

@@ -9,18 +9,6 @@ namespace gw {
 
 namespace {
 
-std::vector<std::string_view> tokens(std::string_view s) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-    const size_t b = i;
-    while (i < s.size() && s[i] != ' ' && s[i] != '\t') ++i;
-    if (i > b) out.push_back(s.substr(b, i - b));
-  }
-  return out;
-}
-
 // "-524288000", "0", "11367": an integer token (a lone "-" is gpu_burn's separator).
 std::optional<int64_t> integer(std::string_view t) {
   if (t.empty()) return std::nullopt;
@@ -89,14 +77,14 @@ std::optional<BurnProgress> parse_one(std::string_view s) {
   const size_t errs = s.find("errors:", procd);
   const size_t temps = s.find("temps:", procd);
   BurnProgress p;
-  read_procd(
-      tokens(s.substr(procd + 7, (errs == std::string_view::npos ? s.size() : errs) - procd - 7)),
-      p);
+  read_procd(text::words(s.substr(procd + 7,
+                                  (errs == std::string_view::npos ? s.size() : errs) - procd - 7)),
+             p);
   if (errs != std::string_view::npos)
-    read_errors(
-        tokens(s.substr(errs + 7, (temps == std::string_view::npos ? s.size() : temps) - errs - 7)),
-        p);
-  if (temps != std::string_view::npos) read_temps(tokens(s.substr(temps + 6)), p);
+    read_errors(text::words(s.substr(
+                    errs + 7, (temps == std::string_view::npos ? s.size() : temps) - errs - 7)),
+                p);
+  if (temps != std::string_view::npos) read_temps(text::words(s.substr(temps + 6)), p);
   if (p.gpus.empty()) return std::nullopt;
   return p;
 }

@@ -12,8 +12,8 @@ namespace gw {
 
 namespace {
 
-// The line's tokens with MPI rank tags ("[0]", "-1[0]") taken out.
-std::vector<std::string_view> tokens(std::string_view s, std::vector<std::string>& store) {
+// The line with MPI rank tags ("[0]", "-1[0]") blanked out.
+std::string without_rank_tags(std::string_view s) {
   std::string clean;
   clean.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
@@ -29,17 +29,7 @@ std::vector<std::string_view> tokens(std::string_view s, std::vector<std::string
     }
     clean += s[i];
   }
-  store.push_back(std::move(clean));
-  const std::string& c = store.back();
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < c.size()) {
-    while (i < c.size() && (c[i] == ' ' || c[i] == '\t')) ++i;
-    const size_t b = i;
-    while (i < c.size() && c[i] != ' ' && c[i] != '\t') ++i;
-    if (i > b) out.emplace_back(c.data() + b, i - b);
-  }
-  return out;
+  return clean;
 }
 
 bool all_digits(std::string_view t) {
@@ -78,8 +68,8 @@ std::optional<CollectiveRow> parse_nccl_tests_row(std::string_view line) {
   if (s.front() == '[' &&
       (s.size() < 3 || s[1] < '0' || s[1] > '9' || s.find(']') > 5 || s.find('.') < s.find(']')))
     return std::nullopt;
-  std::vector<std::string> store;
-  const auto t = tokens(s, store);
+  const std::string clean = without_rank_tags(s);
+  const auto t = text::words(clean);
   // size count type [redop [root]] then time algbw busbw wrong (out-of-place), the same in-place.
   if (t.size() < 7 || !all_digits(t[0]) || !all_digits(t[1]) || !is_type(t[2])) return std::nullopt;
   size_t i = 3;

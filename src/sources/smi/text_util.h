@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gw::text {
 
@@ -106,6 +107,9 @@ std::optional<uint64_t> parse_mem_bytes(std::string_view v);
 std::optional<uint32_t> parse_watts_mw(std::string_view v);
 // "834002687 us" -> ns; "12 ms", "3 s" also accepted.
 std::optional<uint64_t> parse_duration_ns(std::string_view v);
+
+// The blank- or tab-separated words of a line, as views into it.
+std::vector<std::string_view> words(std::string_view s);
 
 // Days since 1970-01-01 of a proleptic Gregorian date.
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d);
