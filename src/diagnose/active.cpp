@@ -7,17 +7,11 @@
 #include <map>
 
 #include "diagnose/context.h"
+#include "diagnose/figures.h"
 #include "diagnose/rules.h"
 
 namespace gw {
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // What the link can carry per direction at its best (the GPU's and slot's maximum).
 std::optional<double> link_should_carry(const ActiveGpu& a) {

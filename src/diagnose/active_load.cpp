@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "diagnose/context.h"
+#include "diagnose/figures.h"
 #include "diagnose/rules.h"
 
 namespace gw {
@@ -19,22 +20,6 @@ std::string grouped(unsigned v) {
     out += digits[i];
   }
   return out;
-}
-
-// "GPUs 0-2 and 4-7", "GPU 5".
-std::string gpus_text(const std::vector<unsigned>& v) {
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < v.size();) {
-    size_t j = i;
-    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
-    parts.push_back(j == i ? std::to_string(v[i])
-                           : fmt::format("{}{}{}", v[i], j == i + 1 ? ", " : "-", v[j]));
-    i = j + 1;
-  }
-  std::string s;
-  for (size_t i = 0; i < parts.size(); ++i)
-    s += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
-  return (v.size() == 1 ? "GPU " : "GPUs ") + s;
 }
 
 std::string range_text(unsigned lo, unsigned hi, const char* unit, bool group) {

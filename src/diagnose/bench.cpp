@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "diagnose/context.h"
+#include "diagnose/figures.h"
 #include "diagnose/rules.h"
 
 namespace gw {
@@ -35,12 +36,6 @@ std::string gflops(const BurnGpu& g) {
 
 bool faulty(const BurnGpu& g) {
   return !g.died && (g.summary_ok == false || g.error_flag || g.errors != 0);
-}
-
-std::string gpu_list(const std::vector<unsigned>& ids) {
-  std::string s;
-  for (size_t i = 0; i < ids.size(); ++i) s += (i ? ", " : "") + std::to_string(ids[i]);
-  return s;
 }
 
 std::string size_name(uint64_t b) {
@@ -88,8 +83,8 @@ void rule_burn_died(const DiagnoseContext& c, Findings& out) {
     if (died.empty() && !r.no_clients_alive && r.init_error.empty()) continue;
     std::vector<std::string> ev;
     if (!died.empty())
-      ev.push_back(fmt::format("worker(s) of GPU(s) {} died (DIED! or proc'd -1), first at {}",
-                               gpu_list(died), r.died_origin.empty() ? r.origin : r.died_origin));
+      ev.push_back(fmt::format("worker(s) of {} died (DIED! or proc'd -1), first at {}",
+                               gpus_text(died), r.died_origin.empty() ? r.origin : r.died_origin));
     if (r.no_clients_alive) ev.push_back("\"No clients are alive!  Aborting\": the test stopped");
     if (!r.init_error.empty()) ev.push_back(r.init_error);
     const std::string title =
@@ -145,18 +140,18 @@ void rule_burn_no_work(const DiagnoseContext& c, Findings& out) {
     const auto idle = idle_gpus(r);
     if (idle.empty()) continue;
     std::vector<std::string> ev{
-        fmt::format("GPU(s) {}: no progress line with work done ({} "
+        fmt::format("{}: no progress line with work done ({} "
                     "progress line(s) read from {})",
-                    gpu_list(idle), r.progress_lines, r.origin)};
+                    gpus_text(idle), r.progress_lines, r.origin)};
     bool said_ok = false;
     for (unsigned id : idle)
       for (const BurnGpu& g : r.gpus) said_ok = said_ok || (g.index == id && g.summary_ok == true);
     if (said_ok)
       ev.push_back("gpu_burn's summary says OK all the same: it checks errors, not work");
     out.push_back(make_finding("burn.no_work", Severity::kWarning, nullptr,
-                               fmt::format("gpu_burn measured no work on GPU(s) {}: its result "
+                               fmt::format("gpu_burn measured no work on {}: its result "
                                            "is no evidence of health",
-                                           gpu_list(idle)),
+                                           gpus_text(idle)),
                                std::move(ev)));
   }
 }
@@ -252,12 +247,6 @@ std::vector<double> off_diagonal(const BandwidthMatrix& m) {
   return v;
 }
 
-std::optional<double> median(std::vector<double> v) {
-  if (v.empty()) return std::nullopt;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // The P2P=Disabled bandwidth matrix of the same direction as `m`, read before or after it.
 const BandwidthMatrix* disabled_twin(const std::vector<BandwidthMatrix>& all,
                                      const BandwidthMatrix& m) {
@@ -275,13 +264,13 @@ void rule_p2p_enabled_slower(const DiagnoseContext& c, Findings& out) {
     if (m.kind != MKind::kBandwidth || m.p2p != true) continue;
     const BandwidthMatrix* d = disabled_twin(c.obs.bw_matrices, m);
     if (!d) continue;
-    const auto on = median(off_diagonal(m)), off = median(off_diagonal(*d));
-    if (!on || !off || *on >= *off * kEnabledSlowerShare) continue;
+    const double on = median(off_diagonal(m)), off = median(off_diagonal(*d));
+    if (on <= 0 || off <= 0 || on >= off * kEnabledSlowerShare) continue;
     out.push_back(make_finding(
         "p2p.enabled_slower_than_disabled", Severity::kWarning, nullptr,
         fmt::format("Peer-to-peer copies are slower than copies through the host: {:.1f} vs "
                     "{:.1f} GB/s per pair (median)",
-                    *on, *off),
+                    on, off),
         {fmt::format("{} ({})", m.title, m.origin), fmt::format("{} ({})", d->title, d->origin)}));
     return;  // one finding: the writes and reads matrices say the same
   }
@@ -290,16 +279,15 @@ void rule_p2p_enabled_slower(const DiagnoseContext& c, Findings& out) {
 void rule_p2p_pair_slow(const DiagnoseContext& c, Findings& out) {
   for (const BandwidthMatrix& m : c.obs.bw_matrices) {
     if (m.kind != MKind::kBandwidth || m.p2p == false || m.cells.size() < 3) continue;
-    const auto med = median(off_diagonal(m));
-    if (!med || *med <= 0) continue;
+    const double med = median(off_diagonal(m));
+    if (med <= 0) continue;
     std::vector<std::string> slow;
     for (size_t r = 0; r < m.cells.size(); ++r)
       for (size_t col = 0; col < m.cells[r].size(); ++col)
-        if (r != col && m.cells[r][col] && *m.cells[r][col] < *med * kPairSlowShare)
+        if (r != col && m.cells[r][col] && *m.cells[r][col] < med * kPairSlowShare)
           slow.push_back(fmt::format("{}->{} {:.1f} GB/s", r, col, *m.cells[r][col]));
     if (slow.empty()) continue;
-    std::vector<std::string> ev{
-        fmt::format("{} ({}): median {:.1f} GB/s", m.title, m.origin, *med)};
+    std::vector<std::string> ev{fmt::format("{} ({}): median {:.1f} GB/s", m.title, m.origin, med)};
     std::string list;
     for (size_t i = 0; i < slow.size() && i < 8; ++i) list += (i ? ", " : "") + slow[i];
     if (slow.size() > 8) list += fmt::format(" (+{} more)", slow.size() - 8);
