@@ -584,7 +584,9 @@ constexpr std::array kRules = {
              "Xid that follows another Xid (a consequence, not a separate fault)",
              "Xid 45 with 'caused by previous Xid N' or within 60 s after a non-informational Xid "
              "on the same GPU; Xid 137 within 60 s of an NVLink Xid on the same GPU and link. "
-             "Solo Xid 45 is xid.application (a process was stopped).",
+             "Solo Xid 45 is xid.application (a process was stopped). Info when the root's own "
+             "line is in the log (the root has its finding); when only the follow-up names it, "
+             "the finding stands for the root: warning, critical for a critical root.",
              "Act on the root Xid named in the finding; nothing to do for the follow-up itself.",
              rule_xid_consequence},
     RuleInfo{"driver.init_failed", "kernel", S::kCritical,

@@ -424,6 +424,74 @@ void rule_xid_other(const DiagnoseContext& c, Findings& out) {
   xids_of(c, XidCause::kOther, out);
 }
 
+namespace {
+
+// A root the log names but does not hold (the driver says "caused by previous Xid 149", the
+// 149 line was cut or rotated away): the consequence is then the only evidence of the root, so
+// it carries the root's weight. NVLink5 roots (144-149) say Fatal/Nonfatal only in their own
+// line; channels torn down by one mean work was lost, so at least a warning.
+Severity absent_root_severity(const XidInfo* rx) {
+  if (rx && rx->severity == "critical" && !(rx->xid >= 144 && rx->xid <= 149))
+    return Severity::kCritical;
+  return Severity::kWarning;
+}
+
+Finding consequence_finding(const EventGroup& g, const EventGroup& sub, unsigned root_code,
+                            const Root& root) {
+  const XidInfo* rx = lookup_xid(root_code);
+  const std::string root_name =
+      fmt::format("Xid {} ({})", root_code, rx ? rx->short_name : "unknown Xid");
+  const bool cleanup = g.code == kXidCleanup;
+  Finding f;
+  f.code = "xid.consequence";
+  f.severity = root.ev ? Severity::kInfo : absent_root_severity(rx);
+  f.gpu = g.gpu;
+  f.pci_bus_id = g.pci_bus_id;
+  if (!root.ev)
+    f.title = fmt::format("{} on {}: the root of Xid {} ({} line(s)); its own line is not here",
+                          root_name, who(g), g.code, sub.total);
+  else if (cleanup)
+    f.title = fmt::format("Xid 45 on {}: channels torn down because of {}", who(g), root_name);
+  else
+    f.title = fmt::format("Xid 137 on {}: part of the NVLink incident of {}", who(g), root_name);
+  f.evidence.push_back(fmt::format("{} line(s), first {}, last {}", sub.total,
+                                   event_when(*sub.events.front()),
+                                   event_when(*sub.events.back())));
+  if (root.stated)
+    f.evidence.push_back(fmt::format("the driver says: caused by previous Xid {}", root_code));
+  if (root.ev)
+    f.evidence.push_back(fmt::format("root: {} at {}: {}", root_name, event_when(*root.ev),
+                                     root.ev->message.substr(0, 120)));
+  else
+    f.evidence.push_back("root: " + root_name + " (its line is not in this log)");
+  if (rx && !root.ev) f.evidence.push_back(fmt::format("meaning of the root: {}", rx->meaning));
+  if (auto p = processes(sub); !p.empty()) f.evidence.push_back("processes: " + p);
+  if (!cleanup) {
+    if (auto l = link_of(sub.events.front()->message))
+      f.evidence.push_back(fmt::format("link {}", *l));
+  }
+  if (!root.ev) {
+    f.remedy = fmt::format(
+        "Treat it as {}: {} Find that Xid's own line in the full log (journalctl -k, "
+        "nvidia-bug-report.sh) for its details; Xid {} itself needs nothing.",
+        root_name, rx ? action_text(rx->action) : action_text("monitor"), g.code);
+  } else if (cleanup) {
+    f.remedy = fmt::format(
+        "Nothing to do for Xid 45 itself: the driver stopped these channels because of {}. "
+        "Act on that Xid's finding for this GPU; the program is not at fault for this line.",
+        root_name);
+  } else {
+    f.remedy = fmt::format(
+        "Treat it with the NVLink incident ({}): follow the NVLink finding for this GPU, not an "
+        "application fix.",
+        root_name);
+  }
+  return f;
+}
+
+}  // namespace
+
+// Follow-up Xids (45, 137) reported with their root, one finding per GPU and root.
 void rule_xid_consequence(const DiagnoseContext& c, Findings& out) {
   std::optional<XidIndex> ix;
   for (const EventGroup& g : c.groups) {
@@ -432,48 +500,8 @@ void rule_xid_consequence(const DiagnoseContext& c, Findings& out) {
     EventGroup solo;
     std::map<unsigned, std::pair<EventGroup, Root>> by_root;
     split_follow_ups(*ix, g, solo, &by_root);
-    for (const auto& [root_code, gr] : by_root) {
-      const EventGroup& sub = gr.first;
-      const Root& root = gr.second;
-      const XidInfo* rx = lookup_xid(root_code);
-      const std::string root_name =
-          fmt::format("Xid {} ({})", root_code, rx ? rx->short_name : "unknown Xid");
-      Finding f;
-      f.code = "xid.consequence";
-      f.severity = Severity::kInfo;
-      f.gpu = g.gpu;
-      f.pci_bus_id = g.pci_bus_id;
-      const bool cleanup = g.code == kXidCleanup;
-      f.title =
-          cleanup
-              ? fmt::format("Xid 45 on {}: channels torn down because of {}", who(g), root_name)
-              : fmt::format("Xid 137 on {}: part of the NVLink incident of {}", who(g), root_name);
-      f.evidence.push_back(fmt::format("{} line(s), first {}, last {}", sub.total,
-                                       event_when(*sub.events.front()),
-                                       event_when(*sub.events.back())));
-      if (root.stated)
-        f.evidence.push_back(fmt::format("the driver says: caused by previous Xid {}", root_code));
-      if (root.ev)
-        f.evidence.push_back(fmt::format("root: {} at {}: {}", root_name, event_when(*root.ev),
-                                         root.ev->message.substr(0, 120)));
-      else
-        f.evidence.push_back("root: " + root_name + " (its line is not in this log)");
-      if (auto p = processes(sub); !p.empty()) f.evidence.push_back("processes: " + p);
-      if (!cleanup) {
-        if (auto l = link_of(sub.events.front()->message))
-          f.evidence.push_back(fmt::format("link {}", *l));
-      }
-      f.remedy = cleanup ? fmt::format(
-                               "Nothing to do for Xid 45 itself: the driver stopped these "
-                               "channels because of {}. Act on that Xid's finding for "
-                               "this GPU; the program is not at fault for this line.",
-                               root_name)
-                         : fmt::format(
-                               "Treat it with the NVLink incident ({}): follow the NVLink "
-                               "finding for this GPU, not an application fix.",
-                               root_name);
-      out.push_back(std::move(f));
-    }
+    for (const auto& [root_code, gr] : by_root)
+      out.push_back(consequence_finding(g, gr.first, root_code, gr.second));
   }
 }
 

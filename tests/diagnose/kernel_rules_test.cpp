@@ -103,9 +103,26 @@ TEST(XidFollowUp, StatedRootMakesXid45AConsequence) {
       named = x.title.find("Xid 149") != std::string::npos;
       EXPECT_NE(evidence(x).find("2 line(s)"), std::string::npos);
       EXPECT_NE(evidence(x).find("not in this log"), std::string::npos);
+      // Only the follow-up names the root: it stands for the root's incident, so the capture
+      // is not healthy, and the advice is the root's, not "nothing to do".
+      EXPECT_EQ(x.severity, Severity::kWarning);
+      EXPECT_EQ(x.title.rfind("Xid 149 (", 0), 0u) << x.title;
+      EXPECT_NE(x.remedy.find("Treat it as Xid 149"), std::string::npos) << x.remedy;
     }
   }
   EXPECT_TRUE(named);
+  EXPECT_EQ(worst_severity(f), Severity::kWarning);
+}
+
+// A critical root named by its follow-ups only (Xid 79's line rotated away) stays critical.
+TEST(XidFollowUp, AbsentCriticalRootKeepsItsSeverity) {
+  const auto f = diagnose(from_log(
+      "kernel: NVRM: Xid (PCI:0000:3b:00): 45, pid=4242, name=python3, Ch 00000001 caused by "
+      "previous Xid 79\n"));
+  const auto c = find(f, "xid.consequence");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->severity, Severity::kCritical);
+  EXPECT_NE(c->title.find("root of Xid 45"), std::string::npos) << c->title;
 }
 
 // 011's Xid 13 burst on cb:00, then Xid 45 lines of https://github.com/leptonai/gpud/pull/117
@@ -123,6 +140,7 @@ TEST(XidFollowUp, Xid45RightAfterAnotherXidOnTheSameGpu) {
   ASSERT_TRUE(c);
   EXPECT_NE(c->title.find("because of Xid 13"), std::string::npos) << c->title;
   EXPECT_NE(evidence(*c).find("root: Xid 13"), std::string::npos);
+  EXPECT_EQ(c->severity, Severity::kInfo);  // the root has its own finding
   EXPECT_EQ(c->remedy.find("bug in the program"), std::string::npos);
   // The Xid 13 itself is still an application finding, with its own advice.
   const auto a = find(f, "xid.application");
