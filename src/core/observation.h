@@ -46,6 +46,12 @@ enum class AppMessageKind {
   kPeerAccessUnsupported,  // "peer access is not supported between these two devices"
   kNcclTransport,  // NCCL_DEBUG=INFO "Channel ... via NET/Socket" (one per transport and file)
   kStepTiming,     // a training log's step timing, summed over one input (data_time vs time, ...)
+  // Container and orchestration (NVIDIA device plugin, container toolkit, Kubernetes):
+  kDeviceUnhealthy,     // the device plugin marked a GPU unhealthy (gpu_uuid, xid or detail)
+  kPluginNoDevices,     // the device plugin found no NVML / no GPUs (detail: why)
+  kNodeGpuResources,    // a node's nvidia.com/gpu Capacity / Allocatable (gpus_total/usable)
+  kGpuAdmissionFailed,  // kubelet refused a GPU pod (gpus_total requested, gpus_usable free)
+  kContainerHookFailed, // nvidia-container-cli failed in the runtime hook (detail: its cause)
   kOther,          // another CUDA/driver error worth showing
 };
 
@@ -71,6 +77,11 @@ struct AppMessage {
   std::optional<std::string> pci_bus_id;          // normalised, when the message names a bus id
   std::optional<int> cuda_error_code;             // "returned 35", "CUDA error 217", ...
   std::string detail;  // what else the message says: "NCCL WARN ...", peer transport, ...
+  // Container and orchestration messages: the GPU as the device plugin names it, the Xid it
+  // acted on, and GPU counts (kNodeGpuResources: Capacity / Allocatable; kGpuAdmissionFailed:
+  // Requested / Available).
+  std::optional<std::string> gpu_uuid;
+  std::optional<unsigned> xid, gpus_total, gpus_usable;
   // kStepTiming: over `steps` steps, seconds spent waiting for data, seconds of whole steps
   // (waiting included), and the longest single wait with its origin in `origin`; the first
   // step's own figures apart (`first_*`: it carries the loader's start-up).

@@ -545,6 +545,38 @@ constexpr std::array kRules = {
              "Install nvidia-container-toolkit, run sudo nvidia-ctk runtime configure "
              "--runtime=docker and restart Docker (sudo systemctl restart docker).",
              rule_app_docker_no_gpu},
+    RuleInfo{"container.device_unhealthy", "app", S::kWarning,
+             "Kubernetes withholds a GPU the NVIDIA device plugin marked unhealthy",
+             "The device plugin's \"XidCriticalError: Xid=N on Device=GPU-...\" / \"device "
+             "marked unhealthy\" / \"Marking it unhealthy\" lines (every wording since 2018), one "
+             "finding per GPU with the Xid's meaning; or kubectl describe node showing "
+             "Allocatable nvidia.com/gpu below Capacity.",
+             "Act on the Xid; once the GPU is checked and reset, restart the device plugin's pod "
+             "(it never marks a GPU healthy again by itself).",
+             rule_container_device_unhealthy},
+    RuleInfo{"container.plugin_no_devices", "app", S::kCritical,
+             "The NVIDIA device plugin found no GPUs (no NVML) and advertises none",
+             "The plugin's \"Detected non-NVML platform\" / \"could not load NVML library\" / "
+             "\"No devices found. Waiting indefinitely.\" lines (one finding), or a node whose "
+             "Allocatable nvidia.com/gpu is 0 (warning when no plugin line says why).",
+             "Check the host's driver (nvidia-smi); run the plugin with the NVIDIA runtime "
+             "(runtimeClassName nvidia / nvidia-ctk runtime configure) and restart its pod.",
+             rule_container_plugin_no_devices},
+    RuleInfo{"container.admission_failed", "app", S::kWarning,
+             "The kubelet refused a GPU pod (UnexpectedAdmissionError)",
+             "\"Pod Allocate failed due to ...\" for nvidia.com/gpu or the device plugin, with "
+             "Requested / Available; a lost GPU named in the plugin's error is said.",
+             "Compare Allocatable with the GPUs pods hold and the plugin's unhealthy devices; a "
+             "lost GPU: drain and reboot the node; else restart the kubelet.",
+             rule_container_admission_failed},
+    RuleInfo{"container.hook_failed", "app", S::kCritical,
+             "The NVIDIA container toolkit's hook fails: no GPU container can start",
+             "\"nvidia-container-cli: <stage> error: <cause>\" (on the line or the next one), "
+             "one finding per cause: driver not loaded, libnvidia-ml not found, CUDA requirement "
+             "unsatisfied, unknown device. NVML's version mismatch is driver.version_mismatch.",
+             "Fix what the cause names on the host: load or install the driver, upgrade it for "
+             "the image's CUDA, or ask for a GPU that exists.",
+             rule_container_hook_failed},
     RuleInfo{"cuda.launch_failure", "app", S::kWarning,
              "CUDA kernel crashed (unspecified launch failure)",
              "The CUDA \"unspecified launch failure\" message.",

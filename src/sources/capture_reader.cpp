@@ -698,6 +698,7 @@ void Reader::take_by_evidence(const Line& l) {
 void Reader::finish() {
   flush_kernel();
   note_bug_report();
+  app_.finish(obs_.app_messages);
   if (!steps_.empty()) obs_.app_messages.push_back(steps_.message());
   if (auto b = burn_.finish()) obs_.burn_runs.push_back(std::move(*b));
   for (auto& n : nccl_tests_.finish()) obs_.nccl_tests.push_back(std::move(n));

@@ -320,6 +320,11 @@ TEST(Coverage, UnreadLinesOfTheToolFamiliesAreNeverHealthy) {
        "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n"
        "   D\\D     0      1\n     0 911.08  20.10\n     1  20.39 920.20\n"
        "P2P=Enabled Latency (P2P Writes) failed on GPU 1: cudaErrorLaunchFailure\n"},
+      {"device plugin",
+       "I0128 05:21:31.377801       1 server.go:125] Registered device plugin for "
+       "'nvidia.com/gpu' with Kubelet\n"
+       "E0128 05:30:02.118311       1 health.go:64] Failed to register GPU-455e672a-1111-2222-"
+       "3333-444455556666 for NVML events: Not Supported\n"},
   };
   for (const auto& [family, text] : cases) {
     std::string indented = "    ";  // every line re-indented, and with CRLF ends

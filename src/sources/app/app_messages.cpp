@@ -429,6 +429,24 @@ bool AppScanner::take_nccl_transport(std::string_view s, std::string_view origin
   return true;
 }
 
+bool AppScanner::take_hook_cause(std::string_view s, std::string_view origin, size_t line_no,
+                                 std::vector<AppMessage>& out) {
+  if (hook_line_ == 0 || line_no != hook_line_ + 1 || s.empty()) return false;
+  const auto cause = container_cli_cause(hook_text_);
+  if (!cause || !cause->empty()) return false;  // the hook line carried its own cause
+  AppMessage m;
+  m.kind = AppMessageKind::kContainerHookFailed;
+  m.framework = "nvidia-container-toolkit";
+  m.text = hook_text_ + " " + std::string(s.substr(0, 200));
+  m.origin = std::string(origin) + ":" + std::to_string(line_no);
+  std::string_view c = s;
+  for (std::string_view tail : {": unknown.", ": unknown"})
+    if (text::ends_with(c, tail)) c.remove_suffix(tail.size());
+  m.detail = std::string(c.substr(0, 200));
+  out.push_back(std::move(m));
+  return true;
+}
+
 bool AppScanner::take(std::string_view line, std::string_view origin, size_t line_no,
                       std::vector<AppMessage>& out) {
   const std::string_view s = text::trim(line);
@@ -471,6 +489,8 @@ bool AppScanner::take(std::string_view line, std::string_view origin, size_t lin
     return true;
   }
   if (take_nccl_transport(s, origin, line_no, out)) return true;
+  if (take_hook_cause(s, origin, line_no, out)) return true;
+  if (k8s_.take(s, origin, line_no, out)) return true;
   if (text::starts_with(s, "Traceback (most recent call last)")) in_traceback_ = true;
   if (is_app_context_line(s)) {
     if (has(s, "nvidia-container-cli") || has(s, "error running hook")) {

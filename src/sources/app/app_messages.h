@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/observation.h"
+#include "sources/app/k8s_gpu.h"
 
 namespace gw {
 
@@ -31,8 +32,14 @@ class AppScanner {
   // to `out` unless it repeats the previous one (same kind within two lines).
   bool take(std::string_view line, std::string_view origin, size_t line_no,
             std::vector<AppMessage>& out);
+  // After the last line: what spans lines (a node's resource block) as its message.
+  void finish(std::vector<AppMessage>& out) { k8s_.finish(out); }
 
  private:
+  K8sGpuScanner k8s_;  // device plugin, container toolkit and Kubernetes lines about GPUs
+  // The hook's cause on the line after "nvidia-container-cli: initialization error:".
+  bool take_hook_cause(std::string_view s, std::string_view origin, size_t line_no,
+                       std::vector<AppMessage>& out);
   std::optional<std::string> cuda_hint_;  // "NVIDIA_CUDA-7.0_Samples" in a prompt path
   size_t last_line_ = 0;
   std::optional<AppMessageKind> last_kind_;
