@@ -145,7 +145,10 @@ void EventReducer::add(Event&& e) {
     if (!c.first_uptime_s) c.first_uptime_s = e.uptime_s;
     c.last_uptime_s = e.uptime_s;
   }
-  if (c.count <= per_key_)
+  const size_t limit = obs_.events.size() < kMaxKeptEvents
+                           ? per_key_
+                           : std::min(per_key_, kEventsPerKeyWhenFull);
+  if (c.count <= limit)
     obs_.events.push_back(std::move(e));
   else
     ++dropped_[key];

@@ -18,6 +18,11 @@ namespace gw {
 
 inline constexpr size_t kDefaultSampleCap = 4096;
 inline constexpr size_t kDefaultEventsPerKey = 1000;
+// Events kept in all: past this, each (kind, GPU, code) keeps only its first
+// kEventsPerKeyWhenFull, so memory stays bounded however many GPUs and codes a log names
+// (every key still has events for the rules, and every count stays exact).
+inline constexpr size_t kMaxKeptEvents = 16384;
+inline constexpr size_t kEventsPerKeyWhenFull = 16;
 
 class SampleReducer {
  public:

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <filesystem>
+#include <map>
 #include <fstream>
 
 #include "fixture_util.h"
@@ -151,6 +154,30 @@ TEST(Reducer, EventsCappedPerKeyWithExactCounts) {
   EXPECT_NEAR(*obs.event_counts[0].last_uptime_s, 2499.0, 1e-9);
   ASSERT_EQ(obs.notes.size(), 1u);
   EXPECT_NE(obs.notes[0].find("2500"), std::string::npos);
+}
+
+// Many GPUs and codes, each flooding: the events kept stay bounded in all, every key keeps its
+// first events (so a rule sees each), and the counts stay exact.
+TEST(Reducer, EventsKeptInAllAreBoundedAndEveryKeyKeepsSome) {
+  std::string log;
+  for (int rep = 0; rep < 1200; ++rep)
+    for (int bus = 0; bus < 8; ++bus)
+      for (int code : {13, 31, 43, 48, 63, 94, 119})
+        log += fmt::format("[ {}.0] NVRM: Xid (PCI:0000:{:02x}:00): {}, pid=1, name=x, Ch 1\n",
+                           rep, 0x18 + bus, code);
+  log += "[ 9999.0] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has "
+         "fallen off the bus.\n";
+  Observation obs;
+  add_capture(log, "big.log", obs);
+  EXPECT_LE(obs.events.size(), kMaxKeptEvents + 57 * kEventsPerKeyWhenFull);
+  ASSERT_EQ(obs.event_counts.size(), 57u);
+  std::map<std::pair<std::string, unsigned>, size_t> kept;
+  for (const Event& e : obs.events) ++kept[{e.pci_bus_id.value_or(""), e.code.value_or(0)}];
+  EXPECT_EQ(kept.size(), 57u);  // every key, the late Xid 79 included
+  for (const auto& c : obs.event_counts) {
+    EXPECT_EQ(c.count, c.code == 79u ? 1u : 1200u);
+    EXPECT_GE((kept[{c.pci_bus_id.value_or(""), c.code.value_or(0)}]), 1u);
+  }
 }
 
 Snapshot sample(int64_t t, int temp, uint64_t reasons) {
