@@ -52,6 +52,9 @@ enum class AppMessageKind {
   kNodeGpuResources,    // a node's nvidia.com/gpu Capacity / Allocatable (gpus_total/usable)
   kGpuAdmissionFailed,  // kubelet refused a GPU pod (gpus_total requested, gpus_usable free)
   kContainerHookFailed, // nvidia-container-cli failed in the runtime hook (detail: its cause)
+  // A framework/program built without the GPU's architecture (detail: the GPU's name;
+  // compute_capability, and the build's min/max when the message lists them).
+  kArchUnsupported,
   kOther,          // another CUDA/driver error worth showing
 };
 
@@ -82,6 +85,8 @@ struct AppMessage {
   // Requested / Available).
   std::optional<std::string> gpu_uuid;
   std::optional<unsigned> xid, gpus_total, gpus_usable;
+  // kArchUnsupported: compute capabilities as major x 10 + minor (sm_120 -> 120, 3.5 -> 35).
+  std::optional<unsigned> compute_capability, min_capability, max_capability;
   // kStepTiming: over `steps` steps, seconds spent waiting for data, seconds of whole steps
   // (waiting included), and the longest single wait with its origin in `origin`; the first
   // step's own figures apart (`first_*`: it carries the loader's start-up).

@@ -577,6 +577,18 @@ constexpr std::array kRules = {
              "Fix what the cause names on the host: load or install the driver, upgrade it for "
              "the image's CUDA, or ask for a GPU that exists.",
              rule_container_hook_failed},
+    RuleInfo{"cuda.arch_unsupported", "app", S::kCritical,
+             "The framework or program was built without the GPU's architecture",
+             "PyTorch's \"... with CUDA capability sm_120 is not compatible with the current "
+             "PyTorch installation\" (with its list of supported sm_ values), its \"no longer "
+             "supports this GPU because it is too old\", TensorFlow's \"Ignoring visible gpu "
+             "device ... minimum required Cuda capability\", and the CUDA error \"no kernel "
+             "image is available for execution on the device\" (209), one finding per "
+             "capability.",
+             "Install a build made with a CUDA toolkit that supports the GPU's capability (the "
+             "finding names the version and PyTorch's wheel index), or for a GPU the build "
+             "dropped, an older release or a source build for it.",
+             rule_cuda_arch_unsupported},
     RuleInfo{"cuda.launch_failure", "app", S::kWarning,
              "CUDA kernel crashed (unspecified launch failure)",
              "The CUDA \"unspecified launch failure\" message.",

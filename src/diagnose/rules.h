@@ -112,6 +112,8 @@ void rule_container_device_unhealthy(const DiagnoseContext& c, Findings& out);
 void rule_container_plugin_no_devices(const DiagnoseContext& c, Findings& out);
 void rule_container_admission_failed(const DiagnoseContext& c, Findings& out);
 void rule_container_hook_failed(const DiagnoseContext& c, Findings& out);
+// arch.cpp: a framework built without the GPU's architecture.
+void rule_cuda_arch_unsupported(const DiagnoseContext& c, Findings& out);
 void rule_app_launch_failure(const DiagnoseContext& c, Findings& out);
 void rule_app_illegal_address(const DiagnoseContext& c, Findings& out);
 void rule_app_uncorrectable_ecc(const DiagnoseContext& c, Findings& out);

@@ -460,6 +460,12 @@ bool AppScanner::take(std::string_view line, std::string_view origin, size_t lin
     if (n >= 3 && v.substr(0, n).find('.') != std::string_view::npos)
       cuda_hint_ = std::string(v.substr(0, n));
   }
+  // Before the generic phrases: "CUDA error: no kernel image is available ..." is this, not
+  // another CUDA error.
+  if (arch_.take(s, origin, line_no, out)) {
+    in_traceback_ = false;
+    return true;
+  }
   if (auto m = parse_app_message_line(s, origin)) {
     // Named here, not before: most lines are not messages and need no string built.
     m->origin = std::string(origin) + ":" + std::to_string(line_no);
