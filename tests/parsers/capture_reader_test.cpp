@@ -199,6 +199,36 @@ TEST(Reader, CollectEnvAndNvccAndProcVersionFillHostFacts) {
       << *obs.coverage.at(0).first_not_understood_line;
 }
 
+// TensorFlow's issue template (capture 313's info.txt): versions and the GPU model, every line
+// read; a list item with another key is not.
+TEST(Reader, TensorFlowIssueTemplateFillsHostFacts) {
+  const Observation obs = read(
+      read_fixture("313-tf-cuda-error-no-binary-for-gpu-a100-tf2.4.1-built-cc7.0", "info.txt"));
+  ASSERT_TRUE(obs.host.has_value());
+  const HostFacts& h = *obs.host;
+  ASSERT_EQ(h.frameworks.size(), 1u);
+  EXPECT_EQ(h.frameworks[0].name, "tensorflow");
+  EXPECT_EQ(h.frameworks[0].version, "2.4.1");
+  ASSERT_EQ(h.cuda_toolkits.size(), 1u);
+  EXPECT_EQ(h.cuda_toolkits[0].version, "10.1");
+  ASSERT_EQ(h.gpu_models.size(), 1u);
+  EXPECT_EQ(h.gpu_models[0], "A100");
+  EXPECT_EQ(obs.coverage.at(0).lines_not_understood, 0u);
+  EXPECT_EQ(read("- Favourite colour: blue\n").coverage.at(0).lines_not_understood, 1u);
+}
+
+// deviceQuery's device block (capture 315): the GPU model kept, every line read.
+TEST(Reader, DeviceQueryBlockIsReadWithTheGpuModel) {
+  const Observation obs = read(read_fixture(
+      "315-cuda-memtest-gt720-cc3.5-no-kernel-image-not-a-memory-fault", "deviceQuery.txt"));
+  ASSERT_TRUE(obs.host.has_value());
+  ASSERT_EQ(obs.host->gpu_models.size(), 1u);
+  EXPECT_EQ(obs.host->gpu_models[0], "NVIDIA GeForce GT 720");
+  EXPECT_EQ(obs.coverage.at(0).lines_not_understood, 0u);
+  // Its labels mean nothing outside the report.
+  EXPECT_EQ(read("Warp size:  32\n").coverage.at(0).lines_not_understood, 1u);
+}
+
 TEST(Reader, SmiListAndSyslogKernelLinesInOneSession) {
   // nvidia-smi -L as it prints, then the 130 journal lines (kernel, no host name).
   const std::string text =

@@ -117,6 +117,16 @@ TEST(K8sGpu, NodeResourceBlockGivesCapacityAndAllocatable) {
   ASSERT_EQ(zero.size(), 1u);
   EXPECT_FALSE(zero[0].gpus_total);
   EXPECT_EQ(zero[0].gpus_usable, 0u);
+  // Two nodes' outputs one after the other (with a log line between) stay two nodes.
+  const auto two = messages(
+      "Capacity:\n  nvidia.com/gpu: 8\nAllocatable:\n  nvidia.com/gpu: 7\n"
+      "I1025 02:19:08.002792 1 health.go:151] Skipping non-nvmlEventTypeXidCriticalError event\n"
+      "Allocatable:\n  nvidia.com/gpu: 0\n",
+      AppMessageKind::kNodeGpuResources);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].gpus_usable, 7u);
+  EXPECT_EQ(two[1].gpus_usable, 0u);
+  EXPECT_FALSE(two[1].gpus_total);
   // A block without nvidia.com/gpu is read but says nothing about GPUs.
   EXPECT_TRUE(
       messages("Capacity:\n  cpu: 12\n  pods: 110\n", AppMessageKind::kNodeGpuResources).empty());

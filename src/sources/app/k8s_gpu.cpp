@@ -1,5 +1,6 @@
 #include "sources/app/k8s_gpu.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -193,7 +194,8 @@ std::optional<AppMessage> parse_k8s_gpu_line(std::string_view line) {
 bool K8sGpuScanner::take_resource_block(std::string_view s, std::string_view origin, size_t line_no,
                                         std::vector<AppMessage>& out) {
   if (s == "Capacity:" || s == "Allocatable:") {
-    if (s == "Capacity:" || !node_) {
+    // kubectl prints Allocatable right after Capacity: only then is it the same node.
+    if (s == "Capacity:" || !node_ || block_ != Block::kCapacity) {
       finish(out);
       node_ = message(AppMessageKind::kNodeGpuResources, s);
       node_->text.clear();
@@ -207,10 +209,14 @@ bool K8sGpuScanner::take_resource_block(std::string_view s, std::string_view ori
     return false;
   }
   const std::string_view key = s.substr(0, colon);
-  for (char c : key)
-    if (!(is_alnum(c) || c == '.' || c == '/' || c == '-' || c == '_')) return false;
   const std::string_view value = text::trim(s.substr(colon + 1));
-  if (value.empty()) return false;
+  const bool resource = !value.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return is_alnum(c) || c == '.' || c == '/' || c == '-' || c == '_';
+  });
+  if (!resource) {  // any other line ends the block
+    block_ = Block::kNone;
+    return false;
+  }
   const bool gpu = text::starts_with(key, "nvidia.com/");
   if (block_ == Block::kNone) return gpu;  // "nvidia.com/gpu: 1" from a grep: read
   if (gpu) {

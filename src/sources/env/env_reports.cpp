@@ -1,6 +1,7 @@
 // collect_env / nvcc -V / /proc/driver/nvidia/version / nvidia-smi banner lines -> HostFacts.
 #include "sources/env/env_reports.h"
 
+#include <algorithm>
 #include <array>
 
 #include "sources/smi/text_util.h"
@@ -154,9 +155,89 @@ bool EnvReader::take_collect_env(std::string_view key, std::string_view val, Hos
   return true;
 }
 
+// TensorFlow's issue template, "System information" ("- TensorFlow version (use command
+// below): 2.4.1", "- CUDA/cuDNN version: 10.1", "- GPU model and memory: A100"): a list item
+// whose key is one of the template's.
+constexpr std::array<std::string_view, 11> kTfTemplateKeys = {"Have I written custom code",
+                                                              "OS Platform and Distribution",
+                                                              "Mobile device",
+                                                              "TensorFlow installed from",
+                                                              "TensorFlow version",
+                                                              "Python version",
+                                                              "Bazel version",
+                                                              "GCC/Compiler version",
+                                                              "CUDA/cuDNN version",
+                                                              "GPU model and memory",
+                                                              "Exact command to reproduce"};
+
+bool EnvReader::take_issue_template(std::string_view s, HostFacts& f) {
+  if (!text::starts_with(s, "- ") && !text::starts_with(s, "* ")) return false;
+  s = text::trim(s.substr(2));
+  const size_t colon = s.find(':');
+  if (colon == std::string_view::npos) return false;
+  const std::string_view key = s.substr(0, colon), val = text::trim(s.substr(colon + 1));
+  const auto known = std::find_if(kTfTemplateKeys.begin(), kTfTemplateKeys.end(),
+                                  [&](std::string_view k) { return text::starts_with(key, k); });
+  if (known == kTfTemplateKeys.end()) return false;
+  saw("TensorFlow issue template");
+  if (*known == "TensorFlow version") {
+    if (auto v = version_token(val))
+      f.frameworks.push_back({"tensorflow", *v, std::nullopt, origin_});
+  } else if (*known == "CUDA/cuDNN version") {
+    if (auto v = version_token(val))
+      f.cuda_toolkits.push_back({origin_ + " (issue template)", major_minor(*v)});
+  } else if (*known == "GPU model and memory" && !val.empty()) {
+    f.gpu_models.emplace_back(val);
+  }
+  return true;
+}
+
+// The CUDA sample deviceQuery: "Detected 1 CUDA Capable device(s)", then per device
+// `Device 0: "NVIDIA GeForce GT 720"` and its "Label:   value" lines (capability, memory,
+// clocks, limits). The device name is kept; the other labels are read as the report's.
+constexpr std::array<std::string_view, 16> kDeviceQueryLabels = {
+    "CUDA Driver Version / Runtime Version",
+    "CUDA Capability Major/Minor version number",
+    "Total amount of",
+    "Multiprocessors",
+    "GPU Max Clock rate",
+    "Memory Clock rate",
+    "Memory Bus Width",
+    "L2 Cache Size",
+    "Maximum",
+    "Max dimension size",
+    "Warp size",
+    "Texture alignment",
+    "Concurrent copy",
+    "Run time limit",
+    "Device ",
+    "Support"};
+
+bool EnvReader::take_device_query(std::string_view s, HostFacts& f) {
+  if (text::starts_with(s, "Detected ") &&
+      s.find(" CUDA Capable device") != std::string_view::npos) {
+    in_device_query_ = true;
+    saw("deviceQuery");
+    return true;
+  }
+  if (!in_device_query_) return false;
+  if (text::starts_with(s, "Device ") && s.find(": \"") != std::string_view::npos) {
+    const size_t q = s.find('"');
+    const size_t e = s.rfind('"');
+    if (e > q + 1) f.gpu_models.emplace_back(s.substr(q + 1, e - q - 1));
+    return true;
+  }
+  for (std::string_view label : kDeviceQueryLabels)
+    if (text::starts_with(s, label)) return true;
+  return text::starts_with(s, "(") || text::starts_with(s, "Integrated GPU") ||
+         text::starts_with(s, "Alignment requirement") || text::starts_with(s, "Compute Mode") ||
+         text::starts_with(s, "< ") || text::starts_with(s, "deviceQuery, CUDA Driver");
+}
+
 bool EnvReader::take(std::string_view line, HostFacts& f) {
   const std::string_view s = text::trim(line);
   if (s.empty()) return false;
+  if (take_issue_template(s, f) || take_device_query(s, f)) return true;
   // /proc/driver/nvidia/version.
   if (text::starts_with(s, "NVRM version:")) {
     const size_t m = s.find("Module");

@@ -30,6 +30,8 @@ class EnvReader {
 
  private:
   bool take_collect_env(std::string_view key, std::string_view val, HostFacts& facts);
+  bool take_issue_template(std::string_view s, HostFacts& facts);
+  bool take_device_query(std::string_view s, HostFacts& facts);
   void saw(const char* what);
 
   std::string origin_;
@@ -38,6 +40,7 @@ class EnvReader {
   bool in_gpu_list_ = false;
   bool in_cpu_block_ = false;
   bool in_nvcc_ = false;
+  bool in_device_query_ = false;  // after deviceQuery's "Detected N CUDA Capable device(s)"
 };
 
 // One `lspci -vv` block (a device line and its indented details). Only NVIDIA display/3D
