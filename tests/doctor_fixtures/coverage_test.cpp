@@ -325,6 +325,11 @@ TEST(Coverage, UnreadLinesOfTheToolFamiliesAreNeverHealthy) {
        "'nvidia.com/gpu' with Kubelet\n"
        "E0128 05:30:02.118311       1 health.go:64] Failed to register GPU-455e672a-1111-2222-"
        "3333-444455556666 for NVML events: Not Supported\n"},
+      // The warning's follow-on lines without the warning itself: not read by their prefix.
+      {"architecture",
+       "The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80.\n"
+       "If you want to use the NVIDIA GeForce RTX 5090 GPU with PyTorch, please check the "
+       "instructions at https://pytorch.org/get-started/locally/\n"},
   };
   for (const auto& [family, text] : cases) {
     std::string indented = "    ";  // every line re-indented, and with CRLF ends
