@@ -47,15 +47,15 @@ enum class AppMessageKind {
   kNcclTransport,  // NCCL_DEBUG=INFO "Channel ... via NET/Socket" (one per transport and file)
   kStepTiming,     // a training log's step timing, summed over one input (data_time vs time, ...)
   // Container and orchestration (NVIDIA device plugin, container toolkit, Kubernetes):
-  kDeviceUnhealthy,     // the device plugin marked a GPU unhealthy (gpu_uuid, xid or detail)
-  kPluginNoDevices,     // the device plugin found no NVML / no GPUs (detail: why)
-  kNodeGpuResources,    // a node's nvidia.com/gpu Capacity / Allocatable (gpus_total/usable)
-  kGpuAdmissionFailed,  // kubelet refused a GPU pod (gpus_total requested, gpus_usable free)
-  kContainerHookFailed, // nvidia-container-cli failed in the runtime hook (detail: its cause)
+  kDeviceUnhealthy,      // the device plugin marked a GPU unhealthy (gpu_uuid, xid or detail)
+  kPluginNoDevices,      // the device plugin found no NVML / no GPUs (detail: why)
+  kNodeGpuResources,     // a node's nvidia.com/gpu Capacity / Allocatable (gpus_total/usable)
+  kGpuAdmissionFailed,   // kubelet refused a GPU pod (gpus_total requested, gpus_usable free)
+  kContainerHookFailed,  // nvidia-container-cli failed in the runtime hook (detail: its cause)
   // A framework/program built without the GPU's architecture (detail: the GPU's name;
   // compute_capability, and the build's min/max when the message lists them).
   kArchUnsupported,
-  kOther,          // another CUDA/driver error worth showing
+  kOther,  // another CUDA/driver error worth showing
 };
 
 // One "Process 1234 has 20.00 GiB memory in use" clause of a PyTorch out-of-memory message.

@@ -145,9 +145,8 @@ void EventReducer::add(Event&& e) {
     if (!c.first_uptime_s) c.first_uptime_s = e.uptime_s;
     c.last_uptime_s = e.uptime_s;
   }
-  const size_t limit = obs_.events.size() < kMaxKeptEvents
-                           ? per_key_
-                           : std::min(per_key_, kEventsPerKeyWhenFull);
+  const size_t limit =
+      obs_.events.size() < kMaxKeptEvents ? per_key_ : std::min(per_key_, kEventsPerKeyWhenFull);
   if (c.count <= limit)
     obs_.events.push_back(std::move(e));
   else

@@ -1,13 +1,12 @@
 // Format detection, add_capture/load_captures merging, errors, and bounded memory.
 #include "sources/captures.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <fmt/format.h>
-
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 
 #include "fixture_util.h"
 #include "sources/capture_merge.h"
@@ -163,10 +162,11 @@ TEST(Reducer, EventsKeptInAllAreBoundedAndEveryKeyKeepsSome) {
   for (int rep = 0; rep < 1200; ++rep)
     for (int bus = 0; bus < 8; ++bus)
       for (int code : {13, 31, 43, 48, 63, 94, 119})
-        log += fmt::format("[ {}.0] NVRM: Xid (PCI:0000:{:02x}:00): {}, pid=1, name=x, Ch 1\n",
-                           rep, 0x18 + bus, code);
-  log += "[ 9999.0] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has "
-         "fallen off the bus.\n";
+        log += fmt::format("[ {}.0] NVRM: Xid (PCI:0000:{:02x}:00): {}, pid=1, name=x, Ch 1\n", rep,
+                           0x18 + bus, code);
+  log +=
+      "[ 9999.0] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has "
+      "fallen off the bus.\n";
   Observation obs;
   add_capture(log, "big.log", obs);
   EXPECT_LE(obs.events.size(), kMaxKeptEvents + 57 * kEventsPerKeyWhenFull);
