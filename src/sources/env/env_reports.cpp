@@ -237,7 +237,12 @@ bool EnvReader::take_device_query(std::string_view s, HostFacts& f) {
 bool EnvReader::take(std::string_view line, HostFacts& f) {
   const std::string_view s = text::trim(line);
   if (s.empty()) return false;
-  if (take_issue_template(s, f) || take_device_query(s, f)) return true;
+  return take_issue_template(s, f) || take_device_query(s, f) || take_driver_tools(s, f) ||
+         take_collect_env_line(s, f);
+}
+
+// /proc/driver/nvidia/version, nvcc -V, the nvidia-smi banner and nvidia-smi -L.
+bool EnvReader::take_driver_tools(std::string_view s, HostFacts& f) {
   // /proc/driver/nvidia/version.
   if (text::starts_with(s, "NVRM version:")) {
     const size_t m = s.find("Module");
@@ -282,8 +287,11 @@ bool EnvReader::take(std::string_view line, HostFacts& f) {
     saw("nvidia-smi -L");
     return true;
   }
-  if (text::starts_with(s, "MIG ") && s.find("(UUID: MIG-") != std::string_view::npos) return true;
-  // collect_env.
+  return text::starts_with(s, "MIG ") && s.find("(UUID: MIG-") != std::string_view::npos;
+}
+
+// python -m torch.utils.collect_env: its keys, GPU list, pip/conda lines and lscpu block.
+bool EnvReader::take_collect_env_line(std::string_view s, HostFacts& f) {
   if (s == "Collecting environment information...") {
     in_collect_env_ = true;
     saw("python -m torch.utils.collect_env");

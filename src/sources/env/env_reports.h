@@ -32,6 +32,8 @@ class EnvReader {
   bool take_collect_env(std::string_view key, std::string_view val, HostFacts& facts);
   bool take_issue_template(std::string_view s, HostFacts& facts);
   bool take_device_query(std::string_view s, HostFacts& facts);
+  bool take_driver_tools(std::string_view s, HostFacts& facts);
+  bool take_collect_env_line(std::string_view s, HostFacts& facts);
   void saw(const char* what);
 
   std::string origin_;
