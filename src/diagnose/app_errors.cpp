@@ -34,14 +34,6 @@ std::string bytes_text(uint64_t b) {
   return fmt::format("{} bytes", b);
 }
 
-std::vector<const AppMessage*> of_kind(const DiagnoseContext& c, AppMessageKind k) {
-  std::vector<const AppMessage*> out;
-  for (const AppMessage& m : c.obs.app_messages) {
-    if (m.kind == k) out.push_back(&m);
-  }
-  return out;
-}
-
 // "3 messages; first: <text> (app.log:12)" plus up to kExampleLines distinct lines.
 std::vector<std::string> message_lines(const std::vector<const AppMessage*>& ms) {
   std::vector<std::string> ev;
@@ -233,7 +225,7 @@ void oom_finding(const std::vector<const AppMessage*>& ms, Findings& out) {
 // Simple one-message-kind findings: the title, the severity and the registry's remedy.
 void simple(const DiagnoseContext& c, AppMessageKind k, std::string_view code, Severity sev,
             const std::string& title, std::vector<std::string> extra, Findings& out) {
-  const auto ms = of_kind(c, k);
+  const auto ms = app_messages_of(c, k);
   if (ms.empty()) return;
   auto ev = message_lines(ms);
   for (auto& e : extra) ev.push_back(std::move(e));
@@ -247,14 +239,14 @@ void simple(const DiagnoseContext& c, AppMessageKind k, std::string_view code, S
 void rule_app_cuda_oom(const DiagnoseContext& c, Findings& out) {
   // One finding per GPU the messages name: several ranks may each run out.
   std::map<std::optional<unsigned>, std::vector<const AppMessage*>> by_gpu;
-  for (const AppMessage* m : of_kind(c, AppMessageKind::kCudaOutOfMemory))
+  for (const AppMessage* m : app_messages_of(c, AppMessageKind::kCudaOutOfMemory))
     by_gpu[m->gpu_index].push_back(m);
   for (const auto& [gpu, ms] : by_gpu) oom_finding(ms, out);
 }
 
 void rule_app_nccl_error(const DiagnoseContext& c, Findings& out) {
   // A peer-access failure underneath names the cause itself (cuda.peer_access_unsupported).
-  if (!of_kind(c, AppMessageKind::kPeerAccessUnsupported).empty()) return;
+  if (!app_messages_of(c, AppMessageKind::kPeerAccessUnsupported).empty()) return;
   simple(c, AppMessageKind::kNcclError, "nccl.error", Severity::kWarning,
          "NCCL communication failed", {}, out);
 }
@@ -268,10 +260,10 @@ void rule_app_nccl_timeout(const DiagnoseContext& c, Findings& out) {
 }
 
 void rule_app_peer_access(const DiagnoseContext& c, Findings& out) {
-  const auto ms = of_kind(c, AppMessageKind::kPeerAccessUnsupported);
+  const auto ms = app_messages_of(c, AppMessageKind::kPeerAccessUnsupported);
   if (ms.empty()) return;
   auto ev = message_lines(ms);
-  const auto nccl = of_kind(c, AppMessageKind::kNcclError);
+  const auto nccl = app_messages_of(c, AppMessageKind::kNcclError);
   if (!nccl.empty())
     ev.push_back(fmt::format("the job then failed with \"{}\"", nccl.front()->text));
   ev.push_back(
@@ -282,7 +274,7 @@ void rule_app_peer_access(const DiagnoseContext& c, Findings& out) {
 }
 
 void rule_app_driver_insufficient(const DiagnoseContext& c, Findings& out) {
-  const auto ms = of_kind(c, AppMessageKind::kDriverInsufficient);
+  const auto ms = app_messages_of(c, AppMessageKind::kDriverInsufficient);
   if (ms.empty()) return;
   auto ev = message_lines(ms);
   // The CUDA runtime in use: from the message, else a framework's or toolkit's in host facts.

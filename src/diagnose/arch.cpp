@@ -112,19 +112,18 @@ struct ArchCase {
 std::vector<ArchCase> cases_of(const DiagnoseContext& c) {
   std::map<unsigned, ArchCase> by_cc;
   std::vector<const AppMessage*> bare;
-  for (const AppMessage& m : c.obs.app_messages) {
-    if (m.kind != AppMessageKind::kArchUnsupported) continue;
-    if (!m.compute_capability) {
-      bare.push_back(&m);
+  for (const AppMessage* m : app_messages_of(c, AppMessageKind::kArchUnsupported)) {
+    if (!m->compute_capability) {
+      bare.push_back(m);
       continue;
     }
-    ArchCase& a = by_cc[*m.compute_capability];
-    a.cc = m.compute_capability;
-    if (m.min_capability) a.min_cc = m.min_capability;
-    if (m.max_capability) a.max_cc = m.max_capability;
-    if (a.gpu.empty()) a.gpu = m.detail;
-    if (a.framework.empty()) a.framework = m.framework;
-    a.lines.push_back(&m);
+    ArchCase& a = by_cc[*m->compute_capability];
+    a.cc = m->compute_capability;
+    if (m->min_capability) a.min_cc = m->min_capability;
+    if (m->max_capability) a.max_cc = m->max_capability;
+    if (a.gpu.empty()) a.gpu = m->detail;
+    if (a.framework.empty()) a.framework = m->framework;
+    a.lines.push_back(m);
   }
   std::vector<ArchCase> out;
   for (auto& [cc, a] : by_cc) out.push_back(std::move(a));

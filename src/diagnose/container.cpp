@@ -13,13 +13,6 @@
 namespace gw {
 namespace {
 
-std::vector<const AppMessage*> of_kind(const DiagnoseContext& c, AppMessageKind k) {
-  std::vector<const AppMessage*> out;
-  for (const AppMessage& m : c.obs.app_messages)
-    if (m.kind == k) out.push_back(&m);
-  return out;
-}
-
 std::string line_of(const AppMessage& m) {
   return fmt::format("{}: {}", m.origin, m.text.substr(0, 200));
 }
@@ -81,10 +74,10 @@ Finding unhealthy_finding(const DiagnoseContext& c, const std::string& uuid,
 
 void rule_container_device_unhealthy(const DiagnoseContext& c, Findings& out) {
   std::map<std::string, std::vector<const AppMessage*>> by_uuid;
-  for (const AppMessage* m : of_kind(c, AppMessageKind::kDeviceUnhealthy))
+  for (const AppMessage* m : app_messages_of(c, AppMessageKind::kDeviceUnhealthy))
     by_uuid[m->gpu_uuid.value_or("")].push_back(m);
   for (const auto& [uuid, ms] : by_uuid) out.push_back(unhealthy_finding(c, uuid, ms));
-  for (const AppMessage* m : of_kind(c, AppMessageKind::kNodeGpuResources)) {
+  for (const AppMessage* m : app_messages_of(c, AppMessageKind::kNodeGpuResources)) {
     const auto w = withheld(*m);
     if (!w) continue;
     const unsigned gone = w->first - w->second;
@@ -107,11 +100,11 @@ void rule_container_device_unhealthy(const DiagnoseContext& c, Findings& out) {
 }
 
 void rule_container_plugin_no_devices(const DiagnoseContext& c, Findings& out) {
-  const auto plugin = of_kind(c, AppMessageKind::kPluginNoDevices);
+  const auto plugin = app_messages_of(c, AppMessageKind::kPluginNoDevices);
   std::vector<std::string> ev;
   for (const AppMessage* m : plugin) ev.push_back(line_of(*m));
   bool none_offered = false;
-  for (const AppMessage* m : of_kind(c, AppMessageKind::kNodeGpuResources)) {
+  for (const AppMessage* m : app_messages_of(c, AppMessageKind::kNodeGpuResources)) {
     if (m->gpus_usable != 0u || (m->gpus_total && *m->gpus_total > 0)) continue;
     none_offered = true;
     ev.push_back(
@@ -134,7 +127,7 @@ void rule_container_plugin_no_devices(const DiagnoseContext& c, Findings& out) {
 }
 
 void rule_container_admission_failed(const DiagnoseContext& c, Findings& out) {
-  for (const AppMessage* m : of_kind(c, AppMessageKind::kGpuAdmissionFailed)) {
+  for (const AppMessage* m : app_messages_of(c, AppMessageKind::kGpuAdmissionFailed)) {
     std::vector<std::string> ev = {line_of(*m)};
     std::string remedy;
     const bool lost = m->detail.find("GPU is lost") != std::string::npos;
@@ -192,7 +185,7 @@ std::pair<std::string, std::string> hook_cause_text(const std::string& cause) {
 
 void rule_container_hook_failed(const DiagnoseContext& c, Findings& out) {
   std::map<std::string, std::vector<const AppMessage*>> by_cause;
-  for (const AppMessage* m : of_kind(c, AppMessageKind::kContainerHookFailed))
+  for (const AppMessage* m : app_messages_of(c, AppMessageKind::kContainerHookFailed))
     by_cause[m->detail].push_back(m);
   for (const auto& [cause, ms] : by_cause) {
     std::vector<std::string> ev;

@@ -257,6 +257,13 @@ std::string reasons_text(uint64_t bits) {
   return out.empty() ? "none" : out;
 }
 
+std::vector<const AppMessage*> app_messages_of(const DiagnoseContext& c, AppMessageKind k) {
+  std::vector<const AppMessage*> out;
+  for (const AppMessage& m : c.obs.app_messages)
+    if (m.kind == k) out.push_back(&m);
+  return out;
+}
+
 Finding make_finding(std::string_view code, Severity sev, const GpuSeries* g, std::string title,
                      std::vector<std::string> evidence, std::string remedy) {
   Finding f;

@@ -103,6 +103,9 @@ std::string reasons_text(uint64_t bits);  // "SW power cap, HW power brake"
 std::optional<DriverVersion> running_driver(const DiagnoseContext& c);
 std::optional<int> driver_max_cuda(const DiagnoseContext& c);
 
+// The application messages of one kind, in input order.
+std::vector<const AppMessage*> app_messages_of(const DiagnoseContext& c, AppMessageKind k);
+
 Finding make_finding(std::string_view code, Severity sev, const GpuSeries* g, std::string title,
                      std::vector<std::string> evidence, std::string remedy = {});
 

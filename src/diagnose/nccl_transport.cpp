@@ -12,10 +12,7 @@ namespace gw {
 namespace {
 
 std::vector<const AppMessage*> transports(const DiagnoseContext& c) {
-  std::vector<const AppMessage*> out;
-  for (const AppMessage& m : c.obs.app_messages)
-    if (m.kind == AppMessageKind::kNcclTransport) out.push_back(&m);
-  return out;
+  return app_messages_of(c, AppMessageKind::kNcclTransport);
 }
 
 std::string channel_lines(const AppMessage& m) {

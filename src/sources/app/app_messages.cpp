@@ -439,10 +439,7 @@ bool AppScanner::take_hook_cause(std::string_view s, std::string_view origin, si
   m.framework = "nvidia-container-toolkit";
   m.text = hook_text_ + " " + std::string(s.substr(0, 200));
   m.origin = std::string(origin) + ":" + std::to_string(line_no);
-  std::string_view c = s;
-  for (std::string_view tail : {": unknown.", ": unknown"})
-    if (text::ends_with(c, tail)) c.remove_suffix(tail.size());
-  m.detail = std::string(c.substr(0, 200));
+  m.detail = std::string(trim_hook_cause(s).substr(0, 200));
   out.push_back(std::move(m));
   return true;
 }

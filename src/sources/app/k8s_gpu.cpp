@@ -129,10 +129,13 @@ std::optional<std::string_view> container_cli_cause(std::string_view s) {
     if (text::ends_with(text::trim(rest), "error:")) return std::string_view{};
     return std::nullopt;
   }
-  std::string_view cause = text::trim(rest.substr(e + 8));
-  for (std::string_view tail : {": unknown.", ": unknown", "\\n"}) {
+  return trim_hook_cause(rest.substr(e + 8));
+}
+
+std::string_view trim_hook_cause(std::string_view cause) {
+  cause = text::trim(cause);
+  for (std::string_view tail : {": unknown.", ": unknown", "\\n"})
     if (text::ends_with(cause, tail)) cause.remove_suffix(tail.size());
-  }
   return cause;
 }
 

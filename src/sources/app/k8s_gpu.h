@@ -26,6 +26,8 @@ bool is_k8s_gpu_routine_line(std::string_view line);
 // "nvidia-container-cli: initialization error: nvml error: driver not loaded" -> the cause
 // ("nvml error: driver not loaded"); nullopt when the line is not the hook's own error.
 std::optional<std::string_view> container_cli_cause(std::string_view line);
+// The cause without the runtime's closing ": unknown." (and a literal "\n" of a JSON error).
+std::string_view trim_hook_cause(std::string_view cause);
 
 class K8sGpuScanner {
  public:
