@@ -154,6 +154,9 @@ std::optional<AppMessage> parse_arch_line(std::string_view line) {
 bool ArchScanner::take(std::string_view line, std::string_view origin, size_t line_no,
                        std::vector<AppMessage>& out) {
   const std::string_view s = text::trim(line);
+  // The shortest line read is "warnings.warn(" (14 characters): shorter lines, common in any
+  // log, cost no phrase search.
+  if (s.size() < 14) return false;
   // The warning's header: ".../torch/cuda/__init__.py:235: UserWarning:" (its text follows).
   if (text::ends_with(s, "UserWarning:") && has(s, "torch/cuda/__init__.py")) return true;
   if (open_ > 0 && open_ <= out.size() && line_no <= open_line_ + 3 && continues_warning(s)) {

@@ -245,6 +245,9 @@ bool K8sGpuScanner::take(std::string_view line, std::string_view origin, size_t 
   const std::string_view s = text::trim(line);
   if (take_resource_block(s, origin, line_no, out)) return true;
   if (block_ == Block::kNone && node_) finish(out);
+  // Every line read from here on holds one of the phrases above, the shortest "Starting
+  // Plugins." (17 characters): shorter lines, common in any log, cost no phrase search.
+  if (s.size() < 17) return false;
   auto m = parse_k8s_gpu_line(s);
   if (!m) return is_k8s_gpu_routine_line(s);
   // The plugin's start-up failure spans lines ("Detected non-NVML platform:", its reason,
