@@ -17,6 +17,7 @@ namespace gw::clitest {
 namespace {
 
 using nlohmann::json;
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 
 TEST(ActiveCli, DemoStressReportsGpu5NarrowLinkWithMeasuredBandwidth) {
@@ -31,7 +32,8 @@ TEST(ActiveCli, DemoStressReportsGpu5NarrowLinkWithMeasuredBandwidth) {
   for (const json& f : doc.at("findings")) {
     if (f.at("code") != "active.copy_below_link") continue;
     EXPECT_EQ(f.at("gpu"), 5);
-    EXPECT_THAT(f.at("title").get<std::string>(), HasSubstr("12.9 GB/s"));
+    // Wall-time copies in the fake: a loaded machine reads a little under 12.9 (see h2d above).
+    EXPECT_THAT(f.at("title").get<std::string>(), ContainsRegex("12\\.[6-9] GB/s"));
     found = true;
   }
   EXPECT_TRUE(found) << r.out;

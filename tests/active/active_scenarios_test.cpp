@@ -95,7 +95,9 @@ TEST(ActiveScenario, DemoNarrowLinkOnGpu5MeasuredBesideWhatItShouldCarry) {
   EXPECT_NEAR(*g5.h2d_gb_s, 1.969 * 8 * 0.82, 0.3);
   const Finding* f = find(p, "active.copy_below_link", 5u);
   ASSERT_NE(f, nullptr);
-  EXPECT_THAT(f->title, HasSubstr("12.9 GB/s"));
+  // 12.9 GB/s by the scenario; the fake's copies take wall time, so a loaded machine reads a
+  // little lower (12.8 seen in CI): the link's figure, not the load's.
+  EXPECT_THAT(f->title, ContainsRegex("12\\.[6-9] GB/s"));
   EXPECT_THAT(f->title, HasSubstr("Gen5 x16"));
   EXPECT_THAT(f->title, HasSubstr("about 63"));
   EXPECT_THAT(all_text(*f), HasSubstr("ran at Gen4 x8"));
