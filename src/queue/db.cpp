@@ -4,6 +4,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+
 #include "store/sql.h"
 
 namespace gw::queue {
@@ -57,6 +59,7 @@ Result<std::unique_ptr<QueueDb>> QueueDb::open(const std::string& path) {
     return sql::error(q->db_, "opening the queue database", path);
   sqlite3_busy_timeout(q->db_, 5000);
   if (Status s = q->exec(kSchema); !s) return s.error();
+  if (Status s = q->load(); !s) return s.error();
   return q;
 }
 
@@ -65,6 +68,30 @@ Status QueueDb::begin() {
 }
 Status QueueDb::commit() {
   return exec("COMMIT");
+}
+
+// The caches are filled once; from then on every write updates them after it succeeded.
+Status QueueDb::load() {
+  auto active = select("state IN ('pending','held','running') AND ?1=?1 ORDER BY id", 0);
+  if (!active) return active.error();
+  for (JobRecord& j : *active) active_.emplace(j.id, std::move(j));
+  sql::Stmt d(db_, "SELECT gpu,reason,by,automatic,code,since_ms FROM drains ORDER BY gpu");
+  int rc = 0;
+  while ((rc = d.step()) == SQLITE_ROW)
+    drains_.push_back({static_cast<unsigned>(d.i64(0)), d.text(1), d.text(2), d.i64(3) != 0,
+                       d.text(4), d.i64(5)});
+  if (rc != SQLITE_DONE) return sql::error(db_, "reading drains", path_);
+  sql::Stmt u(db_, "SELECT account,gpu_ms,as_of_ms FROM usage ORDER BY account");
+  while ((rc = u.step()) == SQLITE_ROW) usage_.push_back({u.text(0), u.dbl(1), u.i64(2)});
+  if (rc != SQLITE_DONE) return sql::error(db_, "reading fair-share usage", path_);
+  return {};
+}
+
+void QueueDb::remember(const JobRecord& j) {
+  if (is_final(j.state))
+    active_.erase(j.id);
+  else
+    active_[j.id] = j;
 }
 
 Status QueueDb::insert(std::vector<JobRecord>& jobs) {
@@ -77,18 +104,26 @@ Status QueueDb::insert(std::vector<JobRecord>& jobs) {
       return sql::error(db_, "adding a job", path_);
     }
     j.id = sqlite3_last_insert_rowid(db_);
-    if (Status s = update(j); !s) {
+    if (Status s = write_doc(j); !s) {
       (void)exec("ROLLBACK");
       return s;
     }
   }
-  return commit();
+  if (Status s = commit(); !s) return s;
+  for (const JobRecord& j : jobs) remember(j);
+  return {};
 }
 
-Status QueueDb::update(const JobRecord& j) {
+Status QueueDb::write_doc(const JobRecord& j) {
   sql::Stmt up(db_, "UPDATE jobs SET state=?, doc=? WHERE id=?");
   up.bind(1, state_name(j.state)).bind(2, to_json(j, true).dump()).bind(3, j.id);
   if (up.step() != SQLITE_DONE) return sql::error(db_, "updating a job", path_);
+  return {};
+}
+
+Status QueueDb::update(const JobRecord& j) {
+  if (Status s = write_doc(j); !s) return s;
+  remember(j);
   return {};
 }
 
@@ -109,6 +144,7 @@ Result<std::vector<JobRecord>> QueueDb::select(const std::string& where, int64_t
 }
 
 Result<std::optional<JobRecord>> QueueDb::get(int64_t id) const {
+  if (const auto it = active_.find(id); it != active_.end()) return std::optional(it->second);
   auto v = select("id=?1", id);
   if (!v) return v.error();
   if (v->empty()) return std::optional<JobRecord>();
@@ -116,7 +152,10 @@ Result<std::optional<JobRecord>> QueueDb::get(int64_t id) const {
 }
 
 Result<std::vector<JobRecord>> QueueDb::active() const {
-  return select("state IN ('pending','held','running') AND ?1=?1 ORDER BY id", 0);
+  std::vector<JobRecord> out;
+  out.reserve(active_.size());
+  for (const auto& [id, j] : active_) out.push_back(j);
+  return out;
 }
 
 Result<std::vector<JobRecord>> QueueDb::finished(size_t limit) const {
@@ -125,14 +164,7 @@ Result<std::vector<JobRecord>> QueueDb::finished(size_t limit) const {
 }
 
 Result<std::vector<Drain>> QueueDb::drains() const {
-  sql::Stmt s(db_, "SELECT gpu,reason,by,automatic,code,since_ms FROM drains ORDER BY gpu");
-  std::vector<Drain> out;
-  int rc = 0;
-  while ((rc = s.step()) == SQLITE_ROW)
-    out.push_back({static_cast<unsigned>(s.i64(0)), s.text(1), s.text(2), s.i64(3) != 0, s.text(4),
-                   s.i64(5)});
-  if (rc != SQLITE_DONE) return sql::error(db_, "reading drains", path_);
-  return out;
+  return drains_;
 }
 
 Status QueueDb::set_drain(const Drain& d) {
@@ -144,6 +176,10 @@ Status QueueDb::set_drain(const Drain& d) {
       .bind(5, d.code)
       .bind(6, d.since_ms);
   if (s.step() != SQLITE_DONE) return sql::error(db_, "drain", path_);
+  std::erase_if(drains_, [&](const Drain& x) { return x.gpu == d.gpu; });
+  drains_.insert(
+      std::find_if(drains_.begin(), drains_.end(), [&](const Drain& x) { return x.gpu > d.gpu; }),
+      d);
   return {};
 }
 
@@ -151,22 +187,24 @@ Status QueueDb::clear_drain(unsigned gpu) {
   sql::Stmt s(db_, "DELETE FROM drains WHERE gpu=?");
   s.bind(1, static_cast<int64_t>(gpu));
   if (s.step() != SQLITE_DONE) return sql::error(db_, "resume", path_);
+  std::erase_if(drains_, [&](const Drain& x) { return x.gpu == gpu; });
   return {};
 }
 
 Result<std::vector<Usage>> QueueDb::usage() const {
-  sql::Stmt s(db_, "SELECT account,gpu_ms,as_of_ms FROM usage ORDER BY account");
-  std::vector<Usage> out;
-  int rc = 0;
-  while ((rc = s.step()) == SQLITE_ROW) out.push_back({s.text(0), s.dbl(1), s.i64(2)});
-  if (rc != SQLITE_DONE) return sql::error(db_, "reading fair-share usage", path_);
-  return out;
+  return usage_;
 }
 
 Status QueueDb::set_usage(const Usage& u) {
   sql::Stmt s(db_, "INSERT OR REPLACE INTO usage VALUES(?,?,?)");
   s.bind(1, u.account).bind(2, u.gpu_ms).bind(3, u.as_of_ms);
   if (s.step() != SQLITE_DONE) return sql::error(db_, "recording fair-share usage", path_);
+  const auto at = std::find_if(usage_.begin(), usage_.end(),
+                               [&](const Usage& x) { return x.account >= u.account; });
+  if (at != usage_.end() && at->account == u.account)
+    *at = u;
+  else
+    usage_.insert(at, u);
   return {};
 }
 

@@ -3,6 +3,7 @@
 // hears "ok".
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ class QueueDb {
   Result<std::optional<JobRecord>> get(int64_t id) const;
   // Jobs not final (pending, held, running), by id.
   Result<std::vector<JobRecord>> active() const;
+  // The same, without a copy or a read: the daemon is the database's only writer, so the
+  // active jobs are kept in memory, loaded at open and updated by every successful write.
+  const std::map<int64_t, JobRecord>& active_jobs() const { return active_; }
   // The newest final jobs, newest first.
   Result<std::vector<JobRecord>> finished(size_t limit) const;
   Result<std::vector<Drain>> drains() const;
@@ -51,9 +55,15 @@ class QueueDb {
  private:
   QueueDb() = default;
   Status exec(const char* sql) const;
+  Status load();
+  Status write_doc(const JobRecord& j);
+  void remember(const JobRecord& j);  // the in-memory copy after a committed write
   Result<std::vector<JobRecord>> select(const std::string& where, int64_t arg) const;
   sqlite3* db_ = nullptr;
   std::string path_;
+  std::map<int64_t, JobRecord> active_;
+  std::vector<Drain> drains_;  // the same for drains and usage rows
+  std::vector<Usage> usage_;
 };
 
 }  // namespace gw::queue

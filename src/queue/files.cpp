@@ -83,6 +83,9 @@ Status write_outcome(const std::string& dir, const JobOutcome& o) {
                       {"cpu_s", o.cpu_s}};
   if (o.exit_code) j["exit_code"] = *o.exit_code;
   if (o.signal) j["signal"] = *o.signal;
+  if (!o.cgroup.empty()) j["cgroup"] = o.cgroup;
+  if (!o.cgroup_error.empty()) j["cgroup_error"] = o.cgroup_error;
+  if (o.mem_peak_bytes) j["mem_peak_bytes"] = *o.mem_peak_bytes;
   return write_atomic(dir + "/status.json", j.dump(), 0644);
 }
 
@@ -97,12 +100,16 @@ std::optional<JobOutcome> read_outcome(const std::string& dir) {
   o.cpu_s = j->value("cpu_s", 0.0);
   if (j->contains("exit_code")) o.exit_code = (*j)["exit_code"].get<int>();
   if (j->contains("signal")) o.signal = (*j)["signal"].get<int>();
+  o.cgroup = j->value("cgroup", "");  // absent in files of older supervisors
+  o.cgroup_error = j->value("cgroup_error", "");
+  if (j->contains("mem_peak_bytes")) o.mem_peak_bytes = (*j)["mem_peak_bytes"].get<uint64_t>();
   return o;
 }
 
 Status write_supervisor(const std::string& dir, const SupervisorId& id) {
   nlohmann::json j = {{"pid", id.pid}, {"start", id.start}};
   if (id.pgid) j["pgid"] = *id.pgid;
+  if (!id.cgroup.empty()) j["cgroup"] = id.cgroup;
   return write_atomic(dir + "/supervisor.json", j.dump(), 0644);
 }
 
@@ -113,6 +120,7 @@ std::optional<SupervisorId> read_supervisor(const std::string& dir) {
   id.pid = j->value("pid", pid_t{0});
   id.start = j->value("start", uint64_t{0});
   if (j->contains("pgid")) id.pgid = (*j)["pgid"].get<pid_t>();
+  id.cgroup = j->value("cgroup", "");
   return id;
 }
 

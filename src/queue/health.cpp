@@ -53,6 +53,7 @@ std::optional<std::pair<std::string, std::string>> access_problem(GpuAccess a) {
 
 void QueueService::fail_on_gpu(JobRecord& j, unsigned gpu, const std::string& why) {
   if (auto sup = read_supervisor(job_dir(j))) signal_supervisor(*sup);
+  sched_dirty_ = true;
   const std::string reason = fmt::format("GPU {} failed: {}", gpu, why);
   if (!j.requeue) return finish(j, State::kFailed, reason);
   write_job_map(j, false);
@@ -79,10 +80,7 @@ void QueueService::apply_health(const Snapshot& snap, const std::vector<Finding>
     if (!had)
       (void)db_->set_drain({gpu, why.second, "gpuwarden", true, why.first, clock_.now_ms()});
   }
-  auto active = db_->active();
-  if (!active) return;
-  for (JobRecord& j : *active) {
-    if (j.state != State::kRunning) continue;
+  for (JobRecord& j : running_jobs()) {
     for (unsigned g : j.gpu_indices)
       if (auto it = sick.find(g); it != sick.end()) {
         fail_on_gpu(j, g, it->second.second);

@@ -73,7 +73,14 @@ nlohmann::json to_json(const JobRecord& j, bool with_env) {
       {"stdout", j.out_path},
       {"stderr", j.err_path},
       {"cpu_s", opt(j.cpu_s)},
+      {"mem_peak_bytes", opt(j.mem_peak_bytes)},
+      {"cgroup", j.cgroup},
   };
+  if (!j.shared_with.empty()) {
+    nlohmann::json sh = nlohmann::json::array();
+    for (const SharedRun& r : j.shared_with) sh.push_back({{"gpu", r.gpu}, {"job", r.job}});
+    o["shared_with"] = sh;
+  }
   if (with_env) o["env"] = j.env;
   return o;
 }
@@ -112,6 +119,11 @@ JobRecord job_from_json(const nlohmann::json& o) {
   j.out_path = o.at("stdout").get<std::string>();
   j.err_path = o.at("stderr").get<std::string>();
   get_opt(o, "cpu_s", j.cpu_s);
+  get_opt(o, "mem_peak_bytes", j.mem_peak_bytes);
+  j.cgroup = o.value("cgroup", std::string());
+  if (o.contains("shared_with"))
+    for (const nlohmann::json& r : o["shared_with"])
+      j.shared_with.push_back({r.at("gpu").get<unsigned>(), r.at("job").get<int64_t>()});
   return j;
 }
 

@@ -20,6 +20,12 @@ inline bool is_final(State s) {
   return s == State::kDone || s == State::kFailed || s == State::kCancelled || s == State::kLost;
 }
 
+// Another job that ran on one of this job's GPUs at the same time (--gpu-mem sharing).
+struct SharedRun {
+  unsigned gpu = 0;
+  int64_t job = 0;
+};
+
 struct JobRecord {
   int64_t id = 0;
   std::string name;
@@ -52,6 +58,9 @@ struct JobRecord {
   unsigned attempts = 0;
   std::string out_path, err_path;
   std::optional<double> cpu_s;
+  std::optional<uint64_t> mem_peak_bytes;  // the job cgroup's memory.peak, where it is kept
+  std::string cgroup;  // where its last run's CPU was counted: the cgroup, or "none: why"
+  std::vector<SharedRun> shared_with;  // last run's GPU sharers (its report cannot split them)
 };
 
 nlohmann::json to_json(const JobRecord& j, bool with_env);

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 
+#include "queue/job_cgroup.h"
 #include "queue/service.h"
 #include "queue/supervisor.h"
 #include "sched/scheduler.h"
@@ -42,6 +43,7 @@ std::string outcome_reason(const JobOutcome& o) {
 
 void QueueService::finish(JobRecord& j, State to, std::string reason,
                           std::optional<int64_t> end_ms) {
+  sched_dirty_ = true;  // the kept scheduler still has it waiting or running
   j.end_ms = end_ms.value_or(clock_.now_ms());
   if (j.state == State::kRunning) {
     write_job_map(j, false);
@@ -71,10 +73,6 @@ std::map<std::string, double> QueueService::usage_now(const std::vector<JobRecor
                   opts_.fairshare_half_life_ms);
 }
 
-void QueueService::charge_usage(sched::Scheduler& s, const std::vector<JobRecord>& active) const {
-  for (const auto& [account, gpu_ms] : usage_now(active)) s.charge_usage(account, gpu_ms);
-}
-
 // A running job: its outcome file, else its supervisor, else (gone) lost.
 void QueueService::reap(JobRecord& j) {
   const std::string dir = job_dir(j);
@@ -82,6 +80,8 @@ void QueueService::reap(JobRecord& j) {
     j.exit_code = o->exit_code;
     j.signal = o->signal;
     j.cpu_s = o->cpu_s;
+    j.mem_peak_bytes = o->mem_peak_bytes;
+    j.cgroup = o->cgroup.empty() ? "none: " + o->cgroup_error : o->cgroup;
     const bool done = o->error.empty() && !o->timed_out && !o->cancelled && o->exit_code == 0;
     const State to = done ? State::kDone : o->cancelled ? State::kCancelled : State::kFailed;
     std::string why = o->cancelled && !j.reason.empty() ? j.reason : outcome_reason(*o);
@@ -98,6 +98,14 @@ void QueueService::reap(JobRecord& j) {
     if (sup->pgid) job_groups_[static_cast<uint32_t>(*sup->pgid)] = j.id;
     if (j.cancel_requested) signal_supervisor(*sup);  // repeats are harmless to it
     return;
+  }
+  if (sup && !sup->cgroup.empty()) {  // what escaped its process group goes too
+    const JobCgroup cg = JobCgroup::adopt(sup->cgroup);
+    if (cg.populated()) {
+      cg.kill_all();
+      return;  // keep its GPUs until its processes are gone
+    }
+    cg.remove();
   }
   if (sup && sup->pgid && process_group_alive(*sup->pgid)) {
     ::kill(-*sup->pgid, SIGKILL);  // keep its GPUs until its processes are gone
@@ -131,14 +139,24 @@ std::map<uint32_t, int64_t> QueueService::jobs_of(const Snapshot& snap) {
   return out;
 }
 
+// One line per job on the GPU (more than one when jobs share it), as dcgm-exporter's job
+// mapping reads it; the file goes when its last job ends.
 void QueueService::write_job_map(const JobRecord& j, bool running) {
   if (opts_.job_map_dir.empty()) return;
+  const std::string me = std::to_string(j.id);
   for (unsigned g : j.gpu_indices) {
     const std::string path = opts_.job_map_dir + "/" + std::to_string(g);
-    if (running)
-      (void)write_atomic(path, std::to_string(j.id) + "\n", 0644);
-    else
+    std::vector<std::string> ids;
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty() && line != me) ids.push_back(line);
+    if (running) ids.push_back(me);
+    std::string text;
+    for (const std::string& id : ids) text += id + "\n";
+    if (text.empty())
       ::unlink(path.c_str());
+    else
+      (void)write_atomic(path, text, 0644);
   }
 }
 
@@ -148,6 +166,7 @@ void QueueService::start(JobRecord& j, const std::vector<unsigned>& gpus) {
   j.end_ms.reset();
   j.gpu_indices = gpus;
   j.gpu_uuids.clear();
+  j.shared_with.clear();
   for (unsigned g : gpus)
     for (const GpuView& v : gpus_)
       if (v.index == g) j.gpu_uuids.push_back(v.uuid);
@@ -207,80 +226,158 @@ std::map<unsigned, uint32_t> local_node(const std::vector<unsigned>& usable,
   return slot;
 }
 
+// The scheduler holds one job per GPU; a job sharing GPUs (--gpu-mem) whose GPUs are held by
+// another is not adopted, and its GPUs are drained in the scheduler's view instead, so none
+// of them looks free while it runs.
 void adopt_running_jobs(sched::Scheduler& s, const std::vector<JobRecord>& active,
                         const std::map<unsigned, uint32_t>& slot, int64_t now_ms) {
+  std::vector<uint32_t> unadopted;
   for (const JobRecord& j : active) {
     if (j.state != State::kRunning) continue;
     std::vector<uint32_t> gs;
     for (unsigned g : j.gpu_indices)
       if (const auto it = slot.find(g); it != slot.end()) gs.push_back(it->second);
-    (void)s.adopt_running(spec_of(j, static_cast<unsigned>(gs.size())), gs,
-                          j.start_ms.value_or(now_ms));
+    if (gs.empty()) continue;
+    if (!s.adopt_running(spec_of(j, static_cast<unsigned>(gs.size())), gs,
+                         j.start_ms.value_or(now_ms)))
+      unadopted.insert(unadopted.end(), gs.begin(), gs.end());
   }
-}
-
-// Drained GPUs and GPUs busy outside the queue take no job.
-void drain_unavailable(sched::Scheduler& s, const std::map<unsigned, uint32_t>& slot,
-                       const std::vector<Drain>& drains, const std::set<unsigned>& foreign) {
-  for (const auto& [g, sl] : slot) {
-    const unsigned gpu = g;
-    const bool drained =
-        std::any_of(drains.begin(), drains.end(), [gpu](const Drain& d) { return d.gpu == gpu; });
-    if (drained || foreign.count(gpu)) s.drain_gpu(sl);
-  }
+  for (uint32_t sl : unadopted) s.drain_gpu(sl);
 }
 
 }  // namespace
 
-// False while job j waits for its --after dependency; a dependency that ended other than done
-// cancels j.
-bool QueueService::dependency_met(JobRecord& j, const std::map<int64_t, JobRecord*>& by_id) {
-  if (!j.after) return true;
-  // A dependency still in the queue waits without a database read: hundreds of jobs behind
-  // one made each pass (one per submit) quadratic.
-  const auto in_queue = by_id.find(*j.after);
-  if (in_queue != by_id.end() && !is_final(in_queue->second->state)) return false;
-  auto dep = db_->get(*j.after);
-  if (dep && *dep && is_final((*dep)->state) && (*dep)->state != State::kDone) {
-    finish(j, State::kCancelled,
-           fmt::format("job {} it waited for ended {}", *j.after, state_name((*dep)->state)));
-    return false;
-  }
-  return !(dep && *dep && !is_final((*dep)->state));
+// The scheduler kept across passes, with what it was built from.
+struct QueueService::Live {
+  ManualClock clock;
+  std::unique_ptr<sched::Scheduler> sched;
+  std::map<unsigned, uint32_t> slot;  // GPU index -> cluster slot
+  std::vector<unsigned> index_of;     // cluster slot -> GPU index
+  std::vector<unsigned> usable;
+  std::set<unsigned> closed;  // drained or busy outside the queue, when built
+  int64_t built_ms = 0;
+};
+
+QueueService::QueueService(QueueOptions o, const Clock& c) : opts_(std::move(o)), clock_(c) {}
+QueueService::~QueueService() = default;
+
+bool QueueService::scheduler_knows(int64_t id) const {
+  return live_ && live_->sched->find(static_cast<sched::JobId>(id)) != nullptr;
 }
 
+// Whether job j may be submitted: its --after dependency ended done. A dependency that ended
+// otherwise returns the reason j is cancelled.
+QueueService::Dependency QueueService::dependency(const JobRecord& j, std::string& why) const {
+  if (!j.after) return Dependency::kMet;
+  // Still in the queue: no database read (hundreds of jobs behind one made passes quadratic).
+  if (db_->active_jobs().count(*j.after)) return Dependency::kWaits;
+  auto dep = db_->get(*j.after);
+  if (!dep || !*dep) return Dependency::kWaits;
+  if ((*dep)->state == State::kDone) return Dependency::kMet;
+  why = fmt::format("job {} it waited for ended {}", *j.after, state_name((*dep)->state));
+  return Dependency::kBroken;
+}
+
+std::vector<JobRecord> QueueService::running_jobs() const {
+  std::vector<JobRecord> out;
+  for (const auto& [id, j] : db_->active_jobs())
+    if (j.state == State::kRunning) out.push_back(j);
+  return out;
+}
+
+bool QueueService::needs_rebuild(const std::vector<unsigned>& usable,
+                                 const std::set<unsigned>& closed, int64_t now_ms) const {
+  return !live_ || sched_dirty_ || live_->usable != usable || live_->closed != closed ||
+         now_ms - live_->built_ms >= kRebuildEveryMs;
+}
+
+// A scheduler rebuilt from the database: running jobs adopted on their GPUs, every account's
+// stored usage charged, closed GPUs drained. Waiting jobs are added by the pass.
+bool QueueService::rebuild(const std::vector<JobRecord>& running,
+                           const std::vector<unsigned>& usable, const std::set<unsigned>& closed,
+                           int64_t now_ms) {
+  auto policy = sched::make_policy(opts_.policy);
+  if (!policy) return false;
+  auto live = std::make_unique<Live>();
+  live->clock.set_ms(now_ms);
+  live->usable = usable;
+  live->closed = closed;
+  live->built_ms = now_ms;
+  sched::NodeSpec node{"local", {}};
+  live->slot = local_node(usable, node);
+  live->index_of.resize(live->slot.size());
+  for (const auto& [g, sl] : live->slot) live->index_of[sl] = g;
+  sched::SchedulerOptions so;
+  so.fairshare.half_life_ms = opts_.fairshare_half_life_ms;
+  live->sched = std::make_unique<sched::Scheduler>(sched::Cluster({node}), std::move(*policy),
+                                                   live->clock, so);
+  adopt_running_jobs(*live->sched, running, live->slot, now_ms);
+  for (const auto& [account, gpu_ms] : usage_now(running))
+    live->sched->charge_usage(account, gpu_ms);
+  for (unsigned g : closed)
+    if (const auto it = live->slot.find(g); it != live->slot.end())
+      live->sched->drain_gpu(it->second);
+  live_ = std::move(live);
+  sched_dirty_ = false;
+  return true;
+}
+
+// Waiting jobs the kept scheduler does not know yet go in (after a build: all of them); a job
+// whose dependency ended other than done is cancelled instead.
+void QueueService::submit_waiting() {
+  std::vector<std::pair<int64_t, std::string>> broken;
+  for (const auto& [id, j] : db_->active_jobs()) {
+    if (j.state != State::kPending || scheduler_knows(id)) continue;
+    std::string why;
+    const Dependency d = dependency(j, why);
+    if (d == Dependency::kBroken) broken.emplace_back(id, why);
+    if (d == Dependency::kMet) (void)live_->sched->submit(spec_of(j, j.gpus));
+  }
+  for (auto& [id, why] : broken) {
+    JobRecord j = db_->active_jobs().at(id);
+    finish(j, State::kCancelled, std::move(why));
+  }
+}
+
+// What the scheduler chose, started; the started jobs join `running`.
+void QueueService::start_chosen(const sched::PassResult& r, std::vector<JobRecord>& running) {
+  for (sched::JobId id : r.started) {
+    const auto it = db_->active_jobs().find(static_cast<int64_t>(id));
+    if (it == db_->active_jobs().end()) {
+      sched_dirty_ = true;
+      continue;
+    }
+    JobRecord j = it->second;
+    std::vector<unsigned> gs;
+    for (uint32_t sl : live_->sched->find(id)->gpus) gs.push_back(live_->index_of[sl]);
+    start(j, gs);
+    if (j.state != State::kRunning) sched_dirty_ = true;  // the scheduler thinks it runs
+    running.push_back(std::move(j));
+  }
+}
+
+// One pass: reap what ended, bring the kept scheduler up to date (or rebuild it), run the
+// policy once, start what it chose, then let small jobs share GPUs.
 void QueueService::pass_locked() {
-  auto active = db_->active();
-  if (!active) return;
   job_groups_.clear();
-  for (JobRecord& j : *active)
-    if (j.state == State::kRunning) reap(j);
+  share_notes_.clear();
+  std::vector<JobRecord> running = running_jobs();
+  for (JobRecord& j : running) reap(j);
+  std::erase_if(running, [](const JobRecord& j) { return j.state != State::kRunning; });
   auto drains = db_->drains();
   const std::vector<unsigned> usable = usable_gpus();
   if (usable.empty() || !drains) return;
-  sched::NodeSpec node{"local", {}};
-  const std::map<unsigned, uint32_t> slot = local_node(usable, node);
-  ManualClock now(clock_.now_ms());
-  auto policy = sched::make_policy(opts_.policy);
-  if (!policy) return;
-  sched::SchedulerOptions so;
-  so.fairshare.half_life_ms = opts_.fairshare_half_life_ms;
-  sched::Scheduler s(sched::Cluster({node}), std::move(*policy), now, so);
-  std::map<int64_t, JobRecord*> by_id;
-  for (JobRecord& j : *active) by_id[j.id] = &j;
-  adopt_running_jobs(s, *active, slot, now.now_ms());
-  charge_usage(s, *active);
-  drain_unavailable(s, slot, *drains, outside_busy());
-  for (JobRecord& j : *active)
-    if (j.state == State::kPending && dependency_met(j, by_id)) (void)s.submit(spec_of(j, j.gpus));
-  const sched::PassResult r = s.schedule();
-  std::vector<unsigned> index_of(slot.size());
-  for (const auto& [g, sl] : slot) index_of[sl] = g;
-  for (sched::JobId id : r.started) {
-    std::vector<unsigned> gs;
-    for (uint32_t sl : s.find(id)->gpus) gs.push_back(index_of[sl]);
-    start(*by_id.at(static_cast<int64_t>(id)), gs);
-  }
+  const std::set<unsigned> open = open_gpus(usable, *drains, outside_busy());
+  std::set<unsigned> closed;
+  for (unsigned g : usable)
+    if (!open.count(g)) closed.insert(g);
+  const int64_t now = clock_.now_ms();
+  if (needs_rebuild(usable, closed, now) && !rebuild(running, usable, closed, now)) return;
+  live_->clock.set_ms(now);
+  submit_waiting();
+  const sched::PassResult r = live_->sched->schedule();
+  start_chosen(r, running);
+  share_waiting(running, open);
 }
 
 }  // namespace gw::queue

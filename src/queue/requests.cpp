@@ -158,6 +158,7 @@ nlohmann::json QueueService::hold(const Caller& c, const nlohmann::json& r) {
         fmt::format("job {} is {}, only a pending job can be held", j->id, state_name(j->state)));
   j->state = State::kHeld;
   j->reason = "held by " + c.user;
+  sched_dirty_ = true;  // the kept scheduler has it waiting
   if (Status s = db_->update(*j); !s) return error_reply(s.error().code, s.error().message);
   return ok({{"id", j->id}, {"state", "held"}});
 }
@@ -204,6 +205,9 @@ jobreport::JobWindow QueueService::report_window(const JobRecord& j) const {
     jobreport::JobGpu g;
     g.uuid = j.gpu_uuids[i];
     if (i < j.gpu_indices.size()) g.index = j.gpu_indices[i];
+    for (const SharedRun& r : j.shared_with)
+      if (i < j.gpu_indices.size() && r.gpu == j.gpu_indices[i])
+        g.shared_with.push_back(std::to_string(r.job));
     w.gpus.push_back(g);
   }
   return w;

@@ -59,7 +59,9 @@ void QueueService::tick(const Snapshot& snap, const std::vector<Finding>& findin
   std::lock_guard lk(m_);
   gpus_.clear();
   for (const GpuState& g : snap.gpus) {
-    GpuView v{g.info.index, g.info.uuid, g.info.name, g.access, {}, g.sample.mem_total_bytes};
+    GpuView v{
+        g.info.index,           g.info.uuid, g.info.name, g.access, {}, g.sample.mem_total_bytes,
+        g.sample.mem_used_bytes};
     if (g.sample.processes)
       for (const ProcessInfo& p : *g.sample.processes) v.pids.push_back(p.pid);
     gpus_.push_back(std::move(v));

@@ -1,7 +1,8 @@
 // QueueService: the live job queue inside the daemon. The Daemon owns one and feeds it each
 // round's snapshot and findings (tick); the socket server hands it requests with the caller
-// the kernel named (handle). The database is the truth; each scheduling pass rebuilds the
-// sched::Scheduler from it, so a restarted daemon schedules exactly as the old one would.
+// the kernel named (handle). The database is the truth. A pass keeps its sched::Scheduler
+// while only new jobs arrive and rebuilds it from the database when anything else changed (and
+// at least once a minute), so a restarted daemon schedules exactly as the old one would.
 #pragma once
 
 #include <cstdint>
@@ -26,9 +27,12 @@ struct JobWindow;
 }
 namespace gw::sched {
 class Scheduler;
-}
+struct PassResult;
+}  // namespace gw::sched
 
 namespace gw::queue {
+
+struct ShareGpu;
 
 struct QueueOptions {
   std::string state_dir;        // jobs/<id>.<attempt>/ and queue.db live here
@@ -42,6 +46,9 @@ struct QueueOptions {
   std::vector<unsigned> include_gpus, exclude_gpus;  // empty include: every GPU
   std::string job_map_dir;         // dcgm-exporter style job mapping files; empty: none
   int64_t lost_after_ms = 30'000;  // a started job with no supervisor record by then is lost
+  // --gpu-mem sharing: a GPU's jobs must have run this long before its memory use is
+  // trusted and another job may join them (share.h).
+  int64_t share_warmup_ms = 60'000;
 };
 
 struct GpuView {
@@ -49,12 +56,13 @@ struct GpuView {
   std::string uuid, name;
   GpuAccess access = GpuAccess::kOk;
   std::vector<uint32_t> pids;  // NVML's process list (compute and graphics)
-  std::optional<uint64_t> mem_total;
+  std::optional<uint64_t> mem_total, mem_used;
 };
 
 class QueueService {
  public:
   static Result<std::unique_ptr<QueueService>> create(QueueOptions options, const Clock& clock);
+  ~QueueService();
 
   // One request, as the kernel identified its sender. Thread-safe.
   nlohmann::json handle(const Caller& caller, const nlohmann::json& request);
@@ -74,7 +82,7 @@ class QueueService {
   std::map<uint32_t, int64_t> jobs_of(const Snapshot& snap);
 
  private:
-  QueueService(QueueOptions o, const Clock& c) : opts_(std::move(o)), clock_(c) {}
+  QueueService(QueueOptions o, const Clock& c);
   using Handler = nlohmann::json (QueueService::*)(const Caller&, const nlohmann::json&);
   struct Command {
     const char* name;
@@ -95,8 +103,20 @@ class QueueService {
 
   Result<JobRecord> owned_job(const Caller& c, const nlohmann::json& r);
   Status validate_submit(const JobRecord& j) const;
-  bool dependency_met(JobRecord& j, const std::map<int64_t, JobRecord*>& by_id);
+  enum class Dependency { kMet, kWaits, kBroken };
+  Dependency dependency(const JobRecord& j, std::string& why) const;
+  // The pass (pass.cpp) and the scheduler it keeps across passes.
+  struct Live;
+  static constexpr int64_t kRebuildEveryMs = 60'000;
   void pass_locked();
+  std::vector<JobRecord> running_jobs() const;  // copies
+  bool needs_rebuild(const std::vector<unsigned>& usable, const std::set<unsigned>& closed,
+                     int64_t now_ms) const;
+  bool rebuild(const std::vector<JobRecord>& running, const std::vector<unsigned>& usable,
+               const std::set<unsigned>& closed, int64_t now_ms);
+  void submit_waiting();
+  bool scheduler_knows(int64_t id) const;  // waiting, running or ended in the kept scheduler
+  void start_chosen(const sched::PassResult& r, std::vector<JobRecord>& running);
   void reap(JobRecord& j);
   // end_ms: when it ended (default: now). A run that ends is charged to its user's usage.
   void finish(JobRecord& j, State to, std::string reason,
@@ -104,7 +124,16 @@ class QueueService {
   void charge_run(const JobRecord& j, int64_t end_ms);
   // Every account's fair-share usage now (stored runs decayed plus running jobs), GPU-ms.
   std::map<std::string, double> usage_now(const std::vector<JobRecord>& active) const;
-  void charge_usage(sched::Scheduler& s, const std::vector<JobRecord>& active) const;
+  // GPUs the queue may place work on now: usable, not drained, not busy outside the queue.
+  std::set<unsigned> open_gpus(const std::vector<unsigned>& usable,
+                               const std::vector<Drain>& drains,
+                               const std::set<unsigned>& foreign) const;
+  // The share step after the scheduler's pass: waiting jobs with --gpu-mem onto GPUs whose
+  // jobs share (share.h), in the policy's spirit (share_order); why each could not, kept in
+  // share_notes_ for `queue`. `running` includes the jobs this pass started.
+  void share_waiting(std::vector<JobRecord>& running, const std::set<unsigned>& open);
+  void note_sharers(JobRecord& j, const std::vector<ShareGpu>& gpus,
+                    std::vector<JobRecord>& running);
   void start(JobRecord& j, const std::vector<unsigned>& gpus);
   void fail_on_gpu(JobRecord& j, unsigned gpu, const std::string& why);
   void apply_health(const Snapshot& snap, const std::vector<Finding>& findings);
@@ -124,6 +153,11 @@ class QueueService {
   std::vector<GpuView> gpus_;
   // Process group of each running job -> its id (outside_busy, jobs_of); rebuilt each pass.
   std::map<uint32_t, int64_t> job_groups_;
+  // Why each waiting --gpu-mem job could not share a GPU at the last pass (`queue`).
+  std::map<int64_t, std::string> share_notes_;
+  std::unique_ptr<Live> live_;
+  // Something other than a new waiting job changed since the scheduler was built.
+  bool sched_dirty_ = true;
   std::mutex reports_m_;  // after m_ when both are held; guards report_causes_
   std::map<std::string, nlohmann::json> report_causes_;  // "id.attempt" of finished jobs
 };

@@ -13,6 +13,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "queue/job_cgroup.h"
+
 namespace gw::queue {
 
 // files.cpp
@@ -21,6 +23,8 @@ Status write_outcome(const std::string& dir, const JobOutcome& o);
 Status write_supervisor(const std::string& dir, const SupervisorId& id);
 
 namespace {
+
+using namespace std::chrono_literals;
 
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -39,12 +43,14 @@ int open_output(const std::string& path) {
   return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
-// The job: own process group, the user's credentials (groups first, uid last), then cwd,
-// output files and exec, all as the user so that the kernel checks the user's permissions.
+// The job: its cgroup first (as root, before it can fork anything), own process group, the
+// user's credentials (groups first, uid last), then cwd, output files and exec, all as the user
+// so that the kernel checks the user's permissions. No cgroup is no reason to fail the job.
 // The job starts with no signal blocked: the supervisor's mask is inherited from the daemon,
 // whose threads block SIGTERM/SIGINT/SIGHUP for sigwait, and a job that kept it would ignore
 // `cancel` and the time limit until the SIGKILL after the grace.
-[[noreturn]] void run_child(const SupervisorSpec& s, int pipe_fd) {
+[[noreturn]] void run_child(const SupervisorSpec& s, const JobCgroup* cg, int pipe_fd) {
+  if (cg) (void)cg->enter_self();
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -114,6 +120,37 @@ void watch(Watch& w, const SupervisorSpec& s, const sigset_t& set) {
   }
 }
 
+// "gpuwarden-job-<id>.<attempt>-<supervisor pid>": the pid keeps job dirs of two state dirs
+// (two daemons, tests) from claiming one name; mkdir is the claim, an existing one is refused.
+std::string cgroup_name(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return "gpuwarden-job-" + dir.substr(dir.find_last_of('/') + 1) + "-" + std::to_string(getpid());
+}
+
+// Puts the forked job in its cgroup from this side too (as setpgid), since only this side can
+// record whether it is in: its figures are used only then.
+void enter_cgroup(const Result<JobCgroup>& cg, pid_t child, JobOutcome& out) {
+  if (!cg) {
+    out.cgroup_error = cg.error().to_string();
+  } else if (Status st = cg->enter(child); !st) {
+    out.cgroup_error = st.error().to_string();
+  } else {
+    out.cgroup = cg->path();
+  }
+}
+
+// After the job's main process ended: what is left in the cgroup (setsid, orphans) is killed,
+// and the cgroup's figures, which count all of the job's processes, replace rusage's.
+void finish_cgroup(const JobCgroup& cg, JobOutcome& out) {
+  cg.kill_all();
+  cg.wait_empty(2s);
+  if (!out.cgroup.empty()) {
+    if (const auto cpu = cg.cpu_seconds()) out.cpu_s = *cpu;
+    out.mem_peak_bytes = cg.memory_peak_bytes();
+  }
+  cg.remove();
+}
+
 }  // namespace
 
 const std::vector<std::string>& dropped_env_names() {
@@ -172,14 +209,21 @@ int supervise_main(const std::string& dir) {
   sigprocmask(SIG_BLOCK, &set, nullptr);
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return 2;
+  const Result<JobCgroup> cg = JobCgroup::create(cgroup_name(dir));
   Watch w;
   w.child = fork();
-  if (w.child == 0) run_child(*spec, fds[1]);
+  if (w.child < 0) {  // nothing runs: the outcome says so, and the job fails with it
+    w.out.error = std::string("fork: ") + std::strerror(errno);
+    if (cg) cg->remove();
+    w.out.end_ms = now_ms();
+    return write_outcome(dir, w.out) ? 0 : 1;
+  }
+  if (w.child == 0) run_child(*spec, cg ? &*cg : nullptr, fds[1]);
   ::close(fds[1]);
+  enter_cgroup(cg, w.child, w.out);
   setpgid(w.child, w.child);  // both sides, so no race with kill(-pgid)
-  if (Status st = write_supervisor(dir, {getpid(), process_start(getpid()).value_or(0), w.child});
-      !st)
-    ::kill(w.child, SIGKILL);
+  const SupervisorId id{getpid(), process_start(getpid()).value_or(0), w.child, w.out.cgroup};
+  if (Status st = write_supervisor(dir, id); !st) ::kill(w.child, SIGKILL);
   char buf[512];
   const ssize_t n = ::read(fds[0], buf, sizeof buf);
   ::close(fds[0]);
@@ -187,6 +231,7 @@ int supervise_main(const std::string& dir) {
   if (spec->time_limit_ms) w.deadline_ms = now_ms() + *spec->time_limit_ms;
   watch(w, *spec, set);
   ::kill(-w.child, SIGKILL);  // what the job left behind in its group still holds its GPUs
+  if (cg) finish_cgroup(*cg, w.out);
   w.out.end_ms = now_ms();
   return write_outcome(dir, w.out) ? 0 : 1;
 }

@@ -1,7 +1,8 @@
 // The per-job supervisor: `gpuwarden __supervise DIR`, started by the daemon through a double
 // fork and setsid so that it outlives the daemon (a shim per job, as container runtimes keep).
-// It starts the job as the submitting user, enforces the time limit, and writes the outcome
-// to DIR/status.json atomically; a restarted daemon re-adopts it through DIR/supervisor.json.
+// It starts the job as the submitting user (in its own cgroup where the machine allows it:
+// job_cgroup.h), enforces the time limit, and writes the outcome to DIR/status.json atomically; a
+// restarted daemon re-adopts it through DIR/supervisor.json.
 #pragma once
 
 #include <sys/types.h>
@@ -33,7 +34,10 @@ struct JobOutcome {
   bool timed_out = false, cancelled = false;
   std::string error;  // the job could not be started: "exec: No such file or directory"
   int64_t end_ms = 0;
-  double cpu_s = 0;
+  double cpu_s = 0;          // the job cgroup's when there is one (orphans included), else rusage
+  std::string cgroup;        // the job's cgroup (v2) directory; empty when it had none
+  std::string cgroup_error;  // why none: "no cgroup2 mount", "mkdir ...: Read-only file system"
+  std::optional<uint64_t> mem_peak_bytes;  // the cgroup's memory.peak (memory controller only)
 };
 
 // DIR/supervisor.json.
@@ -41,6 +45,7 @@ struct SupervisorId {
   pid_t pid = 0;
   uint64_t start = 0;  // /proc/PID/stat starttime
   std::optional<pid_t> pgid;
+  std::string cgroup;  // the job's cgroup, empty when none: a restarted daemon can kill it all
 };
 
 // The environment variables never passed to a job (dynamic-loader and libc hooks that make a

@@ -19,18 +19,20 @@ std::string QueueService::wait_reason(const JobRecord& j, const std::vector<JobR
   for (const Drain& d : drains) unavailable[d.gpu] = "drained: " + d.reason;
   for (unsigned g : outside_busy())
     if (!unavailable.count(g)) unavailable[g] = "busy with processes outside the queue";
-  unsigned held = 0;
+  std::set<unsigned> held;  // a set: GPUs shared by jobs count once
   for (const JobRecord& r : active)
     if (r.state == State::kRunning)
       for (unsigned g : r.gpu_indices)
-        if (!unavailable.count(g)) ++held;
-  size_t free = usable.size() - std::min(usable.size(), unavailable.size() + held);
+        if (!unavailable.count(g)) held.insert(g);
+  size_t free = usable.size() - std::min(usable.size(), unavailable.size() + held.size());
   std::string out = fmt::format("needs {} GPU{}, {} free", j.gpus, j.gpus == 1 ? "" : "s", free);
   std::string notes;
   for (const auto& [g, why] : unavailable)
     notes += fmt::format("{}GPU {} {}", notes.empty() ? "" : "; ", g, why);
   if (!notes.empty()) out += " (" + notes + ")";
   if (free >= j.gpus) out += fmt::format(": behind higher-ranked jobs ({} policy)", opts_.policy);
+  if (const auto note = share_notes_.find(j.id); note != share_notes_.end())
+    out += "; --gpu-mem " + note->second;
   if (!j.reason.empty()) out += "; " + j.reason;
   return out;
 }
@@ -76,7 +78,7 @@ nlohmann::json QueueService::gpus(const Caller&, const nlohmann::json&) {
     for (const JobRecord& j : *active)
       if (j.state == State::kRunning &&
           std::find(j.gpu_indices.begin(), j.gpu_indices.end(), g.index) != j.gpu_indices.end()) {
-        o["state"] = "busy";
+        o["state"] = o["jobs"].empty() ? "busy" : "shared";
         o["jobs"].push_back(j.id);
       }
     if (foreign.count(g.index)) {

@@ -165,10 +165,11 @@ Status read_queue(const toml::table& t, std::string_view origin, QueueSection& q
   Section s(t, "queue", origin);
   for (Status st :
        {s.check_keys({"socket", "policy", "fairshare_half_life", "admin_group", "include_gpus",
-                      "exclude_gpus", "kill_grace"}),
+                      "exclude_gpus", "kill_grace", "share_warmup"}),
         s.string("socket", q.socket), s.string("policy", q.policy),
         s.duration("fairshare_half_life", q.fairshare_half_life_ms, 60'000),
         s.string("admin_group", q.admin_group), s.duration("kill_grace", q.kill_grace_ms, 0),
+        s.duration("share_warmup", q.share_warmup_ms, 0),
         read_gpu_list(t, "include_gpus", origin, q.include_gpus),
         read_gpu_list(t, "exclude_gpus", origin, q.exclude_gpus)})
     if (!st) return st;

@@ -60,7 +60,8 @@ struct QueueSection {
   std::string admin_group;             // may drain/resume and manage any job; "": root only
   std::vector<unsigned> include_gpus;  // empty: every GPU
   std::vector<unsigned> exclude_gpus;
-  int64_t kill_grace_ms = 10'000;  // SIGTERM at the time limit, SIGKILL this much later
+  int64_t kill_grace_ms = 10'000;    // SIGTERM at the time limit, SIGKILL this much later
+  int64_t share_warmup_ms = 60'000;  // --gpu-mem sharing: how long a GPU's jobs run first
   bool operator==(const QueueSection&) const = default;
 };
 

@@ -213,6 +213,7 @@ Status Daemon::start_queue() {
   qo.include_gpus = cfg.include_gpus;
   qo.exclude_gpus = cfg.exclude_gpus;
   qo.grace_ms = cfg.kill_grace_ms;
+  qo.share_warmup_ms = cfg.share_warmup_ms;
   char self[4096];
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   if (n > 0) qo.self_exe.assign(self, static_cast<size_t>(n));

@@ -1,6 +1,7 @@
 // The live queue, in process, with real jobs: the service and its socket server are the
 // daemon's; each job runs under a real `gpuwarden __supervise` process as a real user.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <pwd.h>
 #include <sys/stat.h>
@@ -77,6 +78,7 @@ class QueueTest : public ::testing::Test {
     o.self_exe = std::string(GW_BINARY_DIR) + "/gpuwarden";
     o.job_map_dir = (dir_ / "jobmap").string();
     o.lost_after_ms = 120000;  // an ASan supervisor on a loaded machine starts slowly
+    o.share_warmup_ms = share_warmup_ms_;
     fs::create_directories(o.job_map_dir);
     auto s = QueueService::create(o, clock_);
     ASSERT_TRUE(s) << s.error().to_string();
@@ -124,6 +126,7 @@ class QueueTest : public ::testing::Test {
   }
 
   fs::path dir_;
+  int64_t share_warmup_ms_ = 60'000;
   SystemClock clock_;
   std::unique_ptr<QueueService> svc_;
   std::unique_ptr<QueueServer> server_;
@@ -255,6 +258,51 @@ TEST_F(QueueTest, LostGpuFailsItsJobDrainsThatGpuAloneAndRequeues) {
   g = svc_->handle(root(), {{"cmd", "gpu.list"}})["gpus"];
   EXPECT_EQ(g[3]["state"], "drained");
   EXPECT_EQ(g[2]["state"], "drained");
+}
+
+// --gpu-mem: a second job joins a GPU only after the first has warmed up and only when the
+// memory NVML measures leaves room; both see the same GPU; a job that needs whole GPUs is not
+// delayed by sharers; the job map and `gpu list` show both jobs.
+TEST_F(QueueTest, JobsThatStateTheirMemoryShareAGpuOnceItsMeasuredUseLeavesRoom) {
+  svc_.reset();
+  share_warmup_ms_ = 1000;
+  open_service();
+  snap_ = healthy(1);
+  snap_.gpus[0].sample.mem_used_bytes = 30ULL << 30;
+  svc_->tick(snap_, {});
+  const auto reason = [&](int64_t id) {
+    const json q = svc_->handle(root(), {{"cmd", "queue"}});
+    for (const json& j : q["jobs"])
+      if (j["id"] == id) return j.value("wait_reason", std::string());
+    return std::string();
+  };
+  const json mem20 = {{"gpu_mem_bytes", 20ULL << 30}, {"time_limit_ms", 600'000}};
+  const int64_t a = submit(root(), {"sleep", "60"}, mem20)["ids"][0];
+  const int64_t b = submit(root(), {"sleep", "60"}, mem20)["ids"][0];
+  ASSERT_EQ(job(a)["state"], "running");
+  EXPECT_NE(reason(b).find("GPU 0 warming up"), std::string::npos) << reason(b);
+  snap_.gpus[0].sample.mem_used_bytes = 70ULL << 30;  // job a uses far more than it said
+  wait_for([&] { return reason(b).find("10.0 GiB free, 20.0 GiB needed") != std::string::npos; });
+  EXPECT_EQ(job(b)["state"], "pending");
+  snap_.gpus[0].sample.mem_used_bytes = 25ULL << 30;
+  wait_state(b, "running");
+  EXPECT_EQ(job(b)["gpu_uuids"], json({"GPU-test-0"}));
+  EXPECT_EQ(job(b)["shared_with"], json::parse(R"([{"gpu":0,"job":)" + std::to_string(a) + "}]"));
+  EXPECT_EQ(job(a)["shared_with"][0]["job"], b);
+  EXPECT_EQ(slurp((dir_ / "jobmap" / "0").string()), fmt::format("{}\n{}\n", a, b));
+  const json g = svc_->handle(root(), {{"cmd", "gpu.list"}})["gpus"][0];
+  EXPECT_EQ(g["state"], "shared");
+  EXPECT_EQ(g["jobs"], json({a, b}));
+  // A job that needs the whole GPU waits; a sharer that would outlast a and b now waits too.
+  const int64_t whole = submit(root(), {"true"})["ids"][0];
+  const int64_t late = submit(root(), {"true"}, {{"gpu_mem_bytes", 1ULL << 30}})["ids"][0];
+  wait_for([&] { return reason(late).find("would be delayed") != std::string::npos; });
+  EXPECT_EQ(job(whole)["state"], "pending");
+  EXPECT_NE(reason(whole).find("needs 1 GPU, 0 free"), std::string::npos) << reason(whole);
+  for (int64_t id : {a, b}) svc_->handle(root(), {{"cmd", "cancel"}, {"id", id}});
+  wait_state(whole, "done");
+  wait_state(late, "done");
+  EXPECT_LT(job(whole)["start_ms"].get<int64_t>(), job(late)["start_ms"].get<int64_t>());
 }
 
 TEST_F(QueueTest, BadInputIsRefusedAndChangesNothing) {
@@ -396,6 +444,28 @@ TEST_F(QueueTest, AJobWhoseSupervisorIsKilledIsLostWithTheReason) {
             std::string::npos);
   svc_->pass();
   EXPECT_FALSE(process_group_alive(*sup->pgid)) << "the job's processes outlived its supervisor";
+}
+
+// A process that left the job's process group is reached through the job's cgroup when its
+// supervisor is gone: the job is lost only once that is empty too.
+TEST_F(QueueTest, ALostJobsEscapedProcessesGoWithItsCgroup) {
+  const std::string pidfile = (dir_ / "work" / "escaped.pid").string();
+  const int64_t id = submit(
+      root(),
+      {"sh", "-c", "setsid sh -c 'echo $$ > " + pidfile + "; exec sleep 120' & wait"})["ids"][0];
+  std::optional<SupervisorId> sup;
+  const std::string dir = (dir_ / "state" / "jobs" / (std::to_string(id) + ".1")).string();
+  wait_for([&] { return (sup = read_supervisor(dir)).has_value() && !slurp(pidfile).empty(); });
+  const pid_t escaped = static_cast<pid_t>(std::stol(slurp(pidfile)));
+  ::kill(sup->pid, SIGKILL);
+  wait_state(id, "lost");
+  if (sup->cgroup.empty()) {  // the machine gives no cgroup: only the process group is reached
+    EXPECT_TRUE(process_start(escaped).has_value()) << "the test's process did not escape";
+    ::kill(escaped, SIGKILL);
+    return;
+  }
+  EXPECT_FALSE(process_start(escaped).has_value()) << "an escaped process outlived its lost job";
+  EXPECT_FALSE(fs::exists(sup->cgroup)) << "the lost job's cgroup was left behind";
 }
 
 }  // namespace

@@ -84,6 +84,7 @@ admin_group = "gpuadmin"
 include_gpus = [0, 1, 2]
 exclude_gpus = [2]
 kill_grace = "30s"
+share_warmup = "2m"
 )",
                         "gw.toml");
   ASSERT_TRUE(c) << c.error().to_string();
@@ -94,6 +95,8 @@ kill_grace = "30s"
   EXPECT_EQ(c->queue.include_gpus, (std::vector<unsigned>{0, 1, 2}));
   EXPECT_EQ(c->queue.exclude_gpus, (std::vector<unsigned>{2}));
   EXPECT_EQ(c->queue.kill_grace_ms, 30'000);
+  EXPECT_EQ(c->queue.share_warmup_ms, 120'000);
+  EXPECT_EQ(parse_config("", "gw.toml")->queue.share_warmup_ms, 60'000) << "a minute by default";
   EXPECT_TRUE(parse_config("", "gw.toml")->queue.socket.empty()) << "no queue by default";
   for (const auto& [bad, key] : std::vector<std::pair<std::string, std::string>>{
            {"policy = \"fastest\"", "queue.policy"},
@@ -101,6 +104,7 @@ kill_grace = "30s"
            {"include_gpus = [0, -1]", "queue.include_gpus"},
            {"exclude_gpus = \"0,1\"", "queue.exclude_gpus"},
            {"kill_grace = 10", "queue.kill_grace"},
+           {"share_warmup = \"soon\"", "queue.share_warmup"},
            {"admins = \"x\"", "queue.admins"}}) {
     auto r = parse_config("[queue]\n" + bad + "\n", "gw.toml");
     ASSERT_FALSE(r) << bad;
