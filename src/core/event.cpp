@@ -44,6 +44,10 @@ std::string_view driver_message_kind_name(DriverMessageKind k) {
       return "hung_task";
     case DriverMessageKind::kPcieLinkLimited:
       return "pcie_link_limited";
+    case DriverMessageKind::kKernelFault:
+      return "kernel_fault";
+    case DriverMessageKind::kKernelWarning:
+      return "kernel_warning";
   }
   return "unknown";
 }

@@ -30,6 +30,8 @@ enum class DriverMessageKind {
   kPcieAer = 8,              // PCIe AER line ("pcieport 0000:00:03.0: AER: ...")
   kHungTask = 9,             // "INFO: task NAME:PID blocked for more than N seconds."
   kPcieLinkLimited = 10,     // "... Gb/s available PCIe bandwidth, limited by ... link at ADDR"
+  kKernelFault = 11,         // an Oops/BUG/GPF whose IP is in an NVIDIA module (kernel_fault.h)
+  kKernelWarning = 12,       // a kernel WARNING or UBSAN report in an NVIDIA module
 };
 
 struct Event {

@@ -676,6 +676,22 @@ constexpr std::array kRules = {
              "Find the driver bound to the GPUs (lspci -k), blacklist or unbind it (nouveau, "
              "vfio-pci), rebuild the initramfs and reload or reboot.",
              rule_driver_no_device_probed},
+    RuleInfo{"driver.kernel_fault", "kernel", S::kCritical,
+             "The NVIDIA driver crashed in the kernel (Oops/BUG in an NVIDIA module)",
+             "A kernel fault report whose instruction pointer (RIP/IP/pc) is in an NVIDIA module "
+             "(nvidia, nvidia_uvm, nvidia_modeset, nvidia_drm, ...; or an _nvNNNNNNrm function): "
+             "its header (BUG:, Oops:, general protection fault, soft lockup), the function, the "
+             "task; the trace frames and module list are read with it. Warning when the report's "
+             "start is not in the input.",
+             "Drain and reboot; update to the newest driver of the branch; send the whole report "
+             "with nvidia-bug-report.sh if it persists.",
+             rule_driver_kernel_fault},
+    RuleInfo{"driver.kernel_warning", "kernel", S::kWarning,
+             "The kernel warned about the NVIDIA driver (WARNING/UBSAN in an NVIDIA module)",
+             "A kernel WARNING whose instruction pointer is in an NVIDIA module, or a UBSAN "
+             "report in the driver's sources: the kernel went on.",
+             "Not a crash: update the driver if GPU work failed then; report the trace.",
+             rule_driver_kernel_warning},
     RuleInfo{"kernel.hung_task", "kernel", S::kInfo,
              "Tasks hung in the kernel (D state) next to GPU errors",
              "'INFO: task NAME:PID blocked for more than N seconds' within 10 minutes of a GPU "

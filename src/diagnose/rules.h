@@ -85,6 +85,8 @@ void rule_driver_init_failed(const DiagnoseContext& c, Findings& out);
 void rule_driver_open_modules_required(const DiagnoseContext& c, Findings& out);
 void rule_driver_reset_required(const DiagnoseContext& c, Findings& out);
 void rule_driver_gsp_timeout(const DiagnoseContext& c, Findings& out);
+void rule_driver_kernel_fault(const DiagnoseContext& c, Findings& out);
+void rule_driver_kernel_warning(const DiagnoseContext& c, Findings& out);
 void rule_driver_api_mismatch(const DiagnoseContext& c, Findings& out);
 void rule_driver_no_device_probed(const DiagnoseContext& c, Findings& out);
 void rule_kernel_hung_task(const DiagnoseContext& c, Findings& out);

@@ -108,10 +108,15 @@ void KernelLogFollower::handle_text(std::string& pending, std::string_view chunk
     if (line.empty() || line.front() == ' ') continue;
     const uint64_t n = ++lines_;
     Error err;
-    if (auto ev = parse_kernel_log_line(line, path_, static_cast<size_t>(n), &err)) {
+    auto ev = parse_kernel_log_line(line, path_, static_cast<size_t>(n), &err);
+    // A fault report's header came lines before its RIP line: the recent lines are kept.
+    if (!ev) ev = parse_fault_line(line, recent_, path_, static_cast<size_t>(n));
+    if (ev) {
       if (!ev->time_ms) ev->time_ms = wall_ms();
       sink_(std::move(*ev));
     }
+    recent_.append(line).push_back('\n');
+    if (recent_.size() > kRecentBytes) recent_.erase(0, recent_.size() - kRecentBytes / 2);
   }
   pending.erase(0, start);
   // A runaway line without a newline must not grow without bound.

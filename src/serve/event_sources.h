@@ -58,6 +58,10 @@ class KernelLogFollower {
   // The last bytes read (ending at offset_): a copytruncate whose new content already grew past
   // offset_ between two polls shows as different bytes there, not as a smaller file.
   std::string tail_;
+  // The last lines handed on (16 KiB at most): where a kernel fault report's header is found
+  // when its RIP line comes (parse_fault_line).
+  std::string recent_;
+  static constexpr size_t kRecentBytes = 16 << 10;
   std::thread thread_;
 };
 

@@ -244,6 +244,7 @@ void Reader::flush_kernel(bool more) {
       cov_.first_not_understood_line = at;
     gpu_unread(at, line);
   };
+  opt.preceding = text_.substr(0, k_begin_);
   parse_kernel_log_stream(
       text_.substr(k_begin_, k_end_ - k_begin_), origin_,
       [&](Event&& e) { events_.add(std::move(e)); }, &obs_.input_errors, opt);

@@ -330,6 +330,11 @@ TEST(Coverage, UnreadLinesOfTheToolFamiliesAreNeverHealthy) {
        "The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80.\n"
        "If you want to use the NVIDIA GeForce RTX 5090 GPU with PyTorch, please check the "
        "instructions at https://pytorch.org/get-started/locally/\n"},
+      // A fault report's trace and module list without the report's IP line.
+      {"kernel fault",
+       "[  395.351100] Modules linked in: nvidia_uvm(POE) nvidia(POE) ext4\n"
+       "[  395.352001]  ? _nv031696rm+0x10/0x20 [nvidia]\n"
+       "[  395.352002]  nvidia_ioctl+0x5d1/0x8a0 [nvidia]\n"},
   };
   for (const auto& [family, text] : cases) {
     std::string indented = "    ";  // every line re-indented, and with CRLF ends

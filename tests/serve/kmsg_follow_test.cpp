@@ -147,6 +147,42 @@ TEST(KernelLogFollow, CutFileOutgrownWithoutCopyIsReadFromItsTop) {
   for (const auto& [msg, count] : got.seen()) EXPECT_EQ(count, 1) << msg;
 }
 
+// A driver crash written while the daemon follows the log: the RIP line comes lines after the
+// report's header, which the follower still has (its recent lines), written in pieces.
+TEST(KernelLogFollow, ADriverCrashIsOneEventNamedAfterItsHeader) {
+  TempDir tmp;
+  const fs::path log = tmp.write("kern.log", "old line before the daemon\n");
+  std::mutex m;
+  std::vector<Event> events;
+  auto f = serve::KernelLogFollower::start(log.string(), [&](Event&& e) {
+    std::lock_guard lk(m);
+    events.push_back(std::move(e));
+  });
+  ASSERT_TRUE(f) << f.error().to_string();
+  for (const char* line :
+       {"[ 395.350871] BUG: unable to handle kernel NULL pointer dereference at 00000000000000b1\n",
+        "[ 395.351068] Oops: 0000 [#1] SMP NOPTI\n",
+        "[ 395.351153] CPU: 33 PID: 4564 Comm: sbatchd Tainted: P OE 4.18.0 #1\n",
+        "[ 395.351681] RIP: 0010:_nv031695rm+0x79/0x940 [nvidia]\n",
+        "[ 395.352001]  ? _nv031696rm+0x10/0x20 [nvidia]\n"}) {
+    std::ofstream(log, std::ios::app) << line << std::flush;
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_TRUE(wait_until(
+      [&] {
+        std::lock_guard lk(m);
+        return !events.empty();
+      },
+      10s));
+  std::this_thread::sleep_for(200ms);
+  std::lock_guard lk(m);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].driver_kind, DriverMessageKind::kKernelFault);
+  EXPECT_EQ(events[0].process_name, "sbatchd");
+  EXPECT_EQ(events[0].message.rfind("BUG: unable to handle kernel NULL pointer dereference", 0), 0u)
+      << events[0].message;
+}
+
 TEST(KernelLogFollow, WhatCannotBeFollowedIsRefused) {
   TempDir tmp;
   const fs::path fifo = tmp.path() / "fifo";

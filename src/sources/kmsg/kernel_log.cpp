@@ -10,6 +10,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "sources/kmsg/kernel_fault.h"
 #include "sources/kmsg/kernel_log_line.h"
 #include "sources/smi/text_util.h"
 
@@ -146,6 +147,8 @@ class Stream {
   bool anchor_at(size_t h) const;
   bool mention_at(size_t h) const;
   void mention_line(std::string_view line, size_t line_no);
+  bool fault_line(std::string_view line, size_t line_no);
+  void unread_fault_context();
   void unread_gpu(std::string_view line, size_t line_no);
   void advance_to(size_t ls);
   void other_line(std::string_view line, size_t line_no);
@@ -170,6 +173,12 @@ class Stream {
   bool pending_announce_ = false;
   size_t pending_last_ = 0;
   int pending_lines_ = 0;
+  // Kernel fault reports (fault_line): the last IP line's report runs to fault_until_; lines of
+  // a report not yet seen to have one wait in fault_context_.
+  static constexpr size_t kReportLines = 100;
+  static constexpr size_t kMaxFaultContext = 64;
+  size_t fault_until_ = 0;
+  std::vector<std::pair<size_t, std::string>> fault_context_;
 };
 
 bool Stream::anchor_at(size_t h) const {
@@ -221,7 +230,57 @@ void Stream::unread_gpu(std::string_view line, size_t line_no) {
 void Stream::mention_line(std::string_view line, size_t line_no) {
   const kmsg::ParsedLine pl = kmsg::parse_line(line);
   if (pl.role != LineRole::kNone) return gpu_line(line, line_no);
+  if (fault_line(line, line_no)) return;
   unread_gpu(line, line_no);
+}
+
+// A line of a kernel fault report in an NVIDIA module (kernel_fault.h): the IP line (or a
+// sanitizer's report) is an event; the trace frames, the module list and a WARNING header are
+// read as part of it.
+bool Stream::fault_line(std::string_view line, size_t line_no) {
+  using F = kmsg::FaultLine;
+  const F kind = kmsg::classify_fault_line(line);
+  if (kind == F::kNone) return false;
+  if (opt_.classify_lines) ++st_.kernel_lines;
+  if (kind != F::kIp && kind != F::kSanitizer) {
+    // Frames, the module list, a WARNING header: read when they belong to a report whose IP
+    // line is read (before it or within kReportLines after); else listed unread at the end,
+    // so that a trace without its report is never taken as understood.
+    if (line_no <= fault_until_) {
+      ++st_.gpu_lines;
+    } else if (fault_context_.size() < kMaxFaultContext) {
+      fault_context_.emplace_back(line_no, std::string(line));
+    }
+    return true;
+  }
+  ++st_.gpu_lines;
+  for (const auto& [no, text] : fault_context_) {
+    if (no + kReportLines >= line_no)
+      ++st_.gpu_lines;  // this report's, before its IP line
+    else
+      unread_gpu(text, no);
+  }
+  fault_context_.clear();
+  fault_until_ = line_no + kReportLines;
+  flush();
+  const size_t at = static_cast<size_t>(line.data() - text_.data());
+  constexpr size_t kLookBack = 16 << 10;  // 60 lines of a report, generously
+  const size_t from = at - std::min(at, kLookBack);
+  std::string before;  // rare: only for an IP line; the caller's text before the run first
+  if (at < kLookBack && !opt_.preceding.empty()) {
+    const std::string_view pre = opt_.preceding;
+    before.assign(pre.substr(pre.size() - std::min(pre.size(), kLookBack - at)));
+    if (before.back() != '\n') before.push_back('\n');
+  }
+  before.append(text_.substr(from, at - from));
+  if (auto ev = parse_fault_line(line, before, origin_, line_no)) emit(std::move(*ev));
+  return true;
+}
+
+// Report lines whose report never showed its IP line (a trace pasted alone, a cut report).
+void Stream::unread_fault_context() {
+  for (const auto& [no, line] : fault_context_) unread_gpu(line, no);
+  fault_context_.clear();
 }
 
 void Stream::h_clock(const LogPrefix& p, Event* ev) {
@@ -415,6 +474,7 @@ KernelLogStats Stream::run() {
     ++line_no_;
   }
   flush();
+  unread_fault_context();
   if (walk_) {
     advance_to(n);  // a last line without '\n' counts as a line there
     st_.lines = line_no_ - 1;
@@ -438,6 +498,35 @@ std::optional<Event> parse_kernel_log_line(std::string_view line, std::string_vi
   if (pl.role != LineRole::kEvent) return std::nullopt;
   pl.ev.origin = origin_of(origin, line_no);
   return std::move(pl.ev);
+}
+
+std::optional<Event> parse_fault_line(std::string_view line, std::string_view before,
+                                      std::string_view origin, size_t line_no) {
+  using F = kmsg::FaultLine;
+  const F kind = kmsg::classify_fault_line(line);
+  if (kind != F::kIp && kind != F::kSanitizer) return std::nullopt;
+  LogPrefix p;
+  const std::string_view body = kmsg::strip_log_prefix(line, p);
+  Event ev;
+  ev.kind = EventKind::kDriverMessage;
+  ev.time_ms = p.time_ms;
+  ev.uptime_s = p.uptime_s;
+  ev.time_in_year_ms = p.time_in_year_ms;
+  ev.origin = origin_of(origin, line_no);
+  const kmsg::FaultHeader h = kmsg::fault_header_before(before);
+  const bool crash = kind == F::kIp && h.kind != kmsg::FaultKind::kWarning;
+  ev.driver_kind = crash ? DriverMessageKind::kKernelFault : DriverMessageKind::kKernelWarning;
+  ev.code = static_cast<unsigned>(*ev.driver_kind);
+  ev.pid = h.pid;
+  if (!h.comm.empty()) ev.process_name = h.comm;
+  // "header | site | line" (diagnose/kernel_fault.cpp); no header: the report was cut. A
+  // sanitizer's line is its own header.
+  const std::string text(body.substr(0, 200));
+  std::string site;
+  if (const auto fs = kmsg::fault_site(line); fs && kind == F::kIp)
+    site = fs->symbol + (fs->module.empty() ? "" : " [" + fs->module + "]");
+  ev.message = (kind == F::kIp ? h.text : text.substr(0, 160)) + " | " + site + " | " + text;
+  return ev;
 }
 
 KernelLogStats parse_kernel_log_stream(std::string_view text, std::string_view origin,
@@ -526,8 +615,16 @@ bool looks_like_kernel_log_line(std::string_view line) {
   LogPrefix p;
   const auto body = kmsg::strip_log_prefix(line, p);
   if (p.recognised) return true;
+  // A log quoted in a reply or an e-mail ("> Apr 28 10:17:39 host kernel: ...").
+  std::string_view unquoted = text::trim(line);
+  while (!unquoted.empty() && unquoted.front() == '>') unquoted = text::trim(unquoted.substr(1));
+  if (unquoted.size() < text::trim(line).size()) {
+    kmsg::strip_log_prefix(unquoted, p);
+    if (p.recognised) return true;
+  }
   return text::starts_with(body, "NVRM") || body.find("NVRM: ") != std::string_view::npos ||
          body.find("SXid (") != std::string_view::npos ||
+         kmsg::classify_fault_line(body) != kmsg::FaultLine::kNone ||
          text::starts_with(body, "-- Logs begin") || text::starts_with(body, "-- Journal begins") ||
          text::starts_with(body, "-- No entries --") || text::starts_with(body, "-- Boot ");
 }

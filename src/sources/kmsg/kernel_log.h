@@ -47,6 +47,10 @@ struct KernelLogParseOptions {
   // parser took nothing from (no event, no continuation, not a routine driver message): the
   // caller lists it as not read. Set, the scan also stops at those names (a few more anchors).
   std::function<void(size_t line_no, std::string_view line)> on_unread_gpu_line;
+  // The text just before `text` in the caller's input (a reader that cut the kernel-log run
+  // out of a larger paste): where a fault report's header may stand when only its RIP line
+  // was taken for kernel log (bare pasted traces, quoted lines).
+  std::string_view preceding;
   // Called with the bytes of the text scanned so far, about every MiB (a progress line).
   std::function<void(size_t bytes)> on_progress;
 };
@@ -65,6 +69,13 @@ KernelLogStats parse_kernel_log_stream(std::string_view text, std::string_view o
 // `line_no` only names the origin ("origin:line_no"). Continuation lines are not joined here.
 std::optional<Event> parse_kernel_log_line(std::string_view line, std::string_view origin,
                                            size_t line_no, Error* error);
+
+// A kernel fault report's event (DriverMessageKind::kKernelFault / kKernelWarning) from its
+// instruction-pointer line in an NVIDIA module, or a UBSAN line about the driver; `before` is
+// the text before the line (the report's header and task are found there, 60 lines at most).
+// nullopt for any other line. The stream and the live kernel-log follower both use it.
+std::optional<Event> parse_fault_line(std::string_view line, std::string_view before,
+                                      std::string_view origin, size_t line_no);
 
 // True when the line names a GPU, the NVIDIA driver (NVRM, nvidia*), CUDA, NCCL, DCGM, NVLink
 // or NVSwitch (any case): a line that must be read or said to be unread.
