@@ -59,11 +59,22 @@ void QueueService::tick(const Snapshot& snap, const std::vector<Finding>& findin
   std::lock_guard lk(m_);
   gpus_.clear();
   for (const GpuState& g : snap.gpus) {
-    GpuView v{
-        g.info.index,           g.info.uuid, g.info.name, g.access, {}, g.sample.mem_total_bytes,
-        g.sample.mem_used_bytes};
+    GpuView v;
+    v.index = g.info.index;
+    v.uuid = g.info.uuid;
+    v.name = g.info.name;
+    v.access = g.access;
+    v.mem_total = g.sample.mem_total_bytes;
+    v.mem_used = g.sample.mem_used_bytes;
     if (g.sample.processes)
       for (const ProcessInfo& p : *g.sample.processes) v.pids.push_back(p.pid);
+    // CUDA_VISIBLE_DEVICES=<GPU UUID> shows a job no device on a GPU in MIG mode (its
+    // instances have UUIDs of their own), and none at all in compute mode Prohibited.
+    if (g.sample.mig_enabled.value_or(false))
+      v.unschedulable = "MIG mode is enabled (the queue does not schedule MIG instances yet)";
+    else if (g.sample.compute_mode == ComputeMode::kProhibited)
+      v.unschedulable = "compute mode is Prohibited";
+    v.exclusive = g.sample.compute_mode == ComputeMode::kExclusiveProcess;
     gpus_.push_back(std::move(v));
   }
   apply_health(snap, findings);

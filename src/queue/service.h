@@ -57,6 +57,10 @@ struct GpuView {
   GpuAccess access = GpuAccess::kOk;
   std::vector<uint32_t> pids;  // NVML's process list (compute and graphics)
   std::optional<uint64_t> mem_total, mem_used;
+  // Why the queue gives it no job although it is healthy (MIG mode, compute mode Prohibited);
+  // empty when it may.
+  std::string unschedulable;
+  bool exclusive = false;  // compute mode Exclusive_Process: one process, so no --gpu-mem sharing
 };
 
 class QueueService {

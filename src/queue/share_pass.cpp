@@ -22,7 +22,7 @@ std::vector<ShareGpu> share_view(const std::vector<GpuView>& gpus,
   for (const GpuView& v : gpus) {
     ShareGpu g;
     g.index = v.index;
-    g.open = open.count(v.index) > 0;
+    g.open = open.count(v.index) > 0 && !v.exclusive;
     g.total = v.mem_total;
     g.used = v.mem_used;
     for (const JobRecord& j : active) {
@@ -66,6 +66,8 @@ std::set<unsigned> QueueService::open_gpus(const std::vector<unsigned>& usable,
   std::set<unsigned> out(usable.begin(), usable.end());
   for (const Drain& d : drains) out.erase(d.gpu);
   for (unsigned g : foreign) out.erase(g);
+  for (const GpuView& v : gpus_)
+    if (!v.unschedulable.empty()) out.erase(v.index);
   return out;
 }
 

@@ -2,6 +2,7 @@
 // each GPU's state, reason and who drained it.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "queue/service.h"
@@ -17,8 +18,14 @@ std::string QueueService::wait_reason(const JobRecord& j, const std::vector<JobR
   const std::vector<unsigned> usable = usable_gpus();
   std::map<unsigned, std::string> unavailable;
   for (const Drain& d : drains) unavailable[d.gpu] = "drained: " + d.reason;
+  for (const GpuView& g : gpus_)
+    if (!g.unschedulable.empty() && !unavailable.count(g.index))
+      unavailable[g.index] = g.unschedulable;
   for (unsigned g : outside_busy())
     if (!unavailable.count(g)) unavailable[g] = "busy with processes outside the queue";
+  std::erase_if(unavailable, [&](const auto& kv) {  // excluded GPUs are not the queue's
+    return std::find(usable.begin(), usable.end(), kv.first) == usable.end();
+  });
   std::set<unsigned> held;  // a set: GPUs shared by jobs count once
   for (const JobRecord& r : active)
     if (r.state == State::kRunning)
@@ -84,6 +91,10 @@ nlohmann::json QueueService::gpus(const Caller&, const nlohmann::json&) {
     if (foreign.count(g.index)) {
       o["state"] = "busy";
       o["reason"] = "processes outside the queue";
+    }
+    if (!g.unschedulable.empty()) {
+      o["state"] = "unschedulable";
+      o["reason"] = g.unschedulable;
     }
     if (std::find(usable.begin(), usable.end(), g.index) == usable.end()) {
       o["state"] = "excluded";

@@ -305,6 +305,26 @@ TEST_F(QueueTest, JobsThatStateTheirMemoryShareAGpuOnceItsMeasuredUseLeavesRoom)
   EXPECT_LT(job(whole)["start_ms"].get<int64_t>(), job(late)["start_ms"].get<int64_t>());
 }
 
+// A GPU in MIG mode would show a job no device under CUDA_VISIBLE_DEVICES=<GPU UUID>: it gets
+// no job, and both `queue` and `gpu list` say why.
+TEST_F(QueueTest, AGpuInMigModeGetsNoJobAndSaysWhy) {
+  snap_ = healthy(2);
+  snap_.gpus[1].sample.mig_enabled = true;
+  svc_->tick(snap_, {});
+  const int64_t first = submit(root(), {"sleep", "60"})["ids"][0];
+  const int64_t second = submit(root(), {"sleep", "60"})["ids"][0];
+  EXPECT_EQ(job(first)["gpu_indices"], json({0}));
+  EXPECT_EQ(job(second)["state"], "pending");
+  const json q = svc_->handle(root(), {{"cmd", "queue"}});
+  const std::string why = q["jobs"][1]["wait_reason"];
+  EXPECT_NE(why.find("needs 1 GPU, 0 free (GPU 1 MIG mode is enabled"), std::string::npos) << why;
+  const json g = svc_->handle(root(), {{"cmd", "gpu.list"}})["gpus"][1];
+  EXPECT_EQ(g["state"], "unschedulable");
+  snap_.gpus[1].sample.mig_enabled = false;  // MIG mode off: the job starts there
+  wait_state(second, "running");
+  EXPECT_EQ(job(second)["gpu_indices"], json({1}));
+}
+
 TEST_F(QueueTest, BadInputIsRefusedAndChangesNothing) {
   const auto code = [](const json& r) { return r["error"]["code"].get<std::string>(); };
   EXPECT_EQ(code(submit(root(), {"sleep", "1"}, {{"gpus", 5}})), "queue.bad_submit");
