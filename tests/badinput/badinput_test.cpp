@@ -23,9 +23,11 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-// A hang never ends; this bound only has to sit well above honest work. The ASan build reads
-// five million lines in 12-26 s on a loaded 2-core machine (release: under 2 s).
-constexpr std::chrono::milliseconds kTimeBound{60000};
+// A hang never ends; this bound only has to sit well above honest work. The ASan build (-O0)
+// reads five million one-character lines in 61 s on this 2-core VM (2026-12-02; every line
+// offered to each reader of the segmenting reader), the release build in a few seconds; the
+// speed itself is measured in docs/perf/parse.md, not here.
+constexpr std::chrono::milliseconds kTimeBound{150000};
 constexpr long kRssBoundKb =
     700 * 1024;  // ASan's own overhead included; /dev/zero read whole would pass it
 

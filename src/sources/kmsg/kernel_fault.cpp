@@ -133,6 +133,9 @@ std::optional<FaultSite> fault_site(std::string_view line) {
 }
 
 FaultLine classify_fault_line(std::string_view line) {
+  // Every kind names the driver ("nvidia", an "_nvNNNNNNrm" function) and is longer than
+  // this: the common line is turned away without a search per marker.
+  if (line.size() < 16 || line.find("nv") == std::string_view::npos) return FaultLine::kNone;
   if (const auto at = ip_marker(line)) {
     if (in_nvidia(parse_frame(trim(line.substr(*at))))) return FaultLine::kIp;
   }

@@ -616,9 +616,9 @@ bool looks_like_kernel_log_line(std::string_view line) {
   const auto body = kmsg::strip_log_prefix(line, p);
   if (p.recognised) return true;
   // A log quoted in a reply or an e-mail ("> Apr 28 10:17:39 host kernel: ...").
-  std::string_view unquoted = text::trim(line);
+  std::string_view unquoted = body;
   while (!unquoted.empty() && unquoted.front() == '>') unquoted = text::trim(unquoted.substr(1));
-  if (unquoted.size() < text::trim(line).size()) {
+  if (unquoted.size() < body.size()) {
     kmsg::strip_log_prefix(unquoted, p);
     if (p.recognised) return true;
   }
