@@ -41,7 +41,11 @@ nlohmann::json QueueService::handle(const Caller& caller, const nlohmann::json& 
   if (!request.is_object() || !request.contains("cmd") || !request["cmd"].is_string())
     return error_reply("queue.bad_request", "a request is a JSON object with a \"cmd\" string");
   const std::string cmd = request["cmd"].get<std::string>();
-  std::lock_guard lk(m_);
+  std::unique_lock lk(m_);
+  // The daemon opens the socket before its first round: a request judged against GPUs that
+  // comes earlier waits for the GPU list (briefly) instead of being refused for "0 GPUs".
+  if (cmd == "submit" || cmd == "gpu.drain" || cmd == "gpu.resume")
+    ticked_cv_.wait_for(lk, std::chrono::seconds(10), [this] { return ticked_; });
   for (const Command& c : commands()) {
     if (cmd != c.name) continue;
     try {
@@ -79,6 +83,8 @@ void QueueService::tick(const Snapshot& snap, const std::vector<Finding>& findin
   }
   apply_health(snap, findings);
   pass_locked();
+  ticked_ = true;
+  ticked_cv_.notify_all();
 }
 
 void QueueService::pass() {

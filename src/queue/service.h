@@ -5,6 +5,7 @@
 // at least once a minute), so a restarted daemon schedules exactly as the old one would.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -154,6 +155,8 @@ class QueueService {
   const Clock& clock_;
   std::unique_ptr<QueueDb> db_;
   std::mutex m_;
+  std::condition_variable ticked_cv_;  // the first tick: the GPU list is known
+  bool ticked_ = false;
   std::vector<GpuView> gpus_;
   // Process group of each running job -> its id (outside_busy, jobs_of); rebuilt each pass.
   std::map<uint32_t, int64_t> job_groups_;
