@@ -73,7 +73,8 @@ Action configure_submit(CLI::App& sub, const Io& io) {
   auto o = std::make_shared<SubmitOptions>();
   add_queue_client_flags(sub, o->client);
   add_unsigned_option(sub, "--gpus", o->gpus, {1, 4096, false, "GPUs"}, "GPUs the job needs");
-  sub.add_option("--gpu-mem", o->gpu_mem, "GPU memory per GPU, e.g. 20GiB: the job may share GPUs with other such jobs");
+  sub.add_option("--gpu-mem", o->gpu_mem,
+                 "GPU memory per GPU, e.g. 20GiB: the job may share GPUs with other such jobs");
   add_int_option(sub, "--priority", o->priority, {0, 1000, false, ""},
                  "Priority (higher first) for the priority policies; default 0");
   sub.add_option("--time", o->time, "Time limit, e.g. 30m, 4h: SIGTERM then SIGKILL");
