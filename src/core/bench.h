@@ -38,12 +38,38 @@ struct CollectiveRow {
   size_t line = 0;
 };
 
+// "#  Rank  0 Group  0 Pid 1234 on node1 device  0 [0x1b] NVIDIA H100 80GB HBM3"
+struct CollectiveDevice {
+  std::optional<unsigned> cuda_index;  // "device  0": the CUDA device number in its process
+  std::string bus;                     // "0x1b": the PCI bus number as printed
+};
+
 struct CollectiveRun {
   std::string test;  // "all_reduce_perf" when the capture names it, else empty
   std::vector<CollectiveRow> rows;
-  std::optional<double> avg_busbw_gbs;  // "# Avg bus bandwidth : N"
-  std::vector<std::string> devices;     // "# Rank 0 ... device 0 [0x1b] NVIDIA H100 80GB HBM3"
-  std::string origin;                   // "file:line" of the first row
+  std::optional<double> avg_busbw_gbs;       // "# Avg bus bandwidth : N"
+  std::vector<std::string> devices;          // the device names of those lines ("NVIDIA H100 ...")
+  std::vector<CollectiveDevice> device_ids;  // the same lines' device numbers and buses
+  // CUDA_VISIBLE_DEVICES on the command line that started the test, when the capture shows it.
+  std::optional<std::vector<unsigned>> visible_devices;
+  std::string origin;  // "file:line" of the first row
+};
+
+// What NCCL_DEBUG=INFO printed of the node's paths: "=== System : maxBw 24.0 totalBw 24.0 ==="
+// (the best path bandwidth NCCL plans with, GB/s), the GPU-to-GPU paths of its topology dump
+// ("GPU/CE000 :GPU/0-4e000 (5/10.0/SYS) ...") and the link kinds of its tree dump
+// ("+ NVL[240.0] - GPU/...").
+struct NcclPath {
+  std::string from, to;  // "CE000", "4E000": NCCL's bus ids
+  double bw_gbs = 0;
+  std::string type;  // "NVL", "PIX", "PXB", "PHB", "SYS", ...
+};
+
+struct NcclTopology {
+  std::optional<double> max_bw_gbs, total_bw_gbs;
+  std::vector<NcclPath> gpu_paths;
+  std::vector<std::string> link_kinds;  // of the tree dump, each once: "NVL", "PCI", "SYS"
+  std::string origin;                   // "file:line" of the first line read
 };
 
 // A matrix of p2pBandwidthLatencyTest (CUDA samples) or nvbandwidth: rows are the source (or

@@ -52,6 +52,13 @@ enum class AppMessageKind {
   kNodeGpuResources,     // a node's nvidia.com/gpu Capacity / Allocatable (gpus_total/usable)
   kGpuAdmissionFailed,   // kubelet refused a GPU pod (gpus_total requested, gpus_usable free)
   kContainerHookFailed,  // nvidia-container-cli failed in the runtime hook (detail: its cause)
+  // The GPU Operator's components (device plugin, feature discovery, dcgm-exporter, validator,
+  // toolkit, driver) whose pods are not ready, from kubectl tables or `describe pod` (detail:
+  // the component and its state: "0/9 ready", "Init:0/1", "Pending in init container ...").
+  kGpuComponentNotReady,
+  // The scheduler placed no node for a pod for want of nvidia.com/gpu (FailedScheduling;
+  // gpus_total: nodes considered, gpus_usable: nodes short of GPUs).
+  kGpuUnschedulable,
   // A framework/program built without the GPU's architecture (detail: the GPU's name;
   // compute_capability, and the build's min/max when the message lists them).
   kArchUnsupported,
@@ -133,13 +140,14 @@ struct Observation {
   // notes on what was reduced ("kept 4096 of 3600000 samples ...").
   std::vector<EventCount> event_counts;
   std::vector<std::string> notes;
-  std::vector<AppMessage> app_messages;      // application/tool errors found in captures
-  std::vector<InputCoverage> coverage;       // one per captured input (empty in live mode)
-  std::optional<ActiveReport> active;        // doctor --stress: what the controlled load measured
-  std::vector<DcgmResult> dcgm;              // DCGM tool output found in captures
-  std::vector<BurnRun> burn_runs;            // gpu_burn output found in captures
-  std::vector<CollectiveRun> nccl_tests;     // nccl-tests tables found in captures
-  std::vector<BandwidthMatrix> bw_matrices;  // p2pBandwidthLatencyTest / nvbandwidth matrices
+  std::vector<AppMessage> app_messages;       // application/tool errors found in captures
+  std::vector<InputCoverage> coverage;        // one per captured input (empty in live mode)
+  std::optional<ActiveReport> active;         // doctor --stress: what the controlled load measured
+  std::vector<DcgmResult> dcgm;               // DCGM tool output found in captures
+  std::vector<BurnRun> burn_runs;             // gpu_burn output found in captures
+  std::vector<CollectiveRun> nccl_tests;      // nccl-tests tables found in captures
+  std::optional<NcclTopology> nccl_topology;  // NCCL_DEBUG=INFO's paths, the first one printed
+  std::vector<BandwidthMatrix> bw_matrices;   // p2pBandwidthLatencyTest / nvbandwidth matrices
 };
 
 }  // namespace gw

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "diagnose/collective_paths.h"
 #include "diagnose/context.h"
 #include "diagnose/figures.h"
 #include "diagnose/rules.h"
@@ -36,6 +37,31 @@ std::string gflops(const BurnGpu& g) {
 
 bool faulty(const BurnGpu& g) {
   return !g.died && (g.summary_ok == false || g.error_flag || g.errors != 0);
+}
+
+// What the run's figure means for its path: the link class its plateau fits, and its share of
+// what the path should carry when the capture shows the path (the affirmative answer too).
+std::vector<std::string> path_notes(const DiagnoseContext& c, const CollectiveRun& r) {
+  std::vector<std::string> notes;
+  const auto p = plateau(r);
+  if (!p) {
+    notes.push_back(
+        "no row of 32 MiB or more: no bandwidth figure at size (the table is cut, "
+        "or the run stopped early)");
+    if (const auto g = run_gpus(c, r))
+      notes.push_back(g->how + ": " + run_links(*c.obs.topology, g->gpus));
+    return notes;
+  }
+  notes.push_back(fmt::format("{:.1f} GB/s is {}", p->busbw_gbs, busbw_class(p->busbw_gbs)));
+  if (const auto ceiling = collective_ceiling(c, r))
+    notes.push_back(fmt::format("{:.0f} % of the {:.1f} GB/s the path should carry ({})",
+                                100.0 * p->busbw_gbs / ceiling->gbs, ceiling->gbs, ceiling->why));
+  else if (const auto g = run_gpus(c, r))
+    notes.push_back(g->how + ": " + run_links(*c.obs.topology, g->gpus) +
+                    "; their ring crosses CPU sockets (SYS), a path without a figure");
+  else
+    notes.push_back("the capture shows neither the topology of the run's GPUs nor NCCL's plan");
+  return notes;
 }
 
 std::string size_name(uint64_t b) {
@@ -218,11 +244,16 @@ void rule_nccltests_busbw(const DiagnoseContext& c, Findings& out) {
     if (!r.devices.empty())
       ev.push_back("devices: " + r.devices.front() +
                    (r.devices.size() > 1 ? fmt::format(" (+{})", r.devices.size() - 1) : ""));
+    for (std::string& s : path_notes(c, r)) ev.push_back(std::move(s));
+    // A table that stops below 1 MiB measured latency, not bandwidth: say so in the title.
+    std::string title =
+        r.rows.back().bytes < kDropFromBytes
+            ? fmt::format("nccl-tests' table stops at {} (line {}): no bandwidth figure at size",
+                          size_name(r.rows.back().bytes), r.rows.back().line)
+            : fmt::format("nccl-tests reached {:.1f} GB/s bus bandwidth at {} (line {})",
+                          best->busbw_gbs, size_name(best->bytes), best->line);
     out.push_back(
-        make_finding("nccltests.busbw", Severity::kInfo, nullptr,
-                     fmt::format("nccl-tests reached {:.1f} GB/s bus bandwidth at {} (line {})",
-                                 best->busbw_gbs, size_name(best->bytes), best->line),
-                     std::move(ev)));
+        make_finding("nccltests.busbw", Severity::kInfo, nullptr, std::move(title), std::move(ev)));
   }
 }
 

@@ -185,6 +185,11 @@ constexpr std::array kRules = {
              "Expect slow multi-GPU collectives: keep tensor-parallel work on one GPU, prefer data "
              "parallelism with gradient accumulation, or use a host with NVLink / a PCIe switch.",
              rule_topology_gpus_via_host},
+    RuleInfo{"topology.nvlink_groups", "pcie", S::kInfo, "NVLink joins the GPUs only in groups",
+             "In topo -m, NVLink joins some GPUs but not all: a collective across the groups "
+             "runs at the PCIe or host path between them (the closest one is named).",
+             "Place multi-GPU jobs inside one NVLink group when they fit.",
+             rule_topology_nvlink_groups},
     RuleInfo{"topology.nics_far", "pcie", S::kInfo,
              "No NIC on the same PCIe switch as any GPU (GPUDirect RDMA ineffective)",
              "topo -m NIC rows: every NIC's closest GPU link is PHB, NODE or SYS (one NIC at PIX "
@@ -435,6 +440,19 @@ constexpr std::array kRules = {
              "NCCL_BUFFSIZE, memory registration (NCCL_NET_GDR_LEVEL, nvidia-peermem) and the "
              "network's MTU and congestion settings.",
              rule_nccltests_busbw_drop},
+    RuleInfo{"nccltests.busbw_low", "app", S::kWarning,
+             "nccl-tests' bus bandwidth is far under what its GPUs' path carries",
+             "The best bus bandwidth at 32 MiB or more is under half of the path's figure: "
+             "NCCL's own plan (maxBw), or the slowest hop of the best ring over the run's GPUs "
+             "in topo -m (NVLink links x the model's per-link rate, PCIe x16 of its generation).",
+             "Check NCCL's transport (NCCL_DEBUG=INFO), P2P settings, ACS/IOMMU, PCIe generation "
+             "and width under load, NVLink state.",
+             rule_nccltests_busbw_low},
+    RuleInfo{"nccl.topology", "app", S::kInfo, "NCCL's view of the paths between the GPUs",
+             "NCCL_DEBUG=INFO's \"=== System : maxBw ...\" line and GPU-to-GPU path dump: the "
+             "path types and their GB/s, whether NCCL sees any NVLink.",
+             "Keep a job's GPUs on the fastest paths; compare nccl-tests with maxBw.",
+             rule_nccl_topology},
     RuleInfo{"nccltests.busbw", "app", S::kInfo, "What nccl-tests reached",
              "The best bus bandwidth of an nccl-tests table, with its size, the average and the "
              "devices the run names.",
@@ -577,6 +595,23 @@ constexpr std::array kRules = {
              "Fix what the cause names on the host: load or install the driver, upgrade it for "
              "the image's CUDA, or ask for a GPU that exists.",
              rule_container_hook_failed},
+    RuleInfo{"container.gpu_operator_not_ready", "app", S::kWarning,
+             "GPU Operator components are not ready: the node advertises no GPU",
+             "kubectl get ds / get pods rows of the operator's GPU components (device plugin, "
+             "gpu-feature-discovery, dcgm-exporter, the validator, toolkit, driver) with fewer "
+             "pods ready than desired or a state other than Running, and a `describe pod` of "
+             "one that is not Running (its init container and container runtime are said).",
+             "Read the validator's init container logs (driver-validation, toolkit-validation); "
+             "check that the container runtime runs the NVIDIA hook (CRI-O hooks_dir, "
+             "containerd's nvidia runtime).",
+             rule_container_gpu_operator_not_ready},
+    RuleInfo{"container.gpu_unschedulable", "app", S::kWarning,
+             "The scheduler found no node with enough free GPUs for a pod",
+             "A FailedScheduling event with \"Insufficient nvidia.com/gpu\" (nodes short of GPUs "
+             "of the nodes considered); a node that advertises GPUs in the same capture is said.",
+             "Compare the pod's GPU limit with each node's Allocatable minus Allocated "
+             "resources; check node selectors, affinity and taints.",
+             rule_container_gpu_unschedulable},
     RuleInfo{"cuda.arch_unsupported", "app", S::kCritical,
              "The framework or program was built without the GPU's architecture",
              "PyTorch's \"... with CUDA capability sm_120 is not compatible with the current "

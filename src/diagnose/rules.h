@@ -114,6 +114,11 @@ void rule_container_device_unhealthy(const DiagnoseContext& c, Findings& out);
 void rule_container_plugin_no_devices(const DiagnoseContext& c, Findings& out);
 void rule_container_admission_failed(const DiagnoseContext& c, Findings& out);
 void rule_container_hook_failed(const DiagnoseContext& c, Findings& out);
+void rule_container_gpu_operator_not_ready(const DiagnoseContext& c, Findings& out);
+void rule_container_gpu_unschedulable(const DiagnoseContext& c, Findings& out);
+void rule_nccltests_busbw_low(const DiagnoseContext& c, Findings& out);
+void rule_nccl_topology(const DiagnoseContext& c, Findings& out);
+void rule_topology_nvlink_groups(const DiagnoseContext& c, Findings& out);
 // arch.cpp: a framework built without the GPU's architecture.
 void rule_cuda_arch_unsupported(const DiagnoseContext& c, Findings& out);
 void rule_app_launch_failure(const DiagnoseContext& c, Findings& out);

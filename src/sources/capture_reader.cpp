@@ -16,6 +16,7 @@
 #include "sources/app/bw_matrix.h"
 #include "sources/app/gpu_burn.h"
 #include "sources/app/nccl_tests.h"
+#include "sources/app/nccl_topology.h"
 #include "sources/app/step_timing.h"
 #include "sources/bugreport/bug_report.h"
 #include "sources/capture_merge.h"
@@ -110,6 +111,7 @@ class Reader {
   void incomplete(std::string why);
   void finish_matrices();
   void take_by_evidence(const Line& l);
+  bool take_nccl_topology(const Line& l);
   void finish();
   // Bytes fully read: a kernel-log run being collected counts once it is parsed.
   void report(size_t done) {
@@ -130,6 +132,7 @@ class Reader {
   StepTimingSum steps_;  // a training log's step timing, one message for the input
   BurnScanner burn_;     // gpu_burn's run, one per input
   NcclTestsScanner nccl_tests_;
+  NcclTopology nccl_topology_;  // NCCL_DEBUG=INFO's paths, when this input prints them
   BandwidthMatrixScanner matrices_;
   EnvReader env_;
   HostFacts host_;
@@ -637,6 +640,14 @@ void Reader::finish_host() {
   append(h.sources, host_.sources);
 }
 
+// NCCL's topology dump, kept whole for the first input that prints one.
+bool Reader::take_nccl_topology(const Line& l) {
+  if (!take_nccl_topology_line(l.trimmed, nccl_topology_)) return false;
+  if (nccl_topology_.origin.empty())
+    nccl_topology_.origin = std::string(origin_) + ":" + std::to_string(l.no);
+  return true;
+}
+
 // A line no block reader took: each line reader by the evidence it needs, the first to take it
 // wins; a line none takes is not understood.
 void Reader::take_by_evidence(const Line& l) {
@@ -649,7 +660,7 @@ void Reader::take_by_evidence(const Line& l) {
   }
   // Before the kernel-log test: an MPI launcher's "[0]   1048576 ..." row looks like dmesg.
   if (burn_.take(l.trimmed, origin_, l.no) || nccl_tests_.take(l.trimmed, origin_, l.no) ||
-      matrices_.take(l.trimmed, origin_, l.no)) {
+      matrices_.take(l.trimmed, origin_, l.no) || take_nccl_topology(l)) {
     flush_kernel();
     segment(CaptureFormat::kBenchTool, l.no, l.no);
     return;
@@ -703,6 +714,8 @@ void Reader::finish() {
   if (!steps_.empty()) obs_.app_messages.push_back(steps_.message());
   if (auto b = burn_.finish()) obs_.burn_runs.push_back(std::move(*b));
   for (auto& n : nccl_tests_.finish()) obs_.nccl_tests.push_back(std::move(n));
+  if (!nccl_topology_.origin.empty() && !obs_.nccl_topology)
+    obs_.nccl_topology = std::move(nccl_topology_);
   finish_matrices();
   if (diag_announced_ > 0)
     incomplete("dcgmi diag ran (line " + std::to_string(diag_announced_) +

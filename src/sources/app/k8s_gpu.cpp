@@ -199,7 +199,7 @@ bool K8sGpuScanner::take_resource_block(std::string_view s, std::string_view ori
   if (s == "Capacity:" || s == "Allocatable:") {
     // kubectl prints Allocatable right after Capacity: only then is it the same node.
     if (s == "Capacity:" || !node_ || block_ != Block::kCapacity) {
-      finish(out);
+      finish_node(out);
       node_ = message(AppMessageKind::kNodeGpuResources, s);
       node_->text.clear();
     }
@@ -235,6 +235,11 @@ bool K8sGpuScanner::take_resource_block(std::string_view s, std::string_view ori
 }
 
 void K8sGpuScanner::finish(std::vector<AppMessage>& out) {
+  operator_.finish(out);
+  finish_node(out);
+}
+
+void K8sGpuScanner::finish_node(std::vector<AppMessage>& out) {
   block_ = Block::kNone;
   if (node_ && (node_->gpus_total || node_->gpus_usable)) out.push_back(std::move(*node_));
   node_.reset();
@@ -243,8 +248,9 @@ void K8sGpuScanner::finish(std::vector<AppMessage>& out) {
 bool K8sGpuScanner::take(std::string_view line, std::string_view origin, size_t line_no,
                          std::vector<AppMessage>& out) {
   const std::string_view s = text::trim(line);
+  if (operator_.take(s, origin, line_no, out)) return true;
   if (take_resource_block(s, origin, line_no, out)) return true;
-  if (block_ == Block::kNone && node_) finish(out);
+  if (block_ == Block::kNone && node_) finish_node(out);
   // Every line read from here on holds one of the phrases above, the shortest "Starting
   // Plugins." (17 characters): shorter lines, common in any log, cost no phrase search.
   if (s.size() < 17) return false;

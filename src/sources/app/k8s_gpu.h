@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/observation.h"
+#include "sources/app/k8s_operator.h"
 
 namespace gw {
 
@@ -40,8 +41,10 @@ class K8sGpuScanner {
 
  private:
   enum class Block { kNone, kCapacity, kAllocatable };
+  void finish_node(std::vector<AppMessage>& out);
   bool take_resource_block(std::string_view s, std::string_view origin, size_t line_no,
                            std::vector<AppMessage>& out);
+  K8sOperatorScanner operator_;  // GPU Operator tables, described pods, scheduling events
   Block block_ = Block::kNone;
   std::optional<AppMessage> node_;  // nvidia.com/gpu counts of the node being read
   // "Detected non-NVML platform:" with its reason on the next line.

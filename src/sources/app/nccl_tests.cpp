@@ -59,6 +59,56 @@ std::optional<double> group_busbw(const std::vector<std::string_view>& t, size_t
   return *bus;
 }
 
+// "... device  0 [0x3b] Tesla T4" -> the device number and the bus.
+CollectiveDevice device_of(std::string_view body) {
+  CollectiveDevice d;
+  const size_t p = body.find(" device ");
+  if (p == std::string_view::npos) return d;
+  const std::string_view rest = text::trim(body.substr(p + 8));
+  size_t used = 0;
+  const uint64_t n = text::leading_digits(rest, used);
+  if (used > 0 && used < 4) d.cuda_index = static_cast<unsigned>(n);
+  const size_t open = rest.find('[');
+  const size_t close = rest.find(']');
+  if (open != std::string_view::npos && close != std::string_view::npos && open < close &&
+      close - open < 16)
+    d.bus = std::string(rest.substr(open + 1, close - open - 1));
+  return d;
+}
+
+// The command that started a test: "CUDA_VISIBLE_DEVICES=0,1 ./build/all_reduce_perf -b 8".
+bool is_test_command(std::string_view s) {
+  return s.find("_perf") != std::string_view::npos &&
+         (s.find("./") != std::string_view::npos || s.find("/build/") != std::string_view::npos ||
+          s.find("mpirun") != std::string_view::npos);
+}
+
+std::string test_name(std::string_view s) {
+  const size_t p = s.find("_perf");
+  size_t b = p;
+  while (b > 0 && ((s[b - 1] >= 'a' && s[b - 1] <= 'z') || s[b - 1] == '_')) --b;
+  return std::string(s.substr(b, p + 5 - b));
+}
+
+std::optional<std::vector<unsigned>> visible_devices(std::string_view s) {
+  const size_t p = s.find("CUDA_VISIBLE_DEVICES=");
+  if (p == std::string_view::npos) return std::nullopt;
+  std::string_view v = s.substr(p + 21);
+  if (!v.empty() && (v.front() == '"' || v.front() == '\'')) v.remove_prefix(1);
+  std::vector<unsigned> out;
+  while (!v.empty() && v.front() >= '0' && v.front() <= '9') {
+    size_t used = 0;
+    const uint64_t n = text::leading_digits(v, used);
+    if (used > 3) return std::nullopt;
+    out.push_back(static_cast<unsigned>(n));
+    v.remove_prefix(used);
+    if (v.empty() || v.front() != ',') break;
+    v.remove_prefix(1);
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
 }  // namespace
 
 std::optional<CollectiveRow> parse_nccl_tests_row(std::string_view line) {
@@ -96,6 +146,10 @@ CollectiveRun& NcclTestsScanner::run(std::string_view origin, size_t line_no) {
   if (!run_) {
     run_.emplace();
     run_->origin = std::string(origin) + ":" + std::to_string(line_no);
+    run_->test = std::move(command_test_);
+    run_->visible_devices = std::move(command_visible_);
+    command_test_.clear();
+    command_visible_.reset();
   }
   return *run_;
 }
@@ -114,6 +168,15 @@ bool NcclTestsScanner::take(std::string_view line, std::string_view origin, size
   // The '#' lines: a rank tag may come first ("[0] # Avg bus bandwidth").
   if (s.size() > 4 && s.front() == '[' && s.find(']') < 6)
     s = text::trim(s.substr(s.find(']') + 1));
+  if (is_test_command(s)) {  // the next table's command, with or without a shell prompt
+    if (run_ && !run_->rows.empty()) {
+      done_.push_back(std::move(*run_));
+      run_.reset();
+    }
+    command_test_ = test_name(s);
+    command_visible_ = visible_devices(s);
+    return true;
+  }
   if (s.empty() || s.front() != '#') return false;
   const std::string_view body = text::trim(s.substr(1));
   if (text::starts_with(body, "Avg bus bandwidth")) {
@@ -124,8 +187,11 @@ bool NcclTestsScanner::take(std::string_view line, std::string_view origin, size
   }
   if (text::starts_with(body, "Rank") && body.find(" device ") != std::string_view::npos) {
     const size_t close = body.rfind(']');
-    if (close != std::string_view::npos)
-      run(origin, line_no).devices.emplace_back(text::trim(body.substr(close + 1)));
+    if (close != std::string_view::npos) {
+      CollectiveRun& r = run(origin, line_no);
+      r.devices.emplace_back(text::trim(body.substr(close + 1)));
+      r.device_ids.push_back(device_of(body));
+    }
     return true;
   }
   if (text::starts_with(body, "nThread") || text::starts_with(body, "Using devices")) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -29,6 +30,9 @@ class NcclTestsScanner {
  private:
   CollectiveRun& run(std::string_view origin, size_t line_no);
   std::optional<CollectiveRun> run_;
+  // The command line seen before the next table: its test and CUDA_VISIBLE_DEVICES.
+  std::string command_test_;
+  std::optional<std::vector<unsigned>> command_visible_;
   std::vector<CollectiveRun> done_;
 };
 
