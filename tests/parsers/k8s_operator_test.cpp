@@ -103,6 +103,11 @@ TEST(K8sOperator, DescribePodGivesInitContainerAndRuntime) {
                   .messages.empty());
   EXPECT_TRUE(
       read_text("Name: nvidia-driver\nVersion: 535.104.05\nStatus: install ok\n").messages.empty());
+  // 351 is cut inside the description: the next command's table ends it, both are read.
+  const Read both = read_text(
+      read_fixture("351-k8s-operator-validator-driver-validation-init-crio-hooks", "app.log") +
+      read_fixture("352-k8s-operator-daemonsets-zero-ready-after-power-loss-rke2", "app.log"));
+  EXPECT_EQ(both.messages.size(), 4u);
 }
 
 TEST(K8sOperator, FailedSchedulingCountsTheNodes) {

@@ -266,6 +266,10 @@ bool K8sOperatorScanner::take(std::string_view line, std::string_view origin, si
     out.push_back(std::move(*m));
     return true;
   }
+  // A pasted description may be cut and run straight into the next command's output.
+  if (pod_ && (text::starts_with(s, "NAME ") || text::starts_with(s, "NAMESPACE ") ||
+               is_kubectl_command(s)))
+    finish(out);
   if (take_describe(s, origin, line_no, out)) return true;
   if (table_) {
     if (take_row(s, origin, line_no, out)) return true;
