@@ -43,7 +43,9 @@ Status Job::transition(JobState to, int64_t at_ms, std::string_view reason) {
         "job cannot go from " + std::string(to_string(state)) + " to " + std::string(to_string(to)),
         "job " + std::to_string(spec.id));
   }
-  history.push_back(Transition{state, to, at_ms, reason});
+  last_transition = Transition{state, to, at_ms, reason};
+  ++transitions;
+  if (is_final(to)) ++final_transitions;
   if (to == JobState::kRunning) {
     if (!first_start_ms) first_start_ms = at_ms;
     last_start_ms = at_ms;

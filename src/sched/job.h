@@ -66,8 +66,12 @@ struct Transition {
 struct Job {
   JobSpec spec;
   JobState state = JobState::kPending;
-  std::vector<Transition> history;  // every transition, oldest first
-  std::vector<uint32_t> gpus;       // cluster GPU indices while running
+  // The latest transition and how many there were: no list per job, so a 10-million-job replay
+  // costs no allocation per state change (the live queue keeps its history in its database).
+  Transition last_transition;
+  uint32_t transitions = 0;
+  uint32_t final_transitions = 0;  // how often it reached a final state (the state machine: <= 1)
+  std::vector<uint32_t> gpus;      // cluster GPU indices while running
   std::optional<int64_t> first_start_ms;
   std::optional<int64_t> end_ms;  // when it reached a final state
   int64_t last_start_ms = 0;

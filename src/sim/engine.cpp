@@ -459,7 +459,7 @@ SimOutcome Engine::finish(int64_t t_end) {
     out_[slot].state = j.state;
     out_[slot].first_start_ms = j.first_start_ms;
     out_[slot].end_ms = j.end_ms;
-    for (const sched::Transition& tr : j.history) out_[slot].final_transitions += is_final(tr.to);
+    out_[slot].final_transitions = j.final_transitions;
     if (sim_[slot].preempted_at_ms >= 0)
       out_[slot].preemption_gaps_ms.push_back(t_end - sim_[slot].preempted_at_ms);
     if (j.state == JobState::kRunning)

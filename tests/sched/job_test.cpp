@@ -18,10 +18,12 @@ TEST(Job, FollowsTheStateMachineAndRecordsReasons) {
   EXPECT_EQ(j.attempts, 2u);
   EXPECT_EQ(*j.first_start_ms, 100);
   EXPECT_EQ(*j.end_ms, 900);
-  ASSERT_EQ(j.history.size(), 4u);
-  EXPECT_EQ(j.history[1].reason, "GPU failed; requeued");
-  EXPECT_EQ(j.history[1].from, JobState::kRunning);
-  EXPECT_EQ(j.history[3].to, JobState::kDone);
+  EXPECT_EQ(j.transitions, 4u);
+  EXPECT_EQ(j.final_transitions, 1u);
+  EXPECT_EQ(j.last_transition.reason, "completed");
+  EXPECT_EQ(j.last_transition.from, JobState::kRunning);
+  EXPECT_EQ(j.last_transition.to, JobState::kDone);
+  EXPECT_EQ(j.last_transition.at_ms, 900);
 }
 
 TEST(Job, RejectsTransitionsOutOfFinalStates) {
@@ -30,6 +32,8 @@ TEST(Job, RejectsTransitionsOutOfFinalStates) {
   ASSERT_TRUE(j.transition(JobState::kCancelled, 5, "user"));
   Status s = j.transition(JobState::kRunning, 6, "x");
   ASSERT_FALSE(s);
+  EXPECT_EQ(j.transitions, 1u);  // a refused transition leaves no trace
+  EXPECT_EQ(j.final_transitions, 1u);
   EXPECT_EQ(s.error().code, "sched.bad_transition");
   EXPECT_NE(s.error().message.find("cancelled"), std::string::npos);
   EXPECT_EQ(s.error().where, "job 3");

@@ -55,7 +55,7 @@ TEST(Scheduler, DependenciesHoldAndCancel) {
   ASSERT_TRUE(f.s.finish(1, JobState::kDone, "completed"));
   ASSERT_TRUE(f.s.finish(3, JobState::kFailed, "exit 1"));
   EXPECT_EQ(f.s.find(4)->state, JobState::kCancelled);
-  EXPECT_EQ(f.s.find(4)->history.back().reason, "dependency failed");
+  EXPECT_EQ(f.s.find(4)->last_transition.reason, "dependency failed");
   EXPECT_EQ(f.s.schedule().started, (std::vector<JobId>{2}));
 }
 
