@@ -385,9 +385,4 @@ void rule_app_uncorrectable_ecc(const DiagnoseContext& c, Findings& out) {
          out);
 }
 
-void rule_app_other_error(const DiagnoseContext& c, Findings& out) {
-  simple(c, AppMessageKind::kOther, "app.cuda_error", Severity::kInfo,
-         "The application reported a CUDA or driver error", {}, out);
-}
-
 }  // namespace gw

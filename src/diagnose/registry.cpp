@@ -646,6 +646,71 @@ constexpr std::array kRules = {
              "reboot) so retirement/remapping takes effect; replace it if it recurs or remapping "
              "fails. Repeats on one node point at one faulty GPU there.",
              rule_app_uncorrectable_ecc},
+    RuleInfo{"cuda.system_not_ready", "app", S::kCritical,
+             "CUDA cannot start: system not yet initialized (802)",
+             "cudaErrorSystemNotReady / CUDA_ERROR_SYSTEM_NOT_READY / \"Error 802: system not yet "
+             "initialized\" in any wrapping.",
+             "Start nvidia-fabricmanager of the driver's exact version (NVSwitch systems).",
+             [](const DiagnoseContext& c, Findings& o) {
+               rule_cuda_catalog(c, "cuda.system_not_ready", o);
+             }},
+    RuleInfo{"cuda.driver_setup", "app", S::kCritical,
+             "The CUDA user-mode driver does not suit the kernel driver or the GPU",
+             "Errors 803 (driver mismatch), 804 (forward compatibility on an unsupported GPU), "
+             "34 (stub libcuda), 36 (call needs a newer driver).",
+             "Reinstall one driver version; remove cuda-compat from the library path; upgrade.",
+             [](const DiagnoseContext& c, Findings& o) {
+               rule_cuda_catalog(c, "cuda.driver_setup", o);
+             }},
+    RuleInfo{
+        "cuda.init_failed", "app", S::kWarning, "CUDA could not initialize",
+        "Errors 3, 304, 221, 102, 103, 127 (initialization, OS call, JIT library, license, "
+        "integrity, start-up).",
+        "Check the driver, the container runtime, and CUDA use after fork().",
+        [](const DiagnoseContext& c, Findings& o) { rule_cuda_catalog(c, "cuda.init_failed", o); }},
+    RuleInfo{"cuda.device_unavailable", "app", S::kWarning,
+             "The GPU is busy, exclusive, or its MPS server refused the client",
+             "Errors 46, 216, 805, 807.",
+             "nvidia-smi -q: Compute Mode and the processes on the GPU; the MPS daemon's log.",
+             [](const DiagnoseContext& c, Findings& o) {
+               rule_cuda_catalog(c, "cuda.device_unavailable", o);
+             }},
+    RuleInfo{"cuda.ptx_unsupported", "app", S::kWarning,
+             "The program's GPU code does not run on this driver (PTX or kernel image)",
+             "Errors 222 (PTX from a newer toolkit), 218, 223 (JIT failed or disabled), 98, 200.",
+             "Upgrade the driver, or build for this GPU's architecture.",
+             [](const DiagnoseContext& c, Findings& o) {
+               rule_cuda_catalog(c, "cuda.ptx_unsupported", o);
+             }},
+    RuleInfo{"cuda.invalid_device", "app", S::kWarning,
+             "The program asked for a GPU it cannot see (101)",
+             "cudaErrorInvalidDevice / \"invalid device ordinal\".",
+             "Compare the device number with CUDA_VISIBLE_DEVICES and the container's GPUs.",
+             [](const DiagnoseContext& c, Findings& o) {
+               rule_cuda_catalog(c, "cuda.invalid_device", o);
+             }},
+    RuleInfo{"cuda.nvlink_uncorrectable", "app", S::kCritical,
+             "An uncorrectable NVLink error reached the application (220)",
+             "cudaErrorNvlinkUncorrectable / CUDA_ERROR_NVLINK_UNCORRECTABLE.",
+             "Check NVLink state and counters and Xid 74; service a link that keeps failing.",
+             [](const DiagnoseContext& c, Findings& o) {
+               rule_cuda_catalog(c, "cuda.nvlink_uncorrectable", o);
+             }},
+    RuleInfo{"cuda.unknown_error", "app", S::kWarning, "CUDA failed with an unknown error (999)",
+             "cudaErrorUnknown / CUDA_ERROR_UNKNOWN / \"CUDA error: unknown error\"; an Xid or a "
+             "GPU off the bus in the same capture is named as its cause.",
+             "Reload nvidia_uvm or reboot; with an Xid, follow the Xid's action.",
+             [](const DiagnoseContext& c, Findings& o) {
+               rule_cuda_catalog(c, "cuda.unknown_error", o);
+             }},
+    RuleInfo{"cuda.kernel_fault", "app", S::kWarning,
+             "A CUDA kernel faulted (timeout, stack, instruction or address)",
+             "Errors 702, 714, 715, 716, 718; an Xid in the same capture is named.",
+             "CUDA_LAUNCH_BLOCKING=1 and compute-sanitizer; a fault that follows one GPU points "
+             "at the GPU.",
+             [](const DiagnoseContext& c, Findings& o) {
+               rule_cuda_catalog(c, "cuda.kernel_fault", o);
+             }},
     RuleInfo{"app.cuda_error", "app", S::kInfo, "Other CUDA or driver error in the application",
              "A CUDA/driver error message no specific rule covers (shown, never dropped).",
              "Look the error up in the CUDA runtime documentation; check dmesg for Xid lines at "

@@ -2,6 +2,7 @@
 // registry.cpp lists them all in one table.
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 #include "core/finding.h"
@@ -117,6 +118,8 @@ void rule_container_hook_failed(const DiagnoseContext& c, Findings& out);
 void rule_container_gpu_operator_not_ready(const DiagnoseContext& c, Findings& out);
 void rule_container_gpu_unschedulable(const DiagnoseContext& c, Findings& out);
 void rule_nccltests_busbw_low(const DiagnoseContext& c, Findings& out);
+// The CUDA error catalog's rows: the findings of one code (diagnose/cuda_errors.cpp).
+void rule_cuda_catalog(const DiagnoseContext& c, std::string_view only, Findings& out);
 void rule_nccl_topology(const DiagnoseContext& c, Findings& out);
 void rule_topology_nvlink_groups(const DiagnoseContext& c, Findings& out);
 // arch.cpp: a framework built without the GPU's architecture.

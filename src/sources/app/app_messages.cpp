@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/event.h"
+#include "sources/app/cuda_errors.h"
 #include "sources/smi/text_util.h"
 
 namespace gw {
@@ -187,6 +188,28 @@ constexpr std::array kPhrases = {
            AppMessageKind::kOther, true},
 };
 
+// The errors with a message kind of their own; the rest stay kOther with their code.
+AppMessageKind kind_of(const CudaErrorInfo& e) {
+  switch (e.code) {
+    case 2:
+      return AppMessageKind::kCudaOutOfMemory;
+    case 35:
+      return AppMessageKind::kDriverInsufficient;
+    case 100:
+      return AppMessageKind::kNoCudaDevice;
+    case 214:
+      return AppMessageKind::kUncorrectableEcc;
+    case 217:
+      return AppMessageKind::kPeerAccessUnsupported;
+    case 700:
+      return AppMessageKind::kIllegalAddress;
+    case 719:
+      return AppMessageKind::kLaunchFailure;
+    default:
+      return AppMessageKind::kOther;
+  }
+}
+
 // deviceQuery and friends: "cudaGetDeviceCount returned 35".
 std::optional<AppMessage> cuda_call_returned(std::string_view s) {
   const size_t p = s.find(" returned ");
@@ -277,8 +300,15 @@ std::optional<AppMessage> parse_app_message_line(std::string_view line, std::str
       break;
     }
   }
+  // Any other error of the CUDA enum, by name, code or text (sources/app/cuda_errors.h).
+  const CudaErrorInfo* ce = cuda_error_in_line(s);
+  if (!out && ce) {
+    out.emplace();
+    out->kind = kind_of(*ce);
+  }
   if (!out) return std::nullopt;
   AppMessage& m = *out;
+  if (ce && !m.cuda_error_code) m.cuda_error_code = ce->code;
   if (m.framework.empty()) m.framework = framework_of(s);
   m.text = std::string(s);
   m.origin = std::string(origin);
