@@ -1,8 +1,8 @@
 // CUDA runtime and driver errors no specific rule covers, judged from the catalog of the whole
-// enum (sources/app/cuda_errors.h): rules as data, one row per error or group of errors, with
+// enum (core/cuda_errors.h): rules as data, one row per error or group of errors, with
 // the finding it gives and the next step. Tied to the GPU state the capture shows: an Xid or a
 // GPU fallen off the bus explains a kernel fault, an unknown error or a lost device.
-#include "sources/app/cuda_errors.h"
+#include "core/cuda_errors.h"
 
 #include <fmt/format.h>
 
