@@ -69,7 +69,9 @@ TEST(CudaErrors, EveryShapeProgramsPrint) {
   // Lines that do not name a CUDA error.
   for (const char* l : {"unknown error in foo.py line 3", "Error 802 in the billing system",
                         "| NVIDIA-SMI 535.54.03   Driver Version: 535.54.03   CUDA Version: 12.2 |",
-                        "cuda: Error 0 occurred", "CUDA_ERROR_NOT_A_REAL_NAME"})
+                        "cuda: Error 0 occurred", "CUDA_ERROR_NOT_A_REAL_NAME",
+                        // a pod listing's columns (capture 365): the restarts, not an error code
+                        "nvidia-cuda-validator-wgs28     0/1     Init:Error   3 (39s ago)     56s"})
     EXPECT_EQ(cuda_error_in_line(l), nullptr) << l;
 }
 

@@ -68,6 +68,29 @@ TEST(K8sOperator, DaemonSetTableNamesTheComponentsNotReady) {
   EXPECT_EQ(r.gpu_lines_not_read, 0u);  // NFD 9/9 and the 0-desired rows are read, fine
 }
 
+TEST(K8sOperator, RowsWhoseHeaderWasCutAreStillRead) {
+  // Cut at any line of 352's table: the rows left are judged as with their header.
+  const auto lines = lines_of(
+      read_fixture("352-k8s-operator-daemonsets-zero-ready-after-power-loss-rke2", "app.log"));
+  for (size_t cut = 1; cut < lines.size(); ++cut) {
+    std::string rest;
+    size_t want = 0;
+    for (size_t i = cut; i < lines.size(); ++i) {
+      rest += lines[i] + "\n";
+      want += i == 1 || i == 3 || i == 4;  // gpu-feature-discovery, dcgm-exporter, plugin
+    }
+    EXPECT_EQ(read_text(rest).messages.size(), want) << cut;
+    EXPECT_EQ(read_text(rest).gpu_lines_not_read, 0u) << cut;
+  }
+  // A pod row without its header.
+  EXPECT_EQ(details(read_text("gpu-feature-discovery-lpv6q   0/1   Init:0/1   0   49m\n")),
+            (std::vector<std::string>{"gpu-feature-discovery-lpv6q: 0/1 ready, Init:0/1"}));
+  // Another workload's row, or a GPU name with other columns, is not taken.
+  EXPECT_TRUE(
+      read_text("coredns-5d78c9869d-abcde   0/1   CrashLoopBackOff   9   3d\n").messages.empty());
+  EXPECT_TRUE(read_text("nvidia-smi   is   not   found\n").messages.empty());
+}
+
 TEST(K8sOperator, PodTablesWithNamespaceAndWideColumns) {
   const Read r = read_text(
       "NAMESPACE      NAME                                  READY   STATUS                  "

@@ -29,30 +29,38 @@ const CudaErrorInfo* name_in(std::string_view s) {
   return nullptr;
 }
 
-// The number right after `key` (spaces and one '(' allowed before it).
-std::optional<int> number_after(std::string_view s, std::string_view key) {
+// The number right after `key`, followed by `tail` when one is given: "Error 802:" is a CUDA
+// error, "Init:Error   3 (39s ago)" in a pod listing is not.
+std::optional<int> number_after(std::string_view s, std::string_view key, std::string_view tail) {
   for (size_t p = s.find(key); p != std::string_view::npos; p = s.find(key, p + 1)) {
-    std::string_view rest = s.substr(p + key.size());
-    while (!rest.empty() && (rest.front() == ' ' || rest.front() == '(')) rest.remove_prefix(1);
+    const std::string_view rest = s.substr(p + key.size());
     size_t used = 0;
     const uint64_t n = text::leading_digits(rest, used);
-    if (used > 0 && used <= 3) return static_cast<int>(n);
+    if (used == 0 || used > 3) continue;
+    if (!tail.empty() && rest.substr(used, tail.size()) != tail) continue;
+    return static_cast<int>(n);
   }
   return std::nullopt;
 }
 
+struct CodeShape {
+  std::string_view key, tail;
+};
+
+// Shapes where the number is the CUDA error: helper_cuda's "code=802(cudaError...)", PyTorch's
+// "Error 802: ...", THC's "cuda runtime error (802)", deviceQuery's "returned 802", "CUDA error
+// 802", "CUresult 802".
+constexpr std::array<CodeShape, 6> kCodeShapes = {CodeShape{"code=", "("},
+                                                  CodeShape{"Error ", ":"},
+                                                  CodeShape{"cuda runtime error (", ")"},
+                                                  CodeShape{"returned ", ""},
+                                                  CodeShape{"CUDA error ", ""},
+                                                  CodeShape{"CUresult ", ""}};
+
 const CudaErrorInfo* code_in(std::string_view s) {
-  // Shapes where the number is the CUDA error: helper_cuda's "code=802(", PyTorch's "Error 802:",
-  // THC's "cuda runtime error (802)", deviceQuery's "returned 802", "CUDA error 802".
-  static constexpr std::array<std::string_view, 6> kKeys = {
-      "code=", "Error ", "cuda runtime error", "returned ", "CUDA error ", "CUresult "};
-  for (std::string_view key : kKeys) {
-    const auto n = number_after(s, key);
-    if (!n) continue;
-    const CudaErrorInfo* e = cuda_error_by_code(*n);
-    // "Error 46: CUDA-capable device(s) is/are busy": the text must agree when it follows.
-    if (e) return e;
-  }
+  for (const CodeShape& shape : kCodeShapes)
+    if (const auto n = number_after(s, shape.key, shape.tail))
+      if (const CudaErrorInfo* e = cuda_error_by_code(*n)) return e;
   return nullptr;
 }
 

@@ -195,6 +195,35 @@ bool K8sOperatorScanner::take_row(std::string_view s, std::string_view origin, s
   return true;
 }
 
+// A row whose header was cut off: a GPU component's name (after a namespace or not) followed
+// by a DaemonSet's five counts or a pod's READY "x/y" and STATUS. The rows after it are read as
+// the same table.
+bool K8sOperatorScanner::take_headerless(std::string_view s, std::string_view origin,
+                                         size_t line_no, std::vector<AppMessage>& out) {
+  const auto cells = split_gaps(s, 1);
+  for (size_t i = 0; i < 2 && i + 2 < cells.size(); ++i) {
+    if (!is_object_name(cells[i]) || !is_gpu_component_name(cells[i])) continue;
+    Columns c;
+    c.name = i;
+    c.count = cells.size();
+    bool counts = cells.size() >= i + 6;
+    for (size_t k = i + 1; counts && k <= i + 5; ++k) counts = whole_number(cells[k]).has_value();
+    if (counts) {
+      c.desired = i + 1;
+      c.ready = i + 3;
+    } else if (ready_pair(cells[i + 1])) {
+      c.ready = i + 1;
+      c.status = i + 2;
+    } else {
+      continue;
+    }
+    table_ = c;
+    if (take_row(s, origin, line_no, out)) return true;
+    table_.reset();
+  }
+  return false;
+}
+
 // `kubectl describe pod` of a GPU component, from its "Name:" line: every line until a blank
 // one, another object or a prompt is part of it (lines arrive trimmed, so the indentation that
 // nests containers is gone: the fields are read by name).
@@ -275,7 +304,7 @@ bool K8sOperatorScanner::take(std::string_view line, std::string_view origin, si
     if (take_row(s, origin, line_no, out)) return true;
     table_.reset();
   }
-  return take_header(s) || is_kubectl_command(s);
+  return take_header(s) || take_headerless(s, origin, line_no, out) || is_kubectl_command(s);
 }
 
 }  // namespace gw

@@ -53,6 +53,8 @@ class K8sOperatorScanner {
   std::optional<std::string> row_state(const std::vector<std::string_view>& cells) const;
   bool take_row(std::string_view s, std::string_view origin, size_t line_no,
                 std::vector<AppMessage>& out);
+  bool take_headerless(std::string_view s, std::string_view origin, size_t line_no,
+                       std::vector<AppMessage>& out);
   bool take_describe(std::string_view s, std::string_view origin, size_t line_no,
                      std::vector<AppMessage>& out);
   std::optional<Columns> table_;
