@@ -513,7 +513,8 @@ bool AppScanner::take(std::string_view line, std::string_view origin, size_t lin
       AppMessage& prev = out.back();
       if (!prev.cuda_error_code) prev.cuda_error_code = m->cuda_error_code;
       if (prev.detail.empty()) prev.detail = m->text;
-      last_line_ = line_no;
+      // One explanation per message: the next error (another program's, in a paste) is its own.
+      last_kind_.reset();
       return true;
     }
     last_kind_ = m->kind;
