@@ -146,7 +146,7 @@ std::optional<AppMessage> parse_gpu_unschedulable(std::string_view line) {
 bool K8sOperatorScanner::take_header(std::string_view s) {
   if (!(text::starts_with(s, "NAME ") || text::starts_with(s, "NAMESPACE "))) return false;
   const auto cols = split_gaps(s, 2);
-  Columns c;
+  K8sTableColumns c;
   c.count = cols.size();
   for (size_t i = 0; i < cols.size(); ++i) {
     if (cols[i] == "NAME") c.name = i;
@@ -163,7 +163,7 @@ bool K8sOperatorScanner::take_header(std::string_view s) {
 // is; nullopt when the line is not a row of this table.
 std::optional<std::string> K8sOperatorScanner::row_state(
     const std::vector<std::string_view>& cells) const {
-  const Columns& c = *table_;
+  const K8sTableColumns& c = *table_;
   if (c.desired) {  // a DaemonSet or Deployment: DESIRED and READY counts
     auto want = whole_number(cells[*c.desired]);
     auto ready = whole_number(cells[*c.ready]);
@@ -185,7 +185,7 @@ std::optional<std::string> K8sOperatorScanner::row_state(
 bool K8sOperatorScanner::take_row(std::string_view s, std::string_view origin, size_t line_no,
                                   std::vector<AppMessage>& out) {
   const auto cells = split_gaps(s, 1);
-  const Columns& c = *table_;
+  const K8sTableColumns& c = *table_;
   const size_t need = std::max({c.name, *c.ready, c.status.value_or(0), c.desired.value_or(0)});
   if (cells.size() <= need || !is_object_name(cells[c.name])) return false;
   const auto state = row_state(cells);
@@ -203,7 +203,7 @@ bool K8sOperatorScanner::take_headerless(std::string_view s, std::string_view or
   const auto cells = split_gaps(s, 1);
   for (size_t i = 0; i < 2 && i + 2 < cells.size(); ++i) {
     if (!is_object_name(cells[i]) || !is_gpu_component_name(cells[i])) continue;
-    Columns c;
+    K8sTableColumns c;
     c.name = i;
     c.count = cells.size();
     bool counts = cells.size() >= i + 6;
@@ -274,7 +274,7 @@ bool K8sOperatorScanner::take_describe(std::string_view s, std::string_view orig
 void K8sOperatorScanner::finish(std::vector<AppMessage>& out) {
   table_.reset();
   if (!pod_) return;
-  Pod p = std::move(*pod_);
+  K8sDescribedPod p = std::move(*pod_);
   pod_.reset();
   const bool running = p.status == "Running" || p.status == "Succeeded";
   if (running && p.waiting.empty()) return;

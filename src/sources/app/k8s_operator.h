@@ -28,6 +28,19 @@ bool is_kubectl_command(std::string_view line);
 // considered, gpus_usable: nodes short of GPUs); nullopt for any other line.
 std::optional<AppMessage> parse_gpu_unschedulable(std::string_view line);
 
+// Scanner state, apart from the class so that compilers see it complete where it is used.
+struct K8sTableColumns {
+  size_t count = 0;  // header columns, "NODE SELECTOR" counted once
+  size_t name = 0;   // 1 after NAMESPACE
+  std::optional<size_t> ready, status, desired;
+};
+struct K8sDescribedPod {
+  std::string name, status, init_container, runtime, waiting, origin, text;
+  bool in_init = false;    // the next "name:" line is an init container's
+  bool confirmed = false;  // a "Namespace:" line followed the name
+  size_t lines = 0;
+};
+
 class K8sOperatorScanner {
  public:
   // True when the line was read: a table header or row, a line of a GPU component's `describe
@@ -38,17 +51,6 @@ class K8sOperatorScanner {
   void finish(std::vector<AppMessage>& out);
 
  private:
-  struct Columns {
-    size_t count = 0;  // header columns, "NODE SELECTOR" counted once
-    size_t name = 0;   // 1 after NAMESPACE
-    std::optional<size_t> ready, status, desired;
-  };
-  struct Pod {
-    std::string name, status, init_container, runtime, waiting, origin, text;
-    bool in_init = false;    // the next "name:" line is an init container's
-    bool confirmed = false;  // a "Namespace:" line followed the name
-    size_t lines = 0;
-  };
   bool take_header(std::string_view s);
   std::optional<std::string> row_state(const std::vector<std::string_view>& cells) const;
   bool take_row(std::string_view s, std::string_view origin, size_t line_no,
@@ -57,8 +59,8 @@ class K8sOperatorScanner {
                        std::vector<AppMessage>& out);
   bool take_describe(std::string_view s, std::string_view origin, size_t line_no,
                      std::vector<AppMessage>& out);
-  std::optional<Columns> table_;
-  std::optional<Pod> pod_;
+  std::optional<K8sTableColumns> table_;
+  std::optional<K8sDescribedPod> pod_;
 };
 
 }  // namespace gw
