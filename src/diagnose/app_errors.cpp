@@ -84,9 +84,9 @@ const std::string kShrinkRemedy =
     "accumulation), shorter sequences or smaller inputs, mixed precision (BF16/FP16), activation "
     "(gradient) checkpointing; for inference, process the input in smaller tiles or chunks.";
 
-void oom_finding(const std::vector<const AppMessage*>& ms, Findings& out) {
-  // The message with the most figures speaks for the group.
-  const AppMessage* m = *std::max_element(ms.begin(), ms.end(), [](auto* a, auto* b) {
+// The message with the most figures speaks for the group.
+const AppMessage* richest(const std::vector<const AppMessage*>& ms) {
+  return *std::max_element(ms.begin(), ms.end(), [](auto* a, auto* b) {
     auto n = [](const AppMessage* x) {
       return int(x->tried_bytes.has_value()) + int(x->total_bytes.has_value()) +
              int(x->free_bytes.has_value()) + int(x->allocated_bytes.has_value()) +
@@ -94,130 +94,176 @@ void oom_finding(const std::vector<const AppMessage*>& ms, Findings& out) {
     };
     return n(a) < n(b);
   });
-  const OomFigures f = figures(*m);
+}
+
+// What the message states: the request against the card, and what this process holds.
+std::vector<std::string> oom_figure_lines(const AppMessage& m, const OomFigures& f) {
   std::vector<std::string> ev;
-  std::string head = "CUDA out of memory" + gpu_words(*m);
-  if (f.tried) head += ": tried to allocate " + bytes_text(*m->tried_bytes);
-  if (f.free) head += ", " + bytes_text(*m->free_bytes) + " free";
-  if (f.total) head += " of " + bytes_text(*m->total_bytes) + " total";
+  std::string head = "CUDA out of memory" + gpu_words(m);
+  if (f.tried) head += ": tried to allocate " + bytes_text(*m.tried_bytes);
+  if (f.free) head += ", " + bytes_text(*m.free_bytes) + " free";
+  if (f.total) head += " of " + bytes_text(*m.total_bytes) + " total";
   ev.push_back(head);
   if (f.process) {
-    std::string line = "this process holds " + bytes_text(*m->process_bytes);
-    if (f.allocated) line += ": " + bytes_text(*m->allocated_bytes) + " allocated by the framework";
+    std::string line = "this process holds " + bytes_text(*m.process_bytes);
+    if (f.allocated) line += ": " + bytes_text(*m.allocated_bytes) + " allocated by the framework";
     if (f.unallocated)
       line += fmt::format(", {} reserved but unallocated",
                           bytes_text(static_cast<uint64_t>(*f.unallocated)));
     ev.push_back(std::move(line));
   } else if (f.allocated || f.reserved) {
     ev.push_back(fmt::format("{} allocated, {} reserved by the framework",
-                             f.allocated ? bytes_text(*m->allocated_bytes) : "?",
+                             f.allocated ? bytes_text(*m.allocated_bytes) : "?",
                              f.reserved ? bytes_text(static_cast<uint64_t>(*f.reserved)) : "?"));
   }
+  return ev;
+}
 
-  std::string title;
-  std::string remedy;
-  // Figures that exceed the card cannot be fed into "who else holds memory" arithmetic.
-  const bool beyond_card = f.total && ((f.allocated && *f.allocated > *f.total) ||
-                                       (f.reserved && *f.reserved > *f.total));
-  if (beyond_card) {
+// The arithmetic the causes are told apart by.
+struct OomFacts {
+  bool beyond_card = false;  // figures exceed the card: no "who else holds memory" arithmetic
+  bool too_big = false;      // one request larger than the whole GPU
+  bool fragmented = false;   // much of what the allocator holds is cached but unused
+  bool other_holder = false;
+  double reclaimable = 0;  // free + cached
+  std::optional<double> others;
+};
+
+OomFacts oom_facts(const AppMessage& m, const OomFigures& f) {
+  OomFacts k;
+  k.beyond_card = f.total && ((f.allocated && *f.allocated > *f.total) ||
+                              (f.reserved && *f.reserved > *f.total));
+  k.too_big = f.tried && f.total && *f.tried > *f.total;
+  k.fragmented = f.unallocated && f.reserved && *f.reserved > 0 && !k.beyond_card &&
+                 *f.unallocated >= kFragmentedMinBytes &&
+                 *f.unallocated >= kFragmentedShare * *f.reserved;
+  k.reclaimable = f.free.value_or(0) + f.unallocated.value_or(0);
+  if (f.total && f.free && f.process && !k.beyond_card) k.others = *f.total - *f.free - *f.process;
+  // The message may name the other holders itself ("Process 1234 has 20.00 GiB memory in use").
+  double named_others = 0;
+  for (const AppProcessMemory& p : m.other_processes) named_others += static_cast<double>(p.bytes);
+  if (named_others > 0 && (!k.others || named_others > *k.others)) k.others = named_others;
+  k.other_holder = k.others && *k.others >= std::max(kOtherHolderMinBytes,
+                                                     kOtherHolderMinShare * f.total.value_or(0));
+  return k;
+}
+
+struct OomCause {
+  std::string title, remedy;
+};
+
+OomCause cause_too_big(const AppMessage& m, std::vector<std::string>& ev) {
+  ev.push_back("the request alone cannot fit on this GPU, whatever else is freed");
+  return {fmt::format("CUDA out of memory{}: one request ({}) is larger than the whole GPU ({})",
+                      gpu_words(m), bytes_text(*m.tried_bytes), bytes_text(*m.total_bytes)),
+          "Reduce the batch or input size (e.g. run inference on smaller tiles), split the "
+          "operation, or use a GPU with more memory / shard the model across GPUs. " +
+              kShrinkRemedy};
+}
+
+OomCause cause_other_holder(const AppMessage& m, const OomFigures& f, const OomFacts& k,
+                            std::vector<std::string>& ev) {
+  if (f.total && f.free && f.process)
+    ev.push_back(fmt::format(
+        "{} total - {} free - {} this process = {} held by others", bytes_text(*m.total_bytes),
+        bytes_text(*m.free_bytes), bytes_text(*m.process_bytes),
+        bytes_text(static_cast<uint64_t>(std::max(0.0, *f.total - *f.free - *f.process)))));
+  for (const AppProcessMemory& p : m.other_processes)
+    ev.push_back(fmt::format("process {} holds {}", p.pid, bytes_text(p.bytes)));
+  return {fmt::format("CUDA out of memory{}: other processes hold {} of the GPU", gpu_words(m),
+                      bytes_text(static_cast<uint64_t>(*k.others))),
+          "Find the other holders (nvidia-smi --query-compute-apps=pid,name,used_memory "
+          "--format=csv) and stop stale jobs or notebook kernels, or run on a free GPU "
+          "(CUDA_VISIBLE_DEVICES)."};
+}
+
+OomCause cause_fragmented(const AppMessage& m, const OomFigures& f, const OomFacts& k,
+                          std::vector<std::string>& ev) {
+  ev.push_back(fmt::format(
+      "{} of the {} the allocator holds is cached but unused; free + cached ({}) would fit the "
+      "request",
+      pct(*f.unallocated / *f.reserved), bytes_text(static_cast<uint64_t>(*f.reserved)),
+      bytes_text(static_cast<uint64_t>(k.reclaimable))));
+  return {fmt::format("CUDA out of memory{}: fragmentation ({} reserved but unallocated)",
+                      gpu_words(m), bytes_text(static_cast<uint64_t>(*f.unallocated))),
+          "Let the allocator grow segments instead of fragmenting: "
+          "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (older PyTorch: "
+          "max_split_size_mb:128); avoid keeping many differently sized tensors alive. If it "
+          "still fails: " +
+              kShrinkRemedy};
+}
+
+OomCause cause_beyond_reclaimable(const AppMessage& m, const OomFigures& f, const OomFacts& k,
+                                  std::vector<std::string>& ev) {
+  ev.push_back(
+      fmt::format("{} free + {} reserved but unallocated = {} < {} requested",
+                  bytes_text(*m.free_bytes), bytes_text(static_cast<uint64_t>(*f.unallocated)),
+                  bytes_text(static_cast<uint64_t>(k.reclaimable)), bytes_text(*m.tried_bytes)));
+  if (k.fragmented)
+    ev.push_back(
+        "the cached share is large: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True may reduce "
+        "the waste, but on its own it cannot make this request fit");
+  return {fmt::format(
+              "CUDA out of memory{}: the request ({}) is larger than free plus cached memory ({})",
+              gpu_words(m), bytes_text(*m.tried_bytes),
+              bytes_text(static_cast<uint64_t>(k.reclaimable))),
+          "The operation needs more memory than this GPU can give while the model is "
+          "resident: reduce the input/patch/batch size or split the operation. " +
+              kShrinkRemedy};
+}
+
+OomCause cause_working_set(const AppMessage& m, const OomFigures& f, const OomFacts& k,
+                           std::vector<std::string>& ev) {
+  if (k.others && f.total)
+    ev.push_back(
+        fmt::format("no other process holds a significant share ({} beyond this "
+                    "process)",
+                    bytes_text(static_cast<uint64_t>(std::max(0.0, *k.others)))));
+  if (f.unallocated && !k.fragmented)
+    ev.push_back(fmt::format("{} reserved but unallocated: not fragmentation",
+                             bytes_text(static_cast<uint64_t>(*f.unallocated))));
+  return {fmt::format("CUDA out of memory{}: the job's own working set does not fit", gpu_words(m)),
+          kShrinkRemedy};
+}
+
+OomCause oom_cause(const AppMessage& m, const OomFigures& f, const OomFacts& k,
+                   std::vector<std::string>& ev) {
+  if (k.too_big) return cause_too_big(m, ev);
+  if (k.other_holder) return cause_other_holder(m, f, k, ev);
+  if (k.fragmented && f.tried && *f.tried <= k.reclaimable) return cause_fragmented(m, f, k, ev);
+  if (f.tried && f.free && *f.tried > k.reclaimable && f.unallocated)
+    return cause_beyond_reclaimable(m, f, k, ev);
+  return cause_working_set(m, f, k, ev);
+}
+
+// What the framework reserves by itself when several processes share a GPU.
+std::string framework_note(const std::string& framework) {
+  if (framework == "tensorflow")
+    return " TensorFlow reserves nearly all GPU memory up front: enable memory growth "
+           "(tf.config.experimental.set_memory_growth) when several processes share a GPU.";
+  if (framework == "jax")
+    return " JAX preallocates 75% of GPU memory: XLA_PYTHON_CLIENT_PREALLOCATE=false or "
+           "XLA_PYTHON_CLIENT_MEM_FRACTION when the GPU is shared.";
+  return {};
+}
+
+void oom_finding(const std::vector<const AppMessage*>& ms, Findings& out) {
+  const AppMessage* m = richest(ms);
+  const OomFigures f = figures(*m);
+  const OomFacts k = oom_facts(*m, f);
+  std::vector<std::string> ev = oom_figure_lines(*m, f);
+  if (k.beyond_card)
     ev.push_back(fmt::format(
         "the figures are inconsistent: the framework reports more allocated/reserved than the "
         "GPU's {} total, so the process already uses more than the card's dedicated memory "
         "(most likely spilled into shared system memory: Windows sysmem fallback or unified "
         "memory, which is slow); no per-holder arithmetic is possible",
         bytes_text(*m->total_bytes)));
-  }
-  const bool too_big = f.tried && f.total && *f.tried > *f.total;
-  const bool fragmented = f.unallocated && f.reserved && *f.reserved > 0 && !beyond_card &&
-                          *f.unallocated >= kFragmentedMinBytes &&
-                          *f.unallocated >= kFragmentedShare * *f.reserved;
-  const double reclaimable = f.free.value_or(0) + f.unallocated.value_or(0);
-  std::optional<double> others;
-  if (f.total && f.free && f.process && !beyond_card) others = *f.total - *f.free - *f.process;
-  // The message may name the other holders itself ("Process 1234 has 20.00 GiB memory in use").
-  double named_others = 0;
-  for (const AppProcessMemory& p : m->other_processes) named_others += static_cast<double>(p.bytes);
-  if (named_others > 0 && (!others || named_others > *others)) others = named_others;
-  const bool other_holder =
-      others &&
-      *others >= std::max(kOtherHolderMinBytes, kOtherHolderMinShare * f.total.value_or(0));
-
-  if (too_big) {
-    title = fmt::format("CUDA out of memory{}: one request ({}) is larger than the whole GPU ({})",
-                        gpu_words(*m), bytes_text(*m->tried_bytes), bytes_text(*m->total_bytes));
-    ev.push_back("the request alone cannot fit on this GPU, whatever else is freed");
-    remedy =
-        "Reduce the batch or input size (e.g. run inference on smaller tiles), split the "
-        "operation, or use a GPU with more memory / shard the model across GPUs. " +
-        kShrinkRemedy;
-  } else if (other_holder) {
-    title = fmt::format("CUDA out of memory{}: other processes hold {} of the GPU", gpu_words(*m),
-                        bytes_text(static_cast<uint64_t>(*others)));
-    if (f.total && f.free && f.process)
-      ev.push_back(fmt::format(
-          "{} total - {} free - {} this process = {} held by others", bytes_text(*m->total_bytes),
-          bytes_text(*m->free_bytes), bytes_text(*m->process_bytes),
-          bytes_text(static_cast<uint64_t>(std::max(0.0, *f.total - *f.free - *f.process)))));
-    for (const AppProcessMemory& p : m->other_processes)
-      ev.push_back(fmt::format("process {} holds {}", p.pid, bytes_text(p.bytes)));
-    remedy =
-        "Find the other holders (nvidia-smi --query-compute-apps=pid,name,used_memory "
-        "--format=csv) and stop stale jobs or notebook kernels, or run on a free GPU "
-        "(CUDA_VISIBLE_DEVICES).";
-  } else if (fragmented && f.tried && *f.tried <= reclaimable) {
-    title = fmt::format("CUDA out of memory{}: fragmentation ({} reserved but unallocated)",
-                        gpu_words(*m), bytes_text(static_cast<uint64_t>(*f.unallocated)));
-    ev.push_back(fmt::format(
-        "{} of the {} the allocator holds is cached but unused; free + cached ({}) would fit the "
-        "request",
-        pct(*f.unallocated / *f.reserved), bytes_text(static_cast<uint64_t>(*f.reserved)),
-        bytes_text(static_cast<uint64_t>(reclaimable))));
-    remedy =
-        "Let the allocator grow segments instead of fragmenting: "
-        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (older PyTorch: "
-        "max_split_size_mb:128); avoid keeping many differently sized tensors alive. If it "
-        "still fails: " +
-        kShrinkRemedy;
-  } else if (f.tried && f.free && *f.tried > reclaimable && f.unallocated) {
-    title = fmt::format(
-        "CUDA out of memory{}: the request ({}) is larger than free plus cached memory ({})",
-        gpu_words(*m), bytes_text(*m->tried_bytes), bytes_text(static_cast<uint64_t>(reclaimable)));
-    ev.push_back(
-        fmt::format("{} free + {} reserved but unallocated = {} < {} requested",
-                    bytes_text(*m->free_bytes), bytes_text(static_cast<uint64_t>(*f.unallocated)),
-                    bytes_text(static_cast<uint64_t>(reclaimable)), bytes_text(*m->tried_bytes)));
-    if (fragmented)
-      ev.push_back(
-          "the cached share is large: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True may reduce "
-          "the waste, but on its own it cannot make this request fit");
-    remedy =
-        "The operation needs more memory than this GPU can give while the model is "
-        "resident: reduce the input/patch/batch size or split the operation. " +
-        kShrinkRemedy;
-  } else {
-    title =
-        fmt::format("CUDA out of memory{}: the job's own working set does not fit", gpu_words(*m));
-    if (others && f.total)
-      ev.push_back(
-          fmt::format("no other process holds a significant share ({} beyond this "
-                      "process)",
-                      bytes_text(static_cast<uint64_t>(std::max(0.0, *others)))));
-    if (f.unallocated && !fragmented)
-      ev.push_back(fmt::format("{} reserved but unallocated: not fragmentation",
-                               bytes_text(static_cast<uint64_t>(*f.unallocated))));
-    remedy = kShrinkRemedy;
-  }
-  if (m->framework == "tensorflow")
-    remedy +=
-        " TensorFlow reserves nearly all GPU memory up front: enable memory growth "
-        "(tf.config.experimental.set_memory_growth) when several processes share a GPU.";
-  else if (m->framework == "jax")
-    remedy +=
-        " JAX preallocates 75% of GPU memory: XLA_PYTHON_CLIENT_PREALLOCATE=false or "
-        "XLA_PYTHON_CLIENT_MEM_FRACTION when the GPU is shared.";
+  OomCause cause = oom_cause(*m, f, k, ev);
+  cause.remedy += framework_note(m->framework);
   for (auto& line : message_lines(ms)) ev.push_back(std::move(line));
-  Finding x = make_finding("memory.cuda_oom", Severity::kWarning, nullptr, std::move(title),
-                           std::move(ev), std::move(remedy));
+  Finding x = make_finding("memory.cuda_oom", Severity::kWarning, nullptr, std::move(cause.title),
+                           std::move(ev), std::move(cause.remedy));
   x.pci_bus_id = m->pci_bus_id;
   out.push_back(std::move(x));
 }
