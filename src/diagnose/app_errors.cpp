@@ -8,6 +8,7 @@
 
 #include "diagnose/context.h"
 #include "diagnose/rules.h"
+#include "sources/app/nccl_watchdog.h"
 
 namespace gw {
 namespace {
@@ -280,6 +281,95 @@ void simple(const DiagnoseContext& c, AppMessageKind k, std::string_view code, S
   out.push_back(std::move(x));
 }
 
+// ---- NCCL watchdog timeouts read across ranks ------------------------------------------
+
+std::string rank_list(const std::vector<unsigned>& rs) {
+  constexpr size_t kShown = 16;  // a 1024-rank job must not print 1024 numbers
+  std::string out;
+  for (size_t i = 0; i < rs.size() && i < kShown; ++i)
+    out += (i > 0 ? ", " : "") + std::to_string(rs[i]);
+  if (rs.size() > kShown) out += fmt::format(" and {} more", rs.size() - kShown);
+  return out;
+}
+
+std::string op_words(const std::string& op) {
+  return op.empty() ? "" : " (" + op + ")";
+}
+
+std::string stop_words(const RankStop& s) {
+  std::string out =
+      fmt::format("rank {} stopped at SeqNum {}{}", s.rank, s.seq, op_words(s.op_type));
+  if (s.last_enqueued) out += fmt::format(", last enqueued {}", *s.last_enqueued);
+  if (s.last_completed) out += fmt::format(", last completed {}", *s.last_completed);
+  return out;
+}
+
+// Where one process group's ranks stopped, and which ranks never reported.
+std::vector<std::string> group_evidence(const GroupVerdict& g) {
+  std::vector<std::string> ev;
+  const std::string in = g.group.empty() ? "" : fmt::format(" in process group {}", g.group);
+  const std::string missing =
+      g.missing.empty() ? "" : fmt::format("; ranks {} never reported", rank_list(g.missing));
+  if (g.agreement == Agreement::kSameCollective) {
+    ev.push_back(fmt::format("all {} reporting ranks{} stopped at SeqNum {}{}{}", g.stops.size(),
+                             in, g.stops.front().seq, op_words(g.stops.front().op_type), missing));
+    return ev;
+  }
+  if (g.agreement == Agreement::kApart)
+    ev.push_back(fmt::format(
+        "SeqNums{} are more than 1000 apart: positions of different process groups (a group's "
+        "collective completes only when all its ranks join), so they are not compared",
+        in));
+  for (const RankStop& s : g.stops) ev.push_back(stop_words(s));
+  if (!g.not_enqueued.empty())
+    ev.push_back(fmt::format("ranks {} had not enqueued the collective the others wait in",
+                             rank_list(g.not_enqueued)));
+  if (!missing.empty()) ev.push_back(missing.substr(2));
+  return ev;
+}
+
+struct NcclVerdict {
+  std::vector<const AppMessage*> messages;
+  CollectiveVerdict verdict;
+  std::vector<std::string> evidence;  // the verdict in words
+};
+
+NcclVerdict nccl_verdict(const DiagnoseContext& c) {
+  NcclVerdict v;
+  v.messages = app_messages_of(c, AppMessageKind::kNcclTimeout);
+  std::vector<WatchdogReport> reports;
+  for (const AppMessage* m : v.messages)
+    if (auto r = parse_nccl_watchdog_line(m->text)) reports.push_back(std::move(*r));
+  v.verdict = judge_collectives(reports);
+  for (const GroupVerdict& g : v.verdict.groups)
+    for (std::string& e : group_evidence(g)) v.evidence.push_back(std::move(e));
+  if (!v.verdict.without_position.empty())
+    v.evidence.push_back(fmt::format("ranks {} reported a stuck watchdog or an abort, no SeqNum",
+                                     rank_list(v.verdict.without_position)));
+  return v;
+}
+
+// "ranks 3 behind at SeqNum 40, others at 41" / "ranks stopped at SeqNum 41 in different
+// collectives": the group that desynced first.
+std::string desync_title(const CollectiveVerdict& v) {
+  for (const GroupVerdict& g : v.groups) {
+    if (g.agreement != Agreement::kDesync) continue;
+    uint64_t lo = g.stops.front().seq, hi = lo;
+    for (const RankStop& s : g.stops) {
+      lo = std::min(lo, s.seq);
+      hi = std::max(hi, s.seq);
+    }
+    if (lo == hi)
+      return fmt::format("NCCL ranks stopped at SeqNum {} in different collectives (a mismatch)",
+                         lo);
+    return fmt::format(
+        "NCCL ranks stopped at different collectives: rank(s) {} behind at SeqNum {}, others "
+        "up to {}",
+        rank_list(g.behind), lo, hi);
+  }
+  return "NCCL ranks stopped at different collectives";
+}
+
 }  // namespace
 
 void rule_app_cuda_oom(const DiagnoseContext& c, Findings& out) {
@@ -298,11 +388,25 @@ void rule_app_nccl_error(const DiagnoseContext& c, Findings& out) {
 }
 
 void rule_app_nccl_timeout(const DiagnoseContext& c, Findings& out) {
+  NcclVerdict v = nccl_verdict(c);
+  if (v.messages.empty() || v.verdict.agreement == Agreement::kDesync) return;
+  v.evidence.push_back(
+      "the rank that timed out is usually the victim: the cause is on the rank that stopped "
+      "answering");
   simple(c, AppMessageKind::kNcclTimeout, "nccl.timeout", Severity::kWarning,
-         "An NCCL collective timed out (watchdog): a rank stalled or died",
-         {"the rank that timed out is usually the victim: the cause is on the rank that stopped "
-          "answering"},
+         "An NCCL collective timed out (watchdog): a rank stalled or died", std::move(v.evidence),
          out);
+}
+
+void rule_app_nccl_desync(const DiagnoseContext& c, Findings& out) {
+  NcclVerdict v = nccl_verdict(c);
+  if (v.verdict.agreement != Agreement::kDesync) return;
+  v.evidence.push_back(
+      "the ranks furthest behind are the likely culprits: they did not reach the collective the "
+      "others wait in (a skipped or extra collective, a crash, a hang outside NCCL)");
+  for (std::string& e : message_lines(v.messages)) v.evidence.push_back(std::move(e));
+  out.push_back(make_finding("nccl.desync", Severity::kWarning, nullptr, desync_title(v.verdict),
+                             std::move(v.evidence)));
 }
 
 void rule_app_peer_access(const DiagnoseContext& c, Findings& out) {

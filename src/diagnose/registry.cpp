@@ -523,6 +523,18 @@ constexpr std::array kRules = {
              "hung data loader); set TORCH_NCCL_ASYNC_ERROR_HANDLING=1 so the job fails fast; "
              "raise the timeout only for known long operations.",
              rule_app_nccl_timeout},
+    RuleInfo{"nccl.desync", "app", S::kWarning,
+             "NCCL ranks stopped at different collectives (desync)",
+             "NCCL watchdog / flight-recorder timeout lines of several ranks read together: "
+             "in one process group, ranks stopped at different SeqNums (or at one SeqNum in "
+             "different collectives); absorbs nccl.timeout. SeqNums thousands apart are "
+             "taken as different groups, not a desync.",
+             "Look at the ranks furthest behind first: a collective skipped or added on some "
+             "ranks (data-dependent branches, uneven last batches, rank-0-only code with a "
+             "collective), a crash or a hang outside NCCL; rerun with "
+             "TORCH_NCCL_TRACE_BUFFER_SIZE set (flight recorder) or "
+             "TORCH_NCCL_DESYNC_DEBUG=1 to see each rank's last collectives.",
+             rule_app_nccl_desync},
     RuleInfo{"cuda.peer_access_unsupported", "app", S::kWarning,
              "GPU peer-to-peer access not supported between two GPUs",
              "CUDA error 217 \"peer access is not supported between these two devices\" (usually "

@@ -104,6 +104,7 @@ void rule_util_video_engine(const DiagnoseContext& c, Findings& out);
 void rule_app_cuda_oom(const DiagnoseContext& c, Findings& out);
 void rule_app_nccl_error(const DiagnoseContext& c, Findings& out);
 void rule_app_nccl_timeout(const DiagnoseContext& c, Findings& out);
+void rule_app_nccl_desync(const DiagnoseContext& c, Findings& out);
 void rule_app_peer_access(const DiagnoseContext& c, Findings& out);
 void rule_app_driver_insufficient(const DiagnoseContext& c, Findings& out);
 void rule_app_no_cuda_device(const DiagnoseContext& c, Findings& out);

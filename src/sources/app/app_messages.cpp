@@ -166,6 +166,13 @@ constexpr std::array kPhrases = {
     Phrase{"Watchdog caught collective operation timeout", AppMessageKind::kNcclTimeout, true},
     Phrase{"NCCL timeout", AppMessageKind::kNcclTimeout, true},
     Phrase{"NCCL communicator was aborted", AppMessageKind::kNcclTimeout, true},
+    // PyTorch >= 2.2 flight-recorder, blocking-wait, heartbeat and desync-debug wordings.
+    Phrase{"detected by watchdog at work", AppMessageKind::kNcclTimeout, false},
+    Phrase{"Timeout at NCCL work", AppMessageKind::kNcclTimeout, false},
+    Phrase{"timed out in blocking wait", AppMessageKind::kNcclTimeout, false},
+    Phrase{"watchdog got stuck", AppMessageKind::kNcclTimeout, true},
+    Phrase{"Desync debugging", AppMessageKind::kNcclTimeout, false},
+    Phrase{"joined but didn't finish collective", AppMessageKind::kNcclTimeout, false},
     Phrase{"CUDA out of memory", AppMessageKind::kCudaOutOfMemory, true},
     Phrase{"OutOfMemoryError", AppMessageKind::kCudaOutOfMemory, false},
     Phrase{"CUDA error: out of memory", AppMessageKind::kCudaOutOfMemory, true},
