@@ -216,6 +216,39 @@ TEST(AppNccl, ErrorAloneAndWatchdogTimeout) {
   EXPECT_NE(t->remedy.find("TORCH_NCCL_ASYNC_ERROR_HANDLING"), std::string::npos);
 }
 
+std::string watchdog(unsigned rank, unsigned seq) {
+  return "[rank" + std::to_string(rank) + "]:[E0 ProcessGroupNCCL.cpp:607] [Rank " +
+         std::to_string(rank) +
+         "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=" + std::to_string(seq) +
+         ", OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600013 "
+         "milliseconds before timing out.";
+}
+
+TEST(AppNccl, RanksAtOneCollectiveKeepTheTimeoutWithWhoNeverReported) {
+  const auto f = diagnose(with({msg(AppMessageKind::kNcclTimeout, watchdog(0, 41), "nccl"),
+                                msg(AppMessageKind::kNcclTimeout, watchdog(1, 41), "nccl"),
+                                msg(AppMessageKind::kNcclTimeout, watchdog(3, 41), "nccl")}));
+  const auto t = find(f, "nccl.timeout");
+  ASSERT_TRUE(t);
+  EXPECT_FALSE(find(f, "nccl.desync"));
+  EXPECT_NE(test::evidence(*t).find("all 3 reporting ranks stopped at SeqNum 41 (ALLREDUCE); "
+                                    "ranks 2 never reported"),
+            std::string::npos)
+      << test::evidence(*t);
+}
+
+TEST(AppNccl, RanksAtDifferentCollectivesAreADesync) {
+  const auto f = diagnose(with({msg(AppMessageKind::kNcclTimeout, watchdog(0, 41), "nccl"),
+                                msg(AppMessageKind::kNcclTimeout, watchdog(1, 40), "nccl"),
+                                msg(AppMessageKind::kNcclTimeout, watchdog(2, 41), "nccl")}));
+  const auto d = find(f, "nccl.desync");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->severity, Severity::kWarning);
+  EXPECT_NE(d->title.find("rank(s) 1 behind at SeqNum 40"), std::string::npos) << d->title;
+  EXPECT_FALSE(find(f, "nccl.timeout"));
+  EXPECT_NE(d->remedy.find("TORCH_NCCL_DESYNC_DEBUG"), std::string::npos);
+}
+
 Observation insufficient(std::string driver, std::string torch_cuda) {
   Observation o = with({msg(AppMessageKind::kDriverInsufficient,
                             "-> CUDA driver version is insufficient for CUDA runtime version")});

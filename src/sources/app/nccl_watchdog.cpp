@@ -172,7 +172,9 @@ std::optional<WatchdogReport> parse_nccl_watchdog_line(std::string_view line) {
     r.wording = m.wording;
     bracket_rank(s, at, r);
     r.launcher_rank = launcher_rank_of(s.substr(0, at));
-    read_numbers(s, at, r);
+    // The blocking-wait wording names the work before its phrase.
+    const size_t work = s.find("WorkNCCL(");
+    read_numbers(s, work < at ? work : at, r);
     const bool timeout_line = m.wording == WatchdogWording::kWatchdogTimeout ||
                               m.wording == WatchdogWording::kBlockingWait;
     // A timeout line cut before its SeqNum and OpType says nothing this reader can use.
