@@ -32,6 +32,9 @@ const CudaErrorInfo* cuda_error_by_code(int code);
 const CudaErrorInfo* cuda_error_by_name(std::string_view name);
 // The exact text cudaGetErrorString prints (case-insensitive).
 const CudaErrorInfo* cuda_error_by_text(std::string_view text);
+// The row whose text begins `s` (case-insensitive), the longest when several do: "CUDA error:
+// invalid device ordinal (...)" is 101, not a shorter text.
+const CudaErrorInfo* cuda_error_text_at(std::string_view s);
 
 // Every row, for the tests and the docs.
 struct CudaErrorTable {

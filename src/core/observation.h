@@ -11,6 +11,7 @@
 #include "core/dcgm.h"
 #include "core/event.h"
 #include "core/host.h"
+#include "core/nccl_watchdog.h"
 #include "core/result.h"
 #include "core/snapshot.h"
 
@@ -86,6 +87,7 @@ struct AppMessage {
   std::vector<AppProcessMemory> other_processes;  // other processes named in an OOM message
   std::optional<std::string> pci_bus_id;          // normalised, when the message names a bus id
   std::optional<int> cuda_error_code;             // "returned 35", "CUDA error 217", ...
+  std::optional<WatchdogReport> watchdog;         // kNcclTimeout: where this rank stopped
   std::string detail;  // what else the message says: "NCCL WARN ...", peer transport, ...
   // Container and orchestration messages: the GPU as the device plugin names it, the Xid it
   // acted on, and GPU counts (kNodeGpuResources: Capacity / Allocatable; kGpuAdmissionFailed:

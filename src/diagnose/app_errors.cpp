@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <map>
 
+#include "core/nccl_watchdog.h"
 #include "diagnose/context.h"
 #include "diagnose/rules.h"
-#include "sources/app/nccl_watchdog.h"
 
 namespace gw {
 namespace {
@@ -339,7 +339,7 @@ NcclVerdict nccl_verdict(const DiagnoseContext& c) {
   v.messages = app_messages_of(c, AppMessageKind::kNcclTimeout);
   std::vector<WatchdogReport> reports;
   for (const AppMessage* m : v.messages)
-    if (auto r = parse_nccl_watchdog_line(m->text)) reports.push_back(std::move(*r));
+    if (m->watchdog) reports.push_back(*m->watchdog);
   v.verdict = judge_collectives(reports);
   for (const GroupVerdict& g : v.verdict.groups)
     for (std::string& e : group_evidence(g)) v.evidence.push_back(std::move(e));

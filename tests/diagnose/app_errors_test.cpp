@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "builders.h"
+#include "sources/app/nccl_watchdog.h"
 
 namespace gw {
 namespace {
@@ -216,18 +217,22 @@ TEST(AppNccl, ErrorAloneAndWatchdogTimeout) {
   EXPECT_NE(t->remedy.find("TORCH_NCCL_ASYNC_ERROR_HANDLING"), std::string::npos);
 }
 
-std::string watchdog(unsigned rank, unsigned seq) {
-  return "[rank" + std::to_string(rank) + "]:[E0 ProcessGroupNCCL.cpp:607] [Rank " +
-         std::to_string(rank) +
-         "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=" + std::to_string(seq) +
-         ", OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600013 "
-         "milliseconds before timing out.";
+// A watchdog line of one rank, as the reader gives it (the report parsed from its text).
+AppMessage watchdog(unsigned rank, unsigned seq) {
+  AppMessage m = msg(
+      AppMessageKind::kNcclTimeout,
+      "[rank" + std::to_string(rank) + "]:[E0 ProcessGroupNCCL.cpp:607] [Rank " +
+          std::to_string(rank) +
+          "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=" + std::to_string(seq) +
+          ", OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for "
+          "600013 milliseconds before timing out.",
+      "nccl");
+  m.watchdog = parse_nccl_watchdog_line(m.text);
+  return m;
 }
 
 TEST(AppNccl, RanksAtOneCollectiveKeepTheTimeoutWithWhoNeverReported) {
-  const auto f = diagnose(with({msg(AppMessageKind::kNcclTimeout, watchdog(0, 41), "nccl"),
-                                msg(AppMessageKind::kNcclTimeout, watchdog(1, 41), "nccl"),
-                                msg(AppMessageKind::kNcclTimeout, watchdog(3, 41), "nccl")}));
+  const auto f = diagnose(with({watchdog(0, 41), watchdog(1, 41), watchdog(3, 41)}));
   const auto t = find(f, "nccl.timeout");
   ASSERT_TRUE(t);
   EXPECT_FALSE(find(f, "nccl.desync"));
@@ -238,9 +243,7 @@ TEST(AppNccl, RanksAtOneCollectiveKeepTheTimeoutWithWhoNeverReported) {
 }
 
 TEST(AppNccl, RanksAtDifferentCollectivesAreADesync) {
-  const auto f = diagnose(with({msg(AppMessageKind::kNcclTimeout, watchdog(0, 41), "nccl"),
-                                msg(AppMessageKind::kNcclTimeout, watchdog(1, 40), "nccl"),
-                                msg(AppMessageKind::kNcclTimeout, watchdog(2, 41), "nccl")}));
+  const auto f = diagnose(with({watchdog(0, 41), watchdog(1, 40), watchdog(2, 41)}));
   const auto d = find(f, "nccl.desync");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->severity, Severity::kWarning);

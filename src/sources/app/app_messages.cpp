@@ -9,6 +9,7 @@
 
 #include "core/event.h"
 #include "sources/app/cuda_errors.h"
+#include "sources/app/nccl_watchdog.h"
 #include "sources/smi/text_util.h"
 
 namespace gw {
@@ -341,6 +342,7 @@ std::optional<AppMessage> parse_app_message_line(std::string_view line, std::str
       m.framework = "nccl";
       if (const size_t v = s.find("NCCL version "); v != std::string_view::npos)
         m.detail = std::string(s.substr(v));
+      if (m.kind == AppMessageKind::kNcclTimeout) m.watchdog = parse_nccl_watchdog_line(s);
       break;
     case AppMessageKind::kPeerAccessUnsupported:
       if (has(s, "NCCL")) m.framework = "nccl";

@@ -1,5 +1,6 @@
 #include "sources/app/cuda_errors.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 
@@ -75,12 +76,63 @@ const CudaErrorInfo* text_in(std::string_view s) {
     if (p == std::string_view::npos) continue;
     if (key == ") : " && s.find("runtime error (") == std::string_view::npos) continue;
     std::string_view rest = text::trim(s.substr(p + key.size()));
-    const CudaErrorTable table = cuda_error_table();
-    for (const CudaErrorInfo* e = table.begin; e != table.end; ++e)
-      if (rest.size() >= e->text.size() && cuda_error_by_text(rest.substr(0, e->text.size())) == e)
-        return e;
+    if (const CudaErrorInfo* e = cuda_error_text_at(rest)) return e;
   }
   return nullptr;
+}
+
+bool ci_equal(char a, char b) {
+  return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+}
+
+// `t` in `s` as whole words (no letter or digit glued to either end), case-insensitive.
+bool has_words(std::string_view s, std::string_view t) {
+  for (auto it = s.begin();; ++it) {
+    it = std::search(it, s.end(), t.begin(), t.end(), ci_equal);
+    if (it == s.end()) return false;
+    const size_t b = static_cast<size_t>(it - s.begin()), e = b + t.size();
+    if ((b == 0 || !is_word_char(s[b - 1])) && (e >= s.size() || !is_word_char(s[e]))) return true;
+  }
+}
+
+// Older wordings of cudaGetErrorString for the same errors (CUDA 9/10 runtimes).
+struct OlderText {
+  std::string_view text;
+  int code;
+};
+constexpr std::array kOlderTexts = {
+    OlderText{"all CUDA-capable devices are busy or unavailable", 46},
+};
+
+// Texts this long are CUDA's own wording wherever they stand in a line naming CUDA; shorter
+// ones ("initialization error", "out of memory") only where the line says a call failed.
+constexpr size_t kDistinctiveText = 24;
+
+bool says_failed(std::string_view s) {
+  for (std::string_view m : {"fail", "FAIL", "Fail", " returned ", "cudaError", "CUresult"})
+    if (s.find(m) != std::string_view::npos) return true;
+  return false;
+}
+
+// A catalog text anywhere in the line, the longest that fits: glog's "Check failed: error ==
+// cudaSuccess (46 vs. 0)  all CUDA-capable devices are busy or unavailable", AutoDock's
+// "cudaGetDeviceCount failed initialization error".
+const CudaErrorInfo* text_anywhere(std::string_view s) {
+  const bool failed = says_failed(s);
+  const CudaErrorInfo* best = nullptr;
+  size_t best_len = 0;
+  auto consider = [&](std::string_view t, const CudaErrorInfo* e) {
+    if (t.size() <= best_len || (!failed && t.size() < kDistinctiveText)) return;
+    if (has_words(s, t)) {
+      best = e;
+      best_len = t.size();
+    }
+  };
+  const CudaErrorTable table = cuda_error_table();
+  for (const CudaErrorInfo* e = table.begin; e != table.end; ++e)
+    if (!e->text.empty()) consider(e->text, e);
+  for (const OlderText& o : kOlderTexts) consider(o.text, cuda_error_by_code(o.code));
+  return best;
 }
 
 bool names_cuda(std::string_view s) {
@@ -97,7 +149,8 @@ const CudaErrorInfo* cuda_error_in_line(std::string_view line) {
   if (line.size() < 8 || !names_cuda(line)) return nullptr;  // every shape says "cuda"
   if (const CudaErrorInfo* e = name_in(line)) return e;
   if (const CudaErrorInfo* e = text_in(line)) return e;
-  return code_in(line);
+  if (const CudaErrorInfo* e = code_in(line)) return e;
+  return text_anywhere(line);
 }
 
 }  // namespace gw
