@@ -175,6 +175,9 @@ struct GpuState {
   GpuSample sample;
   GpuAccess access = GpuAccess::kOk;
   std::vector<std::string> errors;  // per-call failures worth showing ("nvmlDeviceGetX: timed out")
+  // Readings a tool printed a failure for instead of a value ("fan.speed: [Unknown Error]",
+  // "temperature: ERR!"): a reading that failed is a fact about the GPU, never "no value".
+  std::vector<std::string> failed_readings;
 
   bool operator==(const GpuState&) const = default;
 };

@@ -218,6 +218,7 @@ json gpu_to_json(const GpuState& g) {
   j["device"] = std::move(dev);
   j["access"] = std::string(gpu_access_name(g.access));
   j["errors"] = g.errors;
+  if (!g.failed_readings.empty()) j["failed_readings"] = g.failed_readings;
   j["sample"] = sample_to_json(g.sample);
   return j;
 }
@@ -419,6 +420,11 @@ GpuState read_gpu(const json& g, const std::string& path) {
     for (size_t i = 0; i < errs->size(); ++i) {
       gpu.errors.push_back(read_value<std::string>((*errs)[i], item(path, "errors", i)));
     }
+  }
+  if (const json* fails = find_array(g, path, "failed_readings", true)) {
+    for (size_t i = 0; i < fails->size(); ++i)
+      gpu.failed_readings.push_back(
+          read_value<std::string>((*fails)[i], item(path, "failed_readings", i)));
   }
   const auto sample_it = g.find("sample");
   if (sample_it != g.end() && !sample_it->is_null()) {

@@ -111,6 +111,59 @@ void rule_gpu_access_error(const DiagnoseContext& c, Findings& out) {
               "reading it failed");
 }
 
+namespace {
+
+// "fan.speed: [Unknown Error]" -> "fan.speed".
+std::string_view field_of(const std::string& failed) {
+  return std::string_view(failed).substr(0, failed.find(": "));
+}
+
+// Enough of the GPU unreadable that the driver, not one sensor, is the problem: its name, or
+// four fields and more (the table's all-ERR! row).
+bool mostly_unreadable(const GpuSeries& g) {
+  std::set<std::string_view> fields;
+  for (const std::string& f : g.failed_readings) fields.insert(field_of(f));
+  return fields.count("name") > 0 || fields.size() >= 4;
+}
+
+std::string fields_text(const GpuSeries& g) {
+  std::set<std::string_view> seen;
+  std::string out;
+  for (const std::string& f : g.failed_readings) {
+    if (!seen.insert(field_of(f)).second) continue;
+    if (seen.size() > 6) {
+      out += ", ...";
+      break;
+    }
+    out += (out.empty() ? "" : ", ") + std::string(field_of(f));
+  }
+  return out;
+}
+
+}  // namespace
+
+void rule_gpu_reading_failed(const DiagnoseContext& c, Findings& out) {
+  for (const GpuSeries& g : c.gpus) {
+    if (g.failed_readings.empty()) continue;
+    const bool most = mostly_unreadable(g);
+    std::vector<std::string> ev;
+    for (size_t i = 0; i < g.failed_readings.size() && i < 8; ++i)
+      ev.push_back("printed instead of a value: " + g.failed_readings[i]);
+    ev.push_back(fmt::format("in {}", share_text(g.samples_with_failures, g.accesses.size())));
+    if (!most)
+      ev.push_back(
+          "the GPU's other readings are values: one sensor or one query failed, not the "
+          "whole GPU");
+    const std::string title =
+        most ? fmt::format("{}: most readings failed ({}): the driver cannot talk to it",
+                           gpu_label(g), fields_text(g))
+             : fmt::format("{}: reading {} failed", gpu_label(g), fields_text(g));
+    out.push_back(make_finding("gpu.reading_failed",
+                               most ? Severity::kCritical : Severity::kWarning, &g, title,
+                               std::move(ev)));
+  }
+}
+
 void rule_nvswitch_sxid(const DiagnoseContext& c, Findings& out) {
   struct Agg {
     size_t lines = 0;

@@ -57,6 +57,11 @@ DiagnoseContext::DiagnoseContext(const Observation& o) : obs(o) {
       for (const std::string& e : st.errors) {
         if (std::find(g.errors.begin(), g.errors.end(), e) == g.errors.end()) g.errors.push_back(e);
       }
+      if (!st.failed_readings.empty()) ++g.samples_with_failures;
+      for (const std::string& f : st.failed_readings)
+        if (std::find(g.failed_readings.begin(), g.failed_readings.end(), f) ==
+            g.failed_readings.end())
+          g.failed_readings.push_back(f);
     }
   }
   std::sort(gpus.begin(), gpus.end(),

@@ -19,11 +19,13 @@ namespace gw {
 // One GPU across the window.
 struct GpuSeries {
   unsigned index = 0;
-  const DeviceInfo* info = nullptr;       // from the newest snapshot that has it
-  std::vector<const GpuSample*> samples;  // oldest first, only samples read while kOk
-  std::vector<int64_t> times_ms;          // parallel to samples
-  std::vector<GpuAccess> accesses;        // every state seen, oldest first
-  std::vector<std::string> errors;        // per-call errors, de-duplicated
+  const DeviceInfo* info = nullptr;          // from the newest snapshot that has it
+  std::vector<const GpuSample*> samples;     // oldest first, only samples read while kOk
+  std::vector<int64_t> times_ms;             // parallel to samples
+  std::vector<GpuAccess> accesses;           // every state seen, oldest first
+  std::vector<std::string> errors;           // per-call errors, de-duplicated
+  std::vector<std::string> failed_readings;  // "fan.speed: [Unknown Error]", de-duplicated
+  size_t samples_with_failures = 0;          // snapshots in which any reading failed
   GpuAccess last_access = GpuAccess::kOk;
 
   const GpuSample* last() const { return samples.empty() ? nullptr : samples.back(); }

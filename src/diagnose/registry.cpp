@@ -350,6 +350,17 @@ constexpr std::array kRules = {
              "The live source could not read the GPU (no permission or another error).",
              "Run as root or a user with access to /dev/nvidia*; see the listed errors.",
              rule_gpu_access_error},
+    RuleInfo{
+        "gpu.reading_failed", "gpu", S::kWarning,
+        "A reading of the GPU failed (Unknown Error, ERR!)",
+        "nvidia-smi printed a failure instead of a value ('[Unknown Error]' in --query-gpu CSV, "
+        "'ERR!' in its table) for one or more fields of the GPU. Critical when the name or "
+        "four fields and more failed (the driver cannot talk to the GPU); a warning when one "
+        "sensor or one query failed while the rest reads normally.",
+        "One field (a fan, a limit): check that sensor (nvidia-smi -q -i <gpu>), the fan "
+        "physically, and the driver version. Most fields: look for Xid 79/119/154 in the "
+        "kernel log for that bus id, drain the node and reset the GPU or reboot.",
+        rule_gpu_reading_failed},
     // ---- utilization / input pipeline ----
     RuleInfo{"util.input_cpu_bound", "utilization", S::kWarning,
              "GPU waits on single-threaded data loading",

@@ -81,6 +81,7 @@ void rule_gpu_fallen_off_bus(const DiagnoseContext& c, Findings& out);
 void rule_gpu_hung(const DiagnoseContext& c, Findings& out);
 void rule_gpu_reset_required(const DiagnoseContext& c, Findings& out);
 void rule_gpu_access_error(const DiagnoseContext& c, Findings& out);
+void rule_gpu_reading_failed(const DiagnoseContext& c, Findings& out);
 // driver_events.cpp (kernel-log driver messages that are not Xids)
 void rule_driver_init_failed(const DiagnoseContext& c, Findings& out);
 void rule_driver_open_modules_required(const DiagnoseContext& c, Findings& out);

@@ -91,6 +91,7 @@ class Reader {
   Line line_at(size_t pos) const { return capture_text::line_at(text_, pos); }
   bool try_block(const Line& l);
   bool take_csv(const Line& l);
+  std::string headerless_csv(const Line& l, std::string& note);
   bool take_dcgm(const Line& l);
   size_t json_end(size_t begin) const;
   size_t block_end(const Line& first, bool (*fits)(const Line&));
@@ -149,6 +150,9 @@ class Reader {
   // of sections that carry no GPU state, skipped without a reader (said in a note).
   bug_report::Section section_ = bug_report::Section::kNone;
   size_t br_sections_ = 0, br_skipped_ = 0;
+  // The columns of the last `--query-gpu=... --format=csv,noheader` command and its line.
+  std::string query_header_;
+  size_t query_line_ = 0;
   // A kernel-log run is parsed in pieces of about this size, so that the text behind the
   // parser can be handed back (InputText::release_before) and is read once, not twice.
   static constexpr size_t kKernelPiece = size_t{4} << 20;
@@ -402,11 +406,44 @@ void Reader::add_table(std::string_view block, size_t first_line) {
   obs_.input_errors.push_back(r.error());
 }
 
+// Rows of `--format=csv,noheader`: named by the command a few lines above, else inferred from
+// the values (and said so in `note`); "" when the line is no such row.
+std::string Reader::headerless_csv(const Line& l, std::string& note) {
+  if (l.trimmed.find("--query-gpu") != std::string_view::npos) {
+    query_header_ = smi::query_header_of(l.trimmed);
+    query_line_ = l.no;
+    return {};
+  }
+  if (l.trimmed.find(',') == std::string_view::npos) return {};
+  const std::string at = std::string(origin_) + ":" + std::to_string(l.no);
+  if (!query_header_.empty() && l.no <= query_line_ + 3 &&
+      smi::csv_row_fields(l.trimmed) ==
+          static_cast<size_t>(std::count(query_header_.begin(), query_header_.end(), ',')) + 1) {
+    note = at + ": CSV rows without a header: columns from the --query-gpu command at line " +
+           std::to_string(query_line_) + " (" + query_header_ + ")";
+    return query_header_;
+  }
+  size_t named = 0;
+  std::string inferred = smi::infer_csv_header(l.trimmed, &named);
+  if (inferred.empty()) return {};
+  const size_t cols = static_cast<size_t>(std::count(inferred.begin(), inferred.end(), ',')) + 1;
+  note = at +
+         ": nvidia-smi CSV rows without a header or their command: columns inferred from the " +
+         "values (" + inferred + "); the " + std::to_string(cols - named) +
+         " unnamed columns are read only for failed readings";
+  return inferred;
+}
+
 bool Reader::take_csv(const Line& l) {
-  if (!capture_text::looks_like_csv_header(l.trimmed)) return false;
+  std::string header, note;
+  if (!capture_text::looks_like_csv_header(l.trimmed)) {
+    header = headerless_csv(l, note);
+    if (header.empty()) return false;
+  }
   flush_kernel();
   SampleReducer reducer;
   smi::CsvBlockInfo info;
+  info.header = std::move(header);
   const smi::CsvStopFn other = [](std::string_view line) {
     return capture_text::claimed_by_other_format(text::trim(line));
   };
@@ -421,6 +458,11 @@ bool Reader::take_csv(const Line& l) {
     return false;
   }
   rebase(errs, obs_.events.size(), l.no);
+  if (!note.empty()) {
+    query_header_.clear();
+    cov_.notes.push_back(note);
+    obs_.notes.push_back(std::move(note));
+  }
   if (info.rows == 0)
     incomplete("CSV header with no data rows (line " + std::to_string(l.no) +
                "): nothing was sampled");

@@ -129,6 +129,24 @@ TEST(GpuAccess, HungResetRequiredAndErrorsAreFindings) {
   EXPECT_FALSE(find(f, "gpu.access_error", 3u));
 }
 
+TEST(GpuAccess, AFailedReadingIsAFindingAboutThatGpu) {
+  std::vector<GpuState> gpus{idle_gpu(0), idle_gpu(1), idle_gpu(2)};
+  gpus[0].failed_readings = {"fan.speed: [Unknown Error]"};
+  gpus[1].failed_readings = {"name: ERR!", "temperature.gpu: ERR!", "power.draw: ERR!"};
+  const auto f = diagnose(snapshot(gpus));
+  const auto one = find(f, "gpu.reading_failed", 0u);
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->severity, Severity::kWarning);  // one sensor, the rest of the GPU reads
+  EXPECT_NE(one->title.find("reading fan.speed failed"), std::string::npos) << one->title;
+  EXPECT_NE(test::evidence(*one).find("fan.speed: [Unknown Error]"), std::string::npos);
+  const auto most = find(f, "gpu.reading_failed", 1u);
+  ASSERT_TRUE(most);
+  EXPECT_EQ(most->severity, Severity::kCritical);  // its name unreadable: the driver lost it
+  EXPECT_NE(most->title.find("the driver cannot talk to it"), std::string::npos) << most->title;
+  EXPECT_FALSE(find(f, "gpu.reading_failed", 2u));
+  EXPECT_FALSE(find(f, "gpu.access_error"));  // the GPUs answered: no access error
+}
+
 TEST(NvSwitchSxid, HostLevelAndMarkedSecondaryToALostGpu) {
   Observation obs;
   obs.events.push_back(xid(79, "0000:91:00", "GPU has fallen off the bus.", kT0));

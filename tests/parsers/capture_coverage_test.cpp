@@ -72,8 +72,14 @@ TEST(CaptureCoverage, DcgmGridDmonAndJson) {
     healthy = healthy || r.kind == DcgmKind::kHealthy;
   }
   EXPECT_TRUE(xid && healthy);
-  // "1, Reset   <= GPU is unusable" names a GPU and no reader takes it: listed.
-  EXPECT_TRUE(listed(c, 4)) << c.gpu_lines_not_read;
+  // "1, Reset   <= GPU is unusable": a row of the noheader command at line 2, read (GPU 1's
+  // recovery action), not listed.
+  EXPECT_FALSE(listed(c, 4)) << c.gpu_lines_not_read;
+  bool reset = false;
+  for (const Snapshot& s : obs.samples)
+    for (const GpuState& gs : s.gpus)
+      reset = reset || (gs.info.index == 1 && gs.access == GpuAccess::kResetRequired);
+  EXPECT_TRUE(reset);
   Observation g;
   cov_of(read_fixture("200-dcgm-nvlink-all-down-diag-r2-pass", "input.txt"), &g);
   size_t down = 0;

@@ -1,5 +1,6 @@
 #include "sources/smi/csv_fields.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
@@ -106,6 +107,7 @@ constexpr std::pair<std::string_view, CsvField> kFields[] = {
     {"remapped_rows.uncorrectable", F::kRemapUnc},
     {"remapped_rows.pending", F::kRemapPending},
     {"remapped_rows.failure", F::kRemapFailure},
+    {"gpu_recovery_action", F::kRecoveryAction},
     {"hostname", F::kHostname},
 };
 
@@ -327,6 +329,13 @@ void apply_mode(F f, std::string_view v, GpuState& g) {
     case F::kMigPending:
       s.mig_pending = text::parse_bool(v);
       break;
+    case F::kRecoveryAction:
+      // Anything but None is the driver asking for an intervention before the GPU is usable.
+      if (!v.empty() && v != "None" && !text::is_na(v)) {
+        g.access = GpuAccess::kResetRequired;
+        g.errors.push_back("nvidia-smi gpu_recovery_action: " + std::string(v));
+      }
+      break;
     case F::kComputeMode:
       if (v == "Default")
         s.compute_mode = ComputeMode::kDefault;
@@ -458,6 +467,7 @@ CsvGroup group_of(F f) {
     case F::kComputeMode:
     case F::kMigCurrent:
     case F::kMigPending:
+    case F::kRecoveryAction:
       return CsvGroup::kMode;
     default:
       return CsvGroup::kNone;
@@ -484,6 +494,19 @@ CsvColumn csv_column_for(std::string_view header_field) {
        {"clocks_event_reasons_counters.", "clocks_throttle_reasons_counters."})
     if (text::starts_with(n, prefix)) col.field = F::kReasonCounter;
   return col;
+}
+
+bool note_failed_reading(std::string_view column, std::string_view value, GpuState& g) {
+  const text::FailedReading f = text::failed_reading(value);
+  if (f == text::FailedReading::kNone) return false;
+  std::string what = std::string(column) + ": " + std::string(text::trim(value));
+  if (std::find(g.failed_readings.begin(), g.failed_readings.end(), what) ==
+      g.failed_readings.end())
+    g.failed_readings.push_back(std::move(what));
+  if (f == text::FailedReading::kLost) g.access = GpuAccess::kLost;
+  if (f == text::FailedReading::kResetRequired && g.access == GpuAccess::kOk)
+    g.access = GpuAccess::kResetRequired;
+  return true;
 }
 
 void apply_csv_value(const CsvColumn& col, std::string_view value, Snapshot& snap, GpuState& g) {

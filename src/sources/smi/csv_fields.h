@@ -85,6 +85,7 @@ enum class CsvField : uint8_t {
   kRemapUnc,
   kRemapPending,
   kRemapFailure,
+  kRecoveryAction,  // gpu_recovery_action: None, Reset, Reboot, Drain P2P, Drain and Reset
   kHostname,
 };
 
@@ -102,5 +103,16 @@ CsvColumn csv_column_for(std::string_view header_field);
 
 // Puts one (trimmed or not) value into the snapshot/GPU; N/A-style values leave nullopt.
 void apply_csv_value(const CsvColumn& col, std::string_view value, Snapshot& snap, GpuState& gpu);
+
+// A value the tool printed a failure for ("[Unknown Error]", "[GPU requires reset]", "ERR!"):
+// noted on the GPU under the column's name (and its access set for reset / lost). False when
+// the value is no failure.
+bool note_failed_reading(std::string_view column, std::string_view value, GpuState& gpu);
+// Cheap pre-check for the hot path: could this field be a failure at all?
+inline bool may_be_failed_reading(std::string_view v) {
+  size_t i = 0;
+  while (i < v.size() && v[i] == ' ') ++i;
+  return i < v.size() && (v[i] == '[' || v[i] == 'E' || v[i] == 'U' || v[i] == 'G');
+}
 
 }  // namespace gw::smi

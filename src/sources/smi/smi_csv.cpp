@@ -5,6 +5,7 @@
 // bytes at a time, each value parsed straight from its field by the op chosen at header
 // time (smi_csv_plan.h), and only the slots the header names are rewritten per row.
 // The reference path (CsvPath::kReference) is the plain version the fast one must match.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/event.h"
 #include "sources/smi/csv_fields.h"
 #include "sources/smi/model_util.h"
 #include "sources/smi/smi_csv.h"
@@ -28,6 +30,7 @@ using smi::FastOp;
 
 constexpr int64_t kGroupWindowMs = 500;  // rows of one -l cycle are a few ms apart
 constexpr size_t kMaxRowErrors = 50;     // then one summary error
+constexpr size_t kMaxPastedGpus = 64;    // rows_are_gpus_: at most this many in one moment
 
 // "2026/07/14 08:12:53" (also '-' separated; v trimmed, >= 19 chars) -> epoch ms, UTC.
 std::optional<int64_t> parse_ts_seconds(std::string_view v) {
@@ -127,6 +130,18 @@ void reset_gpu(GpuState& g) {
   g.info.name = std::move(name);
   g.info.uuid = std::move(uuid);
   g.info.pci_bus_id = std::move(bus);
+  g.access = GpuAccess::kOk;
+  g.errors.clear();
+  g.failed_readings.clear();
+}
+
+// "1, Reset   <= GPU is unusable, reset required": what a person wrote after a row.
+std::string_view without_annotation(std::string_view row) {
+  for (std::string_view mark : {"<=", "<--", "<-", " # ", " // "}) {
+    const size_t p = row.find(mark);
+    if (p != std::string_view::npos && p > 0) return text::trim(row.substr(0, p));
+  }
+  return row;
 }
 
 // "0".."99" written canonically (no sign, no leading zero): such ids are equal as text
@@ -151,7 +166,8 @@ class CsvParser {
     cur_.source = "smi-csv:" + std::string(origin);
   }
 
-  Status header(std::string_view line, size_t line_no);
+  // `given`: names from a command line or inferred, not a header nvidia-smi printed.
+  Status header(std::string_view line, size_t line_no, bool given = false);
   // Both return 0 when the row was read, else its field count (the row was not used).
   size_t row_reference(std::string_view line, size_t line_no);
   size_t row_fast(std::string_view line, size_t line_no, const char* text_end);
@@ -190,11 +206,17 @@ class CsvParser {
   std::string ts_prefix_;  // fast path: the "YYYY/MM/DD hh:mm:ss" last parsed
   std::optional<int64_t> ts_prefix_ms_;
   size_t emitted_ = 0, bad_rows_ = 0;
+  bool failures_seen_ = false;  // a failed reading was noted: lean rows clear them per row
+  // Headerless rows pasted without any GPU identity column (name and values only) are the GPUs
+  // of one moment in order, as a person reads one nvidia-smi call; a logged header's rows
+  // without identity are each their own moment.
+  bool rows_are_gpus_ = false;
 };
 
-Status CsvParser::header(std::string_view line, size_t line_no) {
+Status CsvParser::header(std::string_view line, size_t line_no, bool given) {
   header_text_ = line;
   header_line_no_ = line_no;
+  rows_are_gpus_ = given;
   split_row(line, fields_);
   cols_.clear();
   size_t known = 0;
@@ -207,7 +229,7 @@ Status CsvParser::header(std::string_view line, size_t line_no) {
                          cols_.back().field == smi::CsvField::kUuid)))
       id_col_ = static_cast<int>(i);
   }
-  if (known == 0) {
+  if (known == 0 && !given) {
     return make_error("capture.smi_csv",
                       "expected a --query-gpu CSV header naming known fields "
                       "(timestamp, index, temperature.gpu, ...)",
@@ -221,7 +243,7 @@ Status CsvParser::header(std::string_view line, size_t line_no) {
 bool CsvParser::starts_new_group(std::string_view id, std::optional<int64_t> ts) const {
   if (in_group_ == 0) return false;
   if (ts && group_ts_ && (*ts - *group_ts_ > kGroupWindowMs || *ts < *group_ts_)) return true;
-  if (id_col_ < 0) return true;  // rows name no GPU: each row is its own moment
+  if (id_col_ < 0) return !rows_are_gpus_ || in_group_ >= kMaxPastedGpus;  // see rows_are_gpus_
   for (size_t i = 0; i < in_group_; ++i)
     if (group_ids_[i] == id) return true;
   return false;
@@ -258,9 +280,11 @@ size_t CsvParser::row_reference(std::string_view line, size_t line_no) {
   GpuState& g = next_gpu(ts);
   reset_gpu(g);
   g.info.index = static_cast<unsigned>(in_group_);
-  for (size_t i = 0; i < cols_.size(); ++i)
+  for (size_t i = 0; i < cols_.size(); ++i) {
     if (cols_[i].field != smi::CsvField::kIgnore)
       smi::apply_csv_value(cols_[i], fields_[i], cur_, g);
+    smi::note_failed_reading(cols_[i].name, fields_[i], g);
+  }
   ++in_group_;
   return 0;
 }
@@ -291,7 +315,7 @@ bool CsvParser::fast_new_group(std::string_view id, std::optional<int64_t> ts, b
                                unsigned num) const {
   if (in_group_ == 0) return false;
   if (ts && group_ts_ && (*ts - *group_ts_ > kGroupWindowMs || *ts < *group_ts_)) return true;
-  if (id_col_ < 0) return true;
+  if (id_col_ < 0) return !rows_are_gpus_ || in_group_ >= kMaxPastedGpus;
   if (canon) return (id_bits_[num >> 6] >> (num & 63)) & 1u;
   for (size_t i = 0; i < other_ids_; ++i)
     if (group_ids_[i] == id) return true;
@@ -381,10 +405,20 @@ size_t CsvParser::row_fast(std::string_view line, size_t line_no, const char* te
   if (fast_new_group(id, ts, canon, num)) emit();
   note_fast_id(id, canon, num);
   GpuState& g = next_gpu(ts);
-  if (!plan_.lean) reset_gpu(g);
+  if (!plan_.lean) {
+    reset_gpu(g);
+  } else if (failures_seen_) {  // a lean plan reuses the state: clear last row's failures
+    g.access = GpuAccess::kOk;
+    g.failed_readings.clear();
+  }
   g.info.index = static_cast<unsigned>(in_group_);
   const smi::FastColumn* plan = plan_.cols.data();
-  for (size_t i = 0; i < cols; ++i) apply_fast(plan[i], i, field(i), g);
+  for (size_t i = 0; i < cols; ++i) {
+    const std::string_view v = field(i);
+    apply_fast(plan[i], i, v, g);
+    if (smi::may_be_failed_reading(v) && smi::note_failed_reading(cols_[i].name, v, g))
+      failures_seen_ = true;
+  }
   ++in_group_;
   return 0;
 }
@@ -419,6 +453,155 @@ Result<size_t> parse_smi_csv_path(std::string_view text, std::string_view origin
   return parse_smi_csv_block(text, origin, sink, errors, path, nullptr, nullptr);
 }
 
+namespace {
+
+bool is_gpu_name(std::string_view v) {
+  for (std::string_view p :
+       {"NVIDIA ", "GeForce ", "Tesla ", "Quadro ", "TITAN ", "Titan ", "GRID ", "A100", "H100",
+        "H200", "B200", "L40", "A10G", "A40", "RTX A", "RTX PRO"})
+    if (text::starts_with(v, p)) return true;
+  return false;
+}
+
+bool is_uuid(std::string_view v) {
+  return (text::starts_with(v, "GPU-") || text::starts_with(v, "MIG-")) && v.size() >= 20;
+}
+
+bool all_digits(std::string_view v) {
+  if (v.empty()) return false;
+  for (char c : v)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// "535.54.03", "470.57.02", "580.65": a driver version.
+bool is_driver_version(std::string_view v) {
+  const size_t dot = v.find('.');
+  return dot == 3 && all_digits(v.substr(0, 3)) && v.size() >= 6 && v.size() <= 10 &&
+         std::all_of(v.begin(), v.end(), [](char c) { return c == '.' || (c >= '0' && c <= '9'); });
+}
+
+// A value nvidia-smi prints in a CSV cell: a number with an optional unit, a bracketed note,
+// N/A, a mode word, a timestamp. Prose is none of these.
+bool is_plain_value(std::string_view v) {
+  if (v.empty() || v.size() > 40) return false;
+  if (v.front() == '[' && v.back() == ']') return true;
+  if (text::is_na(v) || v == "ERR!") return true;
+  for (std::string_view w : {"Enabled",    "Disabled",
+                             "Yes",        "No",
+                             "On",         "Off",
+                             "Active",     "Not Active",
+                             "Default",    "Exclusive_Process",
+                             "Prohibited", "None",
+                             "Reset",      "Reboot",
+                             "Drain P2P",  "Drain and Reset",
+                             "Completed",  "In Progress",
+                             "Success",    "Failure"})
+    if (v == w) return true;
+  const size_t sp = v.find(' ');
+  const std::string_view num = v.substr(0, sp);
+  if (!text::parse_double(num)) return text::starts_with(v, "0x") || v.find('/') == 4;
+  if (sp == std::string_view::npos) return true;
+  const std::string_view unit = v.substr(sp + 1);
+  for (std::string_view u : {"%", "W", "MiB", "MB", "GiB", "MHz", "C", "KB/s", "ms", "us"})
+    if (unit == u) return true;
+  return false;
+}
+
+std::vector<std::string_view> split_fields(std::string_view row) {
+  std::vector<std::string_view> out;
+  size_t b = 0;
+  while (b <= row.size()) {
+    size_t e = row.find(',', b);
+    if (e == std::string_view::npos) e = row.size();
+    out.push_back(text::trim(row.substr(b, e - b)));
+    b = e + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+// Cheap test before splitting: an identity value must be in the row somewhere.
+bool may_name_a_gpu(std::string_view row) {
+  for (std::string_view m :
+       {"NVIDIA", "GeForce", "Tesla", "Quadro", "TITAN", "Titan", "GRID", "GPU-", "MIG-",
+        "0000:", ":00.", "A100", "H100", "H200", "B200", "L40", "A10G", "A40", "RTX"})
+    if (row.find(m) != std::string_view::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string infer_csv_header(std::string_view row, size_t* named) {
+  if (!may_name_a_gpu(row)) return {};
+  const auto fields = split_fields(without_annotation(text::trim(row)));
+  if (fields.size() < 3) return {};
+  std::vector<std::string> cols;
+  size_t identity = 0, n = 0;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const std::string_view v = fields[i];
+    std::string col;
+    if (is_gpu_name(v)) {
+      col = "name";
+      ++identity;
+    } else if (v.size() >= 7 && v.find(':') != std::string_view::npos &&
+               v.find('.') != std::string_view::npos && normalize_pci_bus_id(v)) {
+      col = "pci.bus_id";
+      ++identity;
+    } else if (is_uuid(v)) {
+      col = "uuid";
+      ++identity;
+    } else if (v.size() >= 2 && v.size() <= 3 && v[0] == 'P' && all_digits(v.substr(1))) {
+      col = "pstate";
+    } else if (is_driver_version(v)) {
+      col = "driver_version";
+    } else if (i == 0 && all_digits(v) && v.size() <= 3 && fields.size() > 1 &&
+               is_gpu_name(fields[1])) {
+      col = "index";
+    } else if (!is_plain_value(v)) {
+      return {};  // prose, or a value nvidia-smi does not print
+    }
+    if (!col.empty()) ++n;
+    cols.push_back(col.empty() ? "column " + std::to_string(i + 1) : std::move(col));
+  }
+  if (identity == 0) return {};
+  if (named) *named = n;
+  std::string out;
+  for (const std::string& c : cols) out += (out.empty() ? "" : ", ") + c;
+  return out;
+}
+
+std::string query_header_of(std::string_view command) {
+  const size_t q = command.find("--query-gpu");
+  if (q == std::string_view::npos || command.find("noheader") == std::string_view::npos) return {};
+  size_t b = q + 11;
+  if (b < command.size() && (command[b] == '=' || command[b] == ' ')) ++b;
+  size_t e = b;
+  while (e < command.size() && command[e] != ' ' && command[e] != '\'' && command[e] != '"') ++e;
+  std::string out;
+  for (std::string_view f : split_fields(command.substr(b, e - b))) {
+    if (f.empty()) return {};
+    out += (out.empty() ? "" : ", ") + std::string(f);
+  }
+  return out;
+}
+
+bool looks_like_csv_values(std::string_view row) {
+  for (std::string_view v : split_fields(without_annotation(text::trim(row))))
+    if (!is_plain_value(v) && !is_gpu_name(v) && !is_uuid(v) && !is_driver_version(v) &&
+        !(v.size() >= 2 && v.size() <= 3 && v[0] == 'P') && !normalize_pci_bus_id(v))
+      return false;
+  return true;
+}
+
+size_t csv_row_fields(std::string_view row) {
+  const std::string_view bare = without_annotation(text::trim(row));
+  return static_cast<size_t>(std::count(bare.begin(), bare.end(), ',')) + 1;
+}
+
 Result<size_t> parse_smi_csv_block(std::string_view text, std::string_view origin,
                                    const SnapshotSink& sink, std::vector<Error>* errors,
                                    CsvPath path, const CsvStopFn* is_other, CsvBlockInfo* info) {
@@ -428,6 +611,10 @@ Result<size_t> parse_smi_csv_block(std::string_view text, std::string_view origi
   text::LineReader rd(text);
   std::string_view line;
   bool have_header = false;
+  if (info && !info->header.empty()) {
+    if (auto st = p.header(info->header, 0, true); !st) return st.error();
+    have_header = true;
+  }
   size_t start = 0, last_end = 0, last_line = 0;
   constexpr size_t kProgressStep = size_t{1} << 20;
   size_t next_report = info && info->on_progress ? kProgressStep : std::string_view::npos;
@@ -452,8 +639,14 @@ Result<size_t> parse_smi_csv_block(std::string_view text, std::string_view origi
       last_line = rd.line_no();
       continue;
     }
-    const size_t got = path == CsvPath::kFast ? p.row_fast(line, rd.line_no(), text_end)
-                                              : p.row_reference(line, rd.line_no());
+    size_t got = path == CsvPath::kFast ? p.row_fast(line, rd.line_no(), text_end)
+                                        : p.row_reference(line, rd.line_no());
+    if (got != 0) {  // a note after the row ("<= GPU is unusable, ...") is not a column
+      const std::string_view bare = without_annotation(line);
+      if (bare.size() < line.size())
+        got = path == CsvPath::kFast ? p.row_fast(bare, rd.line_no(), text_end)
+                                     : p.row_reference(bare, rd.line_no());
+    }
     if (got == 0) {
       if (info) ++info->rows;
       last_end = rd.offset();
@@ -466,8 +659,10 @@ Result<size_t> parse_smi_csv_block(std::string_view text, std::string_view origi
       last_line = rd.line_no();
       continue;
     }
-    // In a mixed file a line with no comma, or one another reader claims, ends the table.
-    if (is_other && (got == 1 || (*is_other)(line))) {
+    // In a mixed file a line with no comma, one another reader claims, or a sentence ends the
+    // table; so does any other row of rows without a header (they were a guess).
+    const bool given = info && !info->header.empty();
+    if (is_other && (got == 1 || given || (*is_other)(line) || !smi::looks_like_csv_values(line))) {
       if (info) {
         info->end = last_end;
         info->end_line = last_line;

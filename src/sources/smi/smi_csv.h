@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,9 +28,26 @@ struct CsvBlockInfo {
   size_t elided = 0;    // "[...]" lines
   // In: called with the bytes of `text` read so far, about every MiB (a progress line).
   std::function<void(size_t bytes)> on_progress;
+  // In: the column names when `text` has no header line (`--format=csv,noheader`: from the
+  // command's --query-gpu, or inferred); line 1 is then the first row.
+  std::string header;
 };
 // True for a line that belongs to something else (a kernel log line, a prompt...).
 using CsvStopFn = std::function<bool(std::string_view line)>;
+
+// `--format=csv,noheader` rows seen without their command: the header inferred from one row's
+// values, or "" when the line is not such a row. Only what a value shows for certain is named
+// (a GPU name, a PCI bus id, a GPU UUID, a P-state, a driver version, an index before a name);
+// every other column is "column N", read only for failed readings. `named` counts the named.
+std::string infer_csv_header(std::string_view row, size_t* named);
+// The column names of an `nvidia-smi --query-gpu=a,b,c --format=csv,noheader` command line
+// ("a, b, c"), or "" when the line is not one (no query, or a header is printed).
+std::string query_header_of(std::string_view command);
+// True when every field of the row is a value nvidia-smi prints or names a GPU: a row with the
+// wrong field count that is not this (a sentence after the table) ends a table, not an error.
+bool looks_like_csv_values(std::string_view row);
+// How many fields a row has, not counting a note written after it ("<= GPU is unusable").
+size_t csv_row_fields(std::string_view row);
 
 // parse_smi_csv_path over the start of `text`: with `is_other` set, the table ends at the first
 // row with no comma or with the wrong field count that `is_other` claims (info->end says

@@ -3,10 +3,12 @@
 //   | N/A   27C    P0    72W /  700W   |    1MiB /  81559MiB    |  0%  Default |
 //   |                                  |                        |     Disabled |  (MIG M.)
 // then a Processes table.
+#include <array>
 #include <string>
 #include <vector>
 
 #include "core/event.h"
+#include "sources/smi/csv_fields.h"
 #include "sources/smi/model_util.h"
 #include "sources/smi/smi_parsers.h"
 #include "sources/smi/text_util.h"
@@ -70,12 +72,38 @@ bool gpu_first_line(const std::vector<std::string_view>& cells, Snapshot& snap) 
   }
   g.info.pci_bus_id = *normalize_pci_bus_id(bus.front());
   g.sample.ecc_dbe_volatile = text::parse_u64(cells[2]);
+  if (g.info.name == "ERR!") smi::note_failed_reading("name", g.info.name, g);
+  smi::note_failed_reading("ecc.errors.uncorrected.volatile", cells[2], g);
   snap.gpus.push_back(std::move(g));
   return true;
 }
 
+// ERR! where a value should be: the cell's fields in the table's order ("Fan Temp Perf
+// Pwr:Usage/Cap", "Memory-Usage", "GPU-Util Compute M.").
+void note_err_cells(const std::vector<std::string_view>& cells, GpuState& g) {
+  static constexpr std::array<std::string_view, 4> kLeft = {"fan.speed", "temperature.gpu",
+                                                            "pstate", "power.draw"};
+  const auto w = words(cells[0]);
+  size_t at = 0;
+  bool after_slash = false;
+  for (const std::string_view t : w) {
+    if (t == "/") {
+      after_slash = true;
+      continue;
+    }
+    if (after_slash)
+      smi::note_failed_reading("power.limit", t, g);
+    else if (at < kLeft.size())
+      smi::note_failed_reading(kLeft[at++], t, g);
+  }
+  for (const std::string_view t : words(cells[1])) smi::note_failed_reading("memory", t, g);
+  const auto u = words(cells[2]);
+  if (!u.empty()) smi::note_failed_reading("utilization.gpu", u.front(), g);
+}
+
 // "| N/A   27C    P0    72W /  700W |   1MiB /  81559MiB |   0%   Default |"
 void gpu_second_line(const std::vector<std::string_view>& cells, GpuState& g) {
+  note_err_cells(cells, g);
   GpuSample& s = g.sample;
   for (auto t : words(cells[0])) {
     if (text::ends_with(t, "%"))

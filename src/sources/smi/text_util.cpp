@@ -67,6 +67,18 @@ bool is_na(std::string_view v) {
   return false;
 }
 
+FailedReading failed_reading(std::string_view v) {
+  v = trim(v);
+  if (v.size() < 4) return FailedReading::kNone;
+  if (v == "ERR!") return FailedReading::kFailed;
+  if (v.front() != '[' && v.front() != 'U' && v.front() != 'G') return FailedReading::kNone;
+  if (v.front() == '[' && v.back() == ']') v = v.substr(1, v.size() - 2);
+  if (v == "Unknown Error" || v == "Unknown error") return FailedReading::kFailed;
+  if (v == "GPU requires reset") return FailedReading::kResetRequired;
+  if (v == "GPU is lost") return FailedReading::kLost;
+  return FailedReading::kNone;
+}
+
 // The numeric parsers rely on from_chars rejecting "N/A", "[N/A]", "-": no is_na() scan on
 // the hot path of big CSV logs.
 std::optional<uint64_t> parse_u64_slow(std::string_view v) {

@@ -65,6 +65,11 @@ class LineReader {
 // "Requested functionality has been deprecated", "Not available in WDDM driver model", "-".
 bool is_na(std::string_view v);
 
+// What a value says when the tool could not read it (not "no value": N/A and Not Supported are
+// not failures): "[Unknown Error]", "ERR!", "[GPU requires reset]", "[GPU is lost]".
+enum class FailedReading : uint8_t { kNone, kFailed, kResetRequired, kLost };
+FailedReading failed_reading(std::string_view v);
+
 // Plain decimal digits at the start of s (hot path of big CSV logs; no locale, no library
 // call). Sets `used` to the digits consumed; 0 when s does not start with a digit.
 inline uint64_t leading_digits(std::string_view s, size_t& used) {
