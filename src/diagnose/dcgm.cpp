@@ -70,6 +70,14 @@ void rule_dcgm_diag_skip(const DiagnoseContext& c, Findings& out) {
                "(diag-skus.yaml, is_allowed) and rerun it before trusting the GPU.");
 }
 
+namespace {
+bool links_down_incident(const DcgmResult& r) {
+  return (r.test.find("NVLINK") != std::string::npos ||
+          r.test.find("NVLink") != std::string::npos) &&
+         r.text.find("is currently down") != std::string::npos;
+}
+}  // namespace
+
 void rule_dcgm_health(const DiagnoseContext& c, Findings& out) {
   for (const DcgmResult& r : c.obs.dcgm) {
     if (r.kind != DcgmKind::kHealth) continue;
@@ -79,6 +87,11 @@ void rule_dcgm_health(const DiagnoseContext& c, Findings& out) {
     f.title = fmt::format("DCGM health {}{} on {}", r.level, r.test.empty() ? "" : " in " + r.test,
                           gpu_name(r.gpu));
     f.evidence.push_back(fmt::format("{} at {}: {}", r.part, r.origin, r.text));
+    if (links_down_incident(r))
+      f.evidence.push_back(
+          "DCGM's NVLink watch reports the links of a GPU that has none in use as down too (a "
+          "PCIe card without an NVLink bridge): check nvidia-smi nvlink -s and the product "
+          "before treating this as a link fault");
     f.remedy = r.test == "Thermal"
                    ? "Check the cooling of that GPU: fans present and spinning, airflow, "
                      "thermal paste; watch its clock event reasons."

@@ -480,6 +480,9 @@ namespace dcgm_fits {
 bool diag(const Line& l) {
   return dcgm::block_fits(dcgm::Block::kDiagTable, l.trimmed);
 }
+bool health(const Line& l) {
+  return dcgm::block_fits(dcgm::Block::kHealthTable, l.trimmed);
+}
 bool grid(const Line& l) {
   return dcgm::block_fits(dcgm::Block::kNvlinkGrid, l.trimmed);
 }
@@ -528,9 +531,10 @@ bool Reader::take_dcgm(const Line& l) {
     if (end == std::string_view::npos) return false;
     line_no_ = l.no + text::count_newlines(text_.data() + l.next, end > l.next ? end - l.next : 0);
   } else {
-    end = block_end(l, b == dcgm::Block::kDiagTable    ? dcgm_fits::diag
-                       : b == dcgm::Block::kNvlinkGrid ? dcgm_fits::grid
-                                                       : dcgm_fits::dmon);
+    end = block_end(l, b == dcgm::Block::kDiagTable     ? dcgm_fits::diag
+                       : b == dcgm::Block::kHealthTable ? dcgm_fits::health
+                       : b == dcgm::Block::kNvlinkGrid  ? dcgm_fits::grid
+                                                        : dcgm_fits::dmon);
   }
   std::vector<DcgmResult> found;
   const auto info = dcgm::read_block(b, text_.substr(l.begin, end - l.begin), origin_, l.no, found);

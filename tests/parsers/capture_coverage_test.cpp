@@ -88,6 +88,30 @@ TEST(CaptureCoverage, DcgmGridDmonAndJson) {
   EXPECT_EQ(down, 2u);
 }
 
+TEST(CaptureCoverage, DcgmHealthTextTable) {
+  // Capture 383: `dcgmi health -c` as text: GPU 0's NVLINK system in Failure, the incident
+  // text on the rows below it; read the same CRLF-ended and re-indented.
+  const std::string log =
+      read_fixture("383-dcgm-health-c-a100-pcie-nvlink-system-failure-false-positive", "app.log");
+  std::string crlf, indented;
+  for (const std::string& l : test::lines_of(log)) {
+    crlf += l + "\r\n";
+    indented += "   " + l + "\n";
+  }
+  for (const std::string& text : {log, crlf, indented}) {
+    Observation obs;
+    const InputCoverage c = cov_of(text, &obs);
+    ASSERT_EQ(obs.dcgm.size(), 1u);
+    const DcgmResult& r = obs.dcgm.front();
+    EXPECT_EQ(r.kind, DcgmKind::kHealth);
+    EXPECT_EQ(r.gpu, 0u);
+    EXPECT_EQ(r.test, "NVLINK");
+    EXPECT_EQ(r.level, "Failure");
+    EXPECT_NE(r.text.find("GPU 0's NvLink link 1 is currently down"), std::string::npos) << r.text;
+    EXPECT_FALSE(listed(c, 8));  // the incident's own rows are read
+  }
+}
+
 TEST(CaptureCoverage, HostEngineHealthLineAndCutDiag) {
   Observation he;
   cov_of(read_fixture("207-dcgm-hostengine-health-thermal-warning-gpu2", "input.txt"), &he);

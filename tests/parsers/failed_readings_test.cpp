@@ -125,6 +125,30 @@ TEST(FailedReadings, TableErrCellsNameTheirFields) {
   EXPECT_EQ(one.by_gpu.at(14), std::vector<std::string>{"fan.speed: ERR!"});
 }
 
+TEST(FailedReadings, QueryTextFieldsAndRecoveryAction) {
+  // Capture 006 (nvidia-smi -q of a healthy TITAN V) with two lines as a broken GPU prints
+  // them: its fan reading failed, and R550+'s recovery action asks for a reset.
+  std::string q;
+  for (const std::string& l : lines_of(read_fixture("006-titan-v-idle-healthy", "input.txt"))) {
+    if (l.find("Fan Speed") != std::string::npos) {
+      q += "    Fan Speed                             : Unknown Error\n";
+      continue;
+    }
+    q += l + "\n";
+    if (l.find("Compute Mode") != std::string::npos)
+      q += "    GPU Recovery Action                   : Reset\n";
+  }
+  const Failures f = read_text(q);
+  ASSERT_EQ(f.by_gpu.size(), 1u);
+  EXPECT_EQ(f.by_gpu.begin()->second, std::vector<std::string>{"Fan Speed: Unknown Error"});
+  ASSERT_EQ(f.access.size(), 1u);
+  EXPECT_EQ(f.access.begin()->second, GpuAccess::kResetRequired);
+  // The healthy original: nothing failed, nothing to reset.
+  const Failures ok = read_text(read_fixture("006-titan-v-idle-healthy", "input.txt"));
+  EXPECT_TRUE(ok.by_gpu.empty());
+  EXPECT_TRUE(ok.access.empty());
+}
+
 TEST(FailedReadings, ClassTransformationsKeepTheFailures) {
   const std::string dmesg = read_fixture("009-dmesg-xid119-gsp-rpc-timeout", "dmesg.log");
   const std::string sep(44, '_');

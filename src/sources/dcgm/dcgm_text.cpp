@@ -353,6 +353,104 @@ BlockInfo read_json(std::string_view block, std::string_view origin, size_t firs
   return info;
 }
 
+// ---- health -c (text) ----
+
+// The two cells of "| -> 0                      | Failure        |" (trimmed); false when the
+// row has not two.
+bool two_cells(std::string_view t, std::string_view& left, std::string_view& right) {
+  if (t.size() < 3 || t.front() != '|') return false;
+  const size_t mid = t.find('|', 1);
+  if (mid == std::string_view::npos) return false;
+  const size_t end = t.find('|', mid + 1);
+  left = text::trim(t.substr(1, mid - 1));
+  right = text::trim(t.substr(mid + 1, end == std::string_view::npos ? end : end - mid - 1));
+  return true;
+}
+
+// dcgmi health -c: "Overall Health | Failure", then per entity "-> 0 | Failure" (the GPU id),
+// per system "-> NVLINK system | Failure" and its incident text on rows with an empty left cell.
+class HealthTable {
+ public:
+  HealthTable(std::string_view origin, std::vector<DcgmResult>& out) : origin_(origin), out_(out) {}
+  void row(std::string_view t, size_t no);
+  BlockInfo finish(size_t first_line);
+
+ private:
+  std::string_view origin_;
+  std::vector<DcgmResult>& out_;
+  std::optional<std::string> overall_;
+  std::optional<unsigned> gpu_;
+  size_t first_ = 0;           // out_ size before the table
+  std::optional<size_t> cur_;  // the incident being read
+  bool started_ = false;
+};
+
+void HealthTable::row(std::string_view t, size_t no) {
+  std::string_view left, right;
+  if (!started_) {
+    first_ = out_.size();
+    started_ = true;
+  }
+  if (!two_cells(t, left, right)) return;
+  if (left == "Overall Health") {
+    overall_ = std::string(right);
+    return;
+  }
+  if (text::starts_with(left, "->")) {
+    const std::string_view what = text::trim(left.substr(2));
+    cur_.reset();
+    if (text::ends_with(what, " system")) {
+      DcgmResult r;
+      r.kind = DcgmKind::kHealth;
+      r.gpu = gpu_;
+      r.part = "dcgmi health";
+      r.test = std::string(what.substr(0, what.size() - 7));
+      r.level = std::string(right);
+      r.origin = at(origin_, no);
+      cur_ = out_.size();
+      out_.push_back(std::move(r));
+    } else {
+      const auto ns = numbers(what);  // "-> 0", "-> GPU 0"
+      gpu_ = ns.empty() ? std::nullopt : std::optional<unsigned>(ns.front());
+    }
+    return;
+  }
+  if (left.empty() && cur_ && !right.empty()) {
+    std::string& text = out_[*cur_].text;
+    text += (text.empty() ? "" : " ") + std::string(right);
+  }
+}
+
+BlockInfo HealthTable::finish(size_t first_line) {
+  BlockInfo info;
+  if (!overall_) return info;
+  info.recognised = true;
+  if (out_.size() > first_) return info;  // the incidents say it
+  DcgmResult r;
+  r.kind = *overall_ == "Healthy" ? DcgmKind::kHealthy : DcgmKind::kHealth;
+  r.part = "dcgmi health";
+  r.level = *overall_;
+  r.text = "Overall Health: " + *overall_;
+  r.origin = at(origin_, first_line);
+  out_.push_back(std::move(r));
+  return info;
+}
+
+BlockInfo read_health_table(std::string_view block, std::string_view origin, size_t first_line,
+                            std::vector<DcgmResult>& out) {
+  HealthTable table(origin, out);
+  text::LineReader rd(block);
+  std::string_view line;
+  size_t no = first_line - 1;
+  while (rd.next(line)) table.row(text::trim(line), ++no);
+  return table.finish(first_line);
+}
+
+bool names_health_table(std::string_view t) {
+  return t.find("Health Monitor Report") != std::string_view::npos ||
+         t.find("| Overall Health ") != std::string_view::npos;
+}
+
 }  // namespace
 
 Block block_start(std::string_view t, std::string_view next) {
@@ -363,6 +461,7 @@ Block block_start(std::string_view t, std::string_view next) {
       if (t.find("NvLink Link Status") != std::string_view::npos ||
           next.find("NvLink Link Status") != std::string_view::npos)
         return Block::kNvlinkGrid;
+      if (names_health_table(t) || names_health_table(next)) return Block::kHealthTable;
       return diag_row(t) ? Block::kDiagTable : Block::kNone;
     case '#':
       return text::starts_with(t, "#Entity") ? Block::kDmon : Block::kNone;
@@ -376,6 +475,7 @@ Block block_start(std::string_view t, std::string_view next) {
 bool block_fits(Block b, std::string_view t) {
   switch (b) {
     case Block::kDiagTable:
+    case Block::kHealthTable:
       return t.front() == '|' || t.front() == '+';
     case Block::kNvlinkGrid:
       return t.front() == '|' || t.front() == '+' || text::starts_with(t, "GPUs:") ||
@@ -407,6 +507,8 @@ BlockInfo read_block(Block b, std::string_view block, std::string_view origin, s
       return read_dmon(block, origin, first_line, out);
     case Block::kJson:
       return read_json(block, origin, first_line, out);
+    case Block::kHealthTable:
+      return read_health_table(block, origin, first_line, out);
     default:
       return {};
   }

@@ -1,7 +1,8 @@
 // DCGM's tool output in a capture: the `dcgmi diag` result table (any level, any DCGM version
 // with the 27-column name field), the `dcgmi nvlink --link-status` grid, `dcgmi dmon` with
-// field XIDER, `dcgmi health -c -j` JSON, and single lines (the host engine's health log,
-// dcgmi's own confirmations). Pure functions over text; the capture reader finds the blocks.
+// field XIDER, `dcgmi health -c` (the text table and `-j` JSON), and single lines (the host
+// engine's health log, dcgmi's own confirmations). Pure functions over text; the capture reader
+// finds the blocks.
 #pragma once
 
 #include <string>
@@ -12,7 +13,7 @@
 
 namespace gw::dcgm {
 
-enum class Block { kNone, kDiagTable, kNvlinkGrid, kDmon, kJson };
+enum class Block { kNone, kDiagTable, kNvlinkGrid, kDmon, kJson, kHealthTable };
 
 // The block `trimmed` starts (`next` is the trimmed line after it: a grid's border comes
 // before its title). Cheap on other lines: a first-byte gate.

@@ -330,11 +330,7 @@ void apply_mode(F f, std::string_view v, GpuState& g) {
       s.mig_pending = text::parse_bool(v);
       break;
     case F::kRecoveryAction:
-      // Anything but None is the driver asking for an intervention before the GPU is usable.
-      if (!v.empty() && v != "None" && !text::is_na(v)) {
-        g.access = GpuAccess::kResetRequired;
-        g.errors.push_back("nvidia-smi gpu_recovery_action: " + std::string(v));
-      }
+      apply_recovery_action(v, g);
       break;
     case F::kComputeMode:
       if (v == "Default")
@@ -494,6 +490,15 @@ CsvColumn csv_column_for(std::string_view header_field) {
        {"clocks_event_reasons_counters.", "clocks_throttle_reasons_counters."})
     if (text::starts_with(n, prefix)) col.field = F::kReasonCounter;
   return col;
+}
+
+void apply_recovery_action(std::string_view v, GpuState& g) {
+  v = text::trim(v);
+  // Anything but None is the driver asking for an intervention before the GPU is usable.
+  if (v.empty() || v == "None" || text::is_na(v)) return;
+  g.access = GpuAccess::kResetRequired;
+  std::string e = "nvidia-smi GPU recovery action: " + std::string(v);
+  if (std::find(g.errors.begin(), g.errors.end(), e) == g.errors.end()) g.errors.push_back(e);
 }
 
 bool note_failed_reading(std::string_view column, std::string_view value, GpuState& g) {

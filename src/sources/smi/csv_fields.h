@@ -104,6 +104,10 @@ CsvColumn csv_column_for(std::string_view header_field);
 // Puts one (trimmed or not) value into the snapshot/GPU; N/A-style values leave nullopt.
 void apply_csv_value(const CsvColumn& col, std::string_view value, Snapshot& snap, GpuState& gpu);
 
+// nvidia-smi's GPU recovery action (R550+: `gpu_recovery_action`, -q "GPU Recovery Action"):
+// anything but None sets the GPU's access to reset-required, the action in its errors.
+void apply_recovery_action(std::string_view value, GpuState& gpu);
+
 // A value the tool printed a failure for ("[Unknown Error]", "[GPU requires reset]", "ERR!"):
 // noted on the GPU under the column's name (and its access set for reset / lost). False when
 // the value is no failure.

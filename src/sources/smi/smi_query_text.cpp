@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/event.h"
+#include "sources/smi/csv_fields.h"
 #include "sources/smi/model_util.h"
 #include "sources/smi/smi_parsers.h"
 #include "sources/smi/text_util.h"
@@ -107,6 +108,8 @@ void on_top_gpu_field(Ctx& c, std::string_view key, std::string_view val) {
       s.compute_mode = ComputeMode::kProhibited;
   } else if (key == "Processes" && val == "None") {
     s.processes.emplace();
+  } else if (key == "GPU Recovery Action") {
+    smi::apply_recovery_action(val, *c.gpu);
   }
 }
 
@@ -334,6 +337,8 @@ void on_loose_field(Ctx& c, std::string_view key, std::string_view val) {
 }
 
 void on_field(Ctx& c, std::string_view key, std::string_view val) {
+  // "Fan Speed : Unknown Error": a reading that failed, whatever the field.
+  if (smi::may_be_failed_reading(val)) smi::note_failed_reading(key, val, *c.gpu);
   if (c.stack.empty()) return on_loose_field(c, key, val);
   if (inside_mig_device(c)) return;  // per-instance numbers, not the whole GPU's
   const std::string_view sec = parent(c);
@@ -434,6 +439,7 @@ bool is_gpu_level_key(std::string_view key) {
                              "Fan Speed",
                              "Performance State",
                              "Compute Mode",
+                             "GPU Recovery Action",
                              "Processes",
                              "Sparse Operation Mode",
                              "Platform Info",
