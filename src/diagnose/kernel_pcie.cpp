@@ -21,6 +21,8 @@ constexpr double kAerNearS = 2.0;
 constexpr size_t kAerNearEvents = 20;
 // Corrected errors only: this many lines make a warning (a link that keeps retrying).
 constexpr size_t kManyCorrected = 100;
+// Corrected errors on a port whose device below is not named: reported from this many on.
+constexpr size_t kPortRepeats = 3;
 
 std::string first_word(std::string_view s) {
   return std::string(s.substr(0, s.find(' ')));
@@ -39,12 +41,66 @@ std::optional<std::string> source_of(std::string_view msg) {
   return std::nullopt;
 }
 
+struct AerCounts {
+  size_t corrected = 0, nonfatal = 0, fatal = 0, unrecovered = 0;
+  void add(const std::string& t) {
+    if (t.find("can't recover") != std::string::npos ||
+        t.find("recovery failed") != std::string::npos)
+      ++unrecovered;
+    else if (t.find("(Fatal)") != std::string::npos)
+      ++fatal;
+    else if (t.find("Uncorrect") != std::string::npos)
+      ++nonfatal;
+    else if (t.find("Correct") != std::string::npos)
+      ++corrected;
+  }
+  bool bad() const { return fatal > 0 || unrecovered > 0; }
+  std::string text() const {
+    return fmt::format(
+        "{} fatal, {} uncorrected non-fatal, {} corrected, {} unrecovered ('can't recover' / "
+        "'recovery failed')",
+        fatal, nonfatal, corrected, unrecovered);
+  }
+};
+
 struct AerGpu {
   std::string device;  // "00000000:63:00"
   std::vector<const Event*> lines;
   std::set<std::string> ports;
-  size_t corrected = 0, nonfatal = 0, fatal = 0, unrecovered = 0;
+  AerCounts n;
 };
+
+// The error bits an AER report names ("[ 5] Surprise Down Error    (First)" -> "Surprise Down
+// Error (First)"), in order, each once.
+void error_names(std::string_view m, std::vector<std::string>& out) {
+  for (size_t p = m.find('['); p != std::string_view::npos; p = m.find('[', p + 1)) {
+    const size_t close = m.find(']', p);
+    if (close == std::string_view::npos || close - p > 4) continue;
+    bool digits = close > p + 1;
+    for (size_t i = p + 1; i < close; ++i)
+      digits = digits && (m[i] == ' ' || std::isdigit(static_cast<unsigned char>(m[i])));
+    if (!digits) continue;
+    std::string_view rest = m.substr(close + 1);
+    rest = rest.substr(rest.find_first_not_of(' ') == std::string_view::npos
+                           ? rest.size()
+                           : rest.find_first_not_of(' '));
+    const size_t gap = rest.find("  ");
+    std::string name(rest.substr(0, std::min(gap, rest.find(" ["))));
+    if (gap != std::string_view::npos && rest.find("(First)", gap) < rest.find('[', gap))
+      name += " (First)";
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end())
+      out.push_back(std::move(name));
+  }
+}
+
+std::string names_text(const std::vector<const Event*>& lines) {
+  std::vector<std::string> names;
+  for (const Event* e : lines) error_names(e->message, names);
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < 8; ++i) out += (i ? ", " : "") + names[i];
+  return out;
+}
 
 std::string full_address(const std::string& device) {
   return device + ".0";
@@ -73,43 +129,67 @@ unsigned gen_of(double gt_s) {
 
 }  // namespace
 
-void rule_pcie_aer_errors(const DiagnoseContext& c, Findings& out) {
-  if (!any_driver_event(c, K::kPcieAer)) return;
-  const std::set<std::string> gpus = gpu_devices(c);
+namespace {
+
+// The AER events of the inputs and the GPU each is about (its own device, the device it names,
+// or a GPU line next to a port line).
+struct AerScan {
   std::vector<const Event*> aer;
-  for (const Event& e : c.obs.events) {
-    if (e.kind == EventKind::kDriverMessage && e.driver_kind == K::kPcieAer) aer.push_back(&e);
-  }
-  if (aer.empty()) return;
-  std::set<std::string> nvidia_devs;  // devices the nvidia driver owns, from the AER lines
-  for (const Event* e : aer) {
+  std::vector<std::optional<std::string>> target;
+  std::set<std::string> gpus;  // devices known as GPUs (inputs, or the nvidia driver's lines)
+};
+
+AerScan scan_aer(const DiagnoseContext& c) {
+  AerScan s;
+  for (const Event& e : c.obs.events)
+    if (e.kind == EventKind::kDriverMessage && e.driver_kind == K::kPcieAer) s.aer.push_back(&e);
+  s.gpus = gpu_devices(c);
+  for (const Event* e : s.aer)  // devices the nvidia driver owns, from the AER lines
     if (first_word(e->message) == "nvidia" && e->pci_bus_id)
-      nvidia_devs.insert(pci_device(*e->pci_bus_id));
-  }
-  auto is_gpu = [&](const std::string& d) { return gpus.count(d) || nvidia_devs.count(d); };
-  // Which GPU each line is about (its own device, the device it names, or a GPU line next
-  // to a port line).
-  std::vector<std::optional<std::string>> target(aer.size());
+      s.gpus.insert(pci_device(*e->pci_bus_id));
+  const auto& aer = s.aer;
+  s.target.resize(aer.size());
   for (size_t i = 0; i < aer.size(); ++i) {
     if (!aer[i]->pci_bus_id) continue;
     const std::string dev = pci_device(*aer[i]->pci_bus_id);
-    if (is_gpu(dev)) {
-      target[i] = dev;
-    } else if (auto src = source_of(aer[i]->message); src && is_gpu(*src)) {
-      target[i] = src;
+    if (s.gpus.count(dev)) {
+      s.target[i] = dev;
+    } else if (auto src = source_of(aer[i]->message); src && s.gpus.count(*src)) {
+      s.target[i] = src;
     }
   }
   for (size_t i = 0; i < aer.size(); ++i) {
-    if (target[i] || first_word(aer[i]->message) != "pcieport") continue;
+    if (s.target[i] || first_word(aer[i]->message) != "pcieport") continue;
     for (size_t j = i >= kAerNearEvents ? i - kAerNearEvents : 0;
          j < std::min(aer.size(), i + kAerNearEvents); ++j) {
-      if (j == i || !target[j] || pci_device(*aer[j]->pci_bus_id) != *target[j]) continue;
+      if (j == i || !s.target[j] || pci_device(*aer[j]->pci_bus_id) != *s.target[j]) continue;
       const auto gap = seconds_between(*aer[i], *aer[j]);
       if (gap && std::abs(*gap) > kAerNearS) continue;
-      target[i] = target[j];
+      s.target[i] = s.target[j];
       break;
     }
   }
+  // A port tied to a GPU once is that GPU's port for the whole capture (its earlier corrected
+  // errors included).
+  std::map<std::string, std::string> port_gpu;
+  for (size_t i = 0; i < aer.size(); ++i)
+    if (s.target[i] && first_word(aer[i]->message) == "pcieport")
+      port_gpu.emplace(*aer[i]->pci_bus_id, *s.target[i]);
+  for (size_t i = 0; i < aer.size(); ++i)
+    if (!s.target[i] && aer[i]->pci_bus_id && first_word(aer[i]->message) == "pcieport")
+      if (auto it = port_gpu.find(*aer[i]->pci_bus_id); it != port_gpu.end())
+        s.target[i] = it->second;
+  return s;
+}
+
+}  // namespace
+
+void rule_pcie_aer_errors(const DiagnoseContext& c, Findings& out) {
+  if (!any_driver_event(c, K::kPcieAer)) return;
+  const AerScan scan = scan_aer(c);
+  const auto& aer = scan.aer;
+  const auto& target = scan.target;
+  if (aer.empty()) return;
   std::map<std::string, AerGpu> by_gpu;
   for (size_t i = 0; i < aer.size(); ++i) {
     if (!target[i]) continue;
@@ -118,35 +198,27 @@ void rule_pcie_aer_errors(const DiagnoseContext& c, Findings& out) {
     const Event& e = *aer[i];
     if (g.lines.size() < 1000) g.lines.push_back(&e);
     const std::string dev = pci_device(*e.pci_bus_id);
-    if (dev != g.device && first_word(e.message) == "pcieport") g.ports.insert(full_address(dev));
-    const std::string& t = e.message;
-    if (t.find("can't recover") != std::string::npos ||
-        t.find("recovery failed") != std::string::npos)
-      ++g.unrecovered;
-    else if (t.find("(Fatal)") != std::string::npos)
-      ++g.fatal;
-    else if (t.find("Uncorrect") != std::string::npos)
-      ++g.nonfatal;
-    else if (t.find("Correct") != std::string::npos)
-      ++g.corrected;
+    if (dev != g.device && first_word(e.message) == "pcieport")
+      g.ports.insert(*e.pci_bus_id);  // a port's function counts
+    g.n.add(e.message);
   }
   for (const auto& [dev, g] : by_gpu) {
     Finding f;
     f.code = "pcie.aer_errors";
     f.pci_bus_id = full_address(dev);
     f.gpu = c.gpu_by_pci(*f.pci_bus_id);
-    const bool bad = g.fatal > 0 || g.unrecovered > 0;
+    const bool bad = g.n.bad();
     f.severity = bad ? Severity::kCritical
-                     : (g.nonfatal > 0 || g.corrected >= kManyCorrected ? Severity::kWarning
-                                                                        : Severity::kInfo);
+                     : (g.n.nonfatal > 0 || g.n.corrected >= kManyCorrected ? Severity::kWarning
+                                                                            : Severity::kInfo);
     const std::string where =
         g.ports.empty() ? std::string() : " and its upstream port " + *g.ports.begin();
     f.title = fmt::format("PCIe AER errors on {}{}", gpu_words(f.gpu, f.pci_bus_id), where);
-    f.evidence.push_back(fmt::format(
-        "{} AER line(s): {} fatal, {} uncorrected non-fatal, {} corrected, {} unrecovered "
-        "('can't recover' / 'recovery failed'); first {}, last {}",
-        g.lines.size(), g.fatal, g.nonfatal, g.corrected, g.unrecovered,
-        event_when(*g.lines.front()), event_when(*g.lines.back())));
+    f.evidence.push_back(fmt::format("{} AER line(s): {}; first {}, last {}", g.lines.size(),
+                                     g.n.text(), event_when(*g.lines.front()),
+                                     event_when(*g.lines.back())));
+    if (const std::string names = names_text(g.lines); !names.empty())
+      f.evidence.push_back("errors named: " + names);
     for (size_t i = 0; i < g.lines.size() && i < 3; ++i)
       f.evidence.push_back("log: " + g.lines[i]->message.substr(0, 160));
     f.remedy = bad ? "The GPU's PCIe link failed and the driver cannot recover it (it has no AER "
@@ -157,6 +229,62 @@ void rule_pcie_aer_errors(const DiagnoseContext& c, Findings& out) {
                      "the upstream port point at the link (slot, riser, retimer) rather than the "
                      "GPU. Watch the count: uncorrected errors usually come before a GPU falls "
                      "off the bus.";
+    out.push_back(std::move(f));
+  }
+}
+
+namespace {
+
+// A port's report that belongs to another device: it names one as the source, or that
+// device's own lines stand next to it (an NVMe drive's, a NIC's): not ours to judge.
+bool about_other_device(const AerScan& s, size_t i) {
+  const Event& e = *s.aer[i];
+  const std::string port = pci_device(*e.pci_bus_id);
+  if (auto src = source_of(e.message); src && *src != port && *src != "00000000:00:00") return true;
+  for (size_t j = i >= kAerNearEvents ? i - kAerNearEvents : 0;
+       j < std::min(s.aer.size(), i + kAerNearEvents); ++j) {
+    const Event& o = *s.aer[j];
+    if (j == i || !o.pci_bus_id || first_word(o.message) == "pcieport") continue;
+    const auto gap = seconds_between(e, o);
+    if (!gap || std::abs(*gap) <= kAerNearS) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void rule_pcie_aer_port(const DiagnoseContext& c, Findings& out) {
+  if (!any_driver_event(c, K::kPcieAer)) return;
+  const AerScan s = scan_aer(c);
+  std::map<std::string, std::vector<const Event*>> by_port;
+  for (size_t i = 0; i < s.aer.size(); ++i) {
+    const Event& e = *s.aer[i];
+    if (s.target[i] || !e.pci_bus_id || first_word(e.message) != "pcieport") continue;
+    if (!about_other_device(s, i)) by_port[*e.pci_bus_id].push_back(&e);
+  }
+  for (const auto& [port, lines] : by_port) {
+    AerCounts n;
+    for (const Event* e : lines) n.add(e->message);
+    const bool uncorrected = n.bad() || n.nonfatal > 0;
+    // One corrected error on a port with nothing named below is a laptop's Wi-Fi as often as
+    // a GPU's link: only a repeated one is worth a line.
+    if (!uncorrected && n.corrected < kPortRepeats) continue;
+    std::vector<std::string> ev{fmt::format("{} AER line(s): {}; first {}, last {}", lines.size(),
+                                            n.text(), event_when(*lines.front()),
+                                            event_when(*lines.back()))};
+    if (const std::string names = names_text(lines); !names.empty())
+      ev.push_back("errors named: " + names);
+    for (size_t i = 0; i < lines.size() && i < 2; ++i)
+      ev.push_back("log: " + lines[i]->message.substr(0, 200));
+    ev.push_back(
+        "the device below the port is not named in the log: if it is a GPU (lspci -tv), these "
+        "are its link's errors");
+    Finding f = make_finding(
+        "pcie.aer_port", uncorrected ? Severity::kWarning : Severity::kInfo, nullptr,
+        fmt::format("PCIe {} errors on port {}, whose device below is not named",
+                    n.bad() ? "fatal" : (uncorrected ? "uncorrected" : "corrected"), port),
+        std::move(ev));
+    f.pci_bus_id = port;
     out.push_back(std::move(f));
   }
 }

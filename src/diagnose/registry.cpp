@@ -830,6 +830,16 @@ constexpr std::array kRules = {
              "Reseat the GPU and riser/cable, check slot and retimers, update the BIOS; drain "
              "and reboot after an unrecovered error.",
              rule_pcie_aer_errors},
+    RuleInfo{"pcie.aer_port", "kernel", S::kWarning,
+             "PCIe AER errors on a port whose device below is not named",
+             "AER reports of a root or switch port (with their untagged detail lines and error "
+             "bits) that no GPU line, no other device's line and no named source explain: the "
+             "device below is not in the log. Warning when uncorrected or fatal (a Surprise "
+             "Down is the link below going away), info for corrected errors repeated 3 times "
+             "or more (a single one is not reported).",
+             "Find the device below the port (lspci -tv); if it is a GPU, treat it as that GPU's "
+             "link: reseat the GPU and riser/cable, check the slot, update the BIOS.",
+             rule_pcie_aer_port},
     RuleInfo{"pcie.link_limited", "kernel", S::kWarning,
              "GPU's PCIe bandwidth limited by an upstream link",
              "The PCI core's boot line '<N> Gb/s available PCIe bandwidth, limited by <speed> "

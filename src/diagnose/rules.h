@@ -94,6 +94,7 @@ void rule_driver_no_device_probed(const DiagnoseContext& c, Findings& out);
 void rule_kernel_hung_task(const DiagnoseContext& c, Findings& out);
 // kernel_pcie.cpp (PCIe lines of the kernel log)
 void rule_pcie_aer_errors(const DiagnoseContext& c, Findings& out);
+void rule_pcie_aer_port(const DiagnoseContext& c, Findings& out);
 void rule_pcie_link_limited(const DiagnoseContext& c, Findings& out);
 // utilization.cpp
 void rule_util_input_cpu_bound(const DiagnoseContext& c, Findings& out);

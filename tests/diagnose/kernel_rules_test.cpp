@@ -406,6 +406,36 @@ TEST(KernelPcie, CorrectedAerOnAnotherDeviceIsNotAGpuFinding) {
   EXPECT_TRUE(f.empty());
 }
 
+TEST(KernelPcie, APortAloneIsReportedWhenFatalOrRepeated) {
+  // Capture 390's layout: a root port's fatal Surprise Down, no device below named.
+  const auto fatal = diagnose(from_log(
+      "[ 5.1] pcieport 0000:00:01.1: PCIe Bus Error: severity=Uncorrected (Fatal), "
+      "type=Transaction Layer, (Receiver ID)\n"
+      "[ 5.1] pcieport 0000:00:01.1:   device [8086:6f03] error status/mask=00000020/00000000\n"
+      "[ 5.1] pcieport 0000:00:01.1:    [ 5] Surprise Down Error    (First)\n"));
+  const auto p = find(fatal, "pcie.aer_port");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->severity, Severity::kWarning);
+  EXPECT_EQ(p->pci_bus_id, "00000000:00:01.1");  // the port's own function, not .0
+  EXPECT_NE(evidence(*p).find("errors named: Surprise Down Error (First)"), std::string::npos)
+      << evidence(*p);
+  EXPECT_FALSE(find(fatal, "pcie.aer_errors"));
+  // Three corrected reports on one port: info; the same next to an NVMe drive's own: nothing.
+  std::string three, nvme;
+  for (int i = 0; i < 3; ++i)
+    three +=
+        "[ 9.0] pcieport 0000:00:03.0: AER: Corrected error received: 0000:00:03.0\n"
+        "[ 9.0] pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected, type=Data Link "
+        "Layer, (Transmitter ID)\n";
+  const auto corrected = diagnose(from_log(three));
+  ASSERT_TRUE(find(corrected, "pcie.aer_port"));
+  EXPECT_EQ(find(corrected, "pcie.aer_port")->severity, Severity::kInfo);
+  nvme = three +
+         "[ 9.0] nvme 0000:03:00.0: PCIe Bus Error: severity=Corrected, "
+         "type=Physical Layer, (Receiver ID)\n";
+  EXPECT_FALSE(find(diagnose(from_log(nvme)), "pcie.aer_port"));
+}
+
 TEST(KernelPcie, BandwidthLimitedByTheUpstreamLink114) {
   const std::string log =
       "[   10.735323] pci 0000:04:00.0: 252.048 Gb/s available PCIe bandwidth, limited by 16.0 "

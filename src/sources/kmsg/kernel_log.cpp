@@ -45,13 +45,14 @@ bool blank(std::string_view s) {
 }
 
 // Each anchor's rare byte and the byte after it: 'V' 'R' of "NVRM", 'X' 'i' of "SXid (",
-// 'R' ':' of "AER: ", 'F' 'O' of "INFO: task ", 'G' 'b' of "Gb/s available PCIe bandwidth".
+// 'R' ':' of "AER: ", 'F' 'O' of "INFO: task ", 'G' 'b' of "Gb/s available PCIe bandwidth",
+// 'I' 'e' of "PCIe Bus Error: " (older kernels print AER reports without "AER: ").
 // Every anchor starts such a pair, and the pairs are rare in other kernel text, so one pass
 // looking for pairs replaces one memchr stream per anchor byte (which restarted at every
 // "ERROR", "VFS" or "XFS" in the chatter).
 bool anchor_pair(char a, char b) {
   return (a == 'V' && b == 'R') || (a == 'X' && b == 'i') || (a == 'R' && b == ':') ||
-         (a == 'F' && b == 'O') || (a == 'G' && b == 'b');
+         (a == 'F' && b == 'O') || (a == 'G' && b == 'b') || (a == 'I' && b == 'e');
 }
 
 // With the unread-line report on, the names of the GPU stack too: "vid"/"Vid"/"VID" of
@@ -94,7 +95,7 @@ unsigned pair_mask16(const char* d) {
     return _mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8(x)), _mm_cmpeq_epi8(b, _mm_set1_epi8(y)));
   };
   const __m128i m =
-      _mm_or_si128(_mm_or_si128(both('V', 'R'), both('X', 'i')),
+      _mm_or_si128(_mm_or_si128(_mm_or_si128(both('V', 'R'), both('X', 'i')), both('I', 'e')),
                    _mm_or_si128(_mm_or_si128(both('R', ':'), both('F', 'O')), both('G', 'b')));
   return static_cast<unsigned>(_mm_movemask_epi8(m));
 }
@@ -155,6 +156,7 @@ class Stream {
   void h_clock(const LogPrefix& p, Event* ev);
   void rebuild_h_clock(size_t upto);
   void gpu_line(std::string_view line, size_t line_no);
+  size_t aer_follow(size_t pos);
   void flush();
   void emit(Event&& ev);
 
@@ -196,6 +198,8 @@ bool Stream::anchor_at(size_t h) const {
       return h >= 2 && text_.substr(h - 2, 11) == "INFO: task ";
     case 'G':  // Gb/s available PCIe bandwidth, limited by
       return text_.substr(h, 30) == "Gb/s available PCIe bandwidth,";
+    case 'I':  // PCIe Bus Error:
+      return h >= 2 && text_.substr(h - 2, 16) == "PCIe Bus Error: ";
   }
   return false;
 }
@@ -390,8 +394,10 @@ void Stream::gpu_line(std::string_view line, size_t line_no) {
   if (hmode_) h_clock(pl.prefix, &pl.ev);
   if (opt_.classify_lines) ++st_.kernel_lines;
   // Does this line continue the message being joined?
-  const bool adjacent =
-      pending_ && line_no == pending_last_ + 1 && pending_lines_ < kMaxJoinedLines;
+  // An AER report is joined by aer_follow alone: an NVRM line after it is a message of its own.
+  const bool adjacent = pending_ && line_no == pending_last_ + 1 &&
+                        pending_lines_ < kMaxJoinedLines &&
+                        pending_->driver_kind != DriverMessageKind::kPcieAer;
   const bool continues =
       adjacent && (pl.role == LineRole::kDriverText ||
                    (pending_announce_ && pl.role == LineRole::kEvent && !pl.ev.pci_bus_id &&
@@ -437,6 +443,41 @@ void Stream::gpu_line(std::string_view line, size_t line_no) {
   pending_lines_ = 1;
 }
 
+// After an AER report's line, the lines that carry no anchor but belong to it: its untagged
+// details (joined into it: severity, type, status, the error bits) and other devices' lines
+// of the same error (the GPU's own "PCIe Bus Error", its driver's "no AER-aware driver"),
+// each a report of its own. Returns where the scan goes on.
+size_t Stream::aer_follow(size_t pos) {
+  constexpr size_t kMaxAerChars = 1200;
+  const size_t n = text_.size();
+  for (int guard = 0; guard < 64 && pos < n; ++guard) {
+    if (!pending_ || pending_->driver_kind != DriverMessageKind::kPcieAer) break;
+    const size_t e = line_end(pos);
+    const std::string device(kmsg::aer_device_of(pending_->message));
+    kmsg::ParsedLine pl = kmsg::aer_follow_line(text_.substr(pos, e - pos), device);
+    if (pl.role == LineRole::kNone) break;
+    if (opt_.classify_lines) ++st_.kernel_lines;
+    ++st_.gpu_lines;
+    if (pl.role == LineRole::kDriverText) {
+      if (pending_->message.size() < kMaxAerChars) {
+        pending_->message += ' ';
+        pending_->message.append(pl.body);
+      }
+    } else {
+      flush();
+      if (hmode_) h_clock(pl.prefix, &pl.ev);
+      pl.ev.origin = origin_of(origin_, line_no_);
+      pending_ = std::move(pl.ev);
+      pending_lines_ = 1;
+    }
+    pending_last_ = line_no_;
+    pos = e + 1;
+    cur_ = std::min(pos, n);
+    ++line_no_;
+  }
+  return pos;
+}
+
 KernelLogStats Stream::run() {
   const size_t n = text_.size();
   walk_ = opt_.classify_lines;
@@ -472,6 +513,7 @@ KernelLogStats Stream::run() {
     pos = le + 1;
     cur_ = std::min(pos, n);
     ++line_no_;
+    if (event) pos = aer_follow(pos);
   }
   flush();
   unread_fault_context();
@@ -603,12 +645,14 @@ bool is_routine_driver_line(std::string_view line) {
 
 bool kernel_log_piece_may_start(std::string_view line) {
   LogPrefix p;
-  kmsg::strip_log_prefix(line, p);
+  const std::string_view body = kmsg::strip_log_prefix(line, p);
   if (!p.recognised || p.delta_s || p.minute_line) return false;
   // Stricter than the scan's anchors (Stream::anchor_at): any of these words keeps the line.
-  for (std::string_view a : {"NVRM", "SXid", "AER:", "INFO: task", "Gb/s available"})
+  for (std::string_view a :
+       {"NVRM", "SXid", "AER:", "INFO: task", "Gb/s available", "PCIe Bus Error"})
     if (line.find(a) != std::string_view::npos) return false;
-  return true;
+  // Nor a line of an AER report (its details are joined to the line before).
+  return !kmsg::is_aer_line(body);
 }
 
 bool looks_like_kernel_log_line(std::string_view line) {
@@ -623,7 +667,7 @@ bool looks_like_kernel_log_line(std::string_view line) {
     if (p.recognised) return true;
   }
   return text::starts_with(body, "NVRM") || body.find("NVRM: ") != std::string_view::npos ||
-         body.find("SXid (") != std::string_view::npos ||
+         body.find("SXid (") != std::string_view::npos || kmsg::is_aer_line(body) ||
          kmsg::classify_fault_line(body) != kmsg::FaultLine::kNone ||
          text::starts_with(body, "-- Logs begin") || text::starts_with(body, "-- Journal begins") ||
          text::starts_with(body, "-- No entries --") || text::starts_with(body, "-- Boot ");

@@ -145,7 +145,64 @@ void parse_hung(std::string_view body, size_t at, Event& ev) {
   ev.message = std::string(text::trim(body.substr(at)));
 }
 
+// "pcieport 0000:00:02.0:   device [..." -> device "0000:00:02.0", rest "device [...".
+bool split_device_line(std::string_view body, std::string_view& device, std::string_view& rest) {
+  const size_t sp = body.find(' ');
+  if (sp == std::string_view::npos || sp > 24) return false;
+  const std::string_view after = body.substr(sp + 1);
+  const size_t colon = after.find(": ");
+  if (colon == std::string_view::npos || colon < 7 || colon > 16) return false;
+  device = after.substr(0, colon);
+  if (!normalize_pci_bus_id(device)) return false;
+  rest = text::trim(after.substr(colon + 2));
+  return true;
+}
+
+bool is_aer_detail(std::string_view rest) {
+  return text::starts_with(rest, "PCIe Bus Error:") || text::starts_with(rest, "device [") ||
+         (rest.size() > 3 && rest[0] == '[' && rest.find(']') < 5) ||
+         text::starts_with(rest, "broadcast error_detected") ||
+         text::starts_with(rest, "TLP Header:") || text::starts_with(rest, "Error of this Agent");
+}
+
+// Another device's part in the same error: its own report, or its driver's recovery.
+bool is_aer_sibling(std::string_view rest) {
+  return text::starts_with(rest, "PCIe Bus Error:") ||
+         rest.find("AER-aware driver") != std::string_view::npos ||
+         rest.find("error_detected callback") != std::string_view::npos;
+}
+
 }  // namespace
+
+ParsedLine aer_follow_line(std::string_view line, std::string_view device) {
+  ParsedLine r;
+  while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.remove_suffix(1);
+  const std::string_view body = strip_log_prefix(line, r.prefix);
+  std::string_view dev, rest;
+  if (!split_device_line(body, dev, rest) || text::starts_with(rest, "AER: ")) return r;
+  if (dev == device && is_aer_detail(rest)) {
+    r.role = LineRole::kDriverText;
+    r.body = rest;
+    return r;
+  }
+  if (dev != device && is_aer_sibling(rest)) {
+    fill_times(r.prefix, r.ev);
+    parse_aer(body, static_cast<size_t>(rest.data() - body.data()), r.ev);
+    r.role = LineRole::kEvent;
+  }
+  return r;
+}
+
+bool is_aer_line(std::string_view body) {
+  std::string_view dev, rest;
+  return split_device_line(body, dev, rest) &&
+         (text::starts_with(rest, "AER: ") || is_aer_detail(rest) || is_aer_sibling(rest));
+}
+
+std::string_view aer_device_of(std::string_view message) {
+  std::string_view dev, rest;
+  return split_device_line(message, dev, rest) ? dev : std::string_view();
+}
 
 std::optional<std::string> gpu_address_in(std::string_view s) {
   size_t p = 0;
@@ -199,7 +256,8 @@ ParsedLine parse_line(std::string_view line) {
     kind = A::kNvrm;
   } else if ((at = line.find(kSxid)) != std::string_view::npos) {
     kind = A::kSxid;
-  } else if ((at = line.find("AER: ")) != std::string_view::npos) {
+  } else if ((at = line.find("AER: ")) != std::string_view::npos ||
+             (at = line.find("PCIe Bus Error: ")) != std::string_view::npos) {
     kind = A::kAer;
   } else if ((at = line.find(kLimited)) != std::string_view::npos) {
     kind = A::kLimited;

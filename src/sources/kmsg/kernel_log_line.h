@@ -34,6 +34,20 @@ ParsedLine parse_line(std::string_view line);
 // required, ... Used when continuation lines complete an announcement.
 void classify_driver_text(std::string_view text, Event& ev);
 
+// The line after an AER report's line, when it belongs to the report: kDriverText (body: the
+// text to join) for an untagged detail of the same device ("PCIe Bus Error: severity=...",
+// "device [8086:6f04] error status/mask=...", "[ 5] Surprise Down Error (First)"); kEvent for
+// another device's line of the same error and recovery ("nvidia 0000:02:00.0: device has no
+// AER-aware driver", "nvidia 0000:07:00.0: PCIe Bus Error: ..."), a report of its own; else
+// kNone. `device` is the report's device as printed ("0000:00:02.0"). Lines tagged "AER: " are
+// events of their own (parse_line).
+ParsedLine aer_follow_line(std::string_view line, std::string_view device);
+// A line of a PCIe AER report without its log prefix: "<driver> <device>: " and then "AER: ",
+// "PCIe Bus Error:", a detail (status, error bits) or a driver's recovery line.
+bool is_aer_line(std::string_view body);
+// The device as printed in an AER line's "<driver> <device>: " head ("" when none).
+std::string_view aer_device_of(std::string_view message);
+
 // "PCI:0000:9b:00", "GPU 0000:2b:00.0", "GPU at PCI:0000:9b:00" anywhere in s.
 std::optional<std::string> gpu_address_in(std::string_view s);
 
