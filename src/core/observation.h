@@ -46,7 +46,11 @@ enum class AppMessageKind {
   kUncorrectableEcc,       // "uncorrectable ECC error encountered"
   kPeerAccessUnsupported,  // "peer access is not supported between these two devices"
   kNcclTransport,  // NCCL_DEBUG=INFO "Channel ... via NET/Socket" (one per transport and file)
-  kStepTiming,     // a training log's step timing, summed over one input (data_time vs time, ...)
+  // NCCL_DEBUG=INFO configuration (one per fact and file; `detail` says it: "NCCL_IB_DISABLE=1"
+  // from "set by environment", "network=Socket" from "Using network", "NET/IB: no device",
+  // "socket interface=ens3" from "NET/Socket : Using [0]ens3:<ip>"; `steps` counts the lines).
+  kNcclSetting,
+  kStepTiming,  // a training log's step timing, summed over one input (data_time vs time, ...)
   // Container and orchestration (NVIDIA device plugin, container toolkit, Kubernetes):
   kDeviceUnhealthy,      // the device plugin marked a GPU unhealthy (gpu_uuid, xid or detail)
   kPluginNoDevices,      // the device plugin found no NVML / no GPUs (detail: why)

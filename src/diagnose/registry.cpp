@@ -410,6 +410,25 @@ constexpr std::array kRules = {
              "SHM between GPUs of one node means P2P is off (NCCL_P2P_DISABLE, ACS, no peer "
              "access); NET/IB without GDRDMA: load nvidia-peermem.",
              rule_nccl_transport_info},
+    RuleInfo{"nccl.settings", "app", S::kWarning,
+             "NCCL's configuration: what the environment set and the network it chose",
+             "NCCL_DEBUG=INFO lines 'NCCL_X set by environment to V', 'Using network X', "
+             "'NET/IB : No device found', 'NET/Socket : Using [0]if:addr': listed as "
+             "configuration (info); a warning when a setting costs bandwidth "
+             "(NCCL_P2P_DISABLE=1, NCCL_IB_DISABLE=1, NCCL_SOCKET_IFNAME=lo, "
+             "NCCL_NET_GDR_LEVEL=LOC or 0), with what it costs.",
+             "Unset the costly variable where the job's environment sets it (job script, "
+             "container image, /etc/nccl.conf, ~/.nccl.conf); set NCCL_SOCKET_IFNAME to an "
+             "interface the other nodes can reach.",
+             rule_nccl_settings},
+    RuleInfo{"nccl.network_mismatch", "app", S::kWarning,
+             "NCCL ranks chose different networks (IB on some, Socket on others)",
+             "Two or more 'Using network X' choices in one capture: ranks that cannot reach "
+             "each other over one transport.",
+             "Make InfiniBand/RoCE usable on every node (the driver, rdma-core, "
+             "/dev/infiniband in the container) or set NCCL_IB_DISABLE=1 everywhere to use "
+             "sockets on all ranks.",
+             rule_nccl_network_mismatch},
     // ---- stress and benchmark tools (bench.cpp) ----
     RuleInfo{"burn.faulty", "app", S::kCritical, "gpu_burn found wrong results on the GPU",
              "gpu_burn's closing summary says FAULTY for the GPU, or its progress lines count "

@@ -148,6 +148,8 @@ void rule_p2p_no_access(const DiagnoseContext& c, Findings& out);
 // nccl_transport.cpp: NCCL_DEBUG=INFO transport choices.
 void rule_nccl_transport_socket(const DiagnoseContext& c, Findings& out);
 void rule_nccl_transport_info(const DiagnoseContext& c, Findings& out);
+void rule_nccl_settings(const DiagnoseContext& c, Findings& out);
+void rule_nccl_network_mismatch(const DiagnoseContext& c, Findings& out);
 // active.cpp, active_load.cpp (what doctor --stress measured)
 void rule_active_copy_below_link(const DiagnoseContext& c, Findings& out);
 void rule_active_copy_below_peers(const DiagnoseContext& c, Findings& out);

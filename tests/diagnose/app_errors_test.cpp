@@ -374,3 +374,41 @@ TEST(DriverMismatch, FromContainerHookAndKernelLogWithBothVersions) {
 
 }  // namespace
 }  // namespace gw
+
+namespace gw {
+namespace {
+
+AppMessage nccl_fact(std::string detail) {
+  AppMessage m = msg(AppMessageKind::kNcclSetting, "NCCL INFO " + detail, "nccl");
+  m.detail = std::move(detail);
+  m.steps = 1;
+  return m;
+}
+
+TEST(NcclSettings, CostlySettingsWarnOthersAreConfiguration) {
+  const auto costly =
+      diagnose(with({nccl_fact("NCCL_P2P_DISABLE=1"), nccl_fact("NCCL_SOCKET_IFNAME=eth0"),
+                     nccl_fact("network=IB")}));
+  const auto s = find(costly, "nccl.settings");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->severity, Severity::kWarning);
+  EXPECT_NE(s->title.find("NCCL_P2P_DISABLE=1: GPUs of one node exchange data through host"),
+            std::string::npos)
+      << s->title;
+  EXPECT_FALSE(find(costly, "nccl.network_mismatch"));  // one network
+  // NCCL_IB_DISABLE=0 turns IB on (the default): configuration, not a cost.
+  const auto plain =
+      diagnose(with({nccl_fact("NCCL_IB_DISABLE=0"), nccl_fact("NET/IB: no device")}));
+  ASSERT_TRUE(find(plain, "nccl.settings"));
+  EXPECT_EQ(find(plain, "nccl.settings")->severity, Severity::kInfo);
+}
+
+TEST(NcclSettings, TwoNetworksAreAMismatch) {
+  const auto f = diagnose(with({nccl_fact("network=Socket"), nccl_fact("network=IB")}));
+  const auto m = find(f, "nccl.network_mismatch");
+  ASSERT_TRUE(m);
+  EXPECT_NE(m->title.find("Socket and IB"), std::string::npos) << m->title;
+}
+
+}  // namespace
+}  // namespace gw

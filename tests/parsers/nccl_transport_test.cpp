@@ -81,3 +81,53 @@ TEST(NcclTransport, ClassTransformationsKeepTheTransports) {
 
 }  // namespace
 }  // namespace gw
+
+namespace gw {
+namespace {
+
+// fact -> lines stating it, over the input (kNcclSetting).
+std::map<std::string, size_t> nccl_settings(const std::string& text) {
+  Observation obs;
+  add_capture(text, "app.log", obs);
+  std::map<std::string, size_t> out;
+  for (const AppMessage& m : obs.app_messages)
+    if (m.kind == AppMessageKind::kNcclSetting) out[m.detail] += m.steps;
+  return out;
+}
+
+TEST(NcclSettings, WhatTheEnvironmentSetAndTheNetworkChosen) {
+  // Capture 402: three knobs from the environment, the loopback socket, the Socket network.
+  const auto s = nccl_settings(
+      read_fixture("402-ncclinfo-dgx-ib-disabled-socket-ifname-lo-127001-maxbw-1.2", "app.log"));
+  for (const char* want : {"NCCL_IBEXT_DISABLE=1", "NCCL_IB_DISABLE=1", "NCCL_SOCKET_IFNAME=lo",
+                           "network=Socket", "socket interface=lo"})
+    EXPECT_EQ(s.count(want), 1u) << want;
+  // Capture 401: every host's "NET/Socket : Using [0]ens3:<its ip>" is one fact, counted.
+  const auto aws = nccl_settings(
+      read_fixture("401-ncclinfo-aws-64node-1gpu-ib-none-socket-ens3-nccl247", "app.log"));
+  ASSERT_EQ(aws.count("socket interface=ens3"), 1u);
+  EXPECT_GT(aws.at("socket interface=ens3"), 1u);
+  EXPECT_EQ(aws.count("NET/IB: no device"), 1u);
+}
+
+TEST(NcclSettings, ClassTransformationsKeepTheSettings) {
+  const std::string dmesg = read_fixture("009-dmesg-xid119-gsp-rpc-timeout", "dmesg.log");
+  for (const char* c : {"397-ncclinfo-2node-mixed-socket-vs-ib-net-mismatch-wrong-type",
+                        "402-ncclinfo-dgx-ib-disabled-socket-ifname-lo-127001-maxbw-1.2"}) {
+    const std::string log = read_fixture(c, "app.log");
+    const auto base = nccl_settings(log);
+    ASSERT_FALSE(base.empty()) << c;
+    std::string crlf, indented;
+    for (const std::string& l : lines_of(log)) {
+      crlf += l + "\r\n";
+      indented += "    " + l + "\n";
+    }
+    EXPECT_EQ(nccl_settings(crlf), base) << c;
+    EXPECT_EQ(nccl_settings(indented), base) << c;
+    EXPECT_EQ(nccl_settings(dmesg + log), base) << c;
+    EXPECT_EQ(nccl_settings(log + "\n" + dmesg), base) << c;
+  }
+}
+
+}  // namespace
+}  // namespace gw

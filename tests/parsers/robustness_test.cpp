@@ -79,7 +79,8 @@ Facts read(const std::string& text, const std::string& origin = "in") {
   for (const auto& s : obs.samples) f.gpus = std::max(f.gpus, s.gpus.size());
   for (const auto& c : obs.event_counts) f.events += c.count;
   for (const auto& m : obs.app_messages)
-    f.app += m.kind == AppMessageKind::kStepTiming || m.kind == AppMessageKind::kNcclTransport
+    f.app += m.kind == AppMessageKind::kStepTiming || m.kind == AppMessageKind::kNcclTransport ||
+                     m.kind == AppMessageKind::kNcclSetting
                  ? m.steps
                  : 1;
   f.topology = obs.topology.has_value();

@@ -441,30 +441,84 @@ std::string transport_of(std::string_view via) {
 
 }  // namespace
 
-// "NCCL INFO Channel 03/0 : 15[7] -> 6[6] [send] via NET/Socket/3": the transport NCCL chose
-// for a channel; summed per transport and input (a job prints one line per channel and rank).
+void AppScanner::add_counted(std::vector<std::pair<std::string, size_t>>& seen, AppMessageKind kind,
+                             std::string fact, std::string_view s, std::string_view origin,
+                             size_t line_no, std::vector<AppMessage>& out) {
+  for (auto& [name, i] : seen) {
+    if (name != fact || i >= out.size()) continue;
+    ++out[i].steps;
+    return;
+  }
+  AppMessage m;
+  m.kind = kind;
+  m.framework = "nccl";
+  m.text = std::string(s.substr(0, 240));
+  m.origin = std::string(origin) + ":" + std::to_string(line_no);
+  m.detail = fact;
+  m.steps = 1;
+  seen.emplace_back(std::move(fact), out.size());
+  out.push_back(std::move(m));
+}
+
+// "NCCL INFO Channel 03/0 : 15[7] -> 6[6] [send] via NET/Socket/3" (older NCCL: "Ring 00 :
+// ..."): the transport NCCL chose for a channel; summed per transport and input (a job prints
+// one line per channel and rank).
 bool AppScanner::take_nccl_transport(std::string_view s, std::string_view origin, size_t line_no,
                                      std::vector<AppMessage>& out) {
-  const size_t info = s.find("NCCL INFO Channel ");
+  size_t info = s.find("NCCL INFO Channel ");
+  if (info == std::string_view::npos) info = s.find("NCCL INFO Ring ");
   if (info == std::string_view::npos) return false;
   const size_t via = s.find(" via ", info);
   if (via == std::string_view::npos) return false;
   std::string t = transport_of(s.substr(via + 5));
   if (t.empty()) return false;
-  for (auto& [name, i] : transports_) {
-    if (name != t || i >= out.size()) continue;
-    ++out[i].steps;
-    return true;
+  add_counted(transports_, AppMessageKind::kNcclTransport, std::move(t), s, origin, line_no, out);
+  return true;
+}
+
+namespace {
+
+// "[0]ens3:172.31.7.247<0> [1]ib0:10.0.0.1<0>" -> "ens3, ib0": the interfaces, not the
+// addresses (every host prints its own).
+std::string socket_interfaces(std::string_view list) {
+  std::string out;
+  for (size_t p = list.find(']'); p != std::string_view::npos; p = list.find(']', p + 1)) {
+    const size_t colon = list.find(':', p);
+    if (colon == std::string_view::npos || colon - p > 32) break;
+    out += (out.empty() ? "" : ", ") + std::string(list.substr(p + 1, colon - p - 1));
   }
-  AppMessage m;
-  m.kind = AppMessageKind::kNcclTransport;
-  m.framework = "nccl";
-  m.text = std::string(s.substr(0, 240));
-  m.origin = std::string(origin) + ":" + std::to_string(line_no);
-  m.detail = t;
-  m.steps = 1;
-  transports_.emplace_back(std::move(t), out.size());
-  out.push_back(std::move(m));
+  return out;
+}
+
+// The fact an NCCL INFO configuration line states, or "" when it states none.
+std::string nccl_setting_of(std::string_view m) {
+  if (const size_t env = m.find(" set by environment to ");
+      text::starts_with(m, "NCCL_") && env != std::string_view::npos) {
+    std::string_view v = text::trim(m.substr(env + 23));
+    if (!v.empty() && v.back() == '.') v.remove_suffix(1);
+    return std::string(m.substr(0, env)) + "=" + std::string(v);
+  }
+  if (text::starts_with(m, "Using network "))
+    return "network=" + std::string(text::trim(m.substr(14)));
+  if (text::starts_with(m, "NET/IB : No device found")) return "NET/IB: no device";
+  if (text::starts_with(m, "NET/Socket : Using ")) {
+    const std::string ifs = socket_interfaces(m.substr(19));
+    return ifs.empty() ? "" : "socket interface=" + ifs;
+  }
+  return {};
+}
+
+}  // namespace
+
+// NCCL_DEBUG=INFO lines that state its configuration: "NCCL_P2P_DISABLE set by environment to
+// 1.", "Using network Socket", "NET/IB : No device found.", "NET/Socket : Using [0]eth0:...".
+bool AppScanner::take_nccl_setting(std::string_view s, std::string_view origin, size_t line_no,
+                                   std::vector<AppMessage>& out) {
+  const size_t info = s.find("NCCL INFO ");
+  if (info == std::string_view::npos) return false;
+  std::string fact = nccl_setting_of(text::trim(s.substr(info + 10)));
+  if (fact.empty()) return false;
+  add_counted(settings_, AppMessageKind::kNcclSetting, std::move(fact), s, origin, line_no, out);
   return true;
 }
 
@@ -532,6 +586,7 @@ bool AppScanner::take(std::string_view line, std::string_view origin, size_t lin
     return true;
   }
   if (take_nccl_transport(s, origin, line_no, out)) return true;
+  if (take_nccl_setting(s, origin, line_no, out)) return true;
   if (take_hook_cause(s, origin, line_no, out)) return true;
   if (k8s_.take(s, origin, line_no, out)) return true;
   if (text::starts_with(s, "Traceback (most recent call last)")) in_traceback_ = true;

@@ -54,6 +54,14 @@ class AppScanner {
   std::vector<std::pair<std::string, size_t>> transports_;
   bool take_nccl_transport(std::string_view s, std::string_view origin, size_t line_no,
                            std::vector<AppMessage>& out);
+  // NCCL's configuration facts so far in this input: fact -> index of its message in `out`.
+  std::vector<std::pair<std::string, size_t>> settings_;
+  bool take_nccl_setting(std::string_view s, std::string_view origin, size_t line_no,
+                         std::vector<AppMessage>& out);
+  // One message per (kind, fact) and input; a repeat counts in `steps`.
+  void add_counted(std::vector<std::pair<std::string, size_t>>& seen, AppMessageKind kind,
+                   std::string fact, std::string_view s, std::string_view origin, size_t line_no,
+                   std::vector<AppMessage>& out);
 };
 
 }  // namespace gw
