@@ -1,7 +1,8 @@
 // PCIe AER reports in all their layouts (issue 19): older kernels' reports without "AER: " on
 // their detail lines, reports from the root port alone, a prefix-less paste, and the lines the
 // GPU's own functions print for the same error. Inputs: captures 387-391 (393 and 394 are held
-// out), with the class transformations (CRLF, re-indented, cut at every line).
+// out), with the class transformations (CRLF, re-indented, after and before another kernel log, in
+// a bug report, cut at every line).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -71,6 +72,7 @@ TEST(AerLayouts, APrefixlessPasteIsAKernelLog) {
 }
 
 TEST(AerLayouts, ClassTransformationsKeepTheReports) {
+  const std::string dmesg = read_fixture("009-dmesg-xid119-gsp-rpc-timeout", "dmesg.log");
   for (const char* c : {"387-aer-root-port-and-gtx1660-correctable-dll-flood-fallen-off-bus",
                         "388-aer-old-format-id0010-surprise-down-root-port-tesla-xid79",
                         "390-aer-fatal-sdes-root-port-only-2080ti-vgpu-host-abridged",
@@ -78,13 +80,8 @@ TEST(AerLayouts, ClassTransformationsKeepTheReports) {
     const std::string log = read_fixture(c, "dmesg.log");
     const auto base = messages(aer_events(log));
     ASSERT_FALSE(base.empty()) << c;
-    std::string crlf, indented;
-    for (const std::string& l : lines_of(log)) {
-      crlf += l + "\r\n";
-      indented += "  " + l + "\n";
-    }
-    EXPECT_EQ(messages(aer_events(crlf)), base) << c << " crlf";
-    EXPECT_EQ(messages(aer_events(indented)), base) << c << " indented";
+    for (const auto& [tag, text] : test::class_variants(log, dmesg))
+      EXPECT_EQ(messages(aer_events(text)), base) << c << " " << tag;
     // Cut after any line: never more reports than the whole, and the first one from its line.
     const auto lines = lines_of(log);
     for (size_t keep = 1; keep <= lines.size(); ++keep) {

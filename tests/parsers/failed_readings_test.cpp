@@ -151,7 +151,6 @@ TEST(FailedReadings, QueryTextFieldsAndRecoveryAction) {
 
 TEST(FailedReadings, ClassTransformationsKeepTheFailures) {
   const std::string dmesg = read_fixture("009-dmesg-xid119-gsp-rpc-timeout", "dmesg.log");
-  const std::string sep(44, '_');
   for (const char* c : {"375-csv-8x-gtx1080ti-fan-speed-unknown-error-gpu0",
                         "376-csv-nounits-rtx2080ti-power-default-limit-unknown-error",
                         "377-smi-table-a40-gpu0-all-err-after-operator-install",
@@ -159,19 +158,7 @@ TEST(FailedReadings, ClassTransformationsKeepTheFailures) {
     const std::string log = read_fixture(c, "app.log");
     const auto base = read_text(log).by_gpu;
     ASSERT_FALSE(base.empty()) << c;
-    std::string crlf, indented;
-    for (const std::string& l : lines_of(log)) {
-      crlf += l + "\r\n";
-      indented += "    " + l + "\n";
-    }
-    for (const auto& [tag, text] : std::vector<std::pair<std::string, std::string>>{
-             {"crlf", crlf},
-             {"indented", indented},
-             {"after-dmesg", dmesg + log},
-             {"before-dmesg", log + "\n" + dmesg},
-             {"bug-report",
-              sep + "\n\nnvidia-smi\n\n" + log + "\n" + sep + "\n\ndmesg:\n\n" + dmesg},
-         })
+    for (const auto& [tag, text] : test::class_variants(log, dmesg))
       EXPECT_EQ(read_text(text).by_gpu, base) << c << " " << tag;
   }
   // Cut after any line of 375: the rows kept are read, the failure appears with its row.

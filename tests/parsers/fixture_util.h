@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/snapshot.h"
@@ -22,6 +23,23 @@ inline std::vector<std::string> lines_of(const std::string& t) {
     p = nl == std::string::npos ? t.size() : nl + 1;
   }
   return out;
+}
+
+// A capture as people paste it too: CRLF-ended, re-indented, after and before a kernel log
+// (capture 009), inside a bug report's sections. Each with its name for the failure message.
+inline std::vector<std::pair<std::string, std::string>> class_variants(const std::string& log,
+                                                                       const std::string& dmesg) {
+  std::string crlf, indented;
+  for (const std::string& l : lines_of(log)) {
+    crlf += l + "\r\n";
+    indented += "    " + l + "\n";
+  }
+  const std::string sep(44, '_');
+  return {{"crlf", crlf},
+          {"indented", indented},
+          {"after-dmesg", dmesg + log},
+          {"before-dmesg", log + "\n" + dmesg},
+          {"bug-report", sep + "\n\nnvidia-smi\n\n" + log + "\n" + sep + "\n\ndmesg:\n\n" + dmesg}};
 }
 
 inline std::string fixture_path(const std::string& id, const std::string& file) {

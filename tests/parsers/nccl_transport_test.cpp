@@ -117,15 +117,8 @@ TEST(NcclSettings, ClassTransformationsKeepTheSettings) {
     const std::string log = read_fixture(c, "app.log");
     const auto base = nccl_settings(log);
     ASSERT_FALSE(base.empty()) << c;
-    std::string crlf, indented;
-    for (const std::string& l : lines_of(log)) {
-      crlf += l + "\r\n";
-      indented += "    " + l + "\n";
-    }
-    EXPECT_EQ(nccl_settings(crlf), base) << c;
-    EXPECT_EQ(nccl_settings(indented), base) << c;
-    EXPECT_EQ(nccl_settings(dmesg + log), base) << c;
-    EXPECT_EQ(nccl_settings(log + "\n" + dmesg), base) << c;
+    for (const auto& [tag, text] : test::class_variants(log, dmesg))
+      EXPECT_EQ(nccl_settings(text), base) << c << " " << tag;
   }
 }
 
