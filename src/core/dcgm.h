@@ -1,6 +1,7 @@
 // What DCGM's tools said about the GPUs in a capture: `dcgmi diag` results per test and GPU,
-// `dcgmi health` incidents, `dcgmi nvlink` link states, `dcgmi dmon` Xid readings. Parsed by
-// sources/dcgm, judged by diagnose/dcgm.cpp. Statements that something is fine are kept too
+// `dcgmi health` incidents, `dcgmi nvlink` link states, `dcgmi dmon` Xid readings, and the
+// plain values of `dmon`, `stats` and `discovery` (kReading). Parsed by sources/dcgm, judged by
+// diagnose/dcgm.cpp and diagnose/dcgm_readings.cpp. Statements that something is fine are kept too
 // (kPass / kHealthy), so that where two parts disagree the report can say who said what.
 #pragma once
 
@@ -18,6 +19,7 @@ enum class DcgmKind {
   kHealthy,     // a health report saying "Healthy"
   kNvlinkDown,  // links of a GPU reported Down
   kXid,         // a non-zero Xid reading (dcgmi dmon field 230, XIDER)
+  kReading,     // one value a tool printed: a dmon field, a stats row, a discovery entry
 };
 
 struct DcgmResult {
@@ -30,6 +32,9 @@ struct DcgmResult {
   unsigned count = 0;           // links down / Xid code
   unsigned of = 0;              // links in all
   std::string origin;           // "file:line"
+  // kReading: `test` is the field (dmon's tag, the stats row, "Name" in discovery), `text` the
+  // value as printed ("N/A" included), `block` where its table starts ("file:line").
+  std::string block;
 };
 
 }  // namespace gw

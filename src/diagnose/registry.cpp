@@ -843,9 +843,11 @@ constexpr std::array kRules = {
              rule_kernel_hung_task},
     RuleInfo{"pcie.aer_errors", "kernel", S::kCritical,
              "PCIe AER errors on a GPU or its upstream port",
-             "AER lines whose device is a GPU (or its audio function), that name a GPU as the "
-             "source, or a port's lines next to a GPU's; critical when fatal or unrecovered, "
-             "warning when uncorrected or 100+ corrected, info otherwise.",
+             "AER lines (native, or the firmware-first records of APEI/GHES) whose device is a "
+             "GPU (or its audio function, or NVIDIA's vendor id in a firmware record), that name "
+             "a GPU as the source, or a port's lines next to a GPU's; critical when fatal or "
+             "unrecovered, warning when uncorrected, of unknown severity (a cut record) or 100+ "
+             "corrected, info otherwise.",
              "Reseat the GPU and riser/cable, check slot and retimers, update the BIOS; drain "
              "and reboot after an unrecovered error.",
              rule_pcie_aer_errors},
@@ -964,9 +966,61 @@ constexpr std::array kRules = {
              "the links stay down.",
              rule_dcgm_nvlink_down},
     RuleInfo{"dcgm.xid", "dcgm", S::kCritical, "DCGM reads an Xid on a GPU",
-             "`dcgmi dmon` field 230 (XIDER) non-zero for a GPU.",
+             "`dcgmi dmon` field 230 (XIDER), or dcgm-exporter's DCGM_FI_DEV_XID_ERRORS, "
+             "non-zero for a GPU.",
              "Look the Xid up; for GSP or uncontained errors drain and reset the GPU.",
              rule_dcgm_xid},
+    // ---- DCGM's plain values: discovery, dmon fields, stats reports (dcgm_readings.cpp) ----
+    RuleInfo{"dcgm.devices", "dcgm", S::kInfo, "The GPUs DCGM lists",
+             "`dcgmi discovery -l`: each GPU's id, name, bus id and UUID, and the count DCGM "
+             "printed (\"8 GPUs found\") when the capture shows fewer rows.",
+             "Nothing to fix; compare with nvidia-smi -L.", rule_dcgm_devices},
+    RuleInfo{"dcgm.name_unreadable", "dcgm", S::kWarning, "DCGM could not read a GPU's name",
+             "`dcgmi discovery -l` shows Name <<<NULL>>> (or empty) for a GPU whose bus id is "
+             "listed. For every GPU shown: one finding about DCGM on this node (its release or "
+             "NVML library against the driver), never about a GPU; for some GPUs only: a "
+             "finding per GPU.",
+             "Run a DCGM release that supports this driver and GPU, with the driver's "
+             "libnvidia-ml; for one GPU, check it with nvidia-smi -q.",
+             rule_dcgm_name_unreadable},
+    RuleInfo{"dcgm.nvlink_status", "dcgm", S::kInfo, "DCGM shows every NVLink Up",
+             "The `dcgmi nvlink -s` grid with every supported link Up (U) for every GPU listed: "
+             "the affirmative answer for the links; \"No NvSwitches found\" is said with what "
+             "it means on a board that has them.",
+             "Nothing to fix.", rule_dcgm_nvlink_status},
+    RuleInfo{"dcgm.counter_errors", "dcgm", S::kCritical, "DCGM counts errors on a GPU",
+             "A non-zero error counter in `dcgmi dmon` or dcgm-exporter's series (any field the "
+             "field table marks as "
+             "errors: uncorrectable ECC, row-remap failure, retired or pending pages, PCIe "
+             "replays, NVLink CRC/replay/recovery/receive errors) or in a `dcgmi stats` report "
+             "(double-bit ECC, PCIe replay warnings, critical Xids). Critical for uncorrectable "
+             "memory errors and Xids, warning for the rest. N/A is never an error.",
+             "Drain and reset the GPU for uncorrectable errors; watch link counters for growth.",
+             rule_dcgm_counter_errors},
+    RuleInfo{"dcgm.nvlink_counters", "dcgm", S::kInfo, "A GPU's NVLink error counters are all 0",
+             "Every NVLink error counter read for a GPU (`dcgmi dmon` fields, dcgm-exporter "
+             "series, `dcgmi nvlink -e` per link) is 0; with the traffic fields above zero it "
+             "says the links carry traffic without error: the affirmative answer for its links.",
+             "Nothing to fix.", rule_dcgm_nvlink_counters},
+    RuleInfo{"dcgm.fields_unavailable", "dcgm", S::kInfo,
+             "DCGM returned no value for the fields watched",
+             "A `dcgmi dmon` table whose fields read N/A in every row for every GPU: a "
+             "collection gap (a field combination DCGM cannot serve, MIG, permissions), said "
+             "as such so that it is never taken for a reading.",
+             "Watch the fields in separate runs to find the one that blocks the others.",
+             rule_dcgm_fields_unavailable},
+    RuleInfo{"dcgm.stats_empty", "dcgm", S::kInfo, "A DCGM job report recorded nothing",
+             "`dcgmi stats -j` with no process and no energy, power or memory over the job: "
+             "the watches collected nothing, so the job's GPU use is unknown (not zero).",
+             "Start job stats before the job on a group with its GPUs (`dcgmi stats -e`, "
+             "`-s`, `-x`).",
+             rule_dcgm_stats_empty},
+    RuleInfo{"dcgm.stats_slowdown", "dcgm", S::kWarning,
+             "A job spent part of its time with clocks held down",
+             "A `dcgmi stats` report's slowdown share (power, thermal, reliability, board "
+             "limit, sync boost) of 5 % or more of the job's time.",
+             "Fix the cause named: cooling for thermal, the power limit or supply for power.",
+             rule_dcgm_stats_slowdown},
 };
 
 }  // namespace

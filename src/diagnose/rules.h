@@ -59,6 +59,14 @@ void rule_dcgm_diag_skip(const DiagnoseContext& c, Findings& out);
 void rule_dcgm_health(const DiagnoseContext& c, Findings& out);
 void rule_dcgm_nvlink_down(const DiagnoseContext& c, Findings& out);
 void rule_dcgm_xid(const DiagnoseContext& c, Findings& out);
+void rule_dcgm_devices(const DiagnoseContext& c, Findings& out);
+void rule_dcgm_name_unreadable(const DiagnoseContext& c, Findings& out);
+void rule_dcgm_nvlink_status(const DiagnoseContext& c, Findings& out);
+void rule_dcgm_counter_errors(const DiagnoseContext& c, Findings& out);
+void rule_dcgm_nvlink_counters(const DiagnoseContext& c, Findings& out);
+void rule_dcgm_fields_unavailable(const DiagnoseContext& c, Findings& out);
+void rule_dcgm_stats_empty(const DiagnoseContext& c, Findings& out);
+void rule_dcgm_stats_slowdown(const DiagnoseContext& c, Findings& out);
 // ecc.cpp
 void rule_ecc_dbe_volatile(const DiagnoseContext& c, Findings& out);
 void rule_ecc_retired_pages_limit(const DiagnoseContext& c, Findings& out);

@@ -22,6 +22,7 @@
 #include "sources/capture_merge.h"
 #include "sources/capture_text.h"
 #include "sources/dcgm/dcgm_text.h"
+#include "sources/dcgm/diag_json.h"
 #include "sources/env/env_reports.h"
 #include "sources/kmsg/kernel_log.h"
 #include "sources/smi/smi_csv.h"
@@ -489,6 +490,20 @@ bool grid(const Line& l) {
 bool dmon(const Line& l) {
   return dcgm::block_fits(dcgm::Block::kDmon, l.trimmed);
 }
+// Discovery tables, stats reports and NVLink error counts end where the box does, like the
+// diag table, or at the next box's title.
+bool discovery(const Line& l) {
+  return dcgm::block_fits(dcgm::Block::kDiscovery, l.trimmed);
+}
+bool stats(const Line& l) {
+  return dcgm::block_fits(dcgm::Block::kStats, l.trimmed);
+}
+bool nvlink_errors(const Line& l) {
+  return dcgm::block_fits(dcgm::Block::kNvlinkErrors, l.trimmed);
+}
+bool json(const Line& l) {
+  return dcgm::json_like(l.trimmed);
+}
 }  // namespace dcgm_fits
 
 // The end of a JSON object that starts at `begin` (its closing brace's line end), npos when it
@@ -528,13 +543,19 @@ bool Reader::take_dcgm(const Line& l) {
   size_t end = 0;
   if (b == dcgm::Block::kJson) {
     end = json_end(l.begin);
-    if (end == std::string_view::npos) return false;
-    line_no_ = l.no + text::count_newlines(text_.data() + l.next, end > l.next ? end - l.next : 0);
+    if (end != std::string_view::npos)
+      line_no_ =
+          l.no + text::count_newlines(text_.data() + l.next, end > l.next ? end - l.next : 0);
+    else  // never closes (a paste cut mid-way): its JSON-looking lines
+      end = block_end(l, dcgm_fits::json);
   } else {
     end = block_end(l, b == dcgm::Block::kDiagTable     ? dcgm_fits::diag
                        : b == dcgm::Block::kHealthTable ? dcgm_fits::health
                        : b == dcgm::Block::kNvlinkGrid  ? dcgm_fits::grid
-                                                        : dcgm_fits::dmon);
+                       : b == dcgm::Block::kDmon        ? dcgm_fits::dmon
+                       : b == dcgm::Block::kDiscovery   ? dcgm_fits::discovery
+                       : b == dcgm::Block::kStats       ? dcgm_fits::stats
+                                                        : dcgm_fits::nvlink_errors);
   }
   std::vector<DcgmResult> found;
   const auto info = dcgm::read_block(b, text_.substr(l.begin, end - l.begin), origin_, l.no, found);

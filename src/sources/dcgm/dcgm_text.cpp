@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "core/dcgm_fields.h"
+#include "sources/dcgm/diag_json.h"
 #include "sources/smi/text_util.h"
 
 namespace gw::dcgm {
@@ -270,19 +272,40 @@ BlockInfo read_grid(std::string_view block, std::string_view origin, size_t firs
     }
     if (text::starts_with(t, "NvSwitches")) gpu.reset();
     if (text::starts_with(t, "Key:")) key = true;
+    if (t == "No NvSwitches found.") {
+      DcgmResult none;
+      none.kind = DcgmKind::kReading;
+      none.part = "dcgmi nvlink";
+      none.test = "NvSwitches";
+      none.text = "none found";
+      none.origin = at(origin, no);
+      none.block = at(origin, first_line);
+      out.push_back(std::move(none));
+    }
     if (!gpu || t.empty() || t.find_first_not_of("UDX_ ") != std::string_view::npos) continue;
     DcgmResult r;
     r.kind = DcgmKind::kNvlinkDown;
     r.gpu = gpu;
     r.part = "dcgmi nvlink";
+    unsigned up = 0, listed = 0;  // listed: links other than Not Supported
     for (char c : t) {
       if (c == ' ') continue;
       ++r.of;
       if (c == 'D') ++r.count;
+      if (c == 'U') ++up;
+      if (c != '_') ++listed;
     }
     r.text = std::string(t);
     r.origin = at(origin, no);
     info.recognised = true;
+    // Every GPU's row is a reading too: "U U U ..." with the links Up of those supported.
+    DcgmResult links = r;
+    links.kind = DcgmKind::kReading;
+    links.test = "NVLink links";
+    links.count = up;
+    links.of = listed;
+    links.block = at(origin, first_line);
+    out.push_back(std::move(links));
     if (r.count > 0) out.push_back(std::move(r));
   }
   if (!key && info.recognised) info.cut = "dcgmi nvlink grid cut before its key line";
@@ -291,12 +314,67 @@ BlockInfo read_grid(std::string_view block, std::string_view origin, size_t firs
 
 // ---- dmon ----
 
+bool two_cells(std::string_view t, std::string_view& left, std::string_view& right);
+
+bool na(std::string_view v) {
+  return v == "N/A" || v == "N/S" || text::starts_with(v, "Not ");
+}
+
+// A numeric cell ("120", "36758094563894", "71.5"); false for N/A and words.
+std::optional<double> number(std::string_view v) {
+  if (v.empty() || !(is_digit(v[0]) || (v[0] == '-' && v.size() > 1 && is_digit(v[1]))))
+    return std::nullopt;
+  try {
+    return std::stod(std::string(v));
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+// One field of one GPU over the block's rows: kept as one reading (dmon may run for hours).
+struct FieldSeen {
+  size_t first_line = 0;
+  unsigned rows = 0, valued = 0;
+  std::optional<double> max;
+  std::string max_text, last;
+};
+
+void add_seen(FieldSeen& s, std::string_view v, size_t no) {
+  if (s.rows++ == 0) s.first_line = no;
+  s.last = std::string(v);
+  if (na(v)) return;
+  ++s.valued;
+  const auto x = number(v);
+  if (x && (!s.max || *x > *s.max)) {
+    s.max = x;
+    s.max_text = std::string(v);
+  }
+}
+
+void emit_readings(const std::map<std::pair<unsigned, std::string>, FieldSeen>& seen,
+                   std::string_view origin, size_t first_line, std::vector<DcgmResult>& out) {
+  for (const auto& [key, s] : seen) {
+    DcgmResult r;
+    r.kind = DcgmKind::kReading;
+    r.gpu = key.first;
+    r.part = "dcgmi dmon";
+    r.test = key.second;
+    r.text = s.valued == 0 ? "N/A" : s.max ? s.max_text : s.last;  // counters: the largest
+    r.count = s.valued;
+    r.of = s.rows;
+    r.origin = at(origin, s.first_line);
+    r.block = at(origin, first_line);
+    out.push_back(std::move(r));
+  }
+}
+
 BlockInfo read_dmon(std::string_view block, std::string_view origin, size_t first_line,
                     std::vector<DcgmResult>& out) {
   BlockInfo info;
   text::LineReader rd(block);
   std::string_view line;
   std::vector<std::string> cols;
+  std::map<std::pair<unsigned, std::string>, FieldSeen> seen;
   size_t no = first_line - 1;
   while (rd.next(line)) {
     ++no;
@@ -306,17 +384,22 @@ BlockInfo read_dmon(std::string_view block, std::string_view origin, size_t firs
       cols = split_ws(t.substr(1));
       continue;
     }
-    if (!text::starts_with(t, "GPU ")) continue;
     const auto f = split_ws(t);
     if (f.size() < 2 || !is_digit(f[1][0]) || f[1].size() > 6) continue;
+    if (f[0] != "GPU") {  // a MIG instance ("GPU-I 21"), a switch, a link, a CPU: read, no GPU
+      info.recognised = info.recognised || f.size() > 2;
+      continue;
+    }
+    const auto gpu = static_cast<unsigned>(std::stoul(f[1]));
     // "GPU 1 120": the entity takes two words, the fields follow in header order after "Entity".
     for (size_t c = 1; c < cols.size() && c + 1 < f.size(); ++c) {
       info.recognised = true;
+      add_seen(seen[{gpu, cols[c]}], f[c + 1], no);
       if (cols[c] != "XIDER" || f[c + 1] == "0" || !is_digit(f[c + 1][0]) || f[c + 1].size() > 6)
         continue;
       DcgmResult r;
       r.kind = DcgmKind::kXid;
-      r.gpu = static_cast<unsigned>(std::stoul(f[1]));
+      r.gpu = gpu;
       r.part = "dcgmi dmon";
       r.test = "XIDER";
       r.count = static_cast<unsigned>(std::stoul(f[c + 1]));
@@ -325,7 +408,239 @@ BlockInfo read_dmon(std::string_view block, std::string_view origin, size_t firs
       out.push_back(std::move(r));
     }
   }
+  emit_readings(seen, origin, first_line, out);
   return info;
+}
+
+// ---- nvlink -e ----
+
+// Every "link, counter, value" of the box: rows "|Link 0 | CRC FLIT Error | 0 |" or a "| Link 0 |"
+// row followed by "| -> CRC FLIT Error | 0 |" rows; the GPU from "GPU 0" / "GPU ID: 0".
+BlockInfo read_nvlink_errors(std::string_view block, std::string_view origin, size_t first_line,
+                             std::vector<DcgmResult>& out) {
+  BlockInfo info;
+  text::LineReader rd(block);
+  std::string_view line;
+  size_t no = first_line - 1;
+  std::optional<unsigned> gpu;
+  std::string link;
+  bool closed = false;
+  while (rd.next(line)) {
+    ++no;
+    const auto t = text::trim(line);
+    if (t.empty()) continue;
+    if (t.front() == '+') {
+      closed = info.recognised;
+      continue;
+    }
+    closed = false;
+    std::vector<std::string_view> cells;
+    for (size_t i = 1; i < t.size();) {
+      const size_t bar = t.find('|', i);
+      cells.push_back(text::trim(t.substr(i, bar == std::string_view::npos ? bar : bar - i)));
+      if (bar == std::string_view::npos) break;
+      i = bar + 1;
+    }
+    while (!cells.empty() && cells.back().empty()) cells.pop_back();
+    if (cells.empty()) continue;
+    if (text::starts_with(cells[0], "GPU")) {  // "GPU 0", "GPU ID: 0"
+      const auto ns = numbers(cells[0]);
+      gpu = ns.empty() ? std::nullopt : std::optional<unsigned>(ns.front());
+      continue;
+    }
+    if (text::starts_with(cells[0], "Link ")) link = std::string(cells[0]);
+    std::string_view name, value;
+    if (cells.size() == 3 && text::starts_with(cells[0], "Link ")) {
+      name = cells[1];
+      value = cells[2];
+    } else if (cells.size() == 2 && text::starts_with(cells[0], "->")) {
+      name = text::trim(cells[0].substr(2));
+      value = cells[1];
+    }
+    if (name.empty() || !gpu || link.empty()) continue;
+    info.recognised = true;
+    DcgmResult r;
+    r.kind = DcgmKind::kReading;
+    r.gpu = gpu;
+    r.part = "dcgmi nvlink -e";
+    r.test = link + " " + std::string(name);
+    r.text = std::string(value);
+    r.count = na(value) ? 0 : 1;
+    r.of = 1;
+    r.origin = at(origin, no);
+    r.block = at(origin, first_line);
+    out.push_back(std::move(r));
+  }
+  if (info.recognised && !closed) info.cut = "dcgmi nvlink error counts cut before their end";
+  return info;
+}
+
+// ---- discovery -l ----
+
+// "| 0      | Name: NVIDIA H100 80GB HBM3   |": the entity id on its first row, then "Key: value"
+// rows. Only GPU tables give readings; a switch or CPU table is read and left.
+BlockInfo read_discovery(std::string_view block, std::string_view origin, size_t first_line,
+                         std::vector<DcgmResult>& out) {
+  BlockInfo info;
+  text::LineReader rd(block);
+  std::string_view line;
+  size_t no = first_line - 1;
+  bool gpus = false, closed = false;
+  std::optional<unsigned> id;
+  while (rd.next(line)) {
+    ++no;
+    const auto t = text::trim(line);
+    if (t.empty()) continue;
+    std::string_view left, right;
+    if (t.front() == '+') {
+      closed = info.recognised;
+      continue;
+    }
+    closed = false;
+    if (!two_cells(t, left, right)) continue;
+    if (text::ends_with(left, " ID") && right.empty()) {  // "| Switch ID |": ids only
+      gpus = false;
+      info.recognised = true;
+      continue;
+    }
+    if (right == "Device Information") {
+      gpus = left == "GPU ID";
+      continue;
+    }
+    if (!left.empty()) {
+      const auto ns = numbers(left);
+      id = ns.empty() ? std::nullopt : std::optional<unsigned>(ns.front());
+    }
+    const size_t colon = right.find(": ");
+    if (!id || colon == std::string_view::npos) continue;
+    info.recognised = true;
+    if (!gpus) continue;
+    DcgmResult r;
+    r.kind = DcgmKind::kReading;
+    r.gpu = id;
+    r.part = "dcgmi discovery";
+    r.test = std::string(right.substr(0, colon));
+    r.text = std::string(text::trim(right.substr(colon + 2)));
+    r.origin = at(origin, no);
+    r.block = at(origin, first_line);
+    out.push_back(std::move(r));
+  }
+  if (info.recognised && !closed) info.cut = "dcgmi discovery table cut before its end";
+  return info;
+}
+
+// ---- stats (job and pid reports) ----
+
+// "+-----  Event Stats  ----+----+" or "|-----  Execution Stats  ---+---|" -> "Event Stats".
+std::optional<std::string> stats_section(std::string_view t) {
+  if (t.size() < 8 || t.substr(1, 2) != "--") return std::nullopt;
+  const size_t w = t.find_first_not_of('-', 1);
+  if (w == std::string_view::npos || t[w] == '+' || t[w] == '|') return std::nullopt;
+  const auto rest = text::trim(t.substr(w));
+  const auto name = text::trim(rest.substr(0, rest.find("  ")));
+  if (name.empty()) return std::nullopt;
+  return std::string(name);
+}
+
+// A row's name as one field: "Due to - Power (%)" and "       - Thermal (%)" are the slowdown
+// shares, '*' marks a process statistic.
+std::string stats_field(std::string_view name, std::string_view section) {
+  while (!name.empty() && (name.back() == '*' || name.back() == ' ')) name.remove_suffix(1);
+  if (section == "Slowdown Stats") {
+    if (text::starts_with(name, "Due to")) name = text::trim(name.substr(6));
+    if (text::starts_with(name, "-")) name = text::trim(name.substr(1));
+    return "Slowdown " + std::string(name);
+  }
+  return std::string(name);
+}
+
+class StatsTable {
+ public:
+  StatsTable(std::string_view origin, size_t first_line, std::vector<DcgmResult>& out)
+      : origin_(origin), first_line_(first_line), out_(out) {}
+  void row(std::string_view t, size_t no);
+  BlockInfo finish() const;
+
+ private:
+  void reading(std::string field, std::string_view value, size_t no);
+  std::string_view origin_;
+  size_t first_line_;
+  std::vector<DcgmResult>& out_;
+  std::optional<unsigned> gpu_;
+  std::string section_, field_;
+  std::optional<size_t> health_;  // the Overall Health result its incident rows add to
+  bool seen_ = false, closed_ = false;
+};
+
+void StatsTable::reading(std::string field, std::string_view value, size_t no) {
+  DcgmResult r;
+  r.kind = DcgmKind::kReading;
+  r.gpu = gpu_;
+  r.part = "dcgmi stats";
+  r.test = std::move(field);
+  r.text = std::string(value);
+  r.origin = at(origin_, no);
+  r.block = at(origin_, first_line_);
+  out_.push_back(std::move(r));
+}
+
+void StatsTable::row(std::string_view t, size_t no) {
+  if (t.empty()) return;
+  if (auto s = stats_section(t)) {
+    section_ = *s;
+    health_.reset();
+    closed_ = false;
+    return;
+  }
+  if (t.front() == '+') {
+    closed_ = seen_ && t.find('=') == std::string_view::npos;
+    return;
+  }
+  closed_ = false;
+  std::string_view left, right;
+  if (!two_cells(t, left, right)) return;
+  if (right.empty() && (left == "Summary" || text::starts_with(left, "GPU ID:"))) {
+    const auto ns = numbers(left);
+    gpu_ = ns.empty() ? std::nullopt : std::optional<unsigned>(ns.front());
+    return;
+  }
+  if (left.empty() && health_) {  // an incident's text under Overall Health
+    std::string& text = out_[*health_].text;
+    text += (text.empty() ? "" : " ") + std::string(right);
+    return;
+  }
+  if (left.empty() || right.empty()) return;
+  seen_ = true;
+  if (left == "Overall Health") {
+    DcgmResult r;
+    r.kind = right == "Healthy" ? DcgmKind::kHealthy : DcgmKind::kHealth;
+    r.gpu = gpu_;
+    r.part = "dcgmi stats";
+    r.level = std::string(right);
+    r.text = right == "Healthy" ? "Overall Health: Healthy" : "";
+    r.origin = at(origin_, no);
+    health_ = out_.size();
+    out_.push_back(std::move(r));
+    return;
+  }
+  reading(stats_field(left, section_), right, no);
+}
+
+BlockInfo StatsTable::finish() const {
+  BlockInfo info;
+  info.recognised = seen_;
+  if (seen_ && !closed_) info.cut = "dcgmi stats report cut before its end";
+  return info;
+}
+
+BlockInfo read_stats(std::string_view block, std::string_view origin, size_t first_line,
+                     std::vector<DcgmResult>& out) {
+  StatsTable table(origin, first_line, out);
+  text::LineReader rd(block);
+  std::string_view line;
+  size_t no = first_line - 1;
+  while (rd.next(line)) table.row(text::trim(line), ++no);
+  return table.finish();
 }
 
 // ---- health -c -j ----
@@ -451,6 +766,36 @@ bool names_health_table(std::string_view t) {
          t.find("| Overall Health ") != std::string_view::npos;
 }
 
+// The header row of `dcgmi discovery -l`'s table: "| GPU ID | Device Information |".
+bool names_discovery(std::string_view t) {
+  if (t.empty() || t.front() != '|') return false;
+  if (t == "| Switch ID |" || t == "| CPU ID |") return true;  // the entity tables after GPUs
+  return t.find("Device Information") != std::string_view::npos &&
+         t.find(" ID ") != std::string_view::npos;
+}
+
+// `dcgmi nvlink -e`: "| NVLINK Error Counts |" (DCGM 3/4, then "| GPU 0 |") or "| GPU ID: 0 |
+// NVLINK Error Counts |" (the user guide's layout).
+bool names_nvlink_errors(std::string_view t) {
+  return !t.empty() && t.front() == '|' && t.find("NVLINK Error Counts") != std::string_view::npos;
+}
+
+// The first rows of a `dcgmi stats` report: its title ("Summary", "GPU ID: 0") or a section.
+bool names_stats(std::string_view t) {
+  return text::starts_with(t, "| Summary ") || text::starts_with(t, "| GPU ID: ") ||
+         t.find("-----  Execution Stats  ") != std::string_view::npos;
+}
+
+// The title row of a box that is always another block's start ("|  NvLink Link Status  |").
+// Stats titles ("| GPU ID: 0 |") are left out: health tables carry the same rows.
+Block box_title(std::string_view t) {
+  if (t.find("NvLink Link Status") != std::string_view::npos) return Block::kNvlinkGrid;
+  if (t.find("Health Monitor Report") != std::string_view::npos) return Block::kHealthTable;
+  if (names_discovery(t)) return Block::kDiscovery;
+  if (names_nvlink_errors(t)) return Block::kNvlinkErrors;
+  return Block::kNone;
+}
+
 }  // namespace
 
 Block block_start(std::string_view t, std::string_view next) {
@@ -462,28 +807,43 @@ Block block_start(std::string_view t, std::string_view next) {
           next.find("NvLink Link Status") != std::string_view::npos)
         return Block::kNvlinkGrid;
       if (names_health_table(t) || names_health_table(next)) return Block::kHealthTable;
+      if (names_discovery(t) || names_discovery(next)) return Block::kDiscovery;
+      if (names_nvlink_errors(t) || names_nvlink_errors(next)) return Block::kNvlinkErrors;
+      if (names_stats(t) || names_stats(next)) return Block::kStats;
       return diag_row(t) ? Block::kDiagTable : Block::kNone;
     case '#':
       return text::starts_with(t, "#Entity") ? Block::kDmon : Block::kNone;
     case '{':
-      return t == "{" ? Block::kJson : Block::kNone;
+      return t == "{" || text::starts_with(t, "{\"DCGM") ? Block::kJson : Block::kNone;
     default:
       return Block::kNone;
   }
 }
 
 bool block_fits(Block b, std::string_view t) {
+  if (t.empty()) return false;
   switch (b) {
     case Block::kDiagTable:
     case Block::kHealthTable:
-      return t.front() == '|' || t.front() == '+';
+    case Block::kDiscovery:
+    case Block::kStats:
+    case Block::kNvlinkErrors: {
+      if (t.front() == '+') return true;
+      if (t.front() != '|') return false;
+      // A box cut before its bottom border runs into the next box: that box's title row
+      // starts a block of its own.
+      const Block other = box_title(t);
+      return other == Block::kNone || other == b;
+    }
     case Block::kNvlinkGrid:
       return t.front() == '|' || t.front() == '+' || text::starts_with(t, "GPUs:") ||
              text::starts_with(t, "gpuId ") || text::starts_with(t, "NvSwitches") ||
              text::starts_with(t, "No NvSwitches") || text::starts_with(t, "physicalId ") ||
              text::starts_with(t, "Key:") || t.find_first_not_of("UDX_ ") == std::string_view::npos;
     case Block::kDmon:
-      return t.front() == '#' || text::starts_with(t, "GPU ") || t == "ID";
+      return t.front() == '#' || text::starts_with(t, "GPU") || t == "ID" ||
+             text::starts_with(t, "Switch ") || text::starts_with(t, "CPU") ||
+             text::starts_with(t, "Link ");
     case Block::kJson:
       return true;  // bounded by the caller at the closing brace
     default:
@@ -505,18 +865,123 @@ BlockInfo read_block(Block b, std::string_view block, std::string_view origin, s
       return read_grid(block, origin, first_line, out);
     case Block::kDmon:
       return read_dmon(block, origin, first_line, out);
-    case Block::kJson:
-      return read_json(block, origin, first_line, out);
+    case Block::kJson: {
+      const BlockInfo health = read_json(block, origin, first_line, out);
+      return health.recognised ? health : read_diag_json(block, origin, first_line, out);
+    }
     case Block::kHealthTable:
       return read_health_table(block, origin, first_line, out);
+    case Block::kDiscovery:
+      return read_discovery(block, origin, first_line, out);
+    case Block::kStats:
+      return read_stats(block, origin, first_line, out);
+    case Block::kNvlinkErrors:
+      return read_nvlink_errors(block, origin, first_line, out);
     default:
       return {};
   }
 }
 
+namespace {
+
+// "4 GPUs found.", "8 GPUs found (Active).", "0 NvSwitches found." (dcgmi discovery), "dcgm
+// version: 4.4.1": a reading without a GPU.
+bool take_count_or_version(std::string_view t, std::string_view origin, size_t line_no,
+                           std::vector<DcgmResult>& out) {
+  DcgmResult r;
+  r.kind = DcgmKind::kReading;
+  r.origin = at(origin, line_no);
+  if (t.size() > 14 && text::iequals(t.substr(0, 13), "dcgm version:")) {
+    r.part = "DCGM";
+    r.test = "version";
+    r.text = std::string(text::trim(t.substr(13)));
+  } else {
+    size_t used = 0;
+    const auto n = text::leading_digits(t, used);
+    if (used == 0) return false;
+    const auto rest = t.substr(used);
+    for (std::string_view what : {" GPUs found", " GPU found", " NvSwitches found"}) {
+      if (!text::starts_with(rest, what)) continue;
+      const auto tail = text::trim(rest.substr(what.size()));
+      if (!tail.empty() && tail != "." && !text::starts_with(tail, "(")) return false;
+      r.part = "dcgmi discovery";
+      r.test = what.find("GPU") != std::string_view::npos ? "GPUs found" : "NvSwitches found";
+      r.text = std::to_string(n) + (text::starts_with(tail, "(") ? " " + std::string(tail) : "");
+      if (!r.text.empty() && r.text.back() == '.') r.text.pop_back();
+    }
+    if (r.part.empty()) return false;
+  }
+  out.push_back(std::move(r));
+  return true;
+}
+
+// dcgm-exporter's series as scraped from its /metrics ("DCGM_FI_DEV_GPU_TEMP{gpu="0",...} 45"),
+// and their "# HELP" / "# TYPE" lines. A field the table knows is named by its dmon tag, so the
+// same rules judge both; an Xid other than 0 is an Xid reading as dmon's is.
+bool take_exporter_line(std::string_view t, std::string_view origin, size_t line_no,
+                        std::vector<DcgmResult>& out) {
+  if (text::starts_with(t, "# HELP DCGM_") || text::starts_with(t, "# TYPE DCGM_")) return true;
+  if (!text::starts_with(t, "DCGM_FI_")) return false;
+  const size_t name_end = t.find_first_of("{ ");
+  if (name_end == std::string_view::npos) return false;
+  const std::string_view name = t.substr(0, name_end);
+  std::string_view rest = t.substr(name_end);
+  std::optional<unsigned> gpu;
+  if (rest.front() == '{') {
+    const size_t close = rest.find('}');
+    if (close == std::string_view::npos) return false;
+    const auto labels = rest.substr(0, close);
+    const size_t g = labels.find("gpu=\"");
+    if (g != std::string_view::npos && g + 5 < labels.size() && is_digit(labels[g + 5])) {
+      size_t used = 0;
+      gpu = static_cast<unsigned>(text::leading_digits(labels.substr(g + 5), used));
+    }
+    rest = rest.substr(close + 1);
+  }
+  const auto words = split_ws(rest);
+  if (words.empty() || !number(words[0])) return false;
+  const DcgmFieldInfo* f = dcgm_field_by_exporter_name(name);
+  DcgmResult r;
+  r.kind = DcgmKind::kReading;
+  r.gpu = gpu;
+  r.part = "dcgm-exporter";
+  r.test = f ? std::string(f->tag) : std::string(name);
+  r.text = words[0];
+  r.count = 1;
+  r.of = 1;
+  r.origin = at(origin, line_no);
+  r.block = std::string(origin);
+  if (f && f->cls == DcgmFieldClass::kXid && gpu && words[0] != "0") {
+    DcgmResult x = r;
+    x.kind = DcgmKind::kXid;
+    x.test = "XIDER";
+    x.count = static_cast<unsigned>(*number(words[0]));
+    x.text = std::string(t);
+    out.push_back(std::move(x));
+  }
+  out.push_back(std::move(r));
+  return true;
+}
+
+}  // namespace
+
 bool take_line(std::string_view t, std::string_view origin, size_t line_no,
                std::vector<DcgmResult>& out) {
-  if (t == "Successfully ran diagnostic for group." ||
+  if (!t.empty() && (t.front() == 'D' || t.front() == '#') &&
+      take_exporter_line(t, origin, line_no, out))
+    return true;
+  if (!t.empty() && (is_digit(t.front()) || t.front() == 'd' || t.front() == 'D') &&
+      take_count_or_version(t, origin, line_no, out))
+    return true;
+  // dcgmi stats' confirmations and its report's footnote (DCGM's dcgmi/ProcessStats.cpp).
+  if (text::starts_with(t, "Successfully retrieved statistics for job") ||
+      text::starts_with(t, "Successfully retrieved process info for PID") ||
+      text::starts_with(t, "Successfully started recording stats for") ||
+      text::starts_with(t, "Successfully stopped recording stats for") ||
+      text::starts_with(t, "Successfully removed job") || t == "Successfully removed all jobs." ||
+      t == "Successfully started process watches." ||
+      text::starts_with(t, "(*) Represents a process statistic.") ||
+      t == "process lifetime listed." || t == "Successfully ran diagnostic for group." ||
       t == "Health monitor systems set successfully." || text::starts_with(t, "dcgmi ") ||
       text::starts_with(t, "sudo dcgmi "))
     return true;

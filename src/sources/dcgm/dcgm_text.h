@@ -1,8 +1,9 @@
 // DCGM's tool output in a capture: the `dcgmi diag` result table (any level, any DCGM version
-// with the 27-column name field), the `dcgmi nvlink --link-status` grid, `dcgmi dmon` with
-// field XIDER, `dcgmi health -c` (the text table and `-j` JSON), and single lines (the host
-// engine's health log, dcgmi's own confirmations). Pure functions over text; the capture reader
-// finds the blocks.
+// with the 27-column name field), the `dcgmi nvlink --link-status` grid, `dcgmi dmon` (any
+// fields: one reading per GPU and field, XIDER also as an Xid), `dcgmi health -c` (the text
+// table and `-j` JSON), `dcgmi discovery -l`, `dcgmi stats` reports, and single lines (the host
+// engine's health log, dcgmi's own confirmations, "4 GPUs found."). Pure functions over text; the
+// capture reader finds the blocks.
 #pragma once
 
 #include <string>
@@ -13,7 +14,17 @@
 
 namespace gw::dcgm {
 
-enum class Block { kNone, kDiagTable, kNvlinkGrid, kDmon, kJson, kHealthTable };
+enum class Block {
+  kNone,
+  kDiagTable,
+  kNvlinkGrid,
+  kDmon,
+  kJson,
+  kHealthTable,
+  kDiscovery,     // `dcgmi discovery -l`
+  kStats,         // `dcgmi stats -j` / `-p` job and process reports
+  kNvlinkErrors,  // `dcgmi nvlink -e`
+};
 
 // The block `trimmed` starts (`next` is the trimmed line after it: a grid's border comes
 // before its title). Cheap on other lines: a first-byte gate.

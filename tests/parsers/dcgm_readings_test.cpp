@@ -1,0 +1,176 @@
+// DCGM's plain values (issue 19): `dcgmi discovery -l`, `dcgmi dmon` with any field ids and
+// `dcgmi stats` job reports become DcgmKind::kReading values, one per GPU and field (a dmon
+// table's rows folded into one: the largest value, how many rows had one). Inputs: captures
+// 381, 382, 384 and 386 with the class transformations (CRLF, re-indented, after and before a
+// kernel log, in a bug report, cut at every line).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "fixture_util.h"
+#include "sources/captures.h"
+
+namespace gw {
+namespace {
+
+using test::lines_of;
+using test::read_fixture;
+
+std::vector<DcgmResult> read_dcgm(const std::string& text, const std::string& name = "app.log") {
+  Observation obs;
+  add_capture(text, name, obs);
+  return obs.dcgm;
+}
+
+// (part, gpu, field) -> value, for the readings only.
+std::map<std::tuple<std::string, int, std::string>, std::string> values(
+    const std::vector<DcgmResult>& rs) {
+  std::map<std::tuple<std::string, int, std::string>, std::string> out;
+  for (const DcgmResult& r : rs)
+    if (r.kind == DcgmKind::kReading)
+      out[{r.part, r.gpu ? static_cast<int>(*r.gpu) : -1, r.test}] = r.text;
+  return out;
+}
+
+const char* const k381 = "381-dcgm-discovery-l-4x-h100-sxm-name-null";
+const char* const k382 = "382-dcgm-discovery-l-8x-h100-nvswitch-module-denylisted-exit-223";
+const char* const k384 = "384-dcgm-dmon-e-gb200-nvlink-counters-na-with-ecc-field";
+const char* const k386 = "386-dcgm-stats-j-mig-job-na-not-specified";
+
+TEST(DcgmReadings, DiscoveryListsEachGpuWithItsFields) {
+  const auto v = values(read_dcgm(read_fixture(k381, "app.log")));
+  using K = std::tuple<std::string, int, std::string>;
+  EXPECT_EQ(v.at(K{"dcgmi discovery", -1, "GPUs found"}), "4");
+  EXPECT_EQ(v.at(K{"dcgmi discovery", 0, "Name"}), "<<<NULL>>>");
+  EXPECT_EQ(v.at(K{"dcgmi discovery", 1, "PCI Bus ID"}), "00000000:5D:00.0");
+  EXPECT_EQ(v.at(K{"dcgmi discovery", 1, "Device UUID"}),
+            "GPU-75c4ee16-a840-6f6c-9a7b-5ed8f41598b8");
+  EXPECT_EQ(v.at(K{"dcgmi discovery", 2, "Name"}), "<<<NULL>>>");
+  EXPECT_EQ(v.count(K{"dcgmi discovery", 3, "Name"}), 0u) << "GPU 3 is not in the excerpt";
+
+  const auto w = values(read_dcgm(read_fixture(k382, "app.log")));
+  EXPECT_EQ(w.at(K{"dcgmi discovery", -1, "GPUs found"}), "8 (Active)");
+  EXPECT_EQ(w.at(K{"dcgmi discovery", 0, "Name"}), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(w.at(K{"dcgmi discovery", 0, "PCI Bus ID"}), "00000000:19:00.0");
+}
+
+TEST(DcgmReadings, DmonFieldsOfAnyIdAreReadPerGpu) {
+  const auto rs = read_dcgm(read_fixture(k384, "app.log"));
+  size_t na = 0, valued = 0;
+  std::set<std::string> blocks;
+  for (const DcgmResult& r : rs) {
+    if (r.kind != DcgmKind::kReading || r.part != "dcgmi dmon") continue;
+    blocks.insert(r.block);
+    (r.count == 0 ? na : valued) += 1;
+    if (r.count == 0) {
+      EXPECT_EQ(r.text, "N/A") << r.test;
+    }
+  }
+  // Run 1: 13 fields x GPUs 0, 1, 3 all N/A; run 2: 12 fields of GPU 0 with values.
+  EXPECT_EQ(na, 13u * 3);
+  EXPECT_EQ(valued, 12u);
+  EXPECT_EQ(blocks.size(), 2u);
+  const auto v = values(rs);
+  using K = std::tuple<std::string, int, std::string>;
+  EXPECT_EQ(v.at(K{"dcgmi dmon", 0, "NLXMITB"}), "36758094563894");
+  EXPECT_EQ(v.at(K{"dcgmi dmon", 0, "NLLLIE"}), "0");
+}
+
+TEST(DcgmReadings, DmonKeepsTheLargestValueOfAFieldOverItsRows) {
+  const std::string t =
+      "#Entity    XIDER        EDVTL        TMPTR\n"
+      "ID\n"
+      "GPU 0      0            0            61\n"
+      "GPU 0      0            2            64\n"
+      "GPU 0      0            N/A          63\n";
+  for (const DcgmResult& r : read_dcgm(t)) {
+    if (r.kind != DcgmKind::kReading) continue;
+    EXPECT_EQ(r.of, 3u) << r.test;
+    if (r.test == "EDVTL") {
+      EXPECT_EQ(r.text, "2");
+      EXPECT_EQ(r.count, 2u);
+    }
+    if (r.test == "TMPTR") {
+      EXPECT_EQ(r.text, "64");
+    }
+  }
+}
+
+TEST(DcgmReadings, StatsReportRowsAreReadings) {
+  const auto rs = read_dcgm(read_fixture(k386, "app.log"));
+  const auto v = values(rs);
+  using K = std::tuple<std::string, int, std::string>;
+  EXPECT_EQ(v.at(K{"dcgmi stats", -1, "No. of Processes"}), "0");
+  EXPECT_EQ(v.at(K{"dcgmi stats", -1, "Total Execution Time (sec)"}), "6391.9");
+  EXPECT_EQ(v.at(K{"dcgmi stats", -1, "Energy Consumed (Joules)"}), "Not Specified");
+  EXPECT_EQ(v.at(K{"dcgmi stats", -1, "Power Usage (Watts)"}), "Avg: N/A, Max: N/A, Min: N/A");
+  EXPECT_EQ(v.at(K{"dcgmi stats", -1, "Single Bit ECC Errors"}), "Not Specified");
+}
+
+TEST(DcgmReadings, StatsSlowdownRowsAndHealthAreNamed) {
+  // The shape dcgmi prints for a GPU's section in verbose mode (rows as DCGM's source writes
+  // them); values made up for the test.
+  const std::string t =
+      "+------------------------------------------------------------------------------+\n"
+      "| GPU ID: 1                                                                    |\n"
+      "+====================================+=========================================+\n"
+      "|-----  Execution Stats  ------------+-----------------------------------------|\n"
+      "| No. of Processes                   | 1                                       |\n"
+      "+-----  Event Stats  ----------------+-----------------------------------------+\n"
+      "| Double Bit ECC Errors              | 0                                       |\n"
+      "+-----  Slowdown Stats  -------------+-----------------------------------------+\n"
+      "| Due to - Power (%)                 | 0                                       |\n"
+      "|        - Thermal (%)               | 31.2                                    |\n"
+      "+-----  Overall Health  -------------+-----------------------------------------+\n"
+      "| Overall Health                     | Warning                                 |\n"
+      "|                                    | GPU 1 thermal violations                |\n"
+      "+------------------------------------+-----------------------------------------+\n";
+  const auto rs = read_dcgm(t);
+  const auto v = values(rs);
+  using K = std::tuple<std::string, int, std::string>;
+  EXPECT_EQ(v.at(K{"dcgmi stats", 1, "Slowdown Thermal (%)"}), "31.2");
+  EXPECT_EQ(v.at(K{"dcgmi stats", 1, "Slowdown Power (%)"}), "0");
+  bool health = false;
+  for (const DcgmResult& r : rs)
+    health = health || (r.kind == DcgmKind::kHealth && r.gpu == 1u && r.level == "Warning" &&
+                        r.text == "GPU 1 thermal violations");
+  EXPECT_TRUE(health);
+}
+
+TEST(DcgmReadings, ClassTransformationsKeepTheReadings) {
+  const std::string dmesg = read_fixture("009-dmesg-xid119-gsp-rpc-timeout", "dmesg.log");
+  for (const char* c : {k381, k382, k384, k386}) {
+    const std::string log = read_fixture(c, "app.log");
+    const auto want = values(read_dcgm(log));
+    ASSERT_FALSE(want.empty()) << c;
+    for (const auto& [tag, text] : test::class_variants(log, dmesg))
+      EXPECT_EQ(values(read_dcgm(text, std::string("v-") + tag)), want) << c << " " << tag;
+  }
+}
+
+TEST(DcgmReadings, CutAtAnyLineReadsWhatIsLeftAndNeverMore) {
+  for (const char* c : {k381, k384, k386}) {
+    const auto lines = lines_of(read_fixture(c, "app.log"));
+    const auto full = values(read_dcgm(read_fixture(c, "app.log")));
+    for (size_t cut = 0; cut < lines.size(); ++cut) {
+      std::string head, tail;
+      for (size_t i = 0; i < lines.size(); ++i) (i < cut ? head : tail) += lines[i] + "\n";
+      for (const std::string& part : {head, tail})
+        for (const auto& [key, value] : values(read_dcgm(part))) {
+          const auto it = full.find(key);
+          ASSERT_NE(it, full.end()) << c << " cut " << cut << ": " << std::get<2>(key);
+          // A dmon table cut keeps fewer rows: its largest value can only be smaller or N/A.
+          if (std::get<0>(key) != "dcgmi dmon") {
+            EXPECT_EQ(value, it->second) << c << " " << cut;
+          }
+        }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gw
