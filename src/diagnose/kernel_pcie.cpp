@@ -28,6 +28,23 @@ std::string first_word(std::string_view s) {
   return std::string(s.substr(0, s.find(' ')));
 }
 
+// A report from a port (root or switch port), natively ("pcieport 0000:00:03.0: AER: ...") or
+// from the firmware ("GHES 0000:00:03.0: ... port_type: 4, root port": 4-6 are ports).
+bool from_port(const Event& e) {
+  const std::string w = first_word(e.message);
+  if (w == "pcieport") return true;
+  if (w != "GHES") return false;
+  for (std::string_view t : {"port_type: 4,", "port_type: 5,", "port_type: 6,"})
+    if (e.message.find(t) != std::string::npos) return true;
+  return false;
+}
+
+// A device the nvidia driver owns, or one a firmware record names by NVIDIA's vendor id.
+bool nvidia_device(const Event& e) {
+  const std::string w = first_word(e.message);
+  return w == "nvidia" || (w == "GHES" && e.message.find("vendor_id: 0x10de") != std::string::npos);
+}
+
 // "error received: 0000:00:03.0" / "error message received from 0000:63:00.0" -> device.
 std::optional<std::string> source_of(std::string_view msg) {
   for (std::string_view tag : {"received from ", "received: "}) {
@@ -42,10 +59,12 @@ std::optional<std::string> source_of(std::string_view msg) {
 }
 
 struct AerCounts {
-  size_t corrected = 0, nonfatal = 0, fatal = 0, unrecovered = 0;
+  size_t corrected = 0, nonfatal = 0, fatal = 0, unrecovered = 0, unknown = 0;
   void add(const std::string& t) {
-    if (t.find("can't recover") != std::string::npos ||
-        t.find("recovery failed") != std::string::npos)
+    if (t.find("severity: unknown") != std::string::npos)  // a firmware record cut short
+      ++unknown;
+    else if (t.find("can't recover") != std::string::npos ||
+             t.find("recovery failed") != std::string::npos)
       ++unrecovered;
     else if (t.find("(Fatal)") != std::string::npos)
       ++fatal;
@@ -58,8 +77,9 @@ struct AerCounts {
   std::string text() const {
     return fmt::format(
         "{} fatal, {} uncorrected non-fatal, {} corrected, {} unrecovered ('can't recover' / "
-        "'recovery failed')",
-        fatal, nonfatal, corrected, unrecovered);
+        "'recovery failed'){}",
+        fatal, nonfatal, corrected, unrecovered,
+        unknown > 0 ? fmt::format(", {} of unknown severity", unknown) : "");
   }
 };
 
@@ -145,8 +165,7 @@ AerScan scan_aer(const DiagnoseContext& c) {
     if (e.kind == EventKind::kDriverMessage && e.driver_kind == K::kPcieAer) s.aer.push_back(&e);
   s.gpus = gpu_devices(c);
   for (const Event* e : s.aer)  // devices the nvidia driver owns, from the AER lines
-    if (first_word(e->message) == "nvidia" && e->pci_bus_id)
-      s.gpus.insert(pci_device(*e->pci_bus_id));
+    if (nvidia_device(*e) && e->pci_bus_id) s.gpus.insert(pci_device(*e->pci_bus_id));
   const auto& aer = s.aer;
   s.target.resize(aer.size());
   for (size_t i = 0; i < aer.size(); ++i) {
@@ -159,7 +178,7 @@ AerScan scan_aer(const DiagnoseContext& c) {
     }
   }
   for (size_t i = 0; i < aer.size(); ++i) {
-    if (s.target[i] || first_word(aer[i]->message) != "pcieport") continue;
+    if (s.target[i] || !from_port(*aer[i])) continue;
     for (size_t j = i >= kAerNearEvents ? i - kAerNearEvents : 0;
          j < std::min(aer.size(), i + kAerNearEvents); ++j) {
       if (j == i || !s.target[j] || pci_device(*aer[j]->pci_bus_id) != *s.target[j]) continue;
@@ -173,10 +192,9 @@ AerScan scan_aer(const DiagnoseContext& c) {
   // errors included).
   std::map<std::string, std::string> port_gpu;
   for (size_t i = 0; i < aer.size(); ++i)
-    if (s.target[i] && first_word(aer[i]->message) == "pcieport")
-      port_gpu.emplace(*aer[i]->pci_bus_id, *s.target[i]);
+    if (s.target[i] && from_port(*aer[i])) port_gpu.emplace(*aer[i]->pci_bus_id, *s.target[i]);
   for (size_t i = 0; i < aer.size(); ++i)
-    if (!s.target[i] && aer[i]->pci_bus_id && first_word(aer[i]->message) == "pcieport")
+    if (!s.target[i] && aer[i]->pci_bus_id && from_port(*aer[i]))
       if (auto it = port_gpu.find(*aer[i]->pci_bus_id); it != port_gpu.end())
         s.target[i] = it->second;
   return s;
@@ -198,8 +216,7 @@ void rule_pcie_aer_errors(const DiagnoseContext& c, Findings& out) {
     const Event& e = *aer[i];
     if (g.lines.size() < 1000) g.lines.push_back(&e);
     const std::string dev = pci_device(*e.pci_bus_id);
-    if (dev != g.device && first_word(e.message) == "pcieport")
-      g.ports.insert(*e.pci_bus_id);  // a port's function counts
+    if (dev != g.device && from_port(e)) g.ports.insert(*e.pci_bus_id);  // a port's function counts
     g.n.add(e.message);
   }
   for (const auto& [dev, g] : by_gpu) {
@@ -209,8 +226,9 @@ void rule_pcie_aer_errors(const DiagnoseContext& c, Findings& out) {
     f.gpu = c.gpu_by_pci(*f.pci_bus_id);
     const bool bad = g.n.bad();
     f.severity = bad ? Severity::kCritical
-                     : (g.n.nonfatal > 0 || g.n.corrected >= kManyCorrected ? Severity::kWarning
-                                                                            : Severity::kInfo);
+                     : (g.n.nonfatal > 0 || g.n.unknown > 0 || g.n.corrected >= kManyCorrected
+                            ? Severity::kWarning
+                            : Severity::kInfo);
     const std::string where =
         g.ports.empty() ? std::string() : " and its upstream port " + *g.ports.begin();
     f.title = fmt::format("PCIe AER errors on {}{}", gpu_words(f.gpu, f.pci_bus_id), where);
@@ -244,7 +262,7 @@ bool about_other_device(const AerScan& s, size_t i) {
   for (size_t j = i >= kAerNearEvents ? i - kAerNearEvents : 0;
        j < std::min(s.aer.size(), i + kAerNearEvents); ++j) {
     const Event& o = *s.aer[j];
-    if (j == i || !o.pci_bus_id || first_word(o.message) == "pcieport") continue;
+    if (j == i || !o.pci_bus_id || from_port(o)) continue;
     const auto gap = seconds_between(e, o);
     if (!gap || std::abs(*gap) <= kAerNearS) return true;
   }
@@ -259,7 +277,7 @@ void rule_pcie_aer_port(const DiagnoseContext& c, Findings& out) {
   std::map<std::string, std::vector<const Event*>> by_port;
   for (size_t i = 0; i < s.aer.size(); ++i) {
     const Event& e = *s.aer[i];
-    if (s.target[i] || !e.pci_bus_id || first_word(e.message) != "pcieport") continue;
+    if (s.target[i] || !e.pci_bus_id || !from_port(e)) continue;
     if (!about_other_device(s, i)) by_port[*e.pci_bus_id].push_back(&e);
   }
   for (const auto& [port, lines] : by_port) {

@@ -436,6 +436,39 @@ TEST(KernelPcie, APortAloneIsReportedWhenFatalOrRepeated) {
   EXPECT_FALSE(find(diagnose(from_log(nvme)), "pcie.aer_port"));
 }
 
+TEST(KernelPcie, FirmwareFirstRecordsAreAerReports) {
+  // Capture 392's layout: a firmware-first record cut to its device lines, NVIDIA's vendor id.
+  const auto gpu = diagnose(from_log(
+      "[Thu Apr  9 04:50:00 2026] {3}[Hardware Error]:   device_id: 0000:01:00.0\n"
+      "[Thu Apr  9 04:50:00 2026] {3}[Hardware Error]:   slot: 0\n"
+      "[Thu Apr  9 04:50:00 2026] {3}[Hardware Error]:   vendor_id: 0x10de, device_id: 0x2204\n"));
+  const auto a = find(gpu, "pcie.aer_errors");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->pci_bus_id, "00000000:01:00.0");
+  EXPECT_EQ(a->severity, Severity::kWarning);  // a hardware error of unknown severity
+  EXPECT_NE(evidence(*a).find("1 of unknown severity"), std::string::npos) << evidence(*a);
+  // The same record naming another vendor's device: not a GPU's.
+  EXPECT_FALSE(find(
+      diagnose(from_log("[ 1.0] {1}[Hardware Error]:   device_id: 0000:5e:00.0\n"
+                        "[ 1.0] {1}[Hardware Error]:   vendor_id: 0x144d, device_id: 0xa808\n")),
+      "pcie.aer_errors"));
+  // A root port's fatal record with nothing named below: the port, with its errors named.
+  const auto port = diagnose(from_log(
+      "[ 2.0] {7}[Hardware Error]: event severity: fatal\n"
+      "[ 2.0] {7}[Hardware Error]:  Error 0, type: fatal\n"
+      "[ 2.0] {7}[Hardware Error]:   section_type: PCIe error\n"
+      "[ 2.0] {7}[Hardware Error]:   port_type: 4, root port\n"
+      "[ 2.0] {7}[Hardware Error]:   device_id: 0000:00:01.1\n"
+      "[ 2.0] {7}[Hardware Error]:   vendor_id: 0x1022, device_id: 0x1483\n"
+      "[ 2.0] {7}[Hardware Error]:   aer_uncor_status: 0x00000020, aer_uncor_mask: 0x00000000\n"));
+  const auto p = find(port, "pcie.aer_port");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->pci_bus_id, "00000000:00:01.1");
+  EXPECT_EQ(p->severity, Severity::kWarning);
+  EXPECT_NE(evidence(*p).find("errors named: SDES"), std::string::npos) << evidence(*p);
+  EXPECT_FALSE(find(port, "pcie.aer_errors"));
+}
+
 TEST(KernelPcie, BandwidthLimitedByTheUpstreamLink114) {
   const std::string log =
       "[   10.735323] pci 0000:04:00.0: 252.048 Gb/s available PCIe bandwidth, limited by 16.0 "

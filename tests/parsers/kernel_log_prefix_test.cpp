@@ -115,6 +115,16 @@ TEST(KernelLogPrefix, JournalMonthInTheLocalesWords) {
     EXPECT_EQ(kmsg::strip_log_prefix(month + " 3 10:00:00 host kernel: x", p), "x") << month;
     EXPECT_EQ(p.time_in_year_ms, in_year(181, 3, 10, 0, 0)) << month;
   }
+  // Chinese / Japanese and Korean journalctl (capture 262: "4月 20 19:55:29 host kernel:").
+  for (const std::string month : {"8月", "8월", "08月"}) {
+    const Event e = one(month + " 25 19:38:04 fujitsu kernel: " + body);
+    EXPECT_EQ(e.time_in_year_ms, in_year(212, 25, 19, 38, 4)) << month;
+  }
+  for (const std::string no : {"13月", "0月", "8日", "8x", "123月"}) {
+    kmsg::LogPrefix p;
+    const std::string line = no + " 25 19:38:04 x";
+    EXPECT_EQ(kmsg::strip_log_prefix(line, p), line) << no;
+  }
   kmsg::LogPrefix p;  // a word that is no month leaves the line as it is
   EXPECT_EQ(kmsg::strip_log_prefix("août25 19:38:04 x", p), "août25 19:38:04 x");
 }

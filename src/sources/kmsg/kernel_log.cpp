@@ -10,6 +10,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "sources/kmsg/ghes_record.h"
 #include "sources/kmsg/kernel_fault.h"
 #include "sources/kmsg/kernel_log_line.h"
 #include "sources/smi/text_util.h"
@@ -46,13 +47,15 @@ bool blank(std::string_view s) {
 
 // Each anchor's rare byte and the byte after it: 'V' 'R' of "NVRM", 'X' 'i' of "SXid (",
 // 'R' ':' of "AER: ", 'F' 'O' of "INFO: task ", 'G' 'b' of "Gb/s available PCIe bandwidth",
-// 'I' 'e' of "PCIe Bus Error: " (older kernels print AER reports without "AER: ").
+// 'I' 'e' of "PCIe Bus Error: " (older kernels print AER reports without "AER: "), 'r' ']' of
+// "[Hardware Error]:" (firmware-first error records, ghes_record.h).
 // Every anchor starts such a pair, and the pairs are rare in other kernel text, so one pass
 // looking for pairs replaces one memchr stream per anchor byte (which restarted at every
 // "ERROR", "VFS" or "XFS" in the chatter).
 bool anchor_pair(char a, char b) {
   return (a == 'V' && b == 'R') || (a == 'X' && b == 'i') || (a == 'R' && b == ':') ||
-         (a == 'F' && b == 'O') || (a == 'G' && b == 'b') || (a == 'I' && b == 'e');
+         (a == 'F' && b == 'O') || (a == 'G' && b == 'b') || (a == 'I' && b == 'e') ||
+         (a == 'r' && b == ']');
 }
 
 // With the unread-line report on, the names of the GPU stack too: "vid"/"Vid"/"VID" of
@@ -95,7 +98,8 @@ unsigned pair_mask16(const char* d) {
     return _mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8(x)), _mm_cmpeq_epi8(b, _mm_set1_epi8(y)));
   };
   const __m128i m =
-      _mm_or_si128(_mm_or_si128(_mm_or_si128(both('V', 'R'), both('X', 'i')), both('I', 'e')),
+      _mm_or_si128(_mm_or_si128(_mm_or_si128(both('V', 'R'), both('X', 'i')),
+                                _mm_or_si128(both('I', 'e'), both('r', ']'))),
                    _mm_or_si128(_mm_or_si128(both('R', ':'), both('F', 'O')), both('G', 'b')));
   return static_cast<unsigned>(_mm_movemask_epi8(m));
 }
@@ -157,6 +161,8 @@ class Stream {
   void rebuild_h_clock(size_t upto);
   void gpu_line(std::string_view line, size_t line_no);
   size_t aer_follow(size_t pos);
+  bool ghes_line(std::string_view line, size_t line_no);
+  void end_ghes();
   void flush();
   void emit(Event&& ev);
 
@@ -181,6 +187,11 @@ class Stream {
   static constexpr size_t kMaxFaultContext = 64;
   size_t fault_until_ = 0;
   std::vector<std::pair<size_t, std::string>> fault_context_;
+  // The firmware-first error record being gathered (its lines share a "{N}" tag and may be
+  // interleaved with other lines), the times of its first line, where it starts, its lines.
+  std::optional<kmsg::GhesRecord> ghes_;
+  Event ghes_first_;
+  size_t ghes_line_no_ = 0, ghes_lines_ = 0;
 };
 
 bool Stream::anchor_at(size_t h) const {
@@ -200,6 +211,8 @@ bool Stream::anchor_at(size_t h) const {
       return text_.substr(h, 30) == "Gb/s available PCIe bandwidth,";
     case 'I':  // PCIe Bus Error:
       return h >= 2 && text_.substr(h - 2, 16) == "PCIe Bus Error: ";
+    case 'r':  // [Hardware Error]:
+      return h >= 14 && text_.substr(h - 14, 17) == "[Hardware Error]:";
   }
   return false;
 }
@@ -383,7 +396,56 @@ void Stream::flush() {
   pending_lines_ = 0;
 }
 
+// A line of a firmware-first error record: gathered into the record its tag names; a record
+// ends at its next header, at another record's line, or at the end of the text.
+bool Stream::ghes_line(std::string_view line, size_t line_no) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  LogPrefix p;
+  const auto g = kmsg::parse_ghes_line(kmsg::strip_log_prefix(line, p));
+  if (!g) return false;
+  if (opt_.classify_lines) ++st_.kernel_lines;
+  if (!hmode_ && (p.delta_s || p.minute_line)) {
+    hmode_ = true;
+    rebuild_h_clock(static_cast<size_t>(line.data() - text_.data()));
+    walk_ = true;
+  }
+  const bool header = text::starts_with(g->key, "Hardware error from APEI");
+  if (!ghes_ || header || ghes_->record() != g->record || ghes_->starts_another(*g)) {
+    end_ghes();
+    ghes_.emplace(g->record);
+    ghes_first_ = Event{};
+    ghes_first_.time_ms = p.time_ms;
+    ghes_first_.uptime_s = p.uptime_s;
+    ghes_first_.time_in_year_ms = p.time_in_year_ms;
+    if (hmode_) h_clock(p, &ghes_first_);
+    ghes_line_no_ = line_no;
+    ghes_lines_ = 0;
+  } else if (hmode_) {
+    h_clock(p, nullptr);
+  }
+  ++ghes_lines_;
+  ghes_->add(*g);
+  return true;
+}
+
+void Stream::end_ghes() {
+  if (!ghes_) return;
+  std::vector<Event> evs = ghes_->events();
+  ghes_.reset();
+  if (evs.empty()) return;
+  flush();
+  st_.gpu_lines += ghes_lines_;
+  for (Event& ev : evs) {
+    ev.time_ms = ghes_first_.time_ms;
+    ev.uptime_s = ghes_first_.uptime_s;
+    ev.time_in_year_ms = ghes_first_.time_in_year_ms;
+    ev.origin = origin_of(origin_, ghes_line_no_);
+    emit(std::move(ev));
+  }
+}
+
 void Stream::gpu_line(std::string_view line, size_t line_no) {
+  if (ghes_line(line, line_no)) return;
   ParsedLine pl = kmsg::parse_line(line);
   if (pl.prefix.time_refused) ++st_.untimed_lines;
   if (!hmode_ && (pl.prefix.delta_s || pl.prefix.minute_line)) {
@@ -515,6 +577,7 @@ KernelLogStats Stream::run() {
     ++line_no_;
     if (event) pos = aer_follow(pos);
   }
+  end_ghes();
   flush();
   unread_fault_context();
   if (walk_) {
@@ -648,8 +711,8 @@ bool kernel_log_piece_may_start(std::string_view line) {
   const std::string_view body = kmsg::strip_log_prefix(line, p);
   if (!p.recognised || p.delta_s || p.minute_line) return false;
   // Stricter than the scan's anchors (Stream::anchor_at): any of these words keeps the line.
-  for (std::string_view a :
-       {"NVRM", "SXid", "AER:", "INFO: task", "Gb/s available", "PCIe Bus Error"})
+  for (std::string_view a : {"NVRM", "SXid", "AER:", "INFO: task", "Gb/s available",
+                             "PCIe Bus Error", "[Hardware Error]:"})
     if (line.find(a) != std::string_view::npos) return false;
   // Nor a line of an AER report (its details are joined to the line before).
   return !kmsg::is_aer_line(body);
@@ -668,6 +731,7 @@ bool looks_like_kernel_log_line(std::string_view line) {
   }
   return text::starts_with(body, "NVRM") || body.find("NVRM: ") != std::string_view::npos ||
          body.find("SXid (") != std::string_view::npos || kmsg::is_aer_line(body) ||
+         kmsg::parse_ghes_line(body).has_value() ||
          kmsg::classify_fault_line(body) != kmsg::FaultLine::kNone ||
          text::starts_with(body, "-- Logs begin") || text::starts_with(body, "-- Journal begins") ||
          text::starts_with(body, "-- No entries --") || text::starts_with(body, "-- Boot ");

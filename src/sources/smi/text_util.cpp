@@ -256,6 +256,14 @@ unsigned month_word(std::string_view s, size_t& len) {
   len = 0;
   while (len < s.size() && len < 12 && s[len] != ' ' && s[len] != '\t') ++len;
   if (len < 3 || len >= 12 || len == s.size()) return 0;
+  // Chinese and Japanese "4月", Korean "4월" (journalctl in those locales).
+  if (s[0] >= '0' && s[0] <= '9') {
+    const size_t d = s[1] >= '0' && s[1] <= '9' ? 2 : 1;
+    const unsigned m = d == 2 ? static_cast<unsigned>((s[0] - '0') * 10 + (s[1] - '0'))
+                              : static_cast<unsigned>(s[0] - '0');
+    const std::string_view unit = s.substr(d, len - d);
+    return m >= 1 && m <= 12 && (unit == "\xE6\x9C\x88" || unit == "\xEC\x9B\x94") ? m : 0;
+  }
   // " word " folded to ASCII lower case, on the stack: this runs on every syslog line.
   char buf[14];
   size_t n = 0;

@@ -121,8 +121,8 @@ int64_t days_from_civil(int64_t y, unsigned m, unsigned d);
 // "Jan".."Dec" -> 1..12, 0 when not a month.
 unsigned month_from_abbrev(std::string_view s);
 // The month word at the start of `s` as strftime's %b writes it in the C locale and the common
-// European ones ("Aug", "aug", "août", "juil.", "Mär", "ago", "авг"): 1..12 and its length in
-// bytes (up to the first blank), 0 when the word is not a month.
+// European ones ("Aug", "aug", "août", "juil.", "Mär", "ago", "авг") and the CJK "4月" / "4월":
+// 1..12 and its length in bytes (up to the first blank), 0 when the word is not a month.
 unsigned month_word(std::string_view s, size_t& len);
 // "Wed Sep 25 10:40:24 2024" (ctime, as nvidia-smi and dmesg -T print) -> epoch ms (UTC).
 std::optional<int64_t> parse_ctime_ms(std::string_view s);
