@@ -119,6 +119,27 @@ std::string source_line(const DoctorRun& run) {
   return s;
 }
 
+// The affirmative answer in a GPU's line: the figures its last sample carries, said when no
+// rule found anything wrong with them ("ok  34 C, 71 W of 700 W, 0 % busy, 1.2 of 80 GiB").
+std::string normal_figures(const GpuSample& s) {
+  std::vector<std::string> parts;
+  if (s.temp_c) parts.push_back(fmt::format("{} C", *s.temp_c));
+  if (s.power_mw && s.power_limit_mw)
+    parts.push_back(fmt::format("{} W of {} W", *s.power_mw / 1000, *s.power_limit_mw / 1000));
+  else if (s.power_mw)
+    parts.push_back(fmt::format("{} W", *s.power_mw / 1000));
+  if (s.util_gpu_pct) parts.push_back(fmt::format("{} % busy", *s.util_gpu_pct));
+  if (s.mem_used_bytes && s.mem_total_bytes && *s.mem_total_bytes > 0)
+    parts.push_back(fmt::format("{:.1f} of {:.0f} GiB",
+                                static_cast<double>(*s.mem_used_bytes) / 1073741824.0,
+                                static_cast<double>(*s.mem_total_bytes) / 1073741824.0));
+  if (s.ecc_enabled == true && s.ecc_dbe_volatile)
+    parts.push_back(fmt::format("ECC on, {} uncorrectable", *s.ecc_dbe_volatile));
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
 void verdict_lines(std::ostream& out, const DoctorRun& run, const Paint& paint) {
   // Worst finding per subject, in GPU order, then kernel-log-only GPUs, then the host.
   std::map<std::string, const Finding*> worst;
@@ -128,10 +149,12 @@ void verdict_lines(std::ostream& out, const DoctorRun& run, const Paint& paint) 
     ++n[s];
     if (!worst.count(s) || f.severity > worst[s]->severity) worst[s] = &f;
   }
-  auto line = [&](const std::string& subj, const std::string& label) {
+  auto line = [&](const std::string& subj, const std::string& label, const GpuSample* s) {
     const auto it = worst.find(subj);
     if (it == worst.end()) {
-      out << fmt::format("  {:<58} {}\n", label, paint("32", "ok"));
+      const std::string figures = s ? normal_figures(*s) : "";
+      out << fmt::format("  {:<58} {}{}\n", label, paint("32", "ok"),
+                         figures.empty() ? "" : "  " + figures);
       return;
     }
     const Finding& f = *it->second;
@@ -146,13 +169,13 @@ void verdict_lines(std::ostream& out, const DoctorRun& run, const Paint& paint) 
       std::string label =
           fmt::format("GPU {}  {}  {}", g.info.index, g.info.pci_bus_id, g.info.name);
       if (label.size() > 58) label.resize(58);
-      line(fmt::format("GPU {}", g.info.index), label);
+      line(fmt::format("GPU {}", g.info.index), label, &g.sample);
     }
   }
   std::vector<std::string> rest;
   for (const auto& [subj, f] : worst) rest.push_back(subj);
   std::sort(rest.begin(), rest.end(), subject_before);
-  for (const auto& subj : rest) line(subj, subj);
+  for (const auto& subj : rest) line(subj, subj, nullptr);
 }
 
 // One block per finding; the same finding on 3+ GPUs prints once with the GPU list, so an

@@ -103,7 +103,10 @@ std::vector<std::string> oom_figure_lines(const AppMessage& m, const OomFigures&
   std::string head = "CUDA out of memory" + gpu_words(m);
   if (f.tried) head += ": tried to allocate " + bytes_text(*m.tried_bytes);
   if (f.free) head += ", " + bytes_text(*m.free_bytes) + " free";
-  if (f.total) head += " of " + bytes_text(*m.total_bytes) + " total";
+  // TensorFlow's figures are its BFC allocator's: the limit it may use, not the card.
+  if (f.total)
+    head += " of " + bytes_text(*m.total_bytes) +
+            (m.framework == "tensorflow" ? " the allocator may use (its limit)" : " total");
   ev.push_back(head);
   if (f.process) {
     std::string line = "this process holds " + bytes_text(*m.process_bytes);
@@ -112,10 +115,15 @@ std::vector<std::string> oom_figure_lines(const AppMessage& m, const OomFigures&
       line += fmt::format(", {} reserved but unallocated",
                           bytes_text(static_cast<uint64_t>(*f.unallocated)));
     ev.push_back(std::move(line));
-  } else if (f.allocated || f.reserved) {
+  } else if (f.allocated && f.reserved) {
     ev.push_back(fmt::format("{} allocated, {} reserved by the framework",
-                             f.allocated ? bytes_text(*m.allocated_bytes) : "?",
-                             f.reserved ? bytes_text(static_cast<uint64_t>(*f.reserved)) : "?"));
+                             bytes_text(*m.allocated_bytes),
+                             bytes_text(static_cast<uint64_t>(*f.reserved))));
+  } else if (f.allocated || f.reserved) {
+    ev.push_back(fmt::format(
+        "{} {} by the framework",
+        bytes_text(f.allocated ? *m.allocated_bytes : static_cast<uint64_t>(*f.reserved)),
+        f.allocated ? "in use" : "reserved"));
   }
   return ev;
 }
@@ -223,6 +231,10 @@ OomCause cause_working_set(const AppMessage& m, const OomFigures& f, const OomFa
   if (f.unallocated && !k.fragmented)
     ev.push_back(fmt::format("{} reserved but unallocated: not fragmentation",
                              bytes_text(static_cast<uint64_t>(*f.unallocated))));
+  if (f.tried && f.free && f.total && f.allocated && !f.unallocated && *f.tried > *f.free)
+    ev.push_back(fmt::format("{} requested > {} left ({} - {} in use)", bytes_text(*m.tried_bytes),
+                             bytes_text(*m.free_bytes), bytes_text(*m.total_bytes),
+                             bytes_text(*m.allocated_bytes)));
   return {fmt::format("CUDA out of memory{}: the job's own working set does not fit", gpu_words(m)),
           kShrinkRemedy};
 }

@@ -361,5 +361,85 @@ TEST(Coverage, UnreadLinesOfTheToolFamiliesAreNeverHealthy) {
   }
 }
 
+// The families read since (DCGM discovery, dmon fields, stats, dcgm-exporter series, NCCL's
+// configuration, PCIe AER): one line their reader knows beside one it does not, alone in a
+// file, is never HEALTHY, and the unknown line is listed under "not read". The known lines are
+// real (captures 381, 384, 386, 396, 387); the unknown ones are made up to stand for a line no
+// reader knows.
+TEST(Coverage, UnreadLinesOfTheNewerFamiliesAreNeverHealthy) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"dcgmi discovery", "4 GPUs found.\nGPU 2 could not be added to the DCGM group\n"},
+      {"dcgmi dmon",
+       "#Entity    NLXMITP      NLLLIE\nID\nGPU 0      170836581862 0\n"
+       "DCGM field watch stalled on GPU 1\n"},
+      {"dcgmi stats",
+       "Successfully retrieved statistics for job: 952404.\n"
+       "GPU 3 stats were dropped by the DCGM host engine\n"},
+      {"dcgm-exporter",
+       "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",UUID=\"GPU-1\"} 45\n"
+       "dcgm-exporter could not read GPU 1\n"},
+      {"nccl settings",
+       "gpu01:2345:2345 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0\n"
+       "gpu01:2345:2345 [0] NCCL INFO frobnicating the GPU 0 queue\n"},
+  };
+  for (const auto& [family, text] : cases) {
+    std::string indented = "    ";
+    for (const char c : text) indented += c == '\n' ? std::string("\r\n    ") : std::string(1, c);
+    for (const std::string& variant : {text, indented}) {
+      const cli::DoctorRun run = doctor("newer.log", variant);
+      EXPECT_NE(cli::doctor_exit_code(run), cli::kDoctorHealthy) << family;
+      ASSERT_EQ(run.obs.coverage.size(), 1u) << family;
+      EXPECT_EQ(run.obs.coverage[0].gpu_lines_not_read, 1u) << family;
+      EXPECT_EQ(run.obs.coverage[0].lines_not_understood, 1u)
+          << family << ": the known line is read";
+    }
+  }
+}
+
+// DCGM's plain values judged in every variant of the captures (CRLF, re-indented, after and
+// before a kernel log, in a bug report): the findings stay.
+TEST(Dcgm, ReadingFindingsStayInEveryVariant) {
+  const std::vector<std::tuple<std::string, std::string, std::optional<unsigned>>> cases = {
+      {"381-dcgm-discovery-l-4x-h100-sxm-name-null", "dcgm.name_unreadable", std::nullopt},
+      {"382-dcgm-discovery-l-8x-h100-nvswitch-module-denylisted-exit-223", "dcgm.devices",
+       std::nullopt},
+      {"384-dcgm-dmon-e-gb200-nvlink-counters-na-with-ecc-field", "dcgm.fields_unavailable",
+       std::nullopt},
+      {"384-dcgm-dmon-e-gb200-nvlink-counters-na-with-ecc-field", "dcgm.nvlink_counters", 0u},
+      {"386-dcgm-stats-j-mig-job-na-not-specified", "dcgm.stats_empty", std::nullopt},
+  };
+  for (const auto& [dir, code, gpu] : cases)
+    for (const auto& [tag, text] : class_variants(fixture(dir, "app.log"))) {
+      const cli::DoctorRun run = doctor("dcgm-" + tag + ".log", text);
+      EXPECT_TRUE(has(run, code, gpu)) << dir << " " << tag << " " << code;
+      EXPECT_FALSE(has(run, "dcgm.counter_errors", std::nullopt)) << dir << " " << tag;
+    }
+}
+
+// A non-zero error counter, from dmon or the exporter, is a finding about that GPU; N/A is not.
+TEST(Dcgm, ErrorCountersAreFindingsAndNaIsNot) {
+  const cli::DoctorRun dmon = doctor("dmon.log",
+                                     "#Entity    EDVTL        NLRCVE       ESVTL\n"
+                                     "ID\n"
+                                     "GPU 0      0            0            12\n"
+                                     "GPU 1      N/A          N/A          N/A\n"
+                                     "GPU 2      3            0            40\n");
+  EXPECT_TRUE(has(dmon, "dcgm.counter_errors", 2u));
+  EXPECT_FALSE(has(dmon, "dcgm.counter_errors", 0u)) << "corrected ECC alone is no error";
+  EXPECT_FALSE(has(dmon, "dcgm.counter_errors", 1u)) << "N/A is not a value";
+  EXPECT_EQ(cli::doctor_exit_code(dmon), cli::kDoctorCritical);
+  const cli::DoctorRun exp =
+      doctor("exporter.prom",
+             "# HELP DCGM_FI_DEV_XID_ERRORS Value of the last XID error encountered.\n"
+             "# TYPE DCGM_FI_DEV_XID_ERRORS gauge\n"
+             "DCGM_FI_DEV_XID_ERRORS{gpu=\"0\",UUID=\"GPU-a\"} 0\n"
+             "DCGM_FI_DEV_XID_ERRORS{gpu=\"1\",UUID=\"GPU-b\"} 79\n"
+             "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL{gpu=\"0\",UUID=\"GPU-a\"} 17\n");
+  EXPECT_TRUE(has(exp, "dcgm.xid", 1u));
+  EXPECT_FALSE(has(exp, "dcgm.xid", 0u));
+  EXPECT_TRUE(has(exp, "dcgm.counter_errors", 0u));
+  EXPECT_EQ(exp.obs.coverage.at(0).lines_not_understood, 0u);
+}
+
 }  // namespace
 }  // namespace gw

@@ -72,6 +72,31 @@ TEST(DoctorText, VerdictLinesWithoutSnapshotInIndexOrder) {
   EXPECT_LT(g10, host) << t;
 }
 
+// The affirmative answer: a GPU no rule found anything wrong with says its figures in its line;
+// a GPU with a finding says the finding instead.
+TEST(DoctorText, AnOkGpuLineSaysItsFigures) {
+  DoctorRun run = sample_run();
+  GpuSample& s = run.obs.samples.back().gpus[0].sample;
+  s.temp_c = 34;
+  s.power_mw = 71'500;
+  s.power_limit_mw = 700'000;
+  s.util_gpu_pct = 0;
+  s.mem_used_bytes = uint64_t{1} << 30;
+  s.mem_total_bytes = uint64_t{80} << 30;
+  run.obs.samples.back().gpus[1].sample = s;
+  const std::string t = text(run, false);
+  const size_t g0 = t.find("  GPU 0 "), g1 = t.find("  GPU 1 ");
+  ASSERT_NE(g1, std::string::npos) << t;
+  const std::string line0 = t.substr(g0, t.find('\n', g0) - g0);
+  const std::string line1 = t.substr(g1, t.find('\n', g1) - g1);
+  EXPECT_NE(line0.find("ok  34 C, 71 W of 700 W, 0 % busy, 1.0 of 80 GiB"), std::string::npos)
+      << line0;
+  EXPECT_EQ(line1.find("34 C"), std::string::npos) << line1;
+  // Without readings the line stays a bare "ok".
+  const std::string bare = text(sample_run(), false);
+  EXPECT_NE(bare.find("ok\n"), std::string::npos) << bare;
+}
+
 TEST(DoctorText, VerdictPerGpuAndFindingsGroupedBySeverity) {
   const std::string t = text(sample_run(), false);
   EXPECT_EQ(t.rfind("gpuwarden doctor CRITICAL: 1 critical, 0 warning, 1 info", 0), 0u) << t;

@@ -44,6 +44,39 @@ TEST(AppMessages, PytorchOomNewWording100) {
   EXPECT_EQ(m[0].origin, "app.log:1");
 }
 
+// TensorFlow's OOM states the tensor, not bytes: its shape times the type's width is the
+// request; the BFC allocator's "Stats:" block (before or after the message) gives the limit
+// and what is in use. Capture 270 (float, 7 dimensions, stats before), 271 (no stats).
+TEST(AppMessages, TensorflowOomArithmetic270And271) {
+  const auto m = messages("270-tf-oom-bfc-stats-limit-10.6gb-inuse-7.35gb", "app.log");
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].framework, "tensorflow");
+  EXPECT_EQ(m[0].tried_bytes, uint64_t{16} * 892800 * 8 * 4 * 2 * 2 * 4);
+  EXPECT_EQ(m[0].total_bytes, 10625279591u);
+  EXPECT_EQ(m[0].allocated_bytes, 7350513920u);
+  EXPECT_EQ(m[0].free_bytes, 10625279591u - 7350513920u);
+  const auto k = messages("271-tf-keras-oom-gpu1-replica-fusedbatchnorm", "app.log");
+  ASSERT_FALSE(k.empty());
+  EXPECT_EQ(k[0].gpu_index, 1u);
+  EXPECT_EQ(k[0].tried_bytes, uint64_t{128} * 128 * 109 * 109 * 4);
+  EXPECT_FALSE(k[0].total_bytes.has_value());
+  // The stats after the message fill it too; a line that is not a figure ends the block.
+  Observation obs;
+  add_capture(
+      "W tensorflow/core/common_runtime/bfc_allocator.cc:275] Allocator (GPU_0_bfc) ran out of "
+      "memory trying to allocate 1.00GiB.  Current allocation summary follows.\n"
+      "I tensorflow/core/common_runtime/bfc_allocator.cc:680] Stats: \n"
+      "Limit:                 2000000000\n"
+      "InUse:                 1500000000\n"
+      "Unrelated: the end of the block\n"
+      "Limit:                 9\n",
+      "tf.log", obs);
+  ASSERT_EQ(obs.app_messages.size(), 1u);
+  EXPECT_EQ(obs.app_messages[0].total_bytes, 2000000000u);
+  EXPECT_EQ(obs.app_messages[0].allocated_bytes, 1500000000u);
+  EXPECT_EQ(obs.app_messages[0].tried_bytes, uint64_t{1} << 30);
+}
+
 TEST(AppMessages, PytorchOomLargeCache102) {
   const auto m = messages("102-pytorch-oom-request-exceeds-free-plus-cached-32gb", "app.log");
   ASSERT_EQ(m.size(), 1u);

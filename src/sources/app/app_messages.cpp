@@ -96,8 +96,52 @@ std::optional<unsigned> gpu_index_of(std::string_view s) {
   return std::nullopt;
 }
 
+// TensorFlow's "OOM when allocating tensor with shape[16,1,892800,8] and type float": the
+// tensor's size, elements times the type's width (nullopt for a type not listed).
+std::optional<uint64_t> tensor_bytes(std::string_view s) {
+  const size_t at = s.find("tensor with shape[");
+  if (at == std::string_view::npos) return std::nullopt;
+  const size_t open = at + 18, close = s.find(']', open);
+  const size_t type_at = s.find(" and type ", close);
+  if (close == std::string_view::npos || type_at == std::string_view::npos) return std::nullopt;
+  uint64_t elements = 1;
+  for (size_t i = open; i < close;) {
+    size_t used = 0;
+    const uint64_t d = text::leading_digits(s.substr(i, close - i), used);
+    if (used == 0 || used > 12 || (d > 0 && elements > UINT64_MAX / d)) return std::nullopt;
+    elements *= d;
+    i += used;
+    if (i < close && s[i] != ',') return std::nullopt;
+    ++i;
+  }
+  const std::string_view rest = s.substr(type_at + 10);
+  const std::string_view type = rest.substr(0, rest.find(' '));
+  static constexpr std::array<std::pair<std::string_view, unsigned>, 14> kWidth = {{
+      {"float", 4},
+      {"float32", 4},
+      {"half", 2},
+      {"float16", 2},
+      {"bfloat16", 2},
+      {"double", 8},
+      {"float64", 8},
+      {"int32", 4},
+      {"int64", 8},
+      {"int16", 2},
+      {"int8", 1},
+      {"uint8", 1},
+      {"bool", 1},
+      {"complex64", 8},
+  }};
+  for (const auto& [name, width] : kWidth)
+    if (type == name)
+      return elements > UINT64_MAX / width ? std::nullopt
+                                           : std::optional<uint64_t>(elements * width);
+  return std::nullopt;
+}
+
 void oom_figures(std::string_view s, AppMessage& m) {
-  m.tried_bytes = bytes_after(s, "Tried to allocate ");
+  m.tried_bytes = tensor_bytes(s);
+  if (!m.tried_bytes) m.tried_bytes = bytes_after(s, "Tried to allocate ");
   if (!m.tried_bytes) m.tried_bytes = bytes_after(s, "trying to allocate ");
   if (!m.tried_bytes) m.tried_bytes = bytes_after(s, "while trying to allocate ");
   if (!m.tried_bytes) m.tried_bytes = bytes_after(s, "Out of memory allocating ");
@@ -537,9 +581,49 @@ bool AppScanner::take_hook_cause(std::string_view s, std::string_view origin, si
   return true;
 }
 
+// TensorFlow's BFC allocator prints "bfc_allocator.cc:680] Stats:" and then one figure a line
+// ("Limit:        10625279591", "InUse:  7350513920", ...), around its OOM message: the limit
+// and what is in use are that message's total and allocated memory.
+bool AppScanner::take_bfc_stats(std::string_view s, std::vector<AppMessage>& out) {
+  if (text::ends_with(s, "] Stats:") && s.find("bfc_allocator") != std::string_view::npos) {
+    in_bfc_stats_ = true;
+    bfc_limit_.reset();
+    bfc_in_use_.reset();
+    return true;
+  }
+  if (!in_bfc_stats_) return false;
+  const size_t colon = s.find(':');
+  const std::string_view key = s.substr(0, colon == std::string_view::npos ? 0 : colon);
+  size_t used = 0;
+  const std::string_view value =
+      colon == std::string_view::npos ? "" : text::trim(s.substr(colon + 1));
+  const uint64_t n = text::leading_digits(value, used);
+  if (key.empty() || used == 0 || used != value.size() || key.find(' ') != std::string_view::npos) {
+    in_bfc_stats_ = false;
+    return false;
+  }
+  if (key == "Limit") bfc_limit_ = n;
+  if (key == "InUse") bfc_in_use_ = n;
+  if (bfc_limit_ && bfc_in_use_)
+    for (auto it = out.rbegin(); it != out.rend(); ++it)
+      if (it->kind == AppMessageKind::kCudaOutOfMemory && it->framework == "tensorflow") {
+        give_bfc_stats(*it);
+        break;
+      }
+  return true;
+}
+
+void AppScanner::give_bfc_stats(AppMessage& m) const {
+  if (!bfc_limit_ || !bfc_in_use_ || m.total_bytes || *bfc_in_use_ > *bfc_limit_) return;
+  m.total_bytes = bfc_limit_;
+  m.allocated_bytes = bfc_in_use_;
+  m.free_bytes = *bfc_limit_ - *bfc_in_use_;
+}
+
 bool AppScanner::take(std::string_view line, std::string_view origin, size_t line_no,
                       std::vector<AppMessage>& out) {
   const std::string_view s = text::trim(line);
+  if (take_bfc_stats(s, out)) return true;
   // A CUDA version named by the program's path ("NVIDIA_CUDA-7.0_Samples", "cuda-12.4/bin").
   for (std::string_view key : {"CUDA-", "cuda-"}) {
     const size_t p = s.find(key);
@@ -582,6 +666,8 @@ bool AppScanner::take(std::string_view line, std::string_view origin, size_t lin
     }
     last_kind_ = m->kind;
     last_line_ = line_no;
+    if (m->kind == AppMessageKind::kCudaOutOfMemory && m->framework == "tensorflow")
+      give_bfc_stats(*m);
     out.push_back(std::move(*m));
     return true;
   }

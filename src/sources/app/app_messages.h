@@ -58,6 +58,11 @@ class AppScanner {
   std::vector<std::pair<std::string, size_t>> settings_;
   bool take_nccl_setting(std::string_view s, std::string_view origin, size_t line_no,
                          std::vector<AppMessage>& out);
+  // TensorFlow's allocator figures ("Stats:" then "Limit: N", "InUse: N") for its OOM message.
+  bool take_bfc_stats(std::string_view s, std::vector<AppMessage>& out);
+  void give_bfc_stats(AppMessage& m) const;
+  bool in_bfc_stats_ = false;
+  std::optional<uint64_t> bfc_limit_, bfc_in_use_;
   // One message per (kind, fact) and input; a repeat counts in `steps`.
   void add_counted(std::vector<std::pair<std::string, size_t>>& seen, AppMessageKind kind,
                    std::string fact, std::string_view s, std::string_view origin, size_t line_no,
