@@ -212,6 +212,37 @@ GWFAKE_API nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned* cur, unsi
   });
 }
 
+namespace {
+// The scenario's fabric registration as NVML gives it: state 1-3, and the status as a return
+// code (its name in the scenario, "INSUFFICIENT_RESOURCES"; other text is UNKNOWN).
+nvmlReturn_t fabric(const GpuRuntime& g, unsigned char& state, nvmlReturn_t& status) {
+  const auto& s = smp(g);
+  if (!has(g, C::kFabric) || !s.fabric_state || *s.fabric_state == gw::FabricState::kNotSupported)
+    return kNotSupported;
+  state = static_cast<unsigned char>(*s.fabric_state);
+  status = s.fabric_status.empty() || s.fabric_status == "Success"
+               ? kSuccess
+               : nvml_return_from_name(s.fabric_status).value_or(kUnknown);
+  return kSuccess;
+}
+}  // namespace
+
+GWFAKE_API nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t d, nvmlGpuFabricInfo_t* out) {
+  return fake().device(d, __func__, [&](GpuRuntime& g) -> nvmlReturn_t {
+    if (out == nullptr) return kInvalidArgument;
+    return fabric(g, out->state, out->status);
+  });
+}
+#ifndef GWFAKE_OLD_DRIVER  // R550+
+GWFAKE_API nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t d, nvmlGpuFabricInfo_v2_t* out) {
+  return fake().device(d, __func__, [&](GpuRuntime& g) -> nvmlReturn_t {
+    if (out == nullptr) return kInvalidArgument;
+    if (out->version != kFabricInfoV2Version) return kArgumentVersionMismatch;
+    return fabric(g, out->state, out->status);
+  });
+}
+#endif
+
 GWFAKE_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d, unsigned* n,
                                                              nvmlProcessInfo_v1_t* p) {
   return processes(d, n, p, false, __func__);

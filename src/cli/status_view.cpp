@@ -197,6 +197,14 @@ std::vector<Cell> mode_cells(const GpuSample& s) {
     out.push_back({*s.mig_pending ? "MIG turns on at next reset" : "MIG turns off at next reset",
                    Tone::kWarn});
   }
+  if (s.fabric_state == FabricState::kNotStarted || s.fabric_state == FabricState::kInProgress) {
+    out.push_back({fmt::format("NVSwitch fabric {}: CUDA cannot use it yet",
+                               fabric_state_name(*s.fabric_state)),
+                   Tone::kBad});
+  } else if (s.fabric_state == FabricState::kCompleted && !s.fabric_status.empty() &&
+             s.fabric_status != "Success") {
+    out.push_back({"NVSwitch fabric registration failed: " + s.fabric_status, Tone::kBad});
+  }
   return out;
 }
 

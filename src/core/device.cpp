@@ -35,6 +35,7 @@ constexpr std::array<std::string_view, kCapabilityCount> kNames = {
     "mig_mode",
     "processes",
     "nvlink",
+    "fabric",
 };
 
 }  // namespace

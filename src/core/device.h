@@ -42,7 +42,8 @@ enum class Capability : uint8_t {
   kMigMode,
   kProcesses,
   kNvLink,
-  kCount  // keep last
+  kFabric,  // NVSwitch fabric registration (nvmlDeviceGetGpuFabricInfo[V])
+  kCount    // keep last
 };
 
 inline constexpr size_t kCapabilityCount = static_cast<size_t>(Capability::kCount);

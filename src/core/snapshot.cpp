@@ -22,6 +22,20 @@ std::string_view gpu_access_name(GpuAccess a) {
   return "error";
 }
 
+std::string_view fabric_state_name(FabricState s) {
+  switch (s) {
+    case FabricState::kNotSupported:
+      return "Not Supported";
+    case FabricState::kNotStarted:
+      return "Not Started";
+    case FabricState::kInProgress:
+      return "In Progress";
+    case FabricState::kCompleted:
+      return "Completed";
+  }
+  return "Not Supported";
+}
+
 std::string cuda_version_string(int v) {
   return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }

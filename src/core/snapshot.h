@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/device.h"
@@ -34,6 +35,17 @@ enum class ComputeMode {
   kProhibited = 2,
   kExclusiveProcess = 3
 };
+
+// A GPU's registration with the NVSwitch fabric (NVML's GpuFabricInfo, nvidia-smi's "Fabric"
+// State). On NVSwitch systems CUDA refuses the GPU (error 802) until it is kCompleted; GPUs
+// without a fabric say kNotSupported. Numbered as NVML_GPU_FABRIC_STATE_*.
+enum class FabricState : uint8_t {
+  kNotSupported = 0,
+  kNotStarted = 1,
+  kInProgress = 2,
+  kCompleted = 3
+};
+std::string_view fabric_state_name(FabricState s);
 
 struct ProcessInfo {
   uint32_t pid = 0;
@@ -152,6 +164,10 @@ struct GpuSample {
   std::optional<ComputeMode> compute_mode;
   std::optional<bool> mig_enabled;
   std::optional<bool> mig_pending;
+  std::optional<FabricState> fabric_state;
+  // The registration's result once kCompleted: "Success" or the error nvidia-smi printed
+  // ("Insufficient Resources"); empty when not given or N/A.
+  std::string fabric_status;
 
   std::optional<std::vector<ProcessInfo>> processes;  // nullopt: could not be listed
   std::vector<NvLinkInfo> nvlinks;

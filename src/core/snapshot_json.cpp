@@ -189,6 +189,9 @@ json sample_to_json(const GpuSample& s) {
   if (s.gpm.any()) j["gpm"] = object_of(s.gpm, [](const auto& x, auto&& v) { gpm_fields(x, v); });
   j["compute_mode"] =
       s.compute_mode ? json(std::string(compute_mode_name(*s.compute_mode))) : json(nullptr);
+  // Only GPUs that report a fabric registration carry these (NVSwitch systems).
+  if (s.fabric_state) j["fabric_state"] = std::string(fabric_state_name(*s.fabric_state));
+  if (!s.fabric_status.empty()) j["fabric_status"] = s.fabric_status;
   if (s.processes) {
     json list = json::array();
     for (const auto& p : *s.processes) {
@@ -379,6 +382,19 @@ GpuSample read_sample(const json& s, const std::string& path) {
                      join(path, "compute_mode")};
     }
   }
+  std::optional<std::string> fabric, fabric_status;
+  Reader{&s, path}("fabric_state", fabric);
+  if (fabric) {
+    for (FabricState f : {FabricState::kNotSupported, FabricState::kNotStarted,
+                          FabricState::kInProgress, FabricState::kCompleted})
+      if (fabric_state_name(f) == *fabric) sample.fabric_state = f;
+    if (!sample.fabric_state) {
+      throw BadField{"snapshot_json.value", "unknown fabric state '" + *fabric + "'",
+                     join(path, "fabric_state")};
+    }
+  }
+  Reader{&s, path}("fabric_status", fabric_status);
+  sample.fabric_status = fabric_status.value_or("");
   if (const json* procs = find_array(s, path, "processes", true)) {
     sample.processes.emplace();
     for (size_t i = 0; i < procs->size(); ++i) {

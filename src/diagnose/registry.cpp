@@ -343,9 +343,28 @@ constexpr std::array kRules = {
              "for Xid 119/79.",
              rule_gpu_hung},
     RuleInfo{"gpu.reset_required", "gpu", S::kCritical, "GPU needs a reset",
-             "The live source reported RESET_REQUIRED for the GPU.",
+             "The live source reported RESET_REQUIRED for the GPU, or nvidia-smi's GPU Recovery "
+             "Action is not None, or its GPU Reset Status reads Reset Required: Yes or Drain and "
+             "Reset Recommended: Yes.",
              "Stop jobs on it and reset it (sudo nvidia-smi -r -i <gpu>) or reboot the node.",
              rule_gpu_reset_required},
+    RuleInfo{"gpu.fabric_not_ready", "gpu", S::kCritical,
+             "GPU not registered with the NVSwitch fabric: CUDA cannot use it",
+             "The GPU's fabric State reads Not Started or In Progress (nvidia-smi -q Fabric, "
+             "-q -x <fabric>, --query-gpu fabric.state) in its last sample.",
+             "Check the fabric manager: systemctl status nvidia-fabricmanager and its log "
+             "(/var/log/fabricmanager.log); it must be the driver's exact version and running "
+             "(the GPU Operator's driver container runs it there). If it runs and the State stays "
+             "In Progress, look for SXid lines and NVLink errors, then reset the GPUs or reboot.",
+             rule_gpu_fabric_not_ready},
+    RuleInfo{
+        "gpu.fabric_error", "gpu", S::kCritical, "GPU's NVSwitch fabric registration failed",
+        "The GPU's fabric State reads Completed with a Status other than Success (e.g. "
+        "Insufficient Resources).",
+        "Read the fabric manager's log for the GPU and its NVSwitches, check NVLink (nvidia-smi "
+        "nvlink -s) and SXid lines, restart the fabric manager; a GPU that keeps failing "
+        "registration is drained and taken to the vendor.",
+        rule_gpu_fabric_error},
     RuleInfo{"gpu.access_error", "gpu", S::kWarning, "GPU could not be read",
              "The live source could not read the GPU (no permission or another error).",
              "Run as root or a user with access to /dev/nvidia*; see the listed errors.",

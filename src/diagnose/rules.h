@@ -88,6 +88,9 @@ void rule_nvswitch_sxid(const DiagnoseContext& c, Findings& out);
 void rule_gpu_fallen_off_bus(const DiagnoseContext& c, Findings& out);
 void rule_gpu_hung(const DiagnoseContext& c, Findings& out);
 void rule_gpu_reset_required(const DiagnoseContext& c, Findings& out);
+// fabric.cpp
+void rule_gpu_fabric_not_ready(const DiagnoseContext& c, Findings& out);
+void rule_gpu_fabric_error(const DiagnoseContext& c, Findings& out);
 void rule_gpu_access_error(const DiagnoseContext& c, Findings& out);
 void rule_gpu_reading_failed(const DiagnoseContext& c, Findings& out);
 // driver_events.cpp (kernel-log driver messages that are not Xids)

@@ -15,11 +15,12 @@ namespace gw::queue {
 namespace {
 
 // Finding codes that take a GPU out of service.
-constexpr std::array<std::string_view, 8> kDrainCodes = {
+constexpr std::array<std::string_view, 10> kDrainCodes = {
     "gpu.fallen_off_bus",     "gpu.hung",
     "gpu.reset_required",     "ecc.dbe_volatile",
     "ecc.row_remap_pending",  "ecc.row_remap_failure",
-    "ecc.retirement_pending", "driver.reset_required"};
+    "ecc.retirement_pending", "driver.reset_required",
+    "gpu.fabric_not_ready",   "gpu.fabric_error"};
 // Xids that mean the GPU itself needs attention (the finding names the Xid in its title).
 constexpr std::array<unsigned, 6> kDrainXids = {48, 79, 94, 95, 119, 154};
 

@@ -92,6 +92,15 @@ TEST(DoctorText, AnOkGpuLineSaysItsFigures) {
   EXPECT_NE(line0.find("ok  34 C, 71 W of 700 W, 0 % busy, 1.0 of 80 GiB"), std::string::npos)
       << line0;
   EXPECT_EQ(line1.find("34 C"), std::string::npos) << line1;
+  // A registered NVSwitch fabric is said too; a GPU without one says nothing of it.
+  EXPECT_EQ(line0.find("fabric"), std::string::npos) << line0;
+  s.fabric_state = FabricState::kCompleted;
+  s.fabric_status = "Success";
+  const std::string t2 = text(run, false);
+  const size_t f0 = t2.find("  GPU 0 ");
+  EXPECT_NE(t2.substr(f0, t2.find('\n', f0) - f0).find("1.0 of 80 GiB, NVSwitch fabric registered"),
+            std::string::npos)
+      << t2;
   // Without readings the line stays a bare "ok".
   const std::string bare = text(sample_run(), false);
   EXPECT_NE(bare.find("ok\n"), std::string::npos) << bare;

@@ -22,6 +22,7 @@ TEST(NvmlLibrary, ResolvesNewestSymbolsAndFallsBackOnOldDriver) {
   EXPECT_STREQ((*cur)->api().clock_reasons.name, "nvmlDeviceGetCurrentClocksEventReasons");
   EXPECT_STREQ((*cur)->api().compute_processes.name, "nvmlDeviceGetComputeRunningProcesses_v3");
   EXPECT_FALSE((*cur)->api().compute_processes_v1);
+  EXPECT_STREQ((*cur)->api().fabric_info_v.name, "nvmlDeviceGetGpuFabricInfoV");
   EXPECT_TRUE((*cur)->missing_symbols().empty());
 
   auto old = NvmlLibrary::open(old_fake_lib());
@@ -37,8 +38,9 @@ TEST(NvmlLibrary, ResolvesNewestSymbolsAndFallsBackOnOldDriver) {
   EXPECT_FALSE(a.memory_info_v2);
   EXPECT_TRUE(a.memory_info);
   const auto missing = (*old)->missing_symbols();
+  EXPECT_TRUE(a.fabric_info);
   for (const char* m : {"nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetGpuMaxPcieLinkGeneration",
-                        "nvmlDeviceGetFieldValues"})
+                        "nvmlDeviceGetFieldValues", "nvmlDeviceGetGpuFabricInfoV"})
     EXPECT_NE(std::find(missing.begin(), missing.end(), m), missing.end()) << m;
 }
 
@@ -128,6 +130,8 @@ TEST(NvmlSource, ReadsEveryAreaOfAHealthyGpu) {
   EXPECT_EQ(g.sample.remapped_rows_pending, false);
   EXPECT_EQ(g.sample.compute_mode, ComputeMode::kDefault);
   EXPECT_EQ(g.sample.mig_enabled, false);
+  EXPECT_EQ(g.sample.fabric_state, FabricState::kCompleted);
+  EXPECT_EQ(g.sample.fabric_status, "Success");
   ASSERT_TRUE(g.sample.processes);
   ASSERT_EQ(g.sample.processes->size(), 1u);
   EXPECT_EQ((*g.sample.processes)[0].pid, 48212u);
@@ -309,6 +313,38 @@ TEST(NvmlSource, ResetRequiredAndNoPermissionArePerGpu) {
   EXPECT_EQ(p.gpus[1].access, GpuAccess::kNoPermission);
   EXPECT_EQ(p.gpus[1].info.index, 1u);
   EXPECT_EQ(p.gpus[1].errors.at(0), "nvmlDeviceGetHandleByIndex_v2: Insufficient Permissions (4)");
+}
+
+TEST(NvmlSource, FabricRegistrationThroughBothCalls) {
+  // The current driver answers nvmlDeviceGetGpuFabricInfoV, the old one only the deprecated
+  // unversioned call: the same states and statuses either way.
+  for (const std::string& lib : {fake_lib(), old_fake_lib()}) {
+    auto src = open_fake(data("fabric-states.json"), lib);
+    ASSERT_TRUE(src.ok()) << src.error().to_string();
+    const Snapshot s = sample_at(**src, 0, lib);
+    ASSERT_EQ(s.gpus.size(), 3u) << lib;
+    for (const GpuState& g : s.gpus) {
+      EXPECT_EQ(g.access, GpuAccess::kOk) << lib;
+      EXPECT_TRUE(g.info.caps.has(Capability::kFabric)) << lib;
+    }
+    EXPECT_EQ(s.gpus[0].sample.fabric_state, FabricState::kCompleted) << lib;
+    EXPECT_EQ(s.gpus[0].sample.fabric_status, "Success") << lib;
+    EXPECT_EQ(s.gpus[1].sample.fabric_state, FabricState::kInProgress) << lib;
+    EXPECT_TRUE(s.gpus[1].sample.fabric_status.empty()) << lib;  // only read once completed
+    EXPECT_EQ(s.gpus[2].sample.fabric_state, FabricState::kCompleted) << lib;
+    EXPECT_NE(s.gpus[2].sample.fabric_status.find("(23)"), std::string::npos)
+        << lib << ": " << s.gpus[2].sample.fabric_status;
+    // The fabric manager catches up: GPU 1 registered at t=30.
+    const Snapshot later = sample_at(**src, 31, lib);
+    EXPECT_EQ(later.gpus[1].sample.fabric_state, FabricState::kCompleted) << lib;
+    EXPECT_EQ(later.gpus[1].sample.fabric_status, "Success") << lib;
+  }
+  // A GPU without NVSwitches (the L4s of this scenario): NOT_SUPPORTED, no reading.
+  auto l4 = open_fake(data("lost-then-back.json"));
+  ASSERT_TRUE(l4.ok()) << l4.error().to_string();
+  const Snapshot s = sample_at(**l4, 0);
+  EXPECT_FALSE(s.gpus.at(0).sample.fabric_state);
+  EXPECT_FALSE(s.gpus.at(0).info.caps.has(Capability::kFabric));
 }
 
 TEST(NvmlSource, DescribeNamesVersionAndLibrary) {

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "diagnose/diagnose.h"
 #include "queue/server.h"
 #include "queue/service.h"
 #include "queue/supervisor.h"
@@ -258,6 +259,39 @@ TEST_F(QueueTest, LostGpuFailsItsJobDrainsThatGpuAloneAndRequeues) {
   g = svc_->handle(root(), {{"cmd", "gpu.list"}})["gpus"];
   EXPECT_EQ(g[3]["state"], "drained");
   EXPECT_EQ(g[2]["state"], "drained");
+}
+
+// The doctor's own findings drain a GPU the NVSwitch fabric has not registered (CUDA would
+// refuse it with error 802) and resume it once the registration completes.
+TEST_F(QueueTest, GpuWithoutFabricRegistrationIsDrainedUntilItRegisters) {
+  for (GpuState& g : snap_.gpus) {
+    g.sample.fabric_state = FabricState::kCompleted;
+    g.sample.fabric_status = "Success";
+  }
+  snap_.gpus[0].sample.fabric_state = FabricState::kInProgress;
+  snap_.gpus[0].sample.fabric_status.clear();
+  auto findings_of = [this] {
+    Observation obs;
+    obs.samples.push_back(snap_);
+    return diagnose(obs);
+  };
+  findings_ = findings_of();
+  svc_->tick(snap_, findings_);
+  json g = svc_->handle(root(), {{"cmd", "gpu.list"}})["gpus"];
+  EXPECT_EQ(g[0]["state"], "drained");
+  EXPECT_EQ(g[0]["by"], "gpuwarden");
+  EXPECT_NE(g[0]["reason"].get<std::string>().find("NVSwitch fabric"), std::string::npos)
+      << g[0].dump();
+  EXPECT_EQ(g[1]["state"], "idle");
+  const int64_t id = submit(root(), {"sleep", "30"}, {{"gpus", 1}})["ids"][0];
+  EXPECT_EQ(job(id)["gpu_indices"], json({1}));
+  snap_.gpus[0].sample.fabric_state = FabricState::kCompleted;
+  snap_.gpus[0].sample.fabric_status = "Success";
+  findings_ = findings_of();
+  svc_->tick(snap_, findings_);
+  g = svc_->handle(root(), {{"cmd", "gpu.list"}})["gpus"];
+  EXPECT_EQ(g[0]["state"], "idle");
+  EXPECT_TRUE(svc_->handle(root(), {{"cmd", "cancel"}, {"id", id}})["ok"].get<bool>());
 }
 
 // --gpu-mem: a second job joins a GPU only after the first has warmed up and only when the

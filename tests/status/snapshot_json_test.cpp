@@ -23,6 +23,28 @@ TEST(SnapshotJson, RoundTripIsLossless) {
   EXPECT_EQ(*reparsed, snap);
 }
 
+TEST(SnapshotJson, FabricRegistrationRoundTripsAndIsAbsentWithoutOne) {
+  Snapshot snap = test::rich_snapshot();
+  snap.gpus[0].sample.fabric_state = FabricState::kCompleted;
+  snap.gpus[0].sample.fabric_status = "Insufficient Resources";
+  snap.gpus[1].sample.fabric_state = FabricState::kInProgress;
+  const json j = snapshot_to_json(snap);
+  EXPECT_EQ(j["gpus"][0]["sample"]["fabric_state"], "Completed");
+  EXPECT_EQ(j["gpus"][0]["sample"]["fabric_status"], "Insufficient Resources");
+  EXPECT_EQ(j["gpus"][1]["sample"]["fabric_state"], "In Progress");
+  EXPECT_FALSE(j["gpus"][1]["sample"].contains("fabric_status"));
+  EXPECT_FALSE(j["gpus"][2]["sample"].contains("fabric_state"));
+  const auto back = snapshot_from_json(json::parse(j.dump()));
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(*back, snap);
+  json bad = j;
+  bad["gpus"][1]["sample"]["fabric_state"] = "Registering";
+  const auto refused = snapshot_from_json(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().to_string().find("fabric_state"), std::string::npos)
+      << refused.error().to_string();
+}
+
 TEST(SnapshotJson, RoundTripKeepsEmptyProcessListApartFromUnknown) {
   Snapshot snap = test::rich_snapshot();
   snap.gpus[0].sample.processes = std::vector<ProcessInfo>{};

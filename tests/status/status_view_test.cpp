@@ -174,6 +174,22 @@ TEST(StatusView, ModesThatSurprisePeople) {
                         "reset"));
 }
 
+TEST(StatusView, FabricNotRegisteredOrFailedIsSaid) {
+  auto g = test::busy_h100(0);
+  g.sample.fabric_state = FabricState::kCompleted;
+  g.sample.fabric_status = "Success";
+  EXPECT_THAT(plain(one(g)), Not(HasSubstr("fabric")));
+  g.sample.fabric_state = FabricState::kInProgress;
+  g.sample.fabric_status.clear();
+  EXPECT_THAT(plain(one(g)), HasSubstr("NVSwitch fabric In Progress: CUDA cannot use it yet"));
+  g.sample.fabric_state = FabricState::kCompleted;
+  g.sample.fabric_status = "Insufficient Resources";
+  EXPECT_THAT(plain(one(g)),
+              HasSubstr("NVSwitch fabric registration failed: Insufficient Resources"));
+  g.sample.fabric_state = FabricState::kNotSupported;
+  EXPECT_THAT(plain(one(g)), Not(HasSubstr("fabric")));
+}
+
 TEST(StatusView, HungGpuKeepsWhatItCouldRead) {
   auto g = test::busy_h100(0);
   g.access = GpuAccess::kHung;

@@ -236,6 +236,29 @@ void read_modes(Reader& r, const NvmlApi& a, GpuSample& s) {
   }
 }
 
+// The GPU's NVSwitch fabric registration: the versioned call where the driver has it, else the
+// deprecated one. A GPU without a fabric answers NOT_SUPPORTED or state 0: no reading then.
+void read_fabric(Reader& r, const NvmlApi& a, GpuSample& s) {
+  int status = 0;
+  unsigned char state = 0;
+  nvmlGpuFabricInfo_v2_t v{};
+  v.version = kFabricInfoV2Version;
+  nvmlGpuFabricInfo_t old{};
+  if (a.fabric_info_v && r.call(C::kFabric, a.fabric_info_v, &v)) {
+    status = v.status;
+    state = v.state;
+  } else if (!a.fabric_info_v && r.call(C::kFabric, a.fabric_info, &old)) {
+    status = old.status;
+    state = old.state;
+  } else {
+    return;
+  }
+  if (state == 0 || state > 3) return;
+  s.fabric_state = static_cast<FabricState>(state);
+  if (s.fabric_state == FabricState::kCompleted)
+    s.fabric_status = status == kSuccess ? std::string("Success") : r.lib().describe(status);
+}
+
 void read_sample(Reader& r, const NvmlApi& a, const CapabilitySet& caps, GpuSample& s) {
   read_thermal_power(r, a, s);
   read_fields(r, a, s);
@@ -244,6 +267,7 @@ void read_sample(Reader& r, const NvmlApi& a, const CapabilitySet& caps, GpuSamp
   read_pcie(r, a, s);
   read_ecc(r, a, s, caps);
   read_modes(r, a, s);
+  read_fabric(r, a, s);
   read_processes(r, a, s);
 }
 

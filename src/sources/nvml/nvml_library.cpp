@@ -71,6 +71,8 @@ void for_each_symbol(NvmlApi& a, Bind&& b) {
   b(a.persistence_mode, {"nvmlDeviceGetPersistenceMode"}, false);
   b(a.compute_mode, {"nvmlDeviceGetComputeMode"}, false);
   b(a.mig_mode, {"nvmlDeviceGetMigMode"}, false);
+  b(a.fabric_info_v, {"nvmlDeviceGetGpuFabricInfoV"}, false);
+  b(a.fabric_info, {"nvmlDeviceGetGpuFabricInfo"}, false);
   b(a.compute_processes,
     {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2",
      "nvmlDeviceGetComputeRunningProcesses"},

@@ -88,6 +88,8 @@ struct NvmlApi {
   Sym<nvmlReturn_t (*)(Dev, int*)> persistence_mode;
   Sym<nvmlReturn_t (*)(Dev, int*)> compute_mode;
   Sym<nvmlReturn_t (*)(Dev, Uint*, Uint*)> mig_mode;
+  Sym<nvmlReturn_t (*)(Dev, nvmlGpuFabricInfo_v2_t*)> fabric_info_v;  // preferred (R550+)
+  Sym<nvmlReturn_t (*)(Dev, nvmlGpuFabricInfo_t*)> fabric_info;       // R525+, deprecated
 
   // The element type depends on the export found: _v3/_v2 fill nvmlProcessInfo_t (24 B),
   // the unsuffixed one nvmlProcessInfo_v1_t (16 B). See processes_v1.

@@ -160,6 +160,28 @@ enum Ret : int {
   kUnknown = 999,
 };
 
+// NVSwitch fabric registration: nvmlGpuFabricInfo_t (R525+, unversioned) and the v2 struct of
+// nvmlDeviceGetGpuFabricInfoV (R550+). `state` is nvmlGpuFabricState_t (uchar): not supported 0,
+// not started 1, in progress 2, completed 3; `status` matters only once completed.
+inline constexpr unsigned kFabricUuidLen = 16;
+struct nvmlGpuFabricInfo_t {
+  unsigned char clusterUuid[kFabricUuidLen];
+  nvmlReturn_t status;
+  unsigned int cliqueId;
+  unsigned char state;
+};
+struct nvmlGpuFabricInfo_v2_t {
+  unsigned int version;
+  unsigned char clusterUuid[kFabricUuidLen];
+  nvmlReturn_t status;
+  unsigned int cliqueId;
+  unsigned char state;
+  unsigned int healthMask;
+};
+inline constexpr unsigned kFabricInfoV2Version = 0x02000024;  // sizeof 36 | 2 << 24
+static_assert(kFabricInfoV2Version == (sizeof(nvmlGpuFabricInfo_v2_t) | (2u << 24)));
+static_assert(sizeof(nvmlGpuFabricInfo_t) == 28);
+
 inline constexpr unsigned kMemoryV2Version = 0x02000028;  // sizeof 40 | 2 << 24
 static_assert(kMemoryV2Version == (sizeof(nvmlMemory_v2_t) | (2u << 24)));
 

@@ -15,7 +15,7 @@ struct RetName {
   int code;
   const char* name;
 };
-constexpr std::array<RetName, 24> kReturnNames = {{{0, "SUCCESS"},
+constexpr std::array<RetName, 25> kReturnNames = {{{0, "SUCCESS"},
                                                    {1, "UNINITIALIZED"},
                                                    {2, "INVALID_ARGUMENT"},
                                                    {3, "NOT_SUPPORTED"},
@@ -36,6 +36,7 @@ constexpr std::array<RetName, 24> kReturnNames = {{{0, "SUCCESS"},
                                                    {19, "IN_USE"},
                                                    {20, "MEMORY"},
                                                    {21, "NO_DATA"},
+                                                   {23, "INSUFFICIENT_RESOURCES"},
                                                    {27, "NOT_READY"},
                                                    {28, "GPU_NOT_FOUND"},
                                                    {999, "UNKNOWN"}}};

@@ -140,6 +140,9 @@ constexpr std::array<ReasonName, 9> kReasons = {
 
 constexpr std::array<const char*, 4> kComputeModes = {"default", "exclusive_thread", "prohibited",
                                                       "exclusive_process"};
+// By FabricState's (NVML's) number.
+constexpr std::array<const char*, 4> kFabricStates = {"not_supported", "not_started", "in_progress",
+                                                      "completed"};
 
 // ---- reading one JSON value into a member; errors name the path ----
 
@@ -302,6 +305,20 @@ Status read_compute_mode(const Json& j, std::optional<ComputeMode>& out, const s
   return bad(where, "expected default, exclusive_process, prohibited or exclusive_thread");
 }
 
+Status read_fabric_state(const Json& j, std::optional<FabricState>& out, const std::string& where) {
+  if (j.is_null()) {
+    out.reset();
+    return {};
+  }
+  for (size_t i = 0; i < kFabricStates.size(); ++i) {
+    if (j.is_string() && j.get<std::string>() == kFabricStates[i]) {
+      out = static_cast<FabricState>(i);
+      return {};
+    }
+  }
+  return bad(where, "expected not_supported, not_started, in_progress or completed");
+}
+
 Status read_processes(const Json& j, std::optional<std::vector<ProcessInfo>>& out,
                       const std::string& where) {
   if (j.is_null()) {
@@ -396,6 +413,15 @@ Status read_special(const Json& obj, ScenarioGpu& g, const std::string& where,
     st = read_compute_mode(*j, s.compute_mode, where + ".compute_mode");
   if (const Json* j = take("processes"); j && st)
     st = read_processes(*j, s.processes, where + ".processes");
+  if (const Json* j = take("fabric_state"); j && st)
+    st = read_fabric_state(*j, s.fabric_state, where + ".fabric_state");
+  // "Success" or an NVML return name (INSUFFICIENT_RESOURCES), as the registration ended.
+  if (const Json* j = take("fabric_status"); j && st) {
+    if (j->is_null())
+      s.fabric_status.clear();
+    else
+      st = read_value(*j, s.fabric_status, where + ".fabric_status", 1);
+  }
   if (const Json* j = take("nvlinks"); j && st)
     st = read_nvlinks(*j, s.nvlinks, where + ".nvlinks");
   if (const Json* j = take("unsupported"); j && st)
@@ -483,6 +509,8 @@ Json device_fields(const ScenarioGpu& gpu) {
   write_members(o, s, [](GpuSample& x, auto&& f) { visit_sample(x, f); });
   if (s.clock_reasons) o["clock_reasons"] = write_reasons(*s.clock_reasons);
   if (s.compute_mode) o["compute_mode"] = kComputeModes.at(static_cast<size_t>(*s.compute_mode));
+  if (s.fabric_state) o["fabric_state"] = kFabricStates.at(static_cast<size_t>(*s.fabric_state));
+  if (!s.fabric_status.empty()) o["fabric_status"] = s.fabric_status;
   Json v = Json::object();
   write_members(v, s.violations, [](ViolationCounters& t, auto&& f) { visit_violations(t, f); });
   if (!v.empty()) o["violations"] = v;

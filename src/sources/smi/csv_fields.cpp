@@ -108,6 +108,10 @@ constexpr std::pair<std::string_view, CsvField> kFields[] = {
     {"remapped_rows.pending", F::kRemapPending},
     {"remapped_rows.failure", F::kRemapFailure},
     {"gpu_recovery_action", F::kRecoveryAction},
+    {"fabric.state", F::kFabricState},
+    {"fabric.status", F::kFabricStatus},
+    {"reset_status.reset_required", F::kResetRequired},
+    {"reset_status.drain_and_reset_recommended", F::kDrainReset},
     {"hostname", F::kHostname},
 };
 
@@ -332,6 +336,18 @@ void apply_mode(F f, std::string_view v, GpuState& g) {
     case F::kRecoveryAction:
       apply_recovery_action(v, g);
       break;
+    case F::kFabricState:
+      s.fabric_state = parse_fabric_state(v);
+      break;
+    case F::kFabricStatus:
+      apply_fabric_status(v, s);
+      break;
+    case F::kResetRequired:
+      apply_reset_status("reset_status.reset_required", v, g);
+      break;
+    case F::kDrainReset:
+      apply_reset_status("reset_status.drain_and_reset_recommended", v, g);
+      break;
     case F::kComputeMode:
       if (v == "Default")
         s.compute_mode = ComputeMode::kDefault;
@@ -464,6 +480,10 @@ CsvGroup group_of(F f) {
     case F::kMigCurrent:
     case F::kMigPending:
     case F::kRecoveryAction:
+    case F::kFabricState:
+    case F::kFabricStatus:
+    case F::kResetRequired:
+    case F::kDrainReset:
       return CsvGroup::kMode;
     default:
       return CsvGroup::kNone;
@@ -499,6 +519,32 @@ void apply_recovery_action(std::string_view v, GpuState& g) {
   g.access = GpuAccess::kResetRequired;
   std::string e = "nvidia-smi GPU recovery action: " + std::string(v);
   if (std::find(g.errors.begin(), g.errors.end(), e) == g.errors.end()) g.errors.push_back(e);
+}
+
+void apply_reset_status(std::string_view field, std::string_view v, GpuState& g) {
+  const auto yes = text::parse_bool(text::trim(v));
+  if (!yes || !*yes) return;
+  if (g.access == GpuAccess::kOk) g.access = GpuAccess::kResetRequired;
+  std::string e = "nvidia-smi " + std::string(field) + ": Yes";
+  if (std::find(g.errors.begin(), g.errors.end(), e) == g.errors.end()) g.errors.push_back(e);
+}
+
+std::optional<FabricState> parse_fabric_state(std::string_view v) {
+  v = text::trim(v);
+  if (text::iequals(v, "Completed")) return FabricState::kCompleted;
+  if (text::iequals(v, "In Progress")) return FabricState::kInProgress;
+  if (text::iequals(v, "Not Started")) return FabricState::kNotStarted;
+  if (text::iequals(v, "Not Supported")) return FabricState::kNotSupported;
+  return std::nullopt;
+}
+
+void apply_fabric_status(std::string_view v, GpuSample& s) {
+  v = text::trim(v);
+  if (v.empty() || text::is_na(v)) {
+    s.fabric_status.clear();
+  } else if (s.fabric_status != v) {
+    s.fabric_status.assign(v);
+  }
 }
 
 bool note_failed_reading(std::string_view column, std::string_view value, GpuState& g) {

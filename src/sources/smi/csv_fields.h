@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "core/snapshot.h"
@@ -86,6 +87,10 @@ enum class CsvField : uint8_t {
   kRemapPending,
   kRemapFailure,
   kRecoveryAction,  // gpu_recovery_action: None, Reset, Reboot, Drain P2P, Drain and Reset
+  kFabricState,     // fabric.state: Not Supported, Not Started, In Progress, Completed
+  kFabricStatus,    // fabric.status: Success, or the registration's error
+  kResetRequired,   // reset_status.reset_required: Yes / No
+  kDrainReset,      // reset_status.drain_and_reset_recommended: Yes / No
   kHostname,
 };
 
@@ -107,6 +112,14 @@ void apply_csv_value(const CsvColumn& col, std::string_view value, Snapshot& sna
 // nvidia-smi's GPU recovery action (R550+: `gpu_recovery_action`, -q "GPU Recovery Action"):
 // anything but None sets the GPU's access to reset-required, the action in its errors.
 void apply_recovery_action(std::string_view value, GpuState& gpu);
+// nvidia-smi's GPU reset status (-q "GPU Reset Status", XML <gpu_reset_status>, CSV
+// reset_status.*): Yes sets the GPU's access to reset-required with the field in its errors.
+// `field` is the name as the input spells it.
+void apply_reset_status(std::string_view field, std::string_view value, GpuState& gpu);
+// The fabric State and Status as nvidia-smi prints them (-q "Fabric", XML <fabric>, CSV
+// fabric.*); N/A and unknown words leave them unset.
+std::optional<FabricState> parse_fabric_state(std::string_view value);
+void apply_fabric_status(std::string_view value, GpuSample& sample);
 
 // A value the tool printed a failure for ("[Unknown Error]", "[GPU requires reset]", "ERR!"):
 // noted on the GPU under the column's name (and its access set for reset / lost). False when

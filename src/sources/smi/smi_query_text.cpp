@@ -207,6 +207,19 @@ void on_pages_rows(Ctx& c, std::string_view sec, std::string_view key, std::stri
   }
 }
 
+// "Fabric" (NVSwitch registration) and "GPU Reset Status" (R550+).
+void on_fabric_reset(Ctx& c, std::string_view sec, std::string_view key, std::string_view val) {
+  if (is_section(sec, "Fabric")) {
+    if (key == "State")
+      c.gpu->sample.fabric_state = smi::parse_fabric_state(val);
+    else if (key == "Status")
+      smi::apply_fabric_status(val, c.gpu->sample);
+  } else if (is_section(sec, "GPU Reset Status") &&
+             (key == "Reset Required" || key == "Drain and Reset Recommended")) {
+    smi::apply_reset_status(key, val, *c.gpu);
+  }
+}
+
 void on_temperature(Ctx& c, std::string_view key, std::string_view val) {
   GpuSample& s = c.gpu->sample;
   DeviceInfo& d = c.gpu->info;
@@ -333,6 +346,8 @@ void on_loose_field(Ctx& c, std::string_view key, std::string_view val) {
     return on_pages_rows(c, "Remapped Rows", key, val);
   if (key == "Single Bit ECC" || key == "Double Bit ECC" || text::starts_with(key, "Pending Page"))
     return on_pages_rows(c, "Retired Pages", key, val);
+  if (key == "Reset Required" || key == "Drain and Reset Recommended")
+    return on_fabric_reset(c, "GPU Reset Status", key, val);
   if (auto on = text::parse_bool(val)) smi::apply_clock_reason(key, *on, c.gpu->sample);
 }
 
@@ -363,6 +378,7 @@ void on_field(Ctx& c, std::string_view key, std::string_view val) {
     on_ecc(c, sec, key, val);
     on_pages_rows(c, sec, key, val);
     on_clocks(c, sec, key, val);
+    on_fabric_reset(c, sec, key, val);
   }
 }
 
@@ -409,7 +425,7 @@ void start_gpu(Ctx& c, std::string_view bus) {
 // Sub-sections sit one or two levels below a section; GPU-level keys close any section.
 size_t flat_section_indent(std::string_view name) {
   for (std::string_view sub : {"Volatile", "Aggregate", "PCIe Generation", "Link Width",
-                               "Bank Remap Availability Histogram", "Current", "Pending"})
+                               "Bank Remap Availability Histogram", "Current", "Pending", "Health"})
     if (text::iequals(name, sub)) return 8;
   if (text::iequals(name, "Single Bit") || text::iequals(name, "Double Bit")) return 12;
   return 4;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/event.h"
+#include "sources/smi/csv_fields.h"
 #include "sources/smi/model_util.h"
 #include "sources/smi/smi_parsers.h"
 #include "sources/smi/text_util.h"
@@ -221,6 +222,19 @@ void read_processes(pugi::xml_node g, GpuSample& s) {
   }
 }
 
+// The fabric registration, the reset status (R550+) and the recovery action: what the driver
+// says the GPU needs before it can run work.
+void read_fabric_reset(pugi::xml_node g, GpuState& gs) {
+  const auto fabric = g.child("fabric");
+  gs.sample.fabric_state = smi::parse_fabric_state(txt(fabric.child("state")));
+  smi::apply_fabric_status(txt(fabric.child("status")), gs.sample);
+  const auto reset = g.child("gpu_reset_status");
+  smi::apply_reset_status("Reset Required", txt(reset.child("reset_required")), gs);
+  smi::apply_reset_status("Drain and Reset Recommended",
+                          txt(reset.child("drain_and_reset_recommended")), gs);
+  smi::apply_recovery_action(txt(g.child("gpu_recovery_action")), gs);
+}
+
 // pugixml reports a byte offset; users want a line.
 size_t line_of_offset(std::string_view text, ptrdiff_t offset) {
   const auto end =
@@ -264,6 +278,7 @@ Result<Snapshot> parse_smi_query_xml(std::string_view text, std::string_view ori
     read_temps_power(g, gs);
     read_clocks(g, gs);
     read_processes(g, gs.sample);
+    read_fabric_reset(g, gs);
     smi::derive_capabilities(gs);
     snap.gpus.push_back(std::move(gs));
   }
