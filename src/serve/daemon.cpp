@@ -1,12 +1,18 @@
 #include "serve/daemon.h"
 
+#include <fmt/format.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <utility>
 
 #include "diagnose/diagnose.h"
@@ -102,6 +108,23 @@ void Daemon::init_state(const std::string& source_label) {
   state_->health.started_ms = started_ms_;
 }
 
+namespace {
+
+// Debian's cpp-httplib is a compiled library whose listen() asks for a backlog of 5, whatever
+// CPPHTTPLIB_LISTEN_BACKLOG says to our compiler: 16 scrapers connecting at once then lose SYNs
+// and wait a 1 s retransmit. Linux takes a second listen() on the bound socket as its new
+// backlog (capped by net.core.somaxconn); what it granted reads back from TCP_INFO.
+constexpr int kListenBacklog = 1024;
+
+std::optional<unsigned> listen_backlog(int fd) {
+  tcp_info info{};
+  socklen_t len = sizeof info;
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return std::nullopt;
+  return info.tcpi_sacked;  // a listening socket's sk_max_ack_backlog
+}
+
+}  // namespace
+
 // The HTTP server with its routes, bound (not yet serving): a port in use fails here, at once.
 Status Daemon::bind_http() {
   const ServeSection& serve = opts_.config.serve;
@@ -115,9 +138,12 @@ Status Daemon::bind_http() {
   http_->set_keep_alive_timeout(1);
   // cpp-httplib sets SO_REUSEPORT by default: a second daemon on the same port would bind
   // too and steal half the scrapes. SO_REUSEADDR alone still lets a restart bind at once.
-  http_->set_socket_options([](socket_t sock) {
+  // The last socket httplib creates is the one it binds (it closes the ones that fail).
+  auto listen_fd = std::make_shared<int>(-1);
+  http_->set_socket_options([listen_fd](socket_t sock) {
     const int yes = 1;
     (void)::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    *listen_fd = sock;
   });
   install_routes(*http_, state_, [this](bool force) { return reload_and_wait(force); });
   errno = 0;
@@ -129,6 +155,14 @@ Status Daemon::bind_http() {
                                         " (another gpuwarden serve, or an address of another "
                                         "machine)");
   port_ = bound;
+  if (*listen_fd >= 0 && ::listen(*listen_fd, kListenBacklog) == 0) {
+    const auto granted = listen_backlog(*listen_fd);
+    if (granted && *granted < 128)
+      log(
+          fmt::format("warning: the listen backlog is {} (net.core.somaxconn): many scrapers "
+                      "connecting at once will wait for SYN retries",
+                      *granted));
+  }
   return {};
 }
 

@@ -1,8 +1,14 @@
 // The daemon in-process against the fake NVML: values on /metrics, a lost GPU, a hung call,
 // Xids from the kernel log and from NVML events, finding lifecycle, storage faults, restart.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "serve/config.h"
 #include "serve_helpers.h"
@@ -18,6 +24,36 @@ std::string config_with(const fs::path& dir, const std::string& stale, const std
   const std::string from = "stale_after = \"3s\"";
   c.replace(c.find(from), from.size(), "stale_after = \"" + stale + "\"");
   return c;
+}
+
+// The backlog the kernel granted to this process's socket listening on `port` (TCP_INFO gives
+// a listening socket's maximum in tcpi_sacked); nullopt when no such socket is found.
+std::optional<unsigned> backlog_of_port(int port) {
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+    const int fd = std::stoi(e.path().filename().string());
+    sockaddr_in addr{};
+    socklen_t alen = sizeof addr;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &alen) != 0 ||
+        addr.sin_family != AF_INET || ntohs(addr.sin_port) != port)
+      continue;
+    tcp_info info{};
+    socklen_t len = sizeof info;
+    if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) == 0 && info.tcpi_state == 10)
+      return info.tcpi_sacked;  // 10: TCP_LISTEN
+  }
+  return std::nullopt;
+}
+
+// cpp-httplib's compiled listen() asks for 5; many scrapers connecting at once would wait for
+// SYN retries (1 s). The daemon raises it on its bound socket.
+TEST(ServeDaemon, ListensWithABacklogForManyScrapers) {
+  TempDir tmp;
+  set_time_scale(1);
+  RunningDaemon d(options_for("serve-xid", fast_config(tmp.path())));
+  ASSERT_TRUE(d.ok()) << d.error;
+  const auto backlog = backlog_of_port(d.port());
+  ASSERT_TRUE(backlog) << "no listening socket on port " << d.port();
+  EXPECT_GE(*backlog, 128u);
 }
 
 TEST(ServeDaemon, ServesScenarioValuesAndHealth) {
