@@ -190,7 +190,7 @@ json sample_to_json(const GpuSample& s) {
   j["compute_mode"] =
       s.compute_mode ? json(std::string(compute_mode_name(*s.compute_mode))) : json(nullptr);
   // Only GPUs that report a fabric registration carry these (NVSwitch systems).
-  if (s.fabric_state) j["fabric_state"] = std::string(fabric_state_name(*s.fabric_state));
+  if (s.fabric_state) j["fabric_state"] = std::string(fabric_state_key(*s.fabric_state));
   if (!s.fabric_status.empty()) j["fabric_status"] = s.fabric_status;
   if (s.processes) {
     json list = json::array();
@@ -385,9 +385,7 @@ GpuSample read_sample(const json& s, const std::string& path) {
   std::optional<std::string> fabric, fabric_status;
   Reader{&s, path}("fabric_state", fabric);
   if (fabric) {
-    for (FabricState f : {FabricState::kNotSupported, FabricState::kNotStarted,
-                          FabricState::kInProgress, FabricState::kCompleted})
-      if (fabric_state_name(f) == *fabric) sample.fabric_state = f;
+    sample.fabric_state = fabric_state_from_key(*fabric);
     if (!sample.fabric_state) {
       throw BadField{"snapshot_json.value", "unknown fabric state '" + *fabric + "'",
                      join(path, "fabric_state")};
@@ -523,6 +521,27 @@ std::optional<uint64_t> clock_reason_from_name(std::string_view name) {
     // Only a single unnamed bit is a valid name.
     if (r.ec == std::errc() && r.ptr == end && v != 0 && (v & (v - 1)) == 0) return v;
   }
+  return std::nullopt;
+}
+
+std::string_view fabric_state_key(FabricState s) {
+  switch (s) {
+    case FabricState::kNotSupported:
+      return "not_supported";
+    case FabricState::kNotStarted:
+      return "not_started";
+    case FabricState::kInProgress:
+      return "in_progress";
+    case FabricState::kCompleted:
+      return "completed";
+  }
+  return "not_supported";
+}
+
+std::optional<FabricState> fabric_state_from_key(std::string_view key) {
+  for (FabricState f : {FabricState::kNotSupported, FabricState::kNotStarted,
+                        FabricState::kInProgress, FabricState::kCompleted})
+    if (fabric_state_key(f) == key) return f;
   return std::nullopt;
 }
 

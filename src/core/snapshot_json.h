@@ -30,6 +30,9 @@ std::vector<std::string> clock_reason_names(uint64_t mask);
 std::optional<uint64_t> clock_reason_from_name(std::string_view name);
 
 std::string_view compute_mode_name(ComputeMode m);
+// The lower_snake key of a fabric state in JSON output and scenario files ("in_progress").
+std::string_view fabric_state_key(FabricState s);
+std::optional<FabricState> fabric_state_from_key(std::string_view key);
 std::optional<ComputeMode> compute_mode_from_name(std::string_view name);
 std::optional<GpuAccess> gpu_access_from_name(std::string_view name);
 

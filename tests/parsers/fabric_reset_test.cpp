@@ -153,5 +153,53 @@ TEST(FabricReset, CsvResetStatusColumns) {
   EXPECT_EQ(gpus.at(2).access, GpuAccess::kResetRequired);
 }
 
+// The family's real captures (fabric_state, 435-442) and their class: CRLF, re-indented, after
+// and before a kernel log, in a bug report. Each keeps its one GPU's state and status.
+TEST(FabricReset, RealCapturesAndTheirClass) {
+  struct Case {
+    const char* dir;
+    const char* file;
+    std::optional<FabricState> state;
+    const char* status;
+  };
+  const Case cases[] = {
+      {"435-fabric-q-580-in-progress-status-na-health-block-driver-ctr", "input.txt",
+       FabricState::kInProgress, ""},
+      {"436-fabric-q-completed-insufficient-resources-clique0-deindented", "input.txt",
+       FabricState::kCompleted, "Insufficient Resources"},
+      {"437-fabric-h100x8-p5-q-grep-in-progress-devicequery-802", "input.txt",
+       FabricState::kInProgress, ""},
+      {"440-fabric-l40s-595-full-q-na-pcie-no-nvswitch", "input.txt", std::nullopt, ""},
+      {"442-fabric-h100-590-idle-csv-completed-success-clique0-healthy", "input.csv",
+       FabricState::kCompleted, "Success"},
+  };
+  const std::string dmesg = read_fixture("009-dmesg-xid119-gsp-rpc-timeout", "dmesg.log");
+  for (const Case& c : cases) {
+    const std::string text = read_fixture(c.dir, c.file);
+    auto variants = test::class_variants(text, dmesg);
+    variants.insert(variants.begin(), {"as captured", text});
+    for (const auto& [tag, t] : variants) {
+      const auto gpus = read_text(t, c.file);
+      ASSERT_EQ(gpus.size(), 1u) << c.dir << " " << tag;
+      EXPECT_EQ(gpus.begin()->second.state, c.state) << c.dir << " " << tag;
+      EXPECT_EQ(gpus.begin()->second.status, c.status) << c.dir << " " << tag;
+    }
+  }
+}
+
+// The fabric manager's own journal lines are not read yet: alone they are unread lines of the
+// GPU stack, listed with their line, never a clean read (capture 438).
+TEST(FabricReset, FabricManagerJournalAloneIsUnread) {
+  Observation obs;
+  add_capture(
+      read_fixture("438-fabric-h100x8-p5-fm-journal-started-then-completed-success", "journal.log"),
+      "journal.log", obs);
+  ASSERT_EQ(obs.coverage.size(), 1u);
+  EXPECT_GE(obs.coverage[0].gpu_lines_not_read, 3u);
+  ASSERT_FALSE(obs.coverage[0].gpu_unread.empty());
+  EXPECT_NE(obs.coverage[0].gpu_unread[0].excerpt.find("fabric manager"), std::string::npos)
+      << obs.coverage[0].gpu_unread[0].excerpt;
+}
+
 }  // namespace
 }  // namespace gw

@@ -29,9 +29,9 @@ TEST(SnapshotJson, FabricRegistrationRoundTripsAndIsAbsentWithoutOne) {
   snap.gpus[0].sample.fabric_status = "Insufficient Resources";
   snap.gpus[1].sample.fabric_state = FabricState::kInProgress;
   const json j = snapshot_to_json(snap);
-  EXPECT_EQ(j["gpus"][0]["sample"]["fabric_state"], "Completed");
+  EXPECT_EQ(j["gpus"][0]["sample"]["fabric_state"], "completed");
   EXPECT_EQ(j["gpus"][0]["sample"]["fabric_status"], "Insufficient Resources");
-  EXPECT_EQ(j["gpus"][1]["sample"]["fabric_state"], "In Progress");
+  EXPECT_EQ(j["gpus"][1]["sample"]["fabric_state"], "in_progress");
   EXPECT_FALSE(j["gpus"][1]["sample"].contains("fabric_status"));
   EXPECT_FALSE(j["gpus"][2]["sample"].contains("fabric_state"));
   const auto back = snapshot_from_json(json::parse(j.dump()));

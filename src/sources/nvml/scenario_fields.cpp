@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "core/event.h"
+#include "core/snapshot_json.h"
 #include "sources/nvml/scenario.h"
 
 namespace gw::nvml {
@@ -140,10 +141,6 @@ constexpr std::array<ReasonName, 9> kReasons = {
 
 constexpr std::array<const char*, 4> kComputeModes = {"default", "exclusive_thread", "prohibited",
                                                       "exclusive_process"};
-// By FabricState's (NVML's) number.
-constexpr std::array<const char*, 4> kFabricStates = {"not_supported", "not_started", "in_progress",
-                                                      "completed"};
-
 // ---- reading one JSON value into a member; errors name the path ----
 
 Status bad(const std::string& where, const std::string& what) {
@@ -310,12 +307,8 @@ Status read_fabric_state(const Json& j, std::optional<FabricState>& out, const s
     out.reset();
     return {};
   }
-  for (size_t i = 0; i < kFabricStates.size(); ++i) {
-    if (j.is_string() && j.get<std::string>() == kFabricStates[i]) {
-      out = static_cast<FabricState>(i);
-      return {};
-    }
-  }
+  if (j.is_string()) out = fabric_state_from_key(j.get<std::string>());
+  if (j.is_string() && out) return {};
   return bad(where, "expected not_supported, not_started, in_progress or completed");
 }
 
@@ -509,7 +502,7 @@ Json device_fields(const ScenarioGpu& gpu) {
   write_members(o, s, [](GpuSample& x, auto&& f) { visit_sample(x, f); });
   if (s.clock_reasons) o["clock_reasons"] = write_reasons(*s.clock_reasons);
   if (s.compute_mode) o["compute_mode"] = kComputeModes.at(static_cast<size_t>(*s.compute_mode));
-  if (s.fabric_state) o["fabric_state"] = kFabricStates.at(static_cast<size_t>(*s.fabric_state));
+  if (s.fabric_state) o["fabric_state"] = std::string(fabric_state_key(*s.fabric_state));
   if (!s.fabric_status.empty()) o["fabric_status"] = s.fabric_status;
   Json v = Json::object();
   write_members(v, s.violations, [](ViolationCounters& t, auto&& f) { visit_violations(t, f); });
