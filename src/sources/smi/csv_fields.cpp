@@ -14,105 +14,114 @@ namespace gw::smi {
 namespace {
 
 using F = CsvField;
+using G = CsvGroup;
 using text::parse_u64;
 using text::to_unsigned;
 
-// Field names as nvidia-smi --help-query-gpu spells them, with their older aliases.
-constexpr std::pair<std::string_view, CsvField> kFields[] = {
-    {"timestamp", F::kTimestamp},
-    {"index", F::kIndex},
-    {"name", F::kName},
-    {"gpu_name", F::kName},
-    {"pci.bus_id", F::kBusId},
-    {"gpu_bus_id", F::kBusId},
-    {"uuid", F::kUuid},
-    {"gpu_uuid", F::kUuid},
-    {"serial", F::kSerial},
-    {"gpu_serial", F::kSerial},
-    {"driver_version", F::kDriver},
-    {"vbios_version", F::kVbios},
-    {"temperature.gpu", F::kTemp},
-    {"temperature.memory", F::kMemTemp},
-    {"temperature.gpu.tlimit", F::kTempTlimit},  // R535+: signed margin, not a reading
-    {"power.draw", F::kPowerDraw},
-    {"power.draw.average", F::kPowerDrawAverage},
-    {"power.draw.instant", F::kPowerDrawInstant},
-    {"power.limit", F::kPowerLimit},
-    {"enforced.power.limit", F::kEnforcedLimit},
-    {"power.default_limit", F::kDefaultLimit},
-    {"power.min_limit", F::kMinLimit},
-    {"power.max_limit", F::kMaxLimit},
-    {"utilization.gpu", F::kUtilGpu},
-    {"utilization.memory", F::kUtilMem},
-    {"utilization.encoder", F::kUtilEnc},
-    {"utilization.decoder", F::kUtilDec},
-    {"memory.total", F::kMemTotal},
-    {"memory.used", F::kMemUsed},
-    {"memory.free", F::kMemFree},
-    {"memory.reserved", F::kMemReserved},
-    {"clocks.gr", F::kClkGr},
-    {"clocks.current.graphics", F::kClkGr},
-    {"clocks.sm", F::kClkSm},
-    {"clocks.current.sm", F::kClkSm},
-    {"clocks.mem", F::kClkMem},
-    {"clocks.current.memory", F::kClkMem},
-    {"clocks.applications.graphics", F::kClkAppGr},
-    {"clocks.applications.gr", F::kClkAppGr},
-    {"clocks.applications.memory", F::kClkAppMem},
-    {"clocks.applications.mem", F::kClkAppMem},
-    {"clocks.max.graphics", F::kClkMaxGr},
-    {"clocks.max.gr", F::kClkMaxGr},
-    {"clocks.max.sm", F::kClkMaxSm},
-    {"clocks.max.memory", F::kClkMaxMem},
-    {"clocks.max.mem", F::kClkMaxMem},
-    {"clocks.default_applications.graphics", F::kClkDefAppGr},
-    {"clocks.default_applications.memory", F::kClkDefAppMem},
-    {"pcie.link.gen.current", F::kPcieGen},
-    {"pcie.link.gen.max", F::kPcieGenMax},
-    {"pcie.link.gen.gpumax", F::kPcieGenGpuMax},
-    {"pcie.link.gen.hostmax", F::kPcieGenHostMax},
-    {"pcie.link.width.current", F::kPcieWidth},
-    {"pcie.link.width.max", F::kPcieWidthMax},
-    {"pstate", F::kPstate},
-    {"fan.speed", F::kFan},
-    {"persistence_mode", F::kPersistence},
-    {"compute_mode", F::kComputeMode},
-    {"mig.mode.current", F::kMigCurrent},
-    {"mig.mode.pending", F::kMigPending},
-    {"ecc.mode.current", F::kEccCurrent},
-    {"ecc.mode.pending", F::kEccPending},
-    {"ecc.errors.corrected.volatile.device_memory", F::kEccSbeVol},
-    {"ecc.errors.corrected.volatile.dram", F::kEccSbeVol},
-    {"ecc.errors.uncorrected.volatile.device_memory", F::kEccDbeVol},
-    {"ecc.errors.uncorrected.volatile.dram", F::kEccDbeVol},
-    {"ecc.errors.corrected.aggregate.device_memory", F::kEccSbeAgg},
-    {"ecc.errors.corrected.aggregate.dram", F::kEccSbeAgg},
-    {"ecc.errors.uncorrected.aggregate.device_memory", F::kEccDbeAgg},
-    {"ecc.errors.uncorrected.aggregate.dram", F::kEccDbeAgg},
+// Field names as nvidia-smi --help-query-gpu spells them, with their older aliases, and the
+// handler group each value goes to (decided once per column at header time).
+struct FieldRow {
+  std::string_view name;
+  CsvField field;
+  CsvGroup group;
+};
+constexpr FieldRow kFields[] = {
+    {"timestamp", F::kTimestamp, G::kNone},
+    {"index", F::kIndex, G::kIdentity},
+    {"name", F::kName, G::kIdentity},
+    {"gpu_name", F::kName, G::kIdentity},
+    {"pci.bus_id", F::kBusId, G::kIdentity},
+    {"gpu_bus_id", F::kBusId, G::kIdentity},
+    {"uuid", F::kUuid, G::kIdentity},
+    {"gpu_uuid", F::kUuid, G::kIdentity},
+    {"serial", F::kSerial, G::kIdentity},
+    {"gpu_serial", F::kSerial, G::kIdentity},
+    {"driver_version", F::kDriver, G::kIdentity},
+    {"vbios_version", F::kVbios, G::kIdentity},
+    {"temperature.gpu", F::kTemp, G::kPowerTemp},
+    {"temperature.memory", F::kMemTemp, G::kPowerTemp},
+    {"temperature.gpu.tlimit", F::kTempTlimit,
+     G::kPowerTemp},  // R535+: signed margin, not a reading
+    {"power.draw", F::kPowerDraw, G::kPowerTemp},
+    {"power.draw.average", F::kPowerDrawAverage, G::kPowerTemp},
+    {"power.draw.instant", F::kPowerDrawInstant, G::kPowerTemp},
+    {"power.limit", F::kPowerLimit, G::kPowerTemp},
+    {"enforced.power.limit", F::kEnforcedLimit, G::kPowerTemp},
+    {"power.default_limit", F::kDefaultLimit, G::kPowerTemp},
+    {"power.min_limit", F::kMinLimit, G::kPowerTemp},
+    {"power.max_limit", F::kMaxLimit, G::kPowerTemp},
+    {"utilization.gpu", F::kUtilGpu, G::kClocksUtil},
+    {"utilization.memory", F::kUtilMem, G::kClocksUtil},
+    {"utilization.encoder", F::kUtilEnc, G::kClocksUtil},
+    {"utilization.decoder", F::kUtilDec, G::kClocksUtil},
+    {"memory.total", F::kMemTotal, G::kMemoryEcc},
+    {"memory.used", F::kMemUsed, G::kMemoryEcc},
+    {"memory.free", F::kMemFree, G::kMemoryEcc},
+    {"memory.reserved", F::kMemReserved, G::kMemoryEcc},
+    {"clocks.gr", F::kClkGr, G::kClocksUtil},
+    {"clocks.current.graphics", F::kClkGr, G::kClocksUtil},
+    {"clocks.sm", F::kClkSm, G::kClocksUtil},
+    {"clocks.current.sm", F::kClkSm, G::kClocksUtil},
+    {"clocks.mem", F::kClkMem, G::kClocksUtil},
+    {"clocks.current.memory", F::kClkMem, G::kClocksUtil},
+    {"clocks.applications.graphics", F::kClkAppGr, G::kClocksUtil},
+    {"clocks.applications.gr", F::kClkAppGr, G::kClocksUtil},
+    {"clocks.applications.memory", F::kClkAppMem, G::kClocksUtil},
+    {"clocks.applications.mem", F::kClkAppMem, G::kClocksUtil},
+    {"clocks.max.graphics", F::kClkMaxGr, G::kClocksUtil},
+    {"clocks.max.gr", F::kClkMaxGr, G::kClocksUtil},
+    {"clocks.max.sm", F::kClkMaxSm, G::kClocksUtil},
+    {"clocks.max.memory", F::kClkMaxMem, G::kClocksUtil},
+    {"clocks.max.mem", F::kClkMaxMem, G::kClocksUtil},
+    {"clocks.default_applications.graphics", F::kClkDefAppGr, G::kClocksUtil},
+    {"clocks.default_applications.memory", F::kClkDefAppMem, G::kClocksUtil},
+    {"pcie.link.gen.current", F::kPcieGen, G::kClocksUtil},
+    {"pcie.link.gen.max", F::kPcieGenMax, G::kClocksUtil},
+    {"pcie.link.gen.gpumax", F::kPcieGenGpuMax, G::kClocksUtil},
+    {"pcie.link.gen.hostmax", F::kPcieGenHostMax, G::kClocksUtil},
+    {"pcie.link.width.current", F::kPcieWidth, G::kClocksUtil},
+    {"pcie.link.width.max", F::kPcieWidthMax, G::kClocksUtil},
+    {"pstate", F::kPstate, G::kMode},
+    {"fan.speed", F::kFan, G::kClocksUtil},
+    {"persistence_mode", F::kPersistence, G::kMode},
+    {"compute_mode", F::kComputeMode, G::kMode},
+    {"mig.mode.current", F::kMigCurrent, G::kMode},
+    {"mig.mode.pending", F::kMigPending, G::kMode},
+    {"ecc.mode.current", F::kEccCurrent, G::kMemoryEcc},
+    {"ecc.mode.pending", F::kEccPending, G::kMemoryEcc},
+    {"ecc.errors.corrected.volatile.device_memory", F::kEccSbeVol, G::kMemoryEcc},
+    {"ecc.errors.corrected.volatile.dram", F::kEccSbeVol, G::kMemoryEcc},
+    {"ecc.errors.uncorrected.volatile.device_memory", F::kEccDbeVol, G::kMemoryEcc},
+    {"ecc.errors.uncorrected.volatile.dram", F::kEccDbeVol, G::kMemoryEcc},
+    {"ecc.errors.corrected.aggregate.device_memory", F::kEccSbeAgg, G::kMemoryEcc},
+    {"ecc.errors.corrected.aggregate.dram", F::kEccSbeAgg, G::kMemoryEcc},
+    {"ecc.errors.uncorrected.aggregate.device_memory", F::kEccDbeAgg, G::kMemoryEcc},
+    {"ecc.errors.uncorrected.aggregate.dram", F::kEccDbeAgg, G::kMemoryEcc},
     // .total is every location (DRAM, SRAM, caches, register file): what the rules and the
     // -q text mean by the counts; it wins over .device_memory/.dram whichever comes first.
-    {"ecc.errors.corrected.volatile.total", F::kEccSbeVolTotal},
-    {"ecc.errors.uncorrected.volatile.total", F::kEccDbeVolTotal},
-    {"ecc.errors.corrected.aggregate.total", F::kEccSbeAggTotal},
-    {"ecc.errors.uncorrected.aggregate.total", F::kEccDbeAggTotal},
-    {"ecc.errors.uncorrected.volatile.sram", F::kEccSramUncVol},
-    {"ecc.errors.uncorrected.aggregate.sram", F::kEccSramUncAgg},
-    {"ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", F::kEccSramThreshold},
-    {"retired_pages.single_bit_ecc.count", F::kRetiredSbe},
-    {"retired_pages.sbe", F::kRetiredSbe},
-    {"retired_pages.double_bit.count", F::kRetiredDbe},
-    {"retired_pages.dbe", F::kRetiredDbe},
-    {"retired_pages.pending", F::kRetiredPending},
-    {"remapped_rows.correctable", F::kRemapCorr},
-    {"remapped_rows.uncorrectable", F::kRemapUnc},
-    {"remapped_rows.pending", F::kRemapPending},
-    {"remapped_rows.failure", F::kRemapFailure},
-    {"gpu_recovery_action", F::kRecoveryAction},
-    {"fabric.state", F::kFabricState},
-    {"fabric.status", F::kFabricStatus},
-    {"reset_status.reset_required", F::kResetRequired},
-    {"reset_status.drain_and_reset_recommended", F::kDrainReset},
-    {"hostname", F::kHostname},
+    {"ecc.errors.corrected.volatile.total", F::kEccSbeVolTotal, G::kMemoryEcc},
+    {"ecc.errors.uncorrected.volatile.total", F::kEccDbeVolTotal, G::kMemoryEcc},
+    {"ecc.errors.corrected.aggregate.total", F::kEccSbeAggTotal, G::kMemoryEcc},
+    {"ecc.errors.uncorrected.aggregate.total", F::kEccDbeAggTotal, G::kMemoryEcc},
+    {"ecc.errors.uncorrected.volatile.sram", F::kEccSramUncVol, G::kMemoryEcc},
+    {"ecc.errors.uncorrected.aggregate.sram", F::kEccSramUncAgg, G::kMemoryEcc},
+    {"ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", F::kEccSramThreshold,
+     G::kMemoryEcc},
+    {"retired_pages.single_bit_ecc.count", F::kRetiredSbe, G::kMemoryEcc},
+    {"retired_pages.sbe", F::kRetiredSbe, G::kMemoryEcc},
+    {"retired_pages.double_bit.count", F::kRetiredDbe, G::kMemoryEcc},
+    {"retired_pages.dbe", F::kRetiredDbe, G::kMemoryEcc},
+    {"retired_pages.pending", F::kRetiredPending, G::kMemoryEcc},
+    {"remapped_rows.correctable", F::kRemapCorr, G::kMemoryEcc},
+    {"remapped_rows.uncorrectable", F::kRemapUnc, G::kMemoryEcc},
+    {"remapped_rows.pending", F::kRemapPending, G::kMemoryEcc},
+    {"remapped_rows.failure", F::kRemapFailure, G::kMemoryEcc},
+    {"gpu_recovery_action", F::kRecoveryAction, G::kMode},
+    {"fabric.state", F::kFabricState, G::kMode},
+    {"fabric.status", F::kFabricStatus, G::kMode},
+    {"reset_status.reset_required", F::kResetRequired, G::kMode},
+    {"reset_status.drain_and_reset_recommended", F::kDrainReset, G::kMode},
+    {"hostname", F::kHostname, G::kIdentity},
 };
 
 // Fills an optional only if it is still empty (e.g. ".dram" after ".device_memory").
@@ -404,100 +413,14 @@ void apply_identity(F f, std::string_view v, Snapshot& snap, GpuState& g) {
   }
 }
 
-CsvGroup group_of(F f) {
-  switch (f) {
-    case F::kIndex:
-    case F::kName:
-    case F::kBusId:
-    case F::kUuid:
-    case F::kSerial:
-    case F::kDriver:
-    case F::kVbios:
-    case F::kHostname:
-      return CsvGroup::kIdentity;
-    case F::kTemp:
-    case F::kMemTemp:
-    case F::kTempTlimit:
-    case F::kPowerDraw:
-    case F::kPowerDrawAverage:
-    case F::kPowerDrawInstant:
-    case F::kPowerLimit:
-    case F::kEnforcedLimit:
-    case F::kDefaultLimit:
-    case F::kMinLimit:
-    case F::kMaxLimit:
-      return CsvGroup::kPowerTemp;
-    case F::kUtilGpu:
-    case F::kUtilMem:
-    case F::kUtilEnc:
-    case F::kUtilDec:
-    case F::kClkGr:
-    case F::kClkSm:
-    case F::kClkMem:
-    case F::kClkAppGr:
-    case F::kClkAppMem:
-    case F::kClkMaxGr:
-    case F::kClkMaxSm:
-    case F::kClkMaxMem:
-    case F::kClkDefAppGr:
-    case F::kClkDefAppMem:
-    case F::kPcieGen:
-    case F::kPcieGenMax:
-    case F::kPcieGenGpuMax:
-    case F::kPcieGenHostMax:
-    case F::kPcieWidth:
-    case F::kPcieWidthMax:
-    case F::kFan:
-      return CsvGroup::kClocksUtil;
-    case F::kMemTotal:
-    case F::kMemUsed:
-    case F::kMemFree:
-    case F::kMemReserved:
-    case F::kEccCurrent:
-    case F::kEccPending:
-    case F::kEccSbeVol:
-    case F::kEccDbeVol:
-    case F::kEccSbeAgg:
-    case F::kEccDbeAgg:
-    case F::kEccSbeVolTotal:
-    case F::kEccDbeVolTotal:
-    case F::kEccSbeAggTotal:
-    case F::kEccDbeAggTotal:
-    case F::kEccSramUncVol:
-    case F::kEccSramUncAgg:
-    case F::kEccSramThreshold:
-    case F::kRetiredSbe:
-    case F::kRetiredDbe:
-    case F::kRetiredPending:
-    case F::kRemapCorr:
-    case F::kRemapUnc:
-    case F::kRemapPending:
-    case F::kRemapFailure:
-      return CsvGroup::kMemoryEcc;
-    case F::kPstate:
-    case F::kPersistence:
-    case F::kComputeMode:
-    case F::kMigCurrent:
-    case F::kMigPending:
-    case F::kRecoveryAction:
-    case F::kFabricState:
-    case F::kFabricStatus:
-    case F::kResetRequired:
-    case F::kDrainReset:
-      return CsvGroup::kMode;
-    default:
-      return CsvGroup::kNone;
-  }
-}
-
 }  // namespace
 
 CsvColumn csv_column_for(std::string_view header_field) {
   std::string_view n = text::trim(header_field);
   if (auto br = n.find(" ["); br != std::string_view::npos) n = text::trim(n.substr(0, br));
   CsvColumn col{F::kIgnore, CsvGroup::kNone, n};
-  for (const auto& [name, field] : kFields)
-    if (text::iequals(n, name)) return {field, group_of(field), n};
+  for (const FieldRow& row : kFields)
+    if (text::iequals(n, row.name)) return {row.field, row.group, n};
   for (std::string_view prefix : {"clocks_event_reasons.", "clocks_throttle_reasons."}) {
     if (!text::starts_with(n, prefix)) continue;
     const auto rest = n.substr(prefix.size());
