@@ -21,13 +21,16 @@ std::vector<std::string> fabric_evidence(const GpuSeries& g) {
   std::vector<std::string> ev{
       fmt::format("fabric State {}{}", fabric_state_name(*s.fabric_state),
                   s.fabric_status.empty() ? std::string() : ", Status " + s.fabric_status)};
-  size_t completed = 0;
-  for (const GpuSample* earlier : g.samples)
+  size_t completed = 0, same = 0;
+  for (const GpuSample* earlier : g.samples) {
     if (earlier->fabric_state == FabricState::kCompleted) ++completed;
+    if (earlier->fabric_state == s.fabric_state) ++same;
+  }
   if (completed > 0 && s.fabric_state != FabricState::kCompleted)
     ev.push_back(fmt::format("it read Completed in {} earlier sample(s)", completed));
   else if (g.samples.size() > 1)
-    ev.push_back(fmt::format("the same in the last of {} samples", g.samples.size()));
+    ev.push_back(fmt::format("{} in {} of {} samples", fabric_state_name(*s.fabric_state), same,
+                             g.samples.size()));
   return ev;
 }
 
