@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <chrono>
 
 #include "core/snapshot_json.h"
 #include "queue/service.h"
@@ -334,36 +335,100 @@ bool metrics_cache_valid(const Daemon::State& s, int64_t now, const JobMap& jobs
          now - c.rendered_ms < kMetricsMaxAgeMs && c.jobs == jobs;
 }
 
-// One render per round whatever the number of scrapers: the others get the same body.
-std::shared_ptr<const std::string> metrics_body(Daemon::State& s) {
+// What one render reads, copied under the lock: the render itself (a few ms for 8 GPUs) then
+// holds no lock, so the sampling loop's publish and the other routes never wait for it.
+struct MetricsCopy {
+  Snapshot snapshot;
+  std::vector<GpuFreshness> fresh;
+  std::vector<GpuCounters> counters;
+  std::vector<store::FindingRecord> active;
+  std::vector<Finding> cleared;
+  std::vector<AlertSeries> alerts;
+  DaemonHealth health;
+  std::string hostname_label;
+  uint64_t generation = 0;
+
+  explicit MetricsCopy(const Daemon::State& s)
+      : snapshot(s.snapshot),
+        fresh(s.fresh),
+        counters(s.counters),
+        active(s.active),
+        cleared(s.cleared_seen),
+        alerts(s.alerts),
+        health(s.health),
+        hostname_label(s.serve.hostname_label),
+        generation(s.generation) {}
+
+  std::string render(int64_t now, const JobMap& jobs) const {
+    MetricsInput in;
+    in.snapshot = &snapshot;
+    in.fresh = &fresh;
+    in.counters = &counters;
+    in.active = &active;
+    in.cleared = &cleared;
+    in.alerts = &alerts;
+    in.health = &health;
+    in.now_ms = now;
+    in.hostname_label = hostname_label;
+    in.jobs = &jobs;
+    return render_metrics(in);
+  }
+};
+
+// A render in flight is finished by whoever started it; should that take unusually long, a
+// waiting scraper renders on its own rather than stall.
+constexpr auto kRenderWait = std::chrono::milliseconds(250);
+constexpr int64_t kScrapedRecentlyMs = 60'000;
+
+}  // namespace
+
+std::shared_ptr<const std::string> metrics_body(Daemon::State& s, bool scrape) {
   std::string jobs_dir;
   {
     std::lock_guard lk(s.m);
     jobs_dir = s.job_mapping_dir;
   }
   JobMap jobs = read_job_mapping(jobs_dir);  // a few small files, read outside the lock
-  std::lock_guard lk(s.m);
+  std::unique_lock lk(s.m);
+  if (scrape) s.metrics_scraped_ms = wall_ms();
+  s.metrics_cv.wait_for(lk, kRenderWait, [&] { return !s.metrics_rendering; });
+  if (metrics_cache_valid(s, wall_ms(), jobs)) return s.metrics.body;
+  const MetricsCopy copy(s);
+  s.metrics_rendering = true;
+  lk.unlock();
+  std::shared_ptr<const std::string> body;
   const int64_t now = wall_ms();
-  if (metrics_cache_valid(s, now, jobs)) return s.metrics.body;
-  MetricsInput in;
-  in.snapshot = &s.snapshot;
-  in.fresh = &s.fresh;
-  in.counters = &s.counters;
-  in.active = &s.active;
-  in.cleared = &s.cleared_seen;
-  in.alerts = &s.alerts;
-  in.health = &s.health;
-  in.now_ms = now;
-  in.hostname_label = s.serve.hostname_label;
-  in.jobs = &jobs;
-  auto body = std::make_shared<const std::string>(render_metrics(in));
-  s.metrics = {body, s.generation, now, std::move(jobs)};
+  try {
+    body = std::make_shared<const std::string>(copy.render(now, jobs));
+  } catch (...) {
+    lk.lock();
+    s.metrics_rendering = false;
+    s.metrics_cv.notify_all();
+    throw;
+  }
+  lk.lock();
+  s.metrics_rendering = false;
+  ++s.metrics_renders;
+  // A round or reload published meanwhile: this body is still the freshest this caller can
+  // have, but it is not cached for the new generation.
+  if (s.generation == copy.generation) s.metrics = {body, copy.generation, now, std::move(jobs)};
+  s.metrics_cv.notify_all();
   return body;
 }
 
+void render_metrics_ahead(Daemon::State& s) {
+  {
+    std::lock_guard lk(s.m);
+    if (s.metrics_scraped_ms == 0 || wall_ms() - s.metrics_scraped_ms > kScrapedRecentlyMs) return;
+  }
+  metrics_body(s, false);
+}
+
+namespace {
+
 void install_metrics_route(httplib::Server& server, const std::shared_ptr<Daemon::State>& state) {
   server.Get("/metrics", [state](const httplib::Request&, httplib::Response& res) {
-    const std::shared_ptr<const std::string> body = metrics_body(*state);
+    const std::shared_ptr<const std::string> body = metrics_body(*state, true);
     res.set_header("X-Content-Type-Options", "nosniff");
     res.set_content(*body, "text/plain; version=0.0.4; charset=utf-8");
   });
