@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "fake-nvml/fake_exports.h"
+#include "sources/nvml/fabric_health.h"
 
 using namespace gwfake;  // NOLINT
 
@@ -238,6 +239,7 @@ GWFAKE_API nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t d, nvmlGpuFabri
   return fake().device(d, __func__, [&](GpuRuntime& g) -> nvmlReturn_t {
     if (out == nullptr) return kInvalidArgument;
     if (out->version != kFabricInfoV2Version) return kArgumentVersionMismatch;
+    out->healthMask = gw::nvml::fabric_health_mask(smp(g));
     return fabric(g, out->state, out->status);
   });
 }

@@ -135,8 +135,10 @@ std::string normal_figures(const GpuSample& s) {
                                 static_cast<double>(*s.mem_total_bytes) / 1073741824.0));
   if (s.ecc_enabled == true && s.ecc_dbe_volatile)
     parts.push_back(fmt::format("ECC on, {} uncorrectable", *s.ecc_dbe_volatile));
-  if (s.fabric_state == FabricState::kCompleted && s.fabric_status == "Success")
-    parts.push_back("NVSwitch fabric registered");
+  if (s.fabric_state == FabricState::kCompleted && s.fabric_status == "Success" &&
+      s.fabric_healthy != false)
+    parts.push_back(s.fabric_healthy == true ? "NVSwitch fabric registered and healthy"
+                                             : "NVSwitch fabric registered");
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
   return out;

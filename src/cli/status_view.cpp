@@ -204,6 +204,8 @@ std::vector<Cell> mode_cells(const GpuSample& s) {
   } else if (s.fabric_state == FabricState::kCompleted && !s.fabric_status.empty() &&
              s.fabric_status != "Success") {
     out.push_back({"NVSwitch fabric registration failed: " + s.fabric_status, Tone::kBad});
+  } else if (s.fabric_state == FabricState::kCompleted && s.fabric_healthy == false) {
+    out.push_back({"NVSwitch fabric unhealthy: " + s.fabric_health, Tone::kBad});
   }
   return out;
 }

@@ -67,6 +67,13 @@ enum class AppMessageKind {
   // A framework/program built without the GPU's architecture (detail: the GPU's name;
   // compute_capability, and the build's min/max when the message lists them).
   kArchUnsupported,
+  // NVIDIA Fabric Manager (NVSwitch systems) did not start or stopped: its journal, `systemctl
+  // status` or fabricmanager.log (detail: the cause; for a version mismatch, driver_version is
+  // the loaded driver's and `detail` names the fabric manager's; `text` the line).
+  kFabricManagerFailed,
+  // The fabric manager started and configured the NVSwitches ("Successfully configured all the
+  // available NVSwitches", "Started NVIDIA fabric manager service"): read, no fault.
+  kFabricManagerStarted,
   kOther,  // another CUDA/driver error worth showing
 };
 

@@ -168,6 +168,11 @@ struct GpuSample {
   // The registration's result once kCompleted: "Success" or the error nvidia-smi printed
   // ("Insufficient Resources"); empty when not given or N/A.
   std::string fabric_status;
+  // The fabric's health (NVML's healthMask, nvidia-smi -q "Fabric > Health", R550+): false when
+  // a condition is flagged, and `fabric_health` then names each in nvidia-smi's words, "; "
+  // between ("Summary Unhealthy; Bandwidth Degraded"). nullopt: not reported (N/A, older driver).
+  std::optional<bool> fabric_healthy;
+  std::string fabric_health;
 
   std::optional<std::vector<ProcessInfo>> processes;  // nullopt: could not be listed
   std::vector<NvLinkInfo> nvlinks;

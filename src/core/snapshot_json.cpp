@@ -192,6 +192,8 @@ json sample_to_json(const GpuSample& s) {
   // Only GPUs that report a fabric registration carry these (NVSwitch systems).
   if (s.fabric_state) j["fabric_state"] = std::string(fabric_state_key(*s.fabric_state));
   if (!s.fabric_status.empty()) j["fabric_status"] = s.fabric_status;
+  if (s.fabric_healthy) j["fabric_healthy"] = *s.fabric_healthy;
+  if (!s.fabric_health.empty()) j["fabric_health"] = s.fabric_health;
   if (s.processes) {
     json list = json::array();
     for (const auto& p : *s.processes) {
@@ -393,6 +395,10 @@ GpuSample read_sample(const json& s, const std::string& path) {
   }
   Reader{&s, path}("fabric_status", fabric_status);
   sample.fabric_status = fabric_status.value_or("");
+  std::optional<std::string> fabric_health;
+  Reader{&s, path}("fabric_healthy", sample.fabric_healthy);
+  Reader{&s, path}("fabric_health", fabric_health);
+  sample.fabric_health = fabric_health.value_or("");
   if (const json* procs = find_array(s, path, "processes", true)) {
     sample.processes.emplace();
     for (size_t i = 0; i < procs->size(); ++i) {

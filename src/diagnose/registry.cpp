@@ -365,6 +365,43 @@ constexpr std::array kRules = {
         "nvlink -s) and SXid lines, restart the fabric manager; a GPU that keeps failing "
         "registration is drained and taken to the vendor.",
         rule_gpu_fabric_error},
+    RuleInfo{"gpu.fabric_unhealthy", "gpu", S::kWarning,
+             "GPU registered with the NVSwitch fabric, but the fabric is unhealthy",
+             "The GPU's fabric State reads Completed and its fabric health (NVML's health mask, "
+             "nvidia-smi -q Fabric > Health, -q -x <fabric><health>) flags a condition: "
+             "Summary Unhealthy or Limited Capacity, Bandwidth Degraded, Route Recovery in "
+             "progress, Route Unhealthy, Access Timeout Recovery, or an Incorrect Configuration. "
+             "Critical when a route is unhealthy or the configuration incorrect.",
+             "Check NVLink (nvidia-smi nvlink -s and -e), SXid lines in the kernel log and the "
+             "fabric manager's log; on multi-node NVLink (GB200 NVL72) also the tray's cables, "
+             "partition and the NVLink switch controller. A route recovery in progress may clear "
+             "on its own: sample again; if the condition stays, drain the GPU and reset it.",
+             rule_gpu_fabric_unhealthy},
+    RuleInfo{"fabricmanager.failed", "gpu", S::kCritical,
+             "NVIDIA Fabric Manager failed: NVSwitch GPUs cannot register",
+             "The fabric manager's journal, systemctl status or fabricmanager.log says it "
+             "failed: its version does not match the driver's, it found nothing to manage "
+             "(NV_WARN_NOTHING_TO_DO), its configuration is invalid, or the service exited with "
+             "a failure. Warning when it started again later in the capture, or when it had "
+             "nothing to manage and no GPU waits for the fabric.",
+             "Match the fabric manager to the driver's exact version, fix its configuration, "
+             "or disable it where there is no NVSwitch; the finding names which.",
+             rule_fabricmanager_failed},
+    RuleInfo{"fabricmanager.nvswitch_error", "gpu", S::kCritical,
+             "The fabric manager reports NVSwitch errors",
+             "fabricmanager.log (or its journal) says \"detected NVSwitch non-fatal error\" or "
+             "\"NVSwitch fatal error\" with the switch's bus id and port: a warning for "
+             "non-fatal ones, critical when one is fatal.",
+             "Non-fatal: count them per switch and port, a repeating port points at a link. "
+             "Fatal: drain, reset the GPUs and NVSwitches or reboot, vendor case if it repeats.",
+             rule_fabricmanager_nvswitch_error},
+    RuleInfo{"fabricmanager.running", "gpu", S::kInfo,
+             "NVIDIA Fabric Manager started and configured the NVSwitches",
+             "The fabric manager's lines say it started (\"Successfully configured all the "
+             "available NVSwitches\", \"Started NVIDIA fabric manager service\", Active: active "
+             "(running)) and none says it failed: the affirmative answer.",
+             "Nothing to do; each GPU's fabric State should read Completed.",
+             rule_fabricmanager_running},
     RuleInfo{"gpu.access_error", "gpu", S::kWarning, "GPU could not be read",
              "The live source could not read the GPU (no permission or another error).",
              "Run as root or a user with access to /dev/nvidia*; see the listed errors.",

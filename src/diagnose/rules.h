@@ -91,6 +91,10 @@ void rule_gpu_reset_required(const DiagnoseContext& c, Findings& out);
 // fabric.cpp
 void rule_gpu_fabric_not_ready(const DiagnoseContext& c, Findings& out);
 void rule_gpu_fabric_error(const DiagnoseContext& c, Findings& out);
+void rule_gpu_fabric_unhealthy(const DiagnoseContext& c, Findings& out);
+void rule_fabricmanager_failed(const DiagnoseContext& c, Findings& out);
+void rule_fabricmanager_running(const DiagnoseContext& c, Findings& out);
+void rule_fabricmanager_nvswitch_error(const DiagnoseContext& c, Findings& out);
 void rule_gpu_access_error(const DiagnoseContext& c, Findings& out);
 void rule_gpu_reading_failed(const DiagnoseContext& c, Findings& out);
 // driver_events.cpp (kernel-log driver messages that are not Xids)

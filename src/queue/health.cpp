@@ -15,12 +15,15 @@ namespace gw::queue {
 namespace {
 
 // Finding codes that take a GPU out of service.
-constexpr std::array<std::string_view, 10> kDrainCodes = {
+// gpu.fabric_unhealthy drains only when critical (a route unhealthy, the configuration
+// incorrect): degraded bandwidth slows a job without breaking it.
+constexpr std::array<std::string_view, 11> kDrainCodes = {
     "gpu.fallen_off_bus",     "gpu.hung",
     "gpu.reset_required",     "ecc.dbe_volatile",
     "ecc.row_remap_pending",  "ecc.row_remap_failure",
     "ecc.retirement_pending", "driver.reset_required",
-    "gpu.fabric_not_ready",   "gpu.fabric_error"};
+    "gpu.fabric_not_ready",   "gpu.fabric_error",
+    "gpu.fabric_unhealthy"};
 // Xids that mean the GPU itself needs attention (the finding names the Xid in its title).
 constexpr std::array<unsigned, 6> kDrainXids = {48, 79, 94, 95, 119, 154};
 

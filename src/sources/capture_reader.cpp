@@ -747,9 +747,11 @@ void Reader::take_by_evidence(const Line& l) {
   if (looks_like_kernel_log_line(l.trimmed)) {
     add_kernel_line(l);
     // A syslog line from a user-space daemon (dockerd, nvidia-persistenced) may carry an
-    // application error; kernel lines never do.
-    if (!capture_text::is_dmesg_bracket(l.trimmed) &&
-        l.trimmed.find("kernel:") == std::string_view::npos &&
+    // application error; kernel lines never do. fabricmanager.log's "[date] [LEVEL] [tid N]"
+    // looks like a dmesg -T line but is the fabric manager's own.
+    if (((!capture_text::is_dmesg_bracket(l.trimmed) &&
+          l.trimmed.find("kernel:") == std::string_view::npos) ||
+         is_fabric_manager_line(l.trimmed)) &&
         app_.take(l.trimmed, origin_, l.no, obs_.app_messages))
       k_app_taken_.push_back(l.no);
     return;

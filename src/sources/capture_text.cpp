@@ -260,9 +260,12 @@ bool is_dmesg_bracket(std::string_view t) {
     return close != std::string_view::npos && close < 24 &&
            t.substr(0, close).find('.') != std::string_view::npos;
   }
-  return (c == '+' && t.size() > 2) ||
-         (std::isupper(static_cast<unsigned char>(c)) && t.find(']') < 40 &&
-          t.find(']') != std::string_view::npos && t.substr(1, 3) != "...");
+  if (c == '+') return t.size() > 2;
+  // "[Thu Jun  2 21:32:25 2022] ..." (dmesg -T); not fabricmanager.log's "[Jun 02 2022
+  // 21:32:25] [ERROR] [tid 841] ...", which is no kernel line.
+  const size_t close = t.find(']');
+  return std::isupper(static_cast<unsigned char>(c)) && close < 40 && t.substr(1, 3) != "..." &&
+         t.find("] [tid ", close) == std::string_view::npos;
 }
 
 bool is_syslog_kernel(std::string_view t) {
@@ -279,6 +282,15 @@ bool is_prompt(std::string_view t) {
   // "$ cmd", "# cmd", "> cmd" (a bare prompt char then a space).
   if ((t[0] == '$' || t[0] == '#' || t[0] == '>') && t.size() > 2 && t[1] == ' ') return true;
   if (text::starts_with(t, "PS ") && t.find(">") != std::string_view::npos) return true;
+  // bash's default "bash-5.1# cmd", "sh-4.4$ cmd": a shell's name, its version, the prompt.
+  if (const size_t dash = t.find('-'); dash >= 2 && dash <= 4 && dash != std::string_view::npos) {
+    size_t v = dash + 1;
+    while (v < t.size() && (is_digit(t[v]) || t[v] == '.')) ++v;
+    const std::string_view shell = t.substr(0, dash);
+    if (v > dash + 1 && v + 1 < t.size() && (t[v] == '#' || t[v] == '$') && t[v + 1] == ' ' &&
+        (shell == "sh" || shell == "bash" || shell == "zsh" || shell == "ksh" || shell == "dash"))
+      return true;
+  }
   // "user@host:~/dir$ cmd", "root@node4:~# cmd", "[user@host dir]$ cmd", "(venv) user@h:~$".
   const size_t at = t.find('@');
   if (at == std::string_view::npos || at == 0 || at > 64) return false;
@@ -299,7 +311,7 @@ bool is_prompt(std::string_view t) {
 bool is_command_echo(std::string_view t) {
   if (text::starts_with(t, "```")) return true;
   if (text::starts_with(t, "sudo ")) t = text::trim(t.substr(5));
-  for (std::string_view cmd : {"nvidia-smi", "dcgmi", "nvcc", "dmesg", "journalctl",
+  for (std::string_view cmd : {"nvidia-smi", "dcgmi", "nvcc", "dmesg", "journalctl", "systemctl",
                                "nvidia-bug-report.sh", "lspci", "nvidia-debugdump"}) {
     if (!text::starts_with(t, cmd)) continue;
     const auto rest = t.substr(cmd.size());

@@ -1,12 +1,16 @@
 // NVSwitch fabric registration (gpu.fabric_not_ready, gpu.fabric_error): the last sample's
-// State and Status decide; GPUs without a fabric (Not Supported, unknown) are never judged.
+// State and Status decide; GPUs without a fabric (Not Supported, unknown) are never judged. The
+// fabric's health once registered (gpu.fabric_unhealthy), and the fabric manager's own lines
+// (fabricmanager.failed).
 #include <gtest/gtest.h>
 
 #include "builders.h"
+#include "sources/captures.h"
 
 namespace gw {
 namespace {
 
+using test::evidence;
 using test::find;
 using test::idle_gpu;
 using test::snapshot;
@@ -74,6 +78,140 @@ TEST(GpuFabric, TheLastSampleDecidesAndEarlierCompletionIsSaid) {
   ASSERT_TRUE(x);
   EXPECT_NE(test::evidence(*x).find("Completed in 2 earlier sample(s)"), std::string::npos)
       << test::evidence(*x);
+}
+
+GpuState with_health(unsigned index, std::optional<bool> healthy, std::string health) {
+  GpuState g = with_fabric(index, FabricState::kCompleted, "Success");
+  g.sample.fabric_healthy = healthy;
+  g.sample.fabric_health = std::move(health);
+  return g;
+}
+
+TEST(GpuFabric, RegisteredButUnhealthyIsAFindingWhoseSeverityFollowsTheCondition) {
+  const auto route = diagnose(snapshot(
+      {with_health(0, true, ""), with_health(1, false, "Summary Unhealthy; Route Unhealthy")}));
+  const auto r = find(route, "gpu.fabric_unhealthy", 1u);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->severity, Severity::kCritical);
+  EXPECT_NE(r->title.find("Summary Unhealthy; Route Unhealthy"), std::string::npos) << r->title;
+  EXPECT_FALSE(find(route, "gpu.fabric_unhealthy", 0u));
+  EXPECT_FALSE(find(route, "gpu.fabric_error"));
+  EXPECT_FALSE(find(route, "gpu.fabric_not_ready"));
+
+  const auto slow = find(diagnose(snapshot({with_health(0, false, "Bandwidth Degraded")})),
+                         "gpu.fabric_unhealthy", 0u);
+  ASSERT_TRUE(slow);
+  EXPECT_EQ(slow->severity, Severity::kWarning);
+  const auto config =
+      find(diagnose(snapshot({with_health(0, false, "Incorrect Configuration: No Partition")})),
+           "gpu.fabric_unhealthy", 0u);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(config->severity, Severity::kCritical);
+}
+
+TEST(GpuFabric, HealthIsJudgedOnlyOnceRegistered) {
+  for (std::optional<bool> healthy : {std::optional<bool>(true), std::optional<bool>()})
+    EXPECT_FALSE(find(diagnose(snapshot({with_health(0, healthy, "")})), "gpu.fabric_unhealthy"));
+  // Still registering: that is the finding, not the health fields it cannot have yet.
+  GpuState g = with_fabric(0, FabricState::kInProgress, "");
+  g.sample.fabric_healthy = false;
+  g.sample.fabric_health = "Bandwidth Degraded";
+  const auto f = diagnose(snapshot({g}));
+  EXPECT_TRUE(find(f, "gpu.fabric_not_ready", 0u));
+  EXPECT_FALSE(find(f, "gpu.fabric_unhealthy"));
+}
+
+// The fabric manager's own lines, in the wordings of public threads (journal, start script,
+// systemctl), read through the capture reader.
+std::vector<Finding> doctor_text(const std::string& text, Observation obs = {}) {
+  add_capture(text, "fm.log", obs);
+  return diagnose(obs);
+}
+
+constexpr const char* kMismatch =
+    "Nov 05 13:55:26 node1 systemd[1]: Starting NVIDIA fabric manager service...\n"
+    "Nov 05 13:55:26 node1 nv-fabricmanager[104230]: fabric manager NVIDIA GPU driver interface "
+    "version 550.127.05 don't match with driver version 550.120. Please update with matching "
+    "NVIDIA driver package.\n"
+    "Nov 05 13:55:26 node1 systemd[1]: nvidia-fabricmanager.service: Control process exited, "
+    "code=exited, status=1/FAILURE\n";
+
+TEST(FabricManager, VersionMismatchNamesBothVersionsAndTheFix) {
+  const auto f = doctor_text(kMismatch);
+  const auto x = find(f, "fabricmanager.failed");
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->severity, Severity::kCritical);
+  EXPECT_NE(x->title.find("version mismatch: fabric manager 550.127.05"), std::string::npos)
+      << x->title;
+  EXPECT_NE(x->title.find("against driver 550.120"), std::string::npos) << x->title;
+  EXPECT_NE(x->remedy.find("exactly the loaded driver's version (550.120)"), std::string::npos)
+      << x->remedy;
+  EXPECT_NE(evidence(*x).find("fm.log:2"), std::string::npos) << evidence(*x);
+  EXPECT_NE(evidence(*x).find("status=1/FAILURE"), std::string::npos) << evidence(*x);
+  EXPECT_EQ(test::count(f, "fabricmanager.failed"), 1u);
+}
+
+TEST(FabricManager, NothingToDoIsHarmlessUnlessAGpuWaitsForTheFabric) {
+  const std::string lines =
+      "Sep 18 03:19:01 ubuntu2404 nvidia-fabricmanager-start.sh[4753]: Detected Pre-NVL5 system\n"
+      "Sep 18 03:19:01 ubuntu2404 nvidia-fabricmanager-start.sh[4756]: request to query NVSwitch "
+      "device information from NVSwitch driver failed with error:WARNING Nothing to do "
+      "[NV_WARN_NOTHING_TO_DO]\n"
+      "Sep 18 03:19:01 ubuntu2404 systemd[1]: nvidia-fabricmanager.service: Control process "
+      "exited, code=exited, status=1/FAILURE\n";
+  const auto alone = find(doctor_text(lines), "fabricmanager.failed");
+  ASSERT_TRUE(alone);
+  EXPECT_EQ(alone->severity, Severity::kWarning);
+  EXPECT_NE(alone->title.find("harmless without NVSwitches"), std::string::npos) << alone->title;
+  EXPECT_NE(alone->remedy.find("NVLSM"), std::string::npos);
+  const auto waiting =
+      find(doctor_text(lines, snapshot({with_fabric(0, FabricState::kInProgress, "")})),
+           "fabricmanager.failed");
+  ASSERT_TRUE(waiting);
+  EXPECT_EQ(waiting->severity, Severity::kCritical);
+}
+
+TEST(FabricManager, AStartAfterTheFailureLeavesAWarningAndACleanStartNothing) {
+  const std::string started =
+      "May 01 13:53:50 host nv-fabricmanager[5946]: Successfully configured all the available "
+      "NVSwitches to route GPU NVLink traffic.\n"
+      "May 01 13:53:50 host systemd[1]: Started NVIDIA fabric manager service.\n";
+  const auto later = find(doctor_text(std::string(kMismatch) + started), "fabricmanager.failed");
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->severity, Severity::kWarning);
+  EXPECT_NE(later->title.find("it started later"), std::string::npos) << later->title;
+  EXPECT_FALSE(find(doctor_text(std::string(kMismatch) + started), "fabricmanager.running"));
+  const auto clean = doctor_text(started);
+  EXPECT_FALSE(find(clean, "fabricmanager.failed"));
+  const auto running = find(clean, "fabricmanager.running");
+  ASSERT_TRUE(running);
+  EXPECT_EQ(running->severity, Severity::kInfo);
+  EXPECT_NE(evidence(*running).find("fm.log:1"), std::string::npos) << evidence(*running);
+  for (const Finding& x : clean) EXPECT_NE(x.severity, Severity::kCritical) << x.code;
+}
+
+TEST(FabricManager, SystemctlStatusActiveLineDecides) {
+  const auto failed = find(
+      doctor_text("\xe2\x97\x8f nvidia-fabricmanager.service - NVIDIA fabric manager service\n"
+                  "     Loaded: loaded (/lib/systemd/system/nvidia-fabricmanager.service; "
+                  "enabled; vendor preset: enabled)\n"
+                  "     Active: failed (Result: exit-code) since Thu 2022-06-02 21:32:25 CST\n"),
+      "fabricmanager.failed");
+  ASSERT_TRUE(failed);
+  EXPECT_NE(evidence(*failed).find("Active: failed"), std::string::npos);
+  EXPECT_FALSE(find(doctor_text("nvidia-fabricmanager.service - NVIDIA fabric manager service\n"
+                                "   Loaded: loaded (/usr/lib/systemd/system/"
+                                "nvidia-fabricmanager.service; enabled)\n"
+                                "   Active: active (running) since Mon 2024-03-18 10:25:21 UTC\n"),
+                    "fabricmanager.failed"));
+}
+
+TEST(FabricManager, ProseThatNamesTheFabricManagerIsNoFailureOfIt) {
+  // A remedy quoted in a paste, a command echo: they name the unit but are not its output.
+  const auto f = doctor_text(
+      "$ sudo systemctl restart nvidia-fabricmanager\n"
+      "Please check the fabric manager: it must run for CUDA to see NVSwitch GPUs\n");
+  EXPECT_FALSE(find(f, "fabricmanager.failed"));
 }
 
 }  // namespace

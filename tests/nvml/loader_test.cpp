@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "fake_support.h"
+#include "sources/nvml/fabric_health.h"
 #include "sources/nvml/nvml_library.h"
 
 namespace gw::nvml::test {
@@ -338,6 +339,20 @@ TEST(NvmlSource, FabricRegistrationThroughBothCalls) {
     const Snapshot later = sample_at(**src, 31, lib);
     EXPECT_EQ(later.gpus[1].sample.fabric_state, FabricState::kCompleted) << lib;
     EXPECT_EQ(later.gpus[1].sample.fabric_status, "Success") << lib;
+    // The health mask comes with the versioned call only.
+    if (lib == old_fake_lib()) {
+      EXPECT_FALSE(s.gpus[0].sample.fabric_healthy);
+      continue;
+    }
+    EXPECT_EQ(s.gpus[0].sample.fabric_healthy, true);
+    EXPECT_EQ(s.gpus[0].sample.fabric_health, "");
+    EXPECT_EQ(s.gpus[2].sample.fabric_healthy, false);
+    EXPECT_EQ(s.gpus[2].sample.fabric_health,
+              "Route Unhealthy; Incorrect Configuration: No Partition");
+    EXPECT_FALSE(s.gpus[1].sample.fabric_healthy);  // read once registered
+    const Snapshot degraded = sample_at(**src, 61, lib);
+    EXPECT_EQ(degraded.gpus[0].sample.fabric_healthy, false);
+    EXPECT_EQ(degraded.gpus[0].sample.fabric_health, "Bandwidth Degraded");
   }
   // A GPU without NVSwitches (the L4s of this scenario): NOT_SUPPORTED, no reading.
   auto l4 = open_fake(data("lost-then-back.json"));
@@ -345,6 +360,25 @@ TEST(NvmlSource, FabricRegistrationThroughBothCalls) {
   const Snapshot s = sample_at(**l4, 0);
   EXPECT_FALSE(s.gpus.at(0).sample.fabric_state);
   EXPECT_FALSE(s.gpus.at(0).info.caps.has(Capability::kFabric));
+}
+
+// The mask's fields as nvml.h defines them (NVML_GPU_FABRIC_HEALTH_MASK_*): two bits each for
+// degraded bandwidth (shift 0), route recovery (2), route unhealthy (4), access timeout
+// recovery (6), 1 flagged and 2 clear; four bits of configuration at 8, 1 none.
+TEST(NvmlSource, FabricHealthMaskBits) {
+  GpuSample s;
+  apply_fabric_health_mask(0, s);
+  EXPECT_FALSE(s.fabric_healthy);  // every field "not supported"
+  apply_fabric_health_mask(2u | 2u << 2 | 1u << 4 | 2u << 6 | 1u << 8, s);
+  EXPECT_EQ(s.fabric_healthy, false);
+  EXPECT_EQ(s.fabric_health, "Route Unhealthy");
+  EXPECT_EQ(fabric_health_mask(s), 0x19Au);
+  apply_fabric_health_mask(1u | 2u << 2 | 2u << 4 | 2u << 6 | 5u << 8, s);
+  EXPECT_EQ(s.fabric_health, "Bandwidth Degraded; Incorrect Configuration: Insufficient NVLinks");
+  apply_fabric_health_mask(2u | 2u << 2 | 2u << 4 | 2u << 6 | 1u << 8, s);
+  EXPECT_EQ(s.fabric_healthy, true);
+  EXPECT_EQ(s.fabric_health, "");
+  EXPECT_EQ(fabric_health_mask(s), 0x1AAu);
 }
 
 TEST(NvmlSource, DescribeNamesVersionAndLibrary) {

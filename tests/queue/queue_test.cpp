@@ -291,6 +291,18 @@ TEST_F(QueueTest, GpuWithoutFabricRegistrationIsDrainedUntilItRegisters) {
   svc_->tick(snap_, findings_);
   g = svc_->handle(root(), {{"cmd", "gpu.list"}})["gpus"];
   EXPECT_EQ(g[0]["state"], "idle");
+  // Registered, but its routes unhealthy: drained again; a degraded bandwidth alone is not.
+  snap_.gpus[0].sample.fabric_healthy = false;
+  snap_.gpus[0].sample.fabric_health = "Bandwidth Degraded";
+  findings_ = findings_of();
+  svc_->tick(snap_, findings_);
+  EXPECT_EQ(svc_->handle(root(), {{"cmd", "gpu.list"}})["gpus"][0]["state"], "idle");
+  snap_.gpus[0].sample.fabric_health = "Route Unhealthy";
+  findings_ = findings_of();
+  svc_->tick(snap_, findings_);
+  g = svc_->handle(root(), {{"cmd", "gpu.list"}})["gpus"];
+  EXPECT_EQ(g[0]["state"], "drained");
+  EXPECT_NE(g[0]["reason"].get<std::string>().find("unhealthy"), std::string::npos) << g[0].dump();
   EXPECT_TRUE(svc_->handle(root(), {{"cmd", "cancel"}, {"id", id}})["ok"].get<bool>());
 }
 

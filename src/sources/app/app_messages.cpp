@@ -636,7 +636,7 @@ bool AppScanner::take(std::string_view line, std::string_view origin, size_t lin
   }
   // Before the generic phrases: "CUDA error: no kernel image is available ..." is this, not
   // another CUDA error.
-  if (arch_.take(s, origin, line_no, out)) {
+  if (arch_.take(s, origin, line_no, out) || fabric_manager_.take(s, origin, line_no, out)) {
     in_traceback_ = false;
     return true;
   }

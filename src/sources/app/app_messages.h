@@ -12,6 +12,7 @@
 
 #include "core/observation.h"
 #include "sources/app/arch_messages.h"
+#include "sources/app/fabric_manager.h"
 #include "sources/app/k8s_gpu.h"
 
 namespace gw {
@@ -39,6 +40,7 @@ class AppScanner {
  private:
   K8sGpuScanner k8s_;  // device plugin, container toolkit and Kubernetes lines about GPUs
   ArchScanner arch_;   // a framework built without the GPU's architecture
+  FabricManagerScanner fabric_manager_;  // its journal, systemctl status and log
   // The hook's cause on the line after "nvidia-container-cli: initialization error:".
   bool take_hook_cause(std::string_view s, std::string_view origin, size_t line_no,
                        std::vector<AppMessage>& out);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/event.h"
+#include "sources/nvml/fabric_health.h"
 #include "sources/nvml/reader.h"
 
 namespace gw::nvml {
@@ -241,12 +242,14 @@ void read_modes(Reader& r, const NvmlApi& a, GpuSample& s) {
 void read_fabric(Reader& r, const NvmlApi& a, GpuSample& s) {
   int status = 0;
   unsigned char state = 0;
+  uint32_t health = 0;  // only the versioned call has the health mask
   nvmlGpuFabricInfo_v2_t v{};
   v.version = kFabricInfoV2Version;
   nvmlGpuFabricInfo_t old{};
   if (a.fabric_info_v && r.call(C::kFabric, a.fabric_info_v, &v)) {
     status = v.status;
     state = v.state;
+    health = v.healthMask;
   } else if (!a.fabric_info_v && r.call(C::kFabric, a.fabric_info, &old)) {
     status = old.status;
     state = old.state;
@@ -255,8 +258,10 @@ void read_fabric(Reader& r, const NvmlApi& a, GpuSample& s) {
   }
   if (state == 0 || state > 3) return;
   s.fabric_state = static_cast<FabricState>(state);
-  if (s.fabric_state == FabricState::kCompleted)
+  if (s.fabric_state == FabricState::kCompleted) {
     s.fabric_status = status == kSuccess ? std::string("Success") : r.lib().describe(status);
+    apply_fabric_health_mask(health, s);
+  }
 }
 
 void read_sample(Reader& r, const NvmlApi& a, const CapabilitySet& caps, GpuSample& s) {

@@ -172,6 +172,38 @@ Status read_number(const Json& j, std::optional<T>& out, const std::string& wher
   return {};
 }
 
+// "fabric_health": the conditions NVML flags, in nvidia-smi's words (["Route Unhealthy"]); []
+// is a healthy fabric. The fake encodes them as nvmlGpuFabricInfo_v2_t::healthMask.
+Status read_fabric_health(const Json& j, GpuSample& s, const std::string& where) {
+  if (j.is_null()) {
+    s.fabric_healthy.reset();
+    s.fabric_health.clear();
+    return {};
+  }
+  if (!j.is_array())
+    return bad(where, "expected an array of conditions, e.g. [\"Route Unhealthy\"]");
+  std::string joined;
+  for (const Json& c : j) {
+    if (!c.is_string() || c.get<std::string>().empty())
+      return bad(where, "expected non-empty strings");
+    joined += (joined.empty() ? "" : "; ") + c.get<std::string>();
+  }
+  s.fabric_healthy = joined.empty();
+  s.fabric_health = std::move(joined);
+  return {};
+}
+
+Json write_fabric_health(const GpuSample& s) {
+  Json out = Json::array();
+  for (size_t p = 0; p < s.fabric_health.size();) {
+    size_t e = s.fabric_health.find("; ", p);
+    if (e == std::string::npos) e = s.fabric_health.size();
+    out.push_back(s.fabric_health.substr(p, e - p));
+    p = e + 2;
+  }
+  return out;
+}
+
 Status read_value(const Json& j, std::optional<bool>& out, const std::string& where, uint64_t) {
   if (j.is_null())
     out.reset();
@@ -415,6 +447,8 @@ Status read_special(const Json& obj, ScenarioGpu& g, const std::string& where,
     else
       st = read_value(*j, s.fabric_status, where + ".fabric_status", 1);
   }
+  if (const Json* j = take("fabric_health"); j && st)
+    st = read_fabric_health(*j, s, where + ".fabric_health");
   if (const Json* j = take("nvlinks"); j && st)
     st = read_nvlinks(*j, s.nvlinks, where + ".nvlinks");
   if (const Json* j = take("unsupported"); j && st)
@@ -504,6 +538,7 @@ Json device_fields(const ScenarioGpu& gpu) {
   if (s.compute_mode) o["compute_mode"] = kComputeModes.at(static_cast<size_t>(*s.compute_mode));
   if (s.fabric_state) o["fabric_state"] = std::string(fabric_state_key(*s.fabric_state));
   if (!s.fabric_status.empty()) o["fabric_status"] = s.fabric_status;
+  if (s.fabric_healthy) o["fabric_health"] = write_fabric_health(s);
   Json v = Json::object();
   write_members(v, s.violations, [](ViolationCounters& t, auto&& f) { visit_violations(t, f); });
   if (!v.empty()) o["violations"] = v;

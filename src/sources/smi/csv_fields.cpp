@@ -470,6 +470,69 @@ void apply_fabric_status(std::string_view v, GpuSample& s) {
   }
 }
 
+namespace {
+
+char fold(char c) {
+  if (c == '_') return ' ';
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+// "route_unhealthy" and "Route Unhealthy" alike.
+bool field_is(std::string_view field, std::string_view want) {
+  if (field.size() != want.size()) return false;
+  for (size_t i = 0; i < field.size(); ++i)
+    if (fold(field[i]) != fold(want[i])) return false;
+  return true;
+}
+
+// What a health field flags, in nvidia-smi's words, or "" when it reads fine; nullopt when the
+// value says nothing (N/A) or the field is none of the health fields.
+std::optional<std::string> fabric_health_issue(std::string_view field, std::string_view v) {
+  if (v.empty() || text::is_na(v) || text::iequals(v, "Not Supported")) return std::nullopt;
+  if (field_is(field, "Summary")) {
+    if (text::iequals(v, "Healthy")) return std::string();
+    return "Summary " + std::string(v);  // Unhealthy, Limited Capacity
+  }
+  if (field_is(field, "Bandwidth")) {
+    if (text::iequals(v, "Full")) return std::string();
+    return "Bandwidth " + std::string(v);  // Degraded
+  }
+  if (field_is(field, "Incorrect Configuration")) {
+    if (text::iequals(v, "None")) return std::string();
+    return "Incorrect Configuration: " + std::string(v);
+  }
+  for (std::string_view flag :
+       {"Route Recovery in progress", "Route Unhealthy", "Access Timeout Recovery"})
+    if (field_is(field, flag)) {
+      const auto on = text::parse_bool(v);
+      if (!on) return std::nullopt;
+      return *on ? std::string(flag) : std::string();
+    }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool apply_fabric_health(std::string_view field, std::string_view value, GpuSample& s) {
+  field = text::trim(field);
+  const auto issue = fabric_health_issue(field, text::trim(value));
+  if (!issue) {
+    for (std::string_view f :
+         {"Summary", "Bandwidth", "Incorrect Configuration", "Route Recovery in progress",
+          "Route Unhealthy", "Access Timeout Recovery", "Partition Assigned"})
+      if (field_is(field, f)) return true;
+    return false;
+  }
+  if (issue->empty()) {
+    if (!s.fabric_healthy) s.fabric_healthy = true;
+    return true;
+  }
+  s.fabric_healthy = false;
+  if (s.fabric_health.find(*issue) == std::string::npos)
+    s.fabric_health += (s.fabric_health.empty() ? "" : "; ") + *issue;
+  return true;
+}
+
 bool note_failed_reading(std::string_view column, std::string_view value, GpuState& g) {
   const text::FailedReading f = text::failed_reading(value);
   if (f == text::FailedReading::kNone) return false;

@@ -120,6 +120,11 @@ void apply_reset_status(std::string_view field, std::string_view value, GpuState
 // fabric.*); N/A and unknown words leave them unset.
 std::optional<FabricState> parse_fabric_state(std::string_view value);
 void apply_fabric_status(std::string_view value, GpuSample& sample);
+// One field of the fabric's health (-q "Fabric > Health", XML <fabric><health>): `field` as the
+// input spells it ("Route Unhealthy", "route_unhealthy"). A flagged condition sets
+// fabric_healthy false and is added to fabric_health; a field that reads fine sets it true
+// unless something was flagged; N/A and unknown fields leave both. False: not a health field.
+bool apply_fabric_health(std::string_view field, std::string_view value, GpuSample& sample);
 
 // A value the tool printed a failure for ("[Unknown Error]", "[GPU requires reset]", "ERR!"):
 // noted on the GPU under the column's name (and its access set for reset / lost). False when

@@ -207,13 +207,15 @@ void on_pages_rows(Ctx& c, std::string_view sec, std::string_view key, std::stri
   }
 }
 
-// "Fabric" (NVSwitch registration) and "GPU Reset Status" (R550+).
+// "Fabric" (NVSwitch registration, its "Health" below it) and "GPU Reset Status" (R550+).
 void on_fabric_reset(Ctx& c, std::string_view sec, std::string_view key, std::string_view val) {
   if (is_section(sec, "Fabric")) {
     if (key == "State")
       c.gpu->sample.fabric_state = smi::parse_fabric_state(val);
     else if (key == "Status")
       smi::apply_fabric_status(val, c.gpu->sample);
+  } else if (is_section(sec, "Health") && is_section(parent(c, 1), "Fabric")) {
+    smi::apply_fabric_health(key, val, c.gpu->sample);
   } else if (is_section(sec, "GPU Reset Status") &&
              (key == "Reset Required" || key == "Drain and Reset Recommended")) {
     smi::apply_reset_status(key, val, *c.gpu);

@@ -228,6 +228,8 @@ void read_fabric_reset(pugi::xml_node g, GpuState& gs) {
   const auto fabric = g.child("fabric");
   gs.sample.fabric_state = smi::parse_fabric_state(txt(fabric.child("state")));
   smi::apply_fabric_status(txt(fabric.child("status")), gs.sample);
+  for (pugi::xml_node h : fabric.child("health").children())  // <route_unhealthy>, <summary>...
+    smi::apply_fabric_health(h.name(), txt(h), gs.sample);
   const auto reset = g.child("gpu_reset_status");
   smi::apply_reset_status("Reset Required", txt(reset.child("reset_required")), gs);
   smi::apply_reset_status("Drain and Reset Recommended",
