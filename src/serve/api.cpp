@@ -378,11 +378,10 @@ struct MetricsCopy {
 // A render in flight is finished by whoever started it; should that take unusually long, a
 // waiting scraper renders on its own rather than stall.
 constexpr auto kRenderWait = std::chrono::milliseconds(250);
-constexpr int64_t kScrapedRecentlyMs = 60'000;
 
 }  // namespace
 
-std::shared_ptr<const std::string> metrics_body(Daemon::State& s, bool scrape) {
+std::shared_ptr<const std::string> metrics_body(Daemon::State& s) {
   std::string jobs_dir;
   {
     std::lock_guard lk(s.m);
@@ -390,7 +389,6 @@ std::shared_ptr<const std::string> metrics_body(Daemon::State& s, bool scrape) {
   }
   JobMap jobs = read_job_mapping(jobs_dir);  // a few small files, read outside the lock
   std::unique_lock lk(s.m);
-  if (scrape) s.metrics_scraped_ms = wall_ms();
   s.metrics_cv.wait_for(lk, kRenderWait, [&] { return !s.metrics_rendering; });
   if (metrics_cache_valid(s, wall_ms(), jobs)) return s.metrics.body;
   const MetricsCopy copy(s);
@@ -416,19 +414,11 @@ std::shared_ptr<const std::string> metrics_body(Daemon::State& s, bool scrape) {
   return body;
 }
 
-void render_metrics_ahead(Daemon::State& s) {
-  {
-    std::lock_guard lk(s.m);
-    if (s.metrics_scraped_ms == 0 || wall_ms() - s.metrics_scraped_ms > kScrapedRecentlyMs) return;
-  }
-  metrics_body(s, false);
-}
-
 namespace {
 
 void install_metrics_route(httplib::Server& server, const std::shared_ptr<Daemon::State>& state) {
   server.Get("/metrics", [state](const httplib::Request&, httplib::Response& res) {
-    const std::shared_ptr<const std::string> body = metrics_body(*state, true);
+    const std::shared_ptr<const std::string> body = metrics_body(*state);
     res.set_header("X-Content-Type-Options", "nosniff");
     res.set_content(*body, "text/plain; version=0.0.4; charset=utf-8");
   });

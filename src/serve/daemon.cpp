@@ -519,7 +519,6 @@ void Daemon::round(bool sample) {
   const double round_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   publish(last_snapshot_, last_fresh_, events, transitions, round_s);
-  render_metrics_ahead(*state_);
 }
 
 // Samples every GPU, adds throttled time, keeps the diagnosis window; a GPU that has just

@@ -66,21 +66,16 @@ struct Daemon::State {
     int64_t rendered_ms = 0;  // wall clock
     JobMap jobs;              // the job mapping files it was rendered with
   } metrics;
-  // A render in flight (its generation's scrapers wait for its body instead of rendering it
-  // again), and the last scrape: the sampling loop renders ahead only while someone scrapes.
+  // A render in flight: its generation's scrapers wait for its body instead of rendering it
+  // again.
   bool metrics_rendering = false;
-  int64_t metrics_scraped_ms = 0;  // wall clock
-  uint64_t metrics_renders = 0;    // bodies rendered since start
+  uint64_t metrics_renders = 0;  // bodies rendered since start
   std::condition_variable metrics_cv;
 };
 
 // The /metrics body of the current generation: the cached one while valid, else rendered from
-// a copy of the state with the lock released, once for all who ask meanwhile. `scrape`: asked by
-// a scraper (not the loop rendering ahead).
-std::shared_ptr<const std::string> metrics_body(Daemon::State& s, bool scrape);
-// The sampling loop, after publishing a round: renders the body ahead of the scrapers when
-// /metrics was scraped in the last minute, so a scrape finds it ready.
-void render_metrics_ahead(Daemon::State& s);
+// a copy of the state with the lock released, once for all who ask meanwhile.
+std::shared_ptr<const std::string> metrics_body(Daemon::State& s);
 
 // Routes of /metrics, /healthz, /readyz and /api/... on `server`. `reload` runs a synchronous
 // reload (POST /api/reload[?force=1], only with the configured token).

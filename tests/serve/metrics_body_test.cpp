@@ -1,8 +1,8 @@
 // The /metrics body cache (serve/api.cpp): concurrent scrapers of one generation share one
-// render made outside the state lock, and the sampling loop renders ahead only while someone
-// scrapes.
+// render made outside the state lock; a render in flight is waited for, not repeated.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -30,7 +30,7 @@ TEST(MetricsBody, ConcurrentScrapersOfOneGenerationShareOneRender) {
   std::vector<std::shared_ptr<const std::string>> bodies(16);
   std::vector<std::thread> scrapers;
   for (size_t i = 0; i < bodies.size(); ++i)
-    scrapers.emplace_back([&, i] { bodies[i] = metrics_body(s, true); });
+    scrapers.emplace_back([&, i] { bodies[i] = metrics_body(s); });
   for (auto& t : scrapers) t.join();
   EXPECT_EQ(s.metrics_renders, 1u);
   for (const auto& b : bodies) {
@@ -41,25 +41,30 @@ TEST(MetricsBody, ConcurrentScrapersOfOneGenerationShareOneRender) {
   EXPECT_FALSE(s.metrics_rendering);
 }
 
-TEST(MetricsBody, TheLoopRendersAheadOnlyWhileScraped) {
+TEST(MetricsBody, ANewGenerationIsRenderedOnceAndARenderInFlightIsWaitedFor) {
   Daemon::State s;
   add_gpus(s, 2);
-  render_metrics_ahead(s);  // nobody has scraped: no render
-  EXPECT_EQ(s.metrics_renders, 0u);
-  const auto first = metrics_body(s, true);
+  const auto first = metrics_body(s);
+  EXPECT_EQ(metrics_body(s).get(), first.get());  // cached
   EXPECT_EQ(s.metrics_renders, 1u);
   {
-    std::lock_guard lk(s.m);  // a round published
+    std::lock_guard lk(s.m);  // a round published while another caller renders
     s.snapshot.gpus[0].sample.temp_c = 77;
     ++s.generation;
+    s.metrics_rendering = true;
   }
-  render_metrics_ahead(s);
-  EXPECT_EQ(s.metrics_renders, 2u);
-  const auto next = metrics_body(s, true);  // ready: no render of its own
+  std::thread finisher([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::lock_guard lk(s.m);
+    s.metrics_rendering = false;  // that render is given up: the waiter renders its own
+    s.metrics_cv.notify_all();
+  });
+  const auto next = metrics_body(s);
+  finisher.join();
   EXPECT_EQ(s.metrics_renders, 2u);
   EXPECT_NE(next.get(), first.get());
-  EXPECT_NE(next->find("DCGM_FI_DEV_GPU_TEMP{gpu=\"0\""), std::string::npos);
   EXPECT_NE(next->find(" 77\n"), std::string::npos);
+  EXPECT_FALSE(s.metrics_rendering);
 }
 
 }  // namespace
