@@ -315,6 +315,24 @@ TEST(FabricReset, FabricManagerCapturesAndTheirClass) {
   EXPECT_GE(starts, 2u);
 }
 
+// Capture 452: the start script's "Unknown option: ..." and then its usage text: one failure,
+// standing at the option's line, and the usage text read with it.
+TEST(FabricReset, StartScriptRefusingItsOptionsIsOneFailureAtItsLine) {
+  Observation obs;
+  add_capture(read_fixture("452-fm-driver-ctr-nvl5-start-script-unknown-option-usage", "input.txt"),
+              "fm.txt", obs);
+  ASSERT_EQ(obs.app_messages.size(), 1u);
+  const AppMessage& m = obs.app_messages[0];
+  EXPECT_EQ(m.kind, AppMessageKind::kFabricManagerFailed);
+  EXPECT_EQ(m.origin, "fm.txt:2");
+  EXPECT_EQ(m.detail.rfind("its start script refused its options (Unknown option: ", 0), 0u)
+      << m.detail;
+  // The usage text is read with it; the driver container's own line after it is not.
+  ASSERT_EQ(obs.coverage.at(0).gpu_lines_not_read, 1u);
+  EXPECT_NE(obs.coverage[0].gpu_unread[0].excerpt.find("Mounting NVIDIA driver rootfs"),
+            std::string::npos);
+}
+
 struct Health {
   std::optional<bool> healthy;
   std::string issues;

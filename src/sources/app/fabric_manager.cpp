@@ -164,34 +164,19 @@ std::optional<AppMessage> parse_fabric_manager_line(std::string_view line) {
 bool FabricManagerScanner::take(std::string_view line, std::string_view origin, size_t line_no,
                                 std::vector<AppMessage>& out) {
   const std::string_view s = text::trim(line);
-  // `systemctl status`: "Active: failed (Result: exit-code) since ..." names no fabric manager;
-  // the unit's header above does. The block's other keys are read with it.
-  if (status_header_ > 0 && !text::starts_with(s, "Active:")) {
-    if (is_status_key(s)) {
-      status_header_ = line_no;
-      return true;
-    }
-    status_header_ = 0;
-  }
-  if (status_header_ > 0 && text::starts_with(s, "Active:")) {
-    const std::string low = lowered(s);
-    AppMessage m = message(has(low, "active (running)") ? AppMessageKind::kFabricManagerStarted
-                                                        : AppMessageKind::kFabricManagerFailed,
-                           s);
-    if (m.kind == AppMessageKind::kFabricManagerFailed)
-      m.detail = has(low, "inactive") ? "not running (inactive)" : "failed";
-    m.origin = std::string(origin) + ":" + std::to_string(line_no);
-    out.push_back(std::move(m));
-    status_header_ = line_no;
-    return true;
-  }
+  if (const auto taken = take_status_line(s, origin, line_no, out)) return *taken;
   // An inband message of its log continues on the next line ("Message payload details:...").
   if (line_no == last_line_ + 1 && text::starts_with(s, "Message payload details:")) {
     last_line_ = line_no;
     return true;
   }
-  // The start script prints "Unknown option: X" and then its usage text: it refused the
-  // options it was started with, so the fabric manager never ran.
+  // The start script's usage text: "Script options:" and one "-x, --option  what" a line.
+  if (usage_line_ > 0 && line_no == usage_line_ + 1 &&
+      (text::starts_with(s, "-") || text::starts_with(s, "Script options:"))) {
+    usage_line_ = line_no;
+    return true;
+  }
+  // The start script prints "Unknown option: X" and then its usage text (below).
   if (text::starts_with(s, "Unknown option:")) {
     unknown_option_ = std::string(s.substr(0, 200));
     unknown_option_line_ = line_no;
@@ -201,21 +186,55 @@ bool FabricManagerScanner::take(std::string_view line, std::string_view origin, 
   last_line_ = line_no;
   const std::string low = lowered(s);
   if (has(low, "nvidia-fabricmanager.service - ")) status_header_ = line_no;
+  usage_line_ = has(low, "usage: /usr/bin/nvidia-fabricmanager-start.sh") ? line_no : 0;
   std::optional<AppMessage> m = failure(s, low);
-  if (!m && has(low, "nvidia fabric manager start script") && unknown_option_line_ > 0 &&
-      line_no <= unknown_option_line_ + 3) {
-    m = message(AppMessageKind::kFabricManagerFailed, unknown_option_);
-    m->detail = "its start script refused its options (" + unknown_option_ + ")";
-    line_no = unknown_option_line_;
-    unknown_option_line_ = 0;
-  }
+  if (!m) m = refused_options(low, origin, line_no);
   if (!m && is_started(low)) m = message(AppMessageKind::kFabricManagerStarted, s);
-  if (m) {
-    m->origin = std::string(origin) + ":" + std::to_string(line_no);
-    out.push_back(std::move(*m));
+  if (!m) return is_routine(low);
+  if (m->origin.empty()) m->origin = std::string(origin) + ":" + std::to_string(line_no);
+  out.push_back(std::move(*m));
+  return true;
+}
+
+// `systemctl status`: "Active: failed (Result: exit-code) since ..." names no fabric manager;
+// the unit's header above does. The block's other keys are read with it. nullopt: not a line
+// of such a block.
+std::optional<bool> FabricManagerScanner::take_status_line(std::string_view s,
+                                                           std::string_view origin, size_t line_no,
+                                                           std::vector<AppMessage>& out) {
+  if (status_header_ == 0) return std::nullopt;
+  if (!text::starts_with(s, "Active:")) {
+    if (!is_status_key(s)) {
+      status_header_ = 0;
+      return std::nullopt;
+    }
+    status_header_ = line_no;
     return true;
   }
-  return is_routine(low);
+  const std::string low = lowered(s);
+  const bool running = has(low, "active (running)");
+  AppMessage m = message(
+      running ? AppMessageKind::kFabricManagerStarted : AppMessageKind::kFabricManagerFailed, s);
+  if (!running) m.detail = has(low, "inactive") ? "not running (inactive)" : "failed";
+  m.origin = std::string(origin) + ":" + std::to_string(line_no);
+  out.push_back(std::move(m));
+  status_header_ = line_no;
+  return true;
+}
+
+// The start script's usage banner right after its "Unknown option: X": it refused the options
+// it was started with, so the fabric manager never ran. The message stands at the option's line.
+std::optional<AppMessage> FabricManagerScanner::refused_options(const std::string& low,
+                                                                std::string_view origin,
+                                                                size_t line_no) {
+  if (!has(low, "nvidia fabric manager start script") || unknown_option_line_ == 0 ||
+      line_no > unknown_option_line_ + 3)
+    return std::nullopt;
+  AppMessage m = message(AppMessageKind::kFabricManagerFailed, unknown_option_);
+  m.detail = "its start script refused its options (" + unknown_option_ + ")";
+  m.origin = std::string(origin) + ":" + std::to_string(unknown_option_line_);
+  unknown_option_line_ = 0;
+  return m;
 }
 
 }  // namespace gw

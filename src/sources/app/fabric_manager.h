@@ -31,8 +31,13 @@ class FabricManagerScanner {
             std::vector<AppMessage>& out);
 
  private:
+  std::optional<bool> take_status_line(std::string_view s, std::string_view origin, size_t line_no,
+                                       std::vector<AppMessage>& out);
+  std::optional<AppMessage> refused_options(const std::string& low, std::string_view origin,
+                                            size_t line_no);
   size_t status_header_ = 0;    // line of "● nvidia-fabricmanager.service - ..." (0: none)
   size_t last_line_ = 0;        // the last line of the fabric manager read
+  size_t usage_line_ = 0;       // the last line of the start script's usage text (0: none)
   std::string unknown_option_;  // the start script's "Unknown option: ..." and its line
   size_t unknown_option_line_ = 0;
 };
