@@ -102,8 +102,8 @@ void rule_fabricmanager_failed(const DiagnoseContext& c, Findings& out) {
   const bool recovered = !started.empty() && started.back() > failed.back();
   const bool harmless =
       cause.detail.rfind("nothing to manage", 0) == 0 || cause.detail.rfind("not running", 0) == 0;
-  const Severity sev = recovered || (harmless && !some_gpu_unregistered(c)) ? Severity::kWarning
-                                                                            : Severity::kCritical;
+  const bool needless = harmless && !some_gpu_unregistered(c);  // no NVSwitch waits for it
+  const Severity sev = recovered || needless ? Severity::kWarning : Severity::kCritical;
   std::vector<std::string> ev{fmt::format("{}: {}", cause.origin, cause.text)};
   for (const AppMessage* m : failed)
     if (m != &cause && ev.size() < 4) ev.push_back(fmt::format("{}: {}", m->origin, m->text));
@@ -115,7 +115,7 @@ void rule_fabricmanager_failed(const DiagnoseContext& c, Findings& out) {
   if (cause.driver_version) title += fmt::format(" against driver {}", *cause.driver_version);
   title += recovered ? "; it started later"
                      : ": GPUs on NVSwitches cannot register, CUDA refuses them (error 802)";
-  if (harmless && !recovered && !some_gpu_unregistered(c))
+  if (needless && !recovered)
     title = fmt::format("NVIDIA Fabric Manager does not run ({}): harmless without NVSwitches",
                         cause.detail);
   out.push_back(make_finding("fabricmanager.failed", sev, nullptr, std::move(title), std::move(ev),

@@ -265,7 +265,7 @@ bool is_dmesg_bracket(std::string_view t) {
   // 21:32:25] [ERROR] [tid 841] ...", which is no kernel line.
   const size_t close = t.find(']');
   return std::isupper(static_cast<unsigned char>(c)) && close < 40 && t.substr(1, 3) != "..." &&
-         t.find("] [tid ", close) == std::string_view::npos;
+         (t.compare(close + 1, 2, " [") != 0 || t.find("] [tid ", close) == std::string_view::npos);
 }
 
 bool is_syslog_kernel(std::string_view t) {
