@@ -16,22 +16,14 @@ namespace gw {
 
 namespace {
 
-char lower_ascii(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-std::string lowered(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = lower_ascii(c);
-  return out;
-}
+using text::ascii_lower;
 
 // ASCII case-insensitive find. Both sides are lowered once and searched with the library's
 // memchr/memcmp-based find: a 20 MB line of one letter must not cost length x needle steps.
 size_t find_ci(std::string_view hay, std::string_view needle, size_t from = 0) {
   if (needle.empty() || from > hay.size() || hay.size() - from < needle.size())
     return std::string_view::npos;
-  const size_t p = lowered(hay.substr(from)).find(lowered(needle));
+  const size_t p = ascii_lower(hay.substr(from)).find(ascii_lower(needle));
   return p == std::string::npos ? std::string_view::npos : p + from;
 }
 
@@ -343,9 +335,10 @@ std::optional<AppMessage> parse_app_message_line(std::string_view line, std::str
   if (s.size() < 8) return std::nullopt;
   std::optional<AppMessage> out = cuda_call_returned(s);
   if (!out) {
-    const std::string low = lowered(s);  // once per line, not once per phrase
+    const std::string low = ascii_lower(s);  // once per line, not once per phrase
     for (const Phrase& ph : kPhrases) {
-      const bool hit = ph.ci ? low.find(lowered(ph.text)) != std::string::npos : has(s, ph.text);
+      const bool hit =
+          ph.ci ? low.find(ascii_lower(ph.text)) != std::string::npos : has(s, ph.text);
       if (!hit) continue;
       out.emplace();
       out->kind = ph.kind;

@@ -12,12 +12,7 @@
 namespace gw {
 namespace {
 
-std::string lowered(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
+using text::ascii_lower;
 
 bool has(std::string_view hay, std::string_view needle) {
   return hay.find(needle) != std::string_view::npos;
@@ -146,7 +141,7 @@ bool is_status_key(std::string_view s) {
 
 bool is_fabric_manager_line(std::string_view s) {
   if (!has(s, "abric")) return is_log_format(s);  // one cheap test for the common line
-  const std::string low = lowered(s);
+  const std::string low = ascii_lower(s);
   static constexpr std::array<std::string_view, 5> kNames{
       "nv-fabricmanager", "nvidia-fabricmanager", "nvidia fabric manager",
       "fabric manager nvidia gpu driver interface version", "fabric manager config file item"};
@@ -155,7 +150,7 @@ bool is_fabric_manager_line(std::string_view s) {
 
 std::optional<AppMessage> parse_fabric_manager_line(std::string_view line) {
   if (!is_fabric_manager_line(line)) return std::nullopt;
-  const std::string low = lowered(line);
+  const std::string low = ascii_lower(line);
   if (auto f = failure(line, low)) return f;
   if (is_started(low)) return message(AppMessageKind::kFabricManagerStarted, line);
   return std::nullopt;
@@ -184,7 +179,7 @@ bool FabricManagerScanner::take(std::string_view line, std::string_view origin, 
   }
   if (!is_fabric_manager_line(s)) return false;
   last_line_ = line_no;
-  const std::string low = lowered(s);
+  const std::string low = ascii_lower(s);
   if (has(low, "nvidia-fabricmanager.service - ")) status_header_ = line_no;
   usage_line_ = has(low, "usage: /usr/bin/nvidia-fabricmanager-start.sh") ? line_no : 0;
   std::optional<AppMessage> m = failure(s, low);
@@ -211,7 +206,7 @@ std::optional<bool> FabricManagerScanner::take_status_line(std::string_view s,
     status_header_ = line_no;
     return true;
   }
-  const std::string low = lowered(s);
+  const std::string low = ascii_lower(s);
   const bool running = has(low, "active (running)");
   AppMessage m = message(
       running ? AppMessageKind::kFabricManagerStarted : AppMessageKind::kFabricManagerFailed, s);

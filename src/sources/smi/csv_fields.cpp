@@ -485,29 +485,42 @@ bool field_is(std::string_view field, std::string_view want) {
   return true;
 }
 
+// nvidia-smi's fabric health fields: a word that reads fine (anything else is named with
+// `label`), a Yes/No flag that is set when something is wrong, or a field that says nothing
+// about health. One table for the "is a health field" test and the judgement.
+enum class HealthKind : uint8_t { kWord, kFlag, kInfo };
+struct HealthField {
+  std::string_view name;
+  HealthKind kind;
+  std::string_view fine;   // kWord: the value that reads fine
+  std::string_view label;  // kWord: what precedes any other value in the report
+};
+constexpr std::array<HealthField, 7> kHealthFields{{
+    {"Summary", HealthKind::kWord, "Healthy", "Summary "},   // Unhealthy, Limited Capacity
+    {"Bandwidth", HealthKind::kWord, "Full", "Bandwidth "},  // Degraded
+    {"Incorrect Configuration", HealthKind::kWord, "None", "Incorrect Configuration: "},
+    {"Route Recovery in progress", HealthKind::kFlag, "", ""},
+    {"Route Unhealthy", HealthKind::kFlag, "", ""},
+    {"Access Timeout Recovery", HealthKind::kFlag, "", ""},
+    {"Partition Assigned", HealthKind::kInfo, "", ""},
+}};
+
 // What a health field flags, in nvidia-smi's words, or "" when it reads fine; nullopt when the
-// value says nothing (N/A) or the field is none of the health fields.
-std::optional<std::string> fabric_health_issue(std::string_view field, std::string_view v) {
+// value says nothing (N/A) or the field says nothing about health.
+std::optional<std::string> fabric_health_issue(const HealthField& f, std::string_view v) {
   if (v.empty() || text::is_na(v) || text::iequals(v, "Not Supported")) return std::nullopt;
-  if (field_is(field, "Summary")) {
-    if (text::iequals(v, "Healthy")) return std::string();
-    return "Summary " + std::string(v);  // Unhealthy, Limited Capacity
-  }
-  if (field_is(field, "Bandwidth")) {
-    if (text::iequals(v, "Full")) return std::string();
-    return "Bandwidth " + std::string(v);  // Degraded
-  }
-  if (field_is(field, "Incorrect Configuration")) {
-    if (text::iequals(v, "None")) return std::string();
-    return "Incorrect Configuration: " + std::string(v);
-  }
-  for (std::string_view flag :
-       {"Route Recovery in progress", "Route Unhealthy", "Access Timeout Recovery"})
-    if (field_is(field, flag)) {
+  switch (f.kind) {
+    case HealthKind::kWord:
+      if (text::iequals(v, f.fine)) return std::string();
+      return std::string(f.label) + std::string(v);
+    case HealthKind::kFlag: {
       const auto on = text::parse_bool(v);
       if (!on) return std::nullopt;
-      return *on ? std::string(flag) : std::string();
+      return *on ? std::string(f.name) : std::string();
     }
+    case HealthKind::kInfo:
+      break;
+  }
   return std::nullopt;
 }
 
@@ -515,14 +528,11 @@ std::optional<std::string> fabric_health_issue(std::string_view field, std::stri
 
 bool apply_fabric_health(std::string_view field, std::string_view value, GpuSample& s) {
   field = text::trim(field);
-  const auto issue = fabric_health_issue(field, text::trim(value));
-  if (!issue) {
-    for (std::string_view f :
-         {"Summary", "Bandwidth", "Incorrect Configuration", "Route Recovery in progress",
-          "Route Unhealthy", "Access Timeout Recovery", "Partition Assigned"})
-      if (field_is(field, f)) return true;
-    return false;
-  }
+  const auto f = std::find_if(kHealthFields.begin(), kHealthFields.end(),
+                              [&](const HealthField& h) { return field_is(field, h.name); });
+  if (f == kHealthFields.end()) return false;
+  const auto issue = fabric_health_issue(*f, text::trim(value));
+  if (!issue) return true;
   if (issue->empty()) {
     if (!s.fabric_healthy) s.fabric_healthy = true;
     return true;

@@ -19,6 +19,12 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = lower(c);
+  return out;
+}
+
 std::string strip_ansi(std::string_view s) {
   std::string out;
   out.reserve(s.size());

@@ -29,6 +29,8 @@ inline bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 bool iequals(std::string_view a, std::string_view b);
+// A copy with A-Z lowered (other bytes as they are): for case-blind phrase searches.
+std::string ascii_lower(std::string_view s);
 
 // Drops a UTF-8 byte-order mark.
 inline std::string_view strip_bom(std::string_view s) {
