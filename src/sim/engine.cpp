@@ -89,7 +89,7 @@ struct SimJob {
 
 class Engine {
  public:
-  Engine(const std::vector<sched::JobSpec>& jobs, const sched::Cluster& cluster,
+  Engine(std::span<const sched::JobSpec> jobs, const sched::Cluster& cluster,
          std::unique_ptr<sched::Policy> policy, const SimOptions& o)
       : specs_(jobs),
         o_(o),
@@ -128,7 +128,7 @@ class Engine {
   }
   SimOutcome finish(int64_t t_end);
 
-  const std::vector<sched::JobSpec>& specs_;
+  std::span<const sched::JobSpec> specs_;
   const SimOptions& o_;
   ManualClock clock_;
   Rng rng_;
@@ -495,7 +495,7 @@ SimOutcome Engine::finish(int64_t t_end) {
 
 }  // namespace
 
-Result<SimOutcome> run_simulation(const std::vector<sched::JobSpec>& jobs,
+Result<SimOutcome> run_simulation(std::span<const sched::JobSpec> jobs,
                                   const sched::Cluster& cluster, std::string_view policy,
                                   const SimOptions& options) {
   if (Status ok = validate_failure_options(options.failure); !ok) return ok.error();

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,9 +63,15 @@ struct SimOutcome {
   std::optional<std::string> stop_note;            // why the run stopped early, if it did
 };
 
-// Replays `jobs` (any order) on `cluster` under the named policy.
-Result<SimOutcome> run_simulation(const std::vector<sched::JobSpec>& jobs,
+// Replays `jobs` (any order) on `cluster` under the named policy. The specs are read, never
+// copied whole: they must outlive the call.
+Result<SimOutcome> run_simulation(std::span<const sched::JobSpec> jobs,
                                   const sched::Cluster& cluster, std::string_view policy,
                                   const SimOptions& options);
+inline Result<SimOutcome> run_simulation(const std::vector<sched::JobSpec>& jobs,
+                                         const sched::Cluster& cluster, std::string_view policy,
+                                         const SimOptions& options) {
+  return run_simulation(std::span<const sched::JobSpec>(jobs), cluster, policy, options);
+}
 
 }  // namespace gw::sim

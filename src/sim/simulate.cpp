@@ -80,12 +80,24 @@ Status check_cluster_size(const ClusterSpec& c) {
                     "--nodes/--gpus-per-node");
 }
 
+// Refused: wider than the cluster, or neither a run time nor a limit to run for.
+bool replayable(const sched::JobSpec& j, unsigned total_gpus) {
+  return j.gpus <= total_gpus && (j.actual_runtime_ms || j.time_limit_ms);
+}
+
 }  // namespace
 
 Result<PreparedJobs> prepare_jobs(const Trace& trace, const ClusterSpec& cluster) {
   PreparedJobs p;
-  p.jobs.reserve(trace.jobs.size());
   const unsigned total = cluster.total_gpus();
+  const bool as_read = std::all_of(trace.jobs.begin(), trace.jobs.end(), [&](const auto& j) {
+    return replayable(j, total) && j.actual_runtime_ms;
+  });
+  if (as_read) {
+    p.jobs = trace.jobs;
+    return p;
+  }
+  p.kept.reserve(trace.jobs.size());
   size_t too_wide = 0, modelled = 0, no_runtime = 0;
   unsigned widest = 0;
   std::string first_wide, first_missing;
@@ -108,11 +120,12 @@ Result<PreparedJobs> prepare_jobs(const Trace& trace, const ClusterSpec& cluster
       ++modelled;
       sched::JobSpec m = j;
       m.actual_runtime_ms = j.time_limit_ms;
-      p.jobs.push_back(std::move(m));
+      p.kept.push_back(std::move(m));
       continue;
     }
-    p.jobs.push_back(j);
+    p.kept.push_back(j);
   }
+  p.jobs = p.kept;
   if (!trace.jobs.empty() && no_runtime == trace.jobs.size())
     return make_error("sim.no_runtimes",
                       "the trace gives no job a run time or time limit, so a replay has nothing "

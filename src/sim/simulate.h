@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,10 +31,19 @@ std::string describe_cluster(const ClusterSpec& spec);
 // a job wider than the simulated cluster is refused (a note and a "refused" record, never a
 // silent drop); a job without a run time runs for its time limit when it has one (said in a
 // note) and is refused otherwise; a trace with no run time at all is an error.
+// The jobs are the trace's own (no copy: a 10-million-job replay holds each spec once) unless
+// a job was refused or changed; then `kept` holds the replayed ones. `jobs` points into the
+// trace or into `kept`, so the trace must outlive it; moving keeps it valid, copying would not.
 struct PreparedJobs {
-  std::vector<sched::JobSpec> jobs;
+  std::span<const sched::JobSpec> jobs;
+  std::vector<sched::JobSpec> kept;
   std::vector<JobRecord> refused;
   std::vector<std::string> notes;
+  PreparedJobs() = default;
+  PreparedJobs(PreparedJobs&&) = default;
+  PreparedJobs& operator=(PreparedJobs&&) = default;
+  PreparedJobs(const PreparedJobs&) = delete;
+  PreparedJobs& operator=(const PreparedJobs&) = delete;
 };
 Result<PreparedJobs> prepare_jobs(const Trace& trace, const ClusterSpec& cluster);
 

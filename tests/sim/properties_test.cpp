@@ -157,6 +157,39 @@ TEST(Backfill, SixtyJobTraceKeepsEveryReservation) {
   EXPECT_DOUBLE_EQ(pack_exact.first, pack_over.first);  // fcfs ignores limits
 }
 
+// A trace every job of which can run is replayed from its own specs, never copied (a
+// 10-million-job replay would otherwise hold each spec twice); one refused or modelled job
+// makes a kept list of the replayed ones, in trace order, with a note and a refused record.
+TEST(PrepareJobs, ReplaysTheTracesOwnSpecsUnlessOneIsRefusedOrChanged) {
+  Trace t;
+  t.jobs = {job(1, 0, 2, 10), job(2, 5, 4, 20), job(3, 9, 1, 5)};
+  ClusterSpec c;
+  c.nodes = 1;
+  c.gpus_per_node = 4;
+  auto all = prepare_jobs(t, c);
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->jobs.data(), t.jobs.data());
+  EXPECT_EQ(all->jobs.size(), 3u);
+  EXPECT_TRUE(all->kept.empty());
+  EXPECT_TRUE(all->notes.empty());
+
+  t.jobs[1].gpus = 8;                          // wider than the cluster: refused
+  t.jobs[2].actual_runtime_ms = std::nullopt;  // runs for its limit
+  auto some = prepare_jobs(t, c);
+  ASSERT_TRUE(some);
+  ASSERT_EQ(some->jobs.size(), 2u);
+  EXPECT_EQ(some->jobs.data(), some->kept.data());
+  EXPECT_EQ(some->jobs[0].id, 1u);
+  EXPECT_EQ(some->jobs[1].id, 3u);
+  EXPECT_EQ(some->jobs[1].actual_runtime_ms, t.jobs[2].time_limit_ms);
+  ASSERT_EQ(some->refused.size(), 1u);
+  EXPECT_EQ(some->refused[0].id, 2u);
+  EXPECT_EQ(some->notes.size(), 2u);
+  const PreparedJobs moved = std::move(*some);  // the view survives a move
+  EXPECT_EQ(moved.jobs.data(), moved.kept.data());
+  EXPECT_EQ(run(moved.jobs, sched::Cluster::uniform(1, 4), "fcfs").jobs.size(), 2u);
+}
+
 TEST(Backfill, BeatsPlainFcfsOnTheSameTrace) {
   const auto jobs = random_jobs(5, 400, false);
   const sched::Cluster c = sched::Cluster::uniform(4, 4);

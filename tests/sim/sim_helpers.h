@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,11 +28,15 @@ inline sched::JobSpec job(sched::JobId id, double submit_s, unsigned gpus, doubl
   return s;
 }
 
-inline SimOutcome run(const std::vector<sched::JobSpec>& jobs, const sched::Cluster& cluster,
+inline SimOutcome run(std::span<const sched::JobSpec> jobs, const sched::Cluster& cluster,
                       const std::string& policy, const SimOptions& options = {}) {
   auto out = run_simulation(jobs, cluster, policy, options);
   EXPECT_TRUE(out) << (out ? "" : out.error().to_string());
   return out ? std::move(*out) : SimOutcome{};
+}
+inline SimOutcome run(const std::vector<sched::JobSpec>& jobs, const sched::Cluster& cluster,
+                      const std::string& policy, const SimOptions& options = {}) {
+  return run(std::span<const sched::JobSpec>(jobs), cluster, policy, options);
 }
 
 // Job id -> first start (s), and -> end (s).
