@@ -84,7 +84,12 @@ class Reader {
         env_(std::string(origin)) {
     cov_.origin = std::string(origin);
     if (!progress_) next_report_ = std::string_view::npos;  // the hot loop's test never passes
+    // Context lines (a traceback, a runtime hook's line) no message came with: not read.
+    app_.on_unbacked_context(
+        [this](size_t line_no, std::string_view line) { not_understood(line_no, line); });
   }
+  Reader(const Reader&) = delete;  // app_ calls back into this object
+  Reader& operator=(const Reader&) = delete;
 
   std::vector<CaptureSegment> run();
 
@@ -176,7 +181,9 @@ void Reader::segment(CaptureFormat f, size_t first_line, size_t last_line) {
 
 void Reader::not_understood(size_t line_no, std::string_view line) {
   ++cov_.lines_not_understood;
-  if (!cov_.first_not_understood_line) cov_.first_not_understood_line = line_no;
+  // Context lines come back late (AppScanner), so the first is the smallest, not the first seen.
+  if (!cov_.first_not_understood_line || line_no < *cov_.first_not_understood_line)
+    cov_.first_not_understood_line = line_no;
   if (names_gpu_stack(line)) gpu_unread(line_no, line);
 }
 
@@ -760,7 +767,7 @@ void Reader::take_by_evidence(const Line& l) {
   // a continuation of a driver message.
   flush_kernel();
   if (app_.take(l.trimmed, origin_, l.no, obs_.app_messages)) {
-    segment(CaptureFormat::kAppLog, l.no, l.no);
+    if (!app_.last_line_pending()) segment(CaptureFormat::kAppLog, l.no, l.no);
     return;
   }
   if (looks_like_shell_prompt(l.trimmed) || capture_text::is_command_echo(l.trimmed)) return;
@@ -791,6 +798,8 @@ void Reader::finish() {
                ") but its result table is not in the input");
   events_.finish(origin_);
   finish_host();
+  std::stable_sort(cov_.gpu_unread.begin(), cov_.gpu_unread.end(),
+                   [](const UnreadLine& a, const UnreadLine& b) { return a.line < b.line; });
   if (cov_.lines_not_understood > 0) {
     obs_.notes.push_back(std::string(origin_) + ": " + std::to_string(cov_.lines_not_understood) +
                          " line(s) not understood, first at line " +

@@ -170,6 +170,26 @@ TEST(Coverage, ALineTheApplicationScannerTookIsNotUnread) {
     EXPECT_EQ(u.excerpt.find("Xid"), std::string::npos) << u.excerpt;
 }
 
+// Context lines of an application's error (real lines of captures 112, 402 and 267) with no
+// message near them: a hint that a CUDA error happened, NCCL's error-return trace, a runtime
+// hook's failure cut from its cause. Never HEALTHY, in any variant.
+TEST(Coverage, ContextLinesWithoutTheirMessageAreNeverHealthy) {
+  for (const std::string line :
+       {"CUDA kernel errors might be asynchronously reported at some other API call, so the "
+        "stacktrace below might be incorrect.",
+        "axa:3048391:3048566 [0] NCCL INFO net.cc:79 -> 3",
+        "docker: Error response from daemon: failed to create shim: OCI runtime create failed: "
+        "container_linux.go:380: starting container process caused: process_linux.go:545: "
+        "container init caused: Running hook #0:: error running hook: exit status 1, stdout:"}) {
+    for (const std::string& text :
+         {line + "\n", "    " + line + "\r\n", "[rank1]: " + line + "\n"}) {
+      const cli::DoctorRun run = doctor("context.log", text);
+      EXPECT_NE(cli::doctor_exit_code(run), cli::kDoctorHealthy) << text;
+      EXPECT_EQ(run.obs.coverage.at(0).lines_not_understood, 1u) << text;
+    }
+  }
+}
+
 // ---- DCGM (fixtures 200-209): the class of each capture ----
 
 bool has(const cli::DoctorRun& run, const std::string& code, std::optional<unsigned> gpu) {

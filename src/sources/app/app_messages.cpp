@@ -143,6 +143,8 @@ void oom_figures(std::string_view s, AppMessage& m) {
   // memory 22.90 GiB is allocated by PyTorch, and 194.87 MiB is reserved by PyTorch but
   // unallocated."
   m.total_bytes = bytes_after(s, "total capacity of ");
+  // PyTorch 2.1 printed the same sentence as "a total capacty of".
+  if (!m.total_bytes) m.total_bytes = bytes_after(s, "total capacty of ");
   if (m.total_bytes) {
     m.free_bytes = bytes_after(s, " of which ");
     m.process_bytes = bytes_after(s, "this process has ");
@@ -210,6 +212,9 @@ constexpr std::array kPhrases = {
     Phrase{"watchdog got stuck", AppMessageKind::kNcclTimeout, true},
     Phrase{"Desync debugging", AppMessageKind::kNcclTimeout, false},
     Phrase{"joined but didn't finish collective", AppMessageKind::kNcclTimeout, false},
+    // ProcessGroupNCCL's own summary and its heartbeat monitor (PyTorch 1.x-2.x).
+    Phrase{"Some NCCL operations have failed or timed out", AppMessageKind::kNcclTimeout, true},
+    Phrase{"Heartbeat monitor timed out", AppMessageKind::kNcclTimeout, true},
     Phrase{"CUDA out of memory", AppMessageKind::kCudaOutOfMemory, true},
     Phrase{"OutOfMemoryError", AppMessageKind::kCudaOutOfMemory, false},
     Phrase{"CUDA error: out of memory", AppMessageKind::kCudaOutOfMemory, true},
@@ -417,8 +422,15 @@ bool is_routine_nccl_info(std::string_view s) {
   for (std::string_view k : kRoutine)
     if (text::starts_with(m, k)) return true;
   // "Channel 00/02 :    0   1": the ring order (a channel line with "via" is a transport).
-  if (text::starts_with(m, "Channel ") && !has(m, " via ")) return true;
-  // The error-return trace: "transport.cc:68 -> 1", "init.cc:904 -> 1".
+  return text::starts_with(m, "Channel ") && !has(m, " via ");
+}
+
+// NCCL's error-return trace, "transport.cc:68 -> 1", "init.cc:904 -> 1": an error passed up
+// the stack. Context of the WARN or error that caused it, never routine.
+bool is_nccl_return_trace(std::string_view s) {
+  const size_t at = s.find("NCCL INFO ");
+  if (at == std::string_view::npos) return false;
+  const auto m = s.substr(at + 10);
   const size_t cc = m.find(".cc:");
   return cc != std::string_view::npos && has(m, " -> ") && cc < m.find(" -> ");
 }
@@ -428,7 +440,7 @@ bool is_routine_nccl_info(std::string_view s) {
 bool is_app_context_line(std::string_view line) {
   const std::string_view s = text::trim(line);
   if (s.size() < 6) return false;  // shorter than every key below ("Stats:")
-  if (is_routine_nccl_info(s)) return true;
+  if (is_routine_nccl_info(s) || is_nccl_return_trace(s)) return true;
   static constexpr std::array<std::string_view, 24> kContext = {
       "Traceback (most recent call last)",
       "During handling of the above exception",
@@ -613,8 +625,48 @@ void AppScanner::give_bfc_stats(AppMessage& m) const {
   m.free_bytes = *bfc_limit_ - *bfc_in_use_;
 }
 
+// A context line is read when a message is near it: within kContextReach lines after a
+// message (the "CUDA kernel errors might be asynchronously reported" after the error), or
+// with one within kContextReach lines after it (a traceback's frames before its error).
 bool AppScanner::take(std::string_view line, std::string_view origin, size_t line_no,
                       std::vector<AppMessage>& out) {
+  context_only_ = false;
+  last_pending_ = false;
+  const bool read = take_line(line, origin, line_no, out);
+  release_context_before(line_no > kContextReach ? line_no - kContextReach : 0);
+  if (!read) return false;
+  if (!context_only_) {
+    pending_context_.clear();  // every one left is within reach before this message
+    last_backing_line_ = line_no;
+    return true;
+  }
+  if (last_backing_line_ > 0 && line_no <= last_backing_line_ + kContextReach) return true;
+  if (pending_context_.size() >= kMaxPendingContext) {
+    const auto& [no, text] = pending_context_.front();
+    if (on_unbacked_) on_unbacked_(no, text);
+    pending_context_.pop_front();
+  }
+  constexpr size_t kKept = 512;  // enough to name the GPU stack; the listing shows 160
+  pending_context_.emplace_back(line_no, std::string(text::trim(line).substr(0, kKept)));
+  last_pending_ = true;
+  return true;
+}
+
+void AppScanner::release_context_before(size_t line_no) {
+  while (!pending_context_.empty() && pending_context_.front().first < line_no) {
+    const auto& [no, text] = pending_context_.front();
+    if (on_unbacked_) on_unbacked_(no, text);
+    pending_context_.pop_front();
+  }
+}
+
+void AppScanner::finish(std::vector<AppMessage>& out) {
+  k8s_.finish(out);
+  release_context_before(SIZE_MAX);
+}
+
+bool AppScanner::take_line(std::string_view line, std::string_view origin, size_t line_no,
+                           std::vector<AppMessage>& out) {
   const std::string_view s = text::trim(line);
   if (take_bfc_stats(s, out)) return true;
   // A CUDA version named by the program's path ("NVIDIA_CUDA-7.0_Samples", "cuda-12.4/bin").
@@ -630,7 +682,6 @@ bool AppScanner::take(std::string_view line, std::string_view origin, size_t lin
   // Before the generic phrases: "CUDA error: no kernel image is available ..." is this, not
   // another CUDA error.
   if (arch_.take(s, origin, line_no, out) || fabric_manager_.take(s, origin, line_no, out)) {
-    in_traceback_ = false;
     return true;
   }
   if (auto m = parse_app_message_line(s, origin)) {
@@ -642,7 +693,6 @@ bool AppScanner::take(std::string_view line, std::string_view origin, size_t lin
       m->detail = hook_text_;
       m->framework = "docker";
     }
-    in_traceback_ = false;
     // deviceQuery prints "returned 35" then "-> CUDA driver version is insufficient ...":
     // one error, not two.
     const bool explains_previous =
@@ -668,17 +718,22 @@ bool AppScanner::take(std::string_view line, std::string_view origin, size_t lin
   if (take_nccl_setting(s, origin, line_no, out)) return true;
   if (take_hook_cause(s, origin, line_no, out)) return true;
   if (k8s_.take(s, origin, line_no, out)) return true;
-  if (text::starts_with(s, "Traceback (most recent call last)")) in_traceback_ = true;
   if (is_app_context_line(s)) {
     if (has(s, "nvidia-container-cli") || has(s, "error running hook")) {
       hook_text_ = std::string(s.substr(0, 240));
       hook_line_ = line_no;
     }
+    if (text::starts_with(s, "File \"")) frame_line_ = line_no;
+    // Routine NCCL INFO lines say on their own that nothing is wrong; the rest is context.
+    context_only_ = !is_routine_nccl_info(s);
     return true;
   }
-  // The source line under a traceback frame is indented code: part of the traceback.
-  if (in_traceback_ && !line.empty() && (line.front() == ' ' || line.front() == '\t')) return true;
-  if (in_traceback_ && !s.empty() && (line.front() != ' ')) in_traceback_ = false;
+  // The source line under a traceback frame ("    model.cuda()"): part of the traceback. The
+  // line comes trimmed, so it is known by following a frame, not by its indent.
+  if (frame_line_ > 0 && line_no == frame_line_ + 1 && !s.empty()) {
+    context_only_ = true;
+    return true;
+  }
   // "RuntimeError: ...", "torch.OutOfMemoryError: ..." without a phrase we know: an error
   // line of the program, understood as such (not shown as a finding).
   return false;

@@ -5,7 +5,10 @@
 // (a CUDA version named in a prompt path, a message repeated on the next line).
 #pragma once
 
+#include <deque>
+#include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -30,14 +33,37 @@ std::optional<uint64_t> parse_app_bytes(std::string_view s);
 
 class AppScanner {
  public:
+  // Context lines (traceback frames, "CUDA kernel errors might be asynchronously reported",
+  // NCCL's "x.cc:68 -> 2" return trace, a runtime hook's line...) are read only as part of a
+  // message within kContextReach lines before or after them. One that no message backs is
+  // handed back through this callback (line number, text), at most kContextReach lines late
+  // and at the latest by finish(): the caller lists it as not read.
+  using UnbackedFn = std::function<void(size_t line_no, std::string_view line)>;
+  static constexpr size_t kContextReach = 200;
+  void on_unbacked_context(UnbackedFn fn) { on_unbacked_ = std::move(fn); }
+
   // True when the line was understood (a message, or context of one); a message is appended
   // to `out` unless it repeats the previous one (same kind within two lines).
   bool take(std::string_view line, std::string_view origin, size_t line_no,
             std::vector<AppMessage>& out);
-  // After the last line: what spans lines (a node's resource block) as its message.
-  void finish(std::vector<AppMessage>& out) { k8s_.finish(out); }
+  // The last take() kept its line as context no message backs yet: no sign of a format.
+  bool last_line_pending() const { return last_pending_; }
+  // After the last line: what spans lines (a node's resource block) as its message, and the
+  // context lines no message backed.
+  void finish(std::vector<AppMessage>& out);
 
  private:
+  bool take_line(std::string_view line, std::string_view origin, size_t line_no,
+                 std::vector<AppMessage>& out);
+  // Context lines not yet backed by a message (line number, text), oldest first; bounded.
+  static constexpr size_t kMaxPendingContext = 256;
+  std::deque<std::pair<size_t, std::string>> pending_context_;
+  size_t last_backing_line_ = 0;  // the last line a message came from (0: none yet)
+  bool context_only_ = false;     // take_line's answer was "context" for this line
+  bool last_pending_ = false;
+  UnbackedFn on_unbacked_;
+  void release_context_before(size_t line_no);
+
   K8sGpuScanner k8s_;  // device plugin, container toolkit and Kubernetes lines about GPUs
   ArchScanner arch_;   // a framework built without the GPU's architecture
   FabricManagerScanner fabric_manager_;  // its journal, systemctl status and log
@@ -47,7 +73,7 @@ class AppScanner {
   std::optional<std::string> cuda_hint_;  // "NVIDIA_CUDA-7.0_Samples" in a prompt path
   size_t last_line_ = 0;
   std::optional<AppMessageKind> last_kind_;
-  bool in_traceback_ = false;
+  size_t frame_line_ = 0;  // the last traceback frame's line ('File "x.py", line 12')
   // The container runtime's hook line ("... nvidia-container-cli: initialization error:") that
   // Docker prints just before the error it wraps: given to that error as its detail.
   std::string hook_text_;
