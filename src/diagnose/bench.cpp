@@ -331,6 +331,46 @@ void rule_p2p_pair_slow(const DiagnoseContext& c, Findings& out) {
   }
 }
 
+// bandwidthTest's host copies: the same measurement (direction, memory, size, device: the
+// matrix's title) in two runs, the slower under half the faster. The GPU and its link are the
+// same in both; what differs is where the process and its buffers ran (numactl, affinity).
+// One finding; each uneven measurement is its evidence, the widest gap its title.
+void rule_host_copy_uneven(const DiagnoseContext& c, Findings& out) {
+  const auto host_copy = [](const BandwidthMatrix& m) {
+    return m.kind == MKind::kBandwidth && m.cells.size() == 1 && m.cells[0].size() == 1 &&
+           m.cells[0][0] && m.title.rfind("bandwidthTest: ", 0) == 0 &&
+           m.title.find("Device to Device") == std::string::npos;
+  };
+  std::vector<std::string> done, ev;
+  double worst = 0, worst_fast = 0, worst_slow = 0;
+  for (const BandwidthMatrix& m : c.obs.bw_matrices) {
+    if (!host_copy(m) || std::find(done.begin(), done.end(), m.title) != done.end()) continue;
+    done.push_back(m.title);
+    const BandwidthMatrix *lo = &m, *hi = &m;
+    for (const BandwidthMatrix& o : c.obs.bw_matrices) {
+      if (!host_copy(o) || o.title != m.title) continue;
+      if (*o.cells[0][0] < *lo->cells[0][0]) lo = &o;
+      if (*o.cells[0][0] > *hi->cells[0][0]) hi = &o;
+    }
+    const double slow = *lo->cells[0][0], fast = *hi->cells[0][0];
+    if (slow >= fast * kPairSlowShare) continue;
+    ev.push_back(fmt::format("{}: {:.1f} GB/s ({}) and {:.1f} GB/s ({})", m.title, fast, hi->origin,
+                             slow, lo->origin));
+    if (fast / std::max(slow, 1e-9) > worst) {
+      worst = fast / std::max(slow, 1e-9);
+      worst_fast = fast;
+      worst_slow = slow;
+    }
+  }
+  if (ev.empty()) return;
+  out.push_back(make_finding(
+      "bandwidth.host_copy_uneven", Severity::kWarning, nullptr,
+      fmt::format("The same host copy ran at {:.1f} GB/s in one run and {:.1f} GB/s in another "
+                  "({:.1f}x): the slow run's process or memory was on the far NUMA node",
+                  worst_fast, worst_slow, worst),
+      std::move(ev)));
+}
+
 void rule_p2p_no_access(const DiagnoseContext& c, Findings& out) {
   for (const BandwidthMatrix& m : c.obs.bw_matrices) {
     if (m.kind != MKind::kConnectivity) continue;

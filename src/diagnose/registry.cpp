@@ -561,6 +561,14 @@ constexpr std::array kRules = {
              "Check that pair's path: nvidia-smi topo -m (a different switch or socket), "
              "nvidia-smi nvlink -s / -e for links down or erroring; reseat or replace the bridge.",
              rule_p2p_pair_slow},
+    RuleInfo{"bandwidth.host_copy_uneven", "app", S::kWarning,
+             "The same host-device copy is far slower in one run than in another",
+             "bandwidthTest run more than once (e.g. under numactl on each node): the same "
+             "direction, memory kind, size and device under half as fast in one run.",
+             "The slow run's CPUs or pinned buffers were on the other socket: run the job on the "
+             "GPU's own NUMA node (nvidia-smi topo -m, CPU and NUMA Affinity; numactl "
+             "--cpunodebind=N --membind=N, or the launcher's CPU binding).",
+             rule_host_copy_uneven},
     RuleInfo{"p2p.no_peer_access", "app", S::kInfo, "GPU pairs without peer-to-peer access",
              "p2pBandwidthLatencyTest's P2P Connectivity Matrix shows 0 for a pair.",
              "Normal across CPU sockets on many boards; under one PCIe switch or with NVLink it "

@@ -159,6 +159,7 @@ void rule_nccltests_busbw_drop(const DiagnoseContext& c, Findings& out);
 void rule_nccltests_busbw(const DiagnoseContext& c, Findings& out);
 void rule_p2p_enabled_slower(const DiagnoseContext& c, Findings& out);
 void rule_p2p_pair_slow(const DiagnoseContext& c, Findings& out);
+void rule_host_copy_uneven(const DiagnoseContext& c, Findings& out);
 void rule_p2p_no_access(const DiagnoseContext& c, Findings& out);
 // nccl_transport.cpp: NCCL_DEBUG=INFO transport choices.
 void rule_nccl_transport_socket(const DiagnoseContext& c, Findings& out);

@@ -14,7 +14,8 @@ namespace {
 constexpr double kStarvedShare = 0.25;
 
 // The steps judged: after the first when there are more (the first carries the loader's
-// start-up: workers spawning, the first batches prefetched), else the one there is.
+// start-up: workers spawning, the first batches prefetched), else the one there is. A first
+// step of 0 s is one the reader did not set apart (the log starts in the middle of a run).
 struct Steady {
   double wait_s, step_s;
   size_t steps;
@@ -22,7 +23,7 @@ struct Steady {
 };
 
 Steady steady(const AppMessage& m) {
-  if (m.steps < 2 || m.step_s - m.first_step_s <= 0)
+  if (m.steps < 2 || m.first_step_s <= 0 || m.step_s - m.first_step_s <= 0)
     return {m.data_wait_s, m.step_s, m.steps, false};
   return {m.data_wait_s - m.first_wait_s, m.step_s - m.first_step_s, m.steps - 1, true};
 }

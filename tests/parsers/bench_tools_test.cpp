@@ -256,3 +256,66 @@ TEST(BandwidthMatrix, ClassTransformationsKeepTheCells) {
 
 }  // namespace
 }  // namespace gw
+
+namespace gw {
+namespace {
+
+const char* const kNvbw = "467-nvbandwidth-6x-a6000-d2d-read-ce-26-vs-22-cross-socket";
+const char* const kBwTest = "468-bandwidthtest-p100-remote-numa-node-3.8-vs-12.1-gbs";
+
+// nvbandwidth's header (its version, the CUDA runtime and driver as integers, the driver) is
+// read into the host facts; "SUM <test> <value>" closes a matrix. Capture 467.
+TEST(Nvbandwidth, HeaderIsReadAndTheMatrixKept) {
+  const std::string log = read_fixture(kNvbw, "input.txt");
+  const std::string dmesg = read_fixture("009-dmesg-xid119-gsp-rpc-timeout", "dmesg.log");
+  auto variants = test::class_variants(log, dmesg);
+  variants.insert(variants.begin(), {"as-is", log});
+  for (const auto& [tag, text] : variants) {
+    SCOPED_TRACE(tag);
+    const Observation o = read(text);
+    ASSERT_EQ(bandwidth_matrices(o), 1u);
+    EXPECT_DOUBLE_EQ(*o.bw_matrices[0].cells[0][1], 26.34);
+    ASSERT_TRUE(o.host.has_value());
+    EXPECT_EQ(o.host->smi_driver_version, "580.95.05");
+    EXPECT_EQ(o.host->smi_cuda_version, "13.0");
+    ASSERT_FALSE(o.host->cuda_toolkits.empty());
+    EXPECT_EQ(o.host->cuda_toolkits[0].version, "13.0");
+    if (tag == "as-is" || tag == "crlf" || tag == "indented") {
+      EXPECT_EQ(o.coverage.at(0).lines_not_understood, 0u);
+    }
+  }
+}
+
+// bandwidthTest (capture 468): each figure a 1 x 1 matrix in GB/s titled by what it measured,
+// so that two runs of one measurement share the title; every line of the runs is read.
+TEST(BandwidthTest, RunsGiveOneTitledFigureEach) {
+  const std::string log = read_fixture(kBwTest, "input.txt");
+  const std::string dmesg = read_fixture("009-dmesg-xid119-gsp-rpc-timeout", "dmesg.log");
+  auto variants = test::class_variants(log, dmesg);
+  variants.insert(variants.begin(), {"as-is", log});
+  for (const auto& [tag, text] : variants) {
+    SCOPED_TRACE(tag);
+    const Observation o = read(text);
+    std::vector<const BandwidthMatrix*> h2d;
+    for (const BandwidthMatrix& m : o.bw_matrices)
+      if (m.title.find("Host to Device") != std::string::npos) h2d.push_back(&m);
+    ASSERT_EQ(h2d.size(), 2u);
+    EXPECT_EQ(h2d[0]->title, h2d[1]->title);
+    EXPECT_NEAR(*h2d[0]->cells[0][0], 12.1507, 1e-9);
+    EXPECT_NEAR(*h2d[1]->cells[0][0], 3.7834, 1e-9);
+    EXPECT_NE(h2d[0]->title.find("Tesla P100-PCIE-16GB"), std::string::npos) << h2d[0]->title;
+    // Only the prompts' lines and the pasted comment stay unread; no line of the runs.
+    for (const UnreadLine& u : o.coverage.at(0).gpu_unread)
+      EXPECT_EQ(u.excerpt.find("Bandwidth"), std::string::npos) << u.excerpt;
+  }
+  // Two numbers after the table ended are not one of its rows.
+  const Observation cut = read(
+      "[CUDA Bandwidth Test] - Starting...\n Host to Device Bandwidth, 1 Device(s)\n"
+      " PINNED Memory Transfers\n   Transfer Size (Bytes)\tBandwidth(GB/s)\n   32000000\t\t24.6\n"
+      "\nsomething else\n   1024 5\n");
+  ASSERT_EQ(cut.bw_matrices.size(), 1u);
+  EXPECT_DOUBLE_EQ(*cut.bw_matrices[0].cells[0][0], 24.6);
+}
+
+}  // namespace
+}  // namespace gw

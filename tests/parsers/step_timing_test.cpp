@@ -90,6 +90,46 @@ TEST(StepTiming, TorchAndImageNetExampleForms) {
   EXPECT_FALSE(parse_step_timing("DataLoadingTime 0.5"));  // the step's key is missing
 }
 
+// YOLOX's trainer (loguru, capture 472): "iter_time: 8.711s, data_time: 8.409s", units on the
+// numbers, under a "date | LEVEL | module:line -" prefix that also looks like a log's.
+TEST(StepTiming, YoloxIterTimeAndDataTime) {
+  const std::string line =
+      "2021-08-03 08:06:36 | INFO     | yolox.core.trainer:259 - epoch: 1/100, iter: 240/983, "
+      "mem: 7746Mb, iter_time: 8.711s, data_time: 8.409s, total_loss: 5.8, iou_loss: 2.9, l1_loss: "
+      "0.0, conf_loss: 2.2, cls_loss: 0.7, lr: 2.384e-05, size: 512, ETA: 5 days, 2:29:49";
+  const auto t = parse_step_timing(line);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_NEAR(t->wait_s, 8.409, 1e-9);
+  EXPECT_NEAR(t->step_s, 8.711, 1e-9);
+  // Through the reader, in its class variants: one step-timing message, nothing unread.
+  for (const std::string& text : {line + "\n", "  " + line + "\r\n", line + "\n" + line + "\n"}) {
+    Observation obs;
+    add_capture(text, "train.log", obs);
+    ASSERT_EQ(obs.app_messages.size(), 1u);
+    EXPECT_EQ(obs.app_messages[0].kind, AppMessageKind::kStepTiming);
+    EXPECT_EQ(obs.coverage.at(0).lines_not_understood, 0u);
+  }
+}
+
+// The first step read is set apart as the loader's start-up only when it can be the run's
+// first: its iteration is within one logging interval of the start (or unknown).
+TEST(StepTiming, OnlyARunsFirstStepIsSetApartAsStartUp) {
+  const auto sum_of = [](std::initializer_list<std::string_view> lines) {
+    StepTimingSum sum;
+    size_t no = 0;
+    for (std::string_view l : lines) sum.add(*parse_step_timing(l), "t.log", ++no);
+    return sum.message();
+  };
+  const AppMessage cut = sum_of({"iter: 240/983, iter_time: 8.711s, data_time: 8.409s",
+                                 "iter: 250/983, iter_time: 14.433s, data_time: 0.002s"});
+  EXPECT_EQ(cut.first_step_s, 0.0);  // mid-run: nothing set apart
+  const AppMessage start = sum_of({"Epoch: [0][ 10/5005]\tTime  5.0 ( 5.0)\tData  4.5 ( 4.5)",
+                                   "Epoch: [0][ 20/5005]\tTime  0.4 ( 2.7)\tData  0.1 ( 2.3)"});
+  EXPECT_DOUBLE_EQ(start.first_step_s, 5.0);  // the first logged step after the start
+  const AppMessage unknown = sum_of({"time: 2.0, data_time: 1.9", "time: 0.5, data_time: 0.1"});
+  EXPECT_DOUBLE_EQ(unknown.first_step_s, 2.0);
+}
+
 TEST(StepTiming, OtherLinesAreNotSteps) {
   EXPECT_FALSE(parse_step_timing("time: 0.5, memory: 3946"));                  // no wait
   EXPECT_FALSE(parse_step_timing("data_time: 1.5, time: 0.5"));                // wait > step

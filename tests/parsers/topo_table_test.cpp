@@ -37,6 +37,20 @@ TEST(Topo, MultiGpuWithNicAndCrlf) {
   EXPECT_EQ(r->numa_affinity[1], 1);
 }
 
+// Older drivers' "SOC" (across CPU sockets, capture 468's P100 pair) is today's "SYS".
+TEST(Topo, OldSocLegendIsSys) {
+  const char* text =
+      "        GPU0    GPU1    CPU Affinity\n"
+      "GPU0     X      SOC     0-5\n"
+      "GPU1    SOC      X      6-11\n";
+  auto r = parse_smi_topo(text, "old");
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_EQ(r->links.size(), 2u);
+  EXPECT_EQ(r->links[0][1], "SYS");
+  EXPECT_EQ(r->links[1][0], "SYS");
+  EXPECT_EQ(r->cpu_affinity[1], "6-11");
+}
+
 TEST(Topo, MissingHeaderIsAnError) {
   auto r = parse_smi_topo("hello\n", "t.txt");
   ASSERT_FALSE(r.ok());

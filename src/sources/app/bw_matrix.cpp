@@ -73,6 +73,17 @@ std::optional<std::tuple<size_t, size_t, bool>> access_line(std::string_view s) 
 
 // Lines p2pBandwidthLatencyTest writes around its matrices (the peer-access lines are read
 // apart: they carry a fact).
+// nvbandwidth: "Running device_to_device_memcpy_read_ce." before a matrix, and the matrix's
+// sum after it ("SUM device_to_device_memcpy_read_ce 715.53": its cells, added).
+bool is_nvbandwidth_line(std::string_view s) {
+  if (!text::starts_with(s, "Running ") && !text::starts_with(s, "SUM ")) return false;
+  const auto t = text::words(s);
+  if (t.size() == 2 && t[0] == "Running")
+    return t[1].find('_') != std::string_view::npos && t[1].back() == '.';
+  return t.size() == 3 && t[0] == "SUM" && t[1].find('_') != std::string_view::npos &&
+         text::parse_double(t[2]).has_value();
+}
+
 bool is_tool_line(std::string_view s) {
   return text::starts_with(s, "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]") ||
          (text::starts_with(s, "Device: ") && contains(s, "pciBusID")) ||
@@ -90,8 +101,60 @@ void BandwidthMatrixScanner::close() {
   width_ = 0;
 }
 
+bool BandwidthMatrixScanner::take_bandwidth_test(std::string_view s, std::string_view origin,
+                                                 size_t line_no) {
+  // The banner, also when the paste cut its first bracket.
+  if (contains(s, "CUDA Bandwidth Test] - Starting")) {
+    close();
+    bwt_ = BandwidthTest{};
+    bwt_.active = true;
+    return true;
+  }
+  if (!bwt_.active) return false;
+  if (s == "Running on..." || s == "Quick Mode" || s == "Range Mode" || s == "Shmoo Mode" ||
+      s == "Result = PASS")
+    return true;
+  if (text::starts_with(s, "Device ") && contains(s, ": ")) {
+    bwt_.device = std::string(s.substr(0, 120));
+    return true;
+  }
+  for (std::string_view dir : {"Host to Device", "Device to Host", "Device to Device"})
+    if (text::starts_with(s, dir) && contains(s, " Bandwidth, ")) {
+      bwt_.direction = std::string(dir);
+      bwt_.to_gbs = 0;
+      return true;
+    }
+  for (std::string_view mem : {"PINNED", "PAGEABLE"})
+    if (text::starts_with(s, mem) && contains(s, "Memory Transfers")) {
+      bwt_.memory = std::string(mem);
+      return true;
+    }
+  if (text::starts_with(s, "Transfer Size (Bytes)")) {
+    bwt_.to_gbs = contains(s, "(GB/s)") ? 1.0 : contains(s, "(MB/s)") ? 1e-3 : 0.0;
+    return bwt_.to_gbs > 0;
+  }
+  const auto t = text::words(s);
+  const auto bytes = t.size() == 2 ? text::parse_u64(t[0]) : std::nullopt;
+  const auto bw = t.size() == 2 ? text::parse_double(t[1]) : std::nullopt;
+  if (bwt_.direction.empty() || bwt_.to_gbs <= 0 || !bytes || !bw || !(*bw >= 0)) {
+    bwt_.to_gbs = 0;  // the table ended: no later pair of numbers is one of its rows
+    return false;
+  }
+  BandwidthMatrix m;
+  m.kind = BandwidthMatrix::Kind::kBandwidth;
+  m.title = "bandwidthTest: " + bwt_.direction + ", " +
+            (bwt_.memory.empty() ? std::string("PINNED") : bwt_.memory) + ", " +
+            std::to_string(*bytes) + " bytes" +
+            (bwt_.device.empty() ? "" : " (" + bwt_.device + ")");
+  m.origin = std::string(origin) + ":" + std::to_string(line_no);
+  m.cells = {{*bw * bwt_.to_gbs}};
+  done_.push_back(std::move(m));
+  return true;
+}
+
 bool BandwidthMatrixScanner::take(std::string_view line, std::string_view origin, size_t line_no) {
   const std::string_view s = text::trim(line);
+  if (take_bandwidth_test(s, origin, line_no)) return true;
   if (auto m = title_of(s)) {
     close();
     cur_ = std::move(*m);
@@ -108,6 +171,10 @@ bool BandwidthMatrixScanner::take(std::string_view line, std::string_view origin
   }
   if (is_tool_line(s)) {
     p2p_test_ = true;
+    return true;
+  }
+  if (is_nvbandwidth_line(s)) {
+    close();
     return true;
   }
   if (!in_matrix_) return false;

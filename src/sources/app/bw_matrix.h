@@ -4,9 +4,11 @@
 //   "     0 911.08  20.10"
 // and "P2P Connectivity Matrix", "P2P=Disabled Latency Matrix (us)" (its "GPU"/"CPU" header rows),
 // nvbandwidth's "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)" with a header of column
-// numbers. Pure over lines: a title, a header, then rows of the header's width.
+// numbers; and bandwidthTest's host/device copy figures. Pure over lines: a title, a header,
+// then rows of the header's width.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +29,17 @@ class BandwidthMatrixScanner {
 
  private:
   void close();
+  // The CUDA sample bandwidthTest: "[CUDA Bandwidth Test] - Starting...", then per direction
+  // "Host to Device Bandwidth, 1 Device(s)", "PINNED Memory Transfers", a "Transfer Size
+  // (Bytes)  Bandwidth(MB/s)" header and "33554432  12150.7" rows. Each row is kept as a 1 x 1
+  // bandwidth matrix in GB/s titled by what it measured (direction, memory, size, device), so
+  // that runs of the same measurement carry the same title.
+  bool take_bandwidth_test(std::string_view s, std::string_view origin, size_t line_no);
+  struct BandwidthTest {
+    bool active = false;
+    std::string device, direction, memory;
+    double to_gbs = 0;  // the header's unit in GB/s; 0 until a header is read
+  } bwt_;
   std::vector<BandwidthMatrix> done_;
   BandwidthMatrix cur_;
   bool in_matrix_ = false;

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "sources/smi/text_util.h"
+
 namespace gw {
 
 namespace {
@@ -49,12 +51,33 @@ struct Form {
 // First match wins: the specific keys before the generic "Data"/"Time" pair.
 constexpr Form kForms[] = {
     {"load_data_time", "train_step_time", true},  // scripts that time the two parts
+    {"data_time", "iter_time", false},            // YOLOX: "iter_time: 8.711s, data_time: ..."
     {"data_time", "time", false},                 // mmcv / mmdetection / detectron2
     {"DataLoadingTime", "Time", true},            // Lua Torch imagenet-multiGPU
     {"Data", "Time", false},  // PyTorch's ImageNet example, timm: "Time  0.355 ( 0.563)  Data ..."
     {"data", "time", false,
      "eta:"},  // torchvision references' MetricLogger: "time: 2.54  data: 0.03"
 };
+
+// "N/" at `p` (spaces allowed before N): N, else nullopt.
+std::optional<uint64_t> count_at(std::string_view s, size_t p) {
+  while (p < s.size() && s[p] == ' ') ++p;
+  size_t used = 0;
+  const uint64_t n = text::leading_digits(s.substr(p), used);
+  if (used == 0 || used > 12 || p + used >= s.size() || s[p + used] != '/') return std::nullopt;
+  return n;
+}
+
+// The iteration a line reports: "iter: 240/983" (YOLOX, mmcv's "Iter [240/983]"), else the
+// first "[N/M" bracket ("Epoch: [3][ 40/5005]", "[ 103/5005]", "[ 100/1251 (  8%)]").
+std::optional<uint64_t> step_index(std::string_view s) {
+  for (std::string_view key : {"iter: ", "iter ", "Iter ["})
+    if (const size_t p = s.find(key); p != std::string_view::npos)
+      if (auto n = count_at(s, p + key.size())) return n;
+  for (size_t b = s.find('['); b != std::string_view::npos; b = s.find('[', b + 1))
+    if (auto n = count_at(s, b + 1)) return n;
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -67,9 +90,9 @@ std::optional<StepTimingLine> parse_step_timing(std::string_view s) {
     if (!wait) continue;
     const auto step = value_of(s, f.step_key);
     if (!step) continue;
-    if (f.apart) return StepTimingLine{*wait, *wait + *step};
+    if (f.apart) return StepTimingLine{*wait, *wait + *step, step_index(s)};
     if (*step <= 0 || *wait > *step * 1.01) return std::nullopt;  // a wait longer than its step
-    return StepTimingLine{*wait, *step};
+    return StepTimingLine{*wait, *step, step_index(s)};
   }
   return std::nullopt;
 }
@@ -80,6 +103,15 @@ void StepTimingSum::add(const StepTimingLine& t, std::string_view origin, size_t
     m_.framework = "training";
     m_.first_wait_s = t.wait_s;
     m_.first_step_s = t.step_s;
+  }
+  // The first step read carries the loader's start-up (the rule sets it apart) unless the log
+  // shows it is not the run's first: an iteration beyond the logging interval (a log cut in
+  // the middle of an epoch). Then nothing is set apart.
+  if (m_.steps == 0) first_index_ = t.index;
+  if (m_.steps == 1 && first_index_ && t.index && *t.index > *first_index_ &&
+      *first_index_ > *t.index - *first_index_) {
+    m_.first_wait_s = 0;
+    m_.first_step_s = 0;
   }
   ++m_.steps;
   m_.data_wait_s += t.wait_s;

@@ -9,6 +9,7 @@
 // Pure over text; the capture reader sums the lines of one input (StepTimingSum).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -19,6 +20,8 @@ namespace gw {
 struct StepTimingLine {
   double wait_s = 0;  // waiting for the batch
   double step_s = 0;  // the whole step, the wait included
+  // The iteration the line reports, when it says ("iter: 240/983", "[ 40/5005]").
+  std::optional<uint64_t> index;
 };
 
 // Cheap on other lines: one substring search before anything else.
@@ -33,6 +36,7 @@ class StepTimingSum {
 
  private:
   AppMessage m_;
+  std::optional<uint64_t> first_index_;
 };
 
 }  // namespace gw

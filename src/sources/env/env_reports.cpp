@@ -237,8 +237,57 @@ bool EnvReader::take_device_query(std::string_view s, HostFacts& f) {
 bool EnvReader::take(std::string_view line, HostFacts& f) {
   const std::string_view s = text::trim(line);
   if (s.empty()) return false;
-  return take_issue_template(s, f) || take_device_query(s, f) || take_driver_tools(s, f) ||
-         take_collect_env_line(s, f);
+  return take_issue_template(s, f) || take_device_query(s, f) || take_nvbandwidth(s, f) ||
+         take_driver_tools(s, f) || take_collect_env_line(s, f);
+}
+
+namespace {
+
+// CUDA's integer version, as cudaRuntimeGetVersion gives it: 12040 -> "12.4".
+std::optional<std::string> cuda_int_version(std::string_view v) {
+  const auto n = text::parse_u64(text::trim(v));
+  if (!n || *n < 1000 || *n > 99990) return std::nullopt;
+  return std::to_string(*n / 1000) + "." + std::to_string(*n % 1000 / 10);
+}
+
+}  // namespace
+
+// nvbandwidth's header: its version, the CUDA runtime and driver it ran with (as integers),
+// the driver, and one "Device N: name (bus)" line per GPU; its notes are its own prose.
+bool EnvReader::take_nvbandwidth(std::string_view s, HostFacts& f) {
+  if (text::starts_with(s, "nvbandwidth Version:")) {
+    in_nvbandwidth_ = true;
+    saw("nvbandwidth");
+    return true;
+  }
+  if (!in_nvbandwidth_) return false;
+  if (text::starts_with(s, "Built from Git version:") || text::starts_with(s, "NOTE: ") ||
+      text::starts_with(s, "Additional system-specific tuning") ||
+      text::starts_with(s, "Performance can vary with"))
+    return true;
+  if (text::starts_with(s, "CUDA Runtime Version:")) {
+    if (auto v = cuda_int_version(s.substr(21)))
+      f.cuda_toolkits.push_back({origin_ + " (nvbandwidth)", *v});
+    return true;
+  }
+  if (text::starts_with(s, "CUDA Driver Version:")) {
+    if (auto v = cuda_int_version(s.substr(20))) f.smi_cuda_version = v;
+    return true;
+  }
+  if (text::starts_with(s, "Driver Version:")) {
+    if (auto v = version_token(s, 15)) f.smi_driver_version = v;
+    return true;
+  }
+  // "Device 0: NVIDIA RTX A6000 (00000000:01:00)".
+  if (text::starts_with(s, "Device ") && s.find(": ") != std::string_view::npos &&
+      s.back() == ')') {
+    const size_t colon = s.find(": ");
+    const size_t paren = s.rfind(" (");
+    if (paren != std::string_view::npos && paren > colon)
+      f.gpu_models.emplace_back(s.substr(colon + 2, paren - colon - 2));
+    return true;
+  }
+  return false;
 }
 
 // /proc/driver/nvidia/version, nvcc -V, the nvidia-smi banner and nvidia-smi -L.

@@ -33,6 +33,7 @@ class EnvReader {
   bool take_issue_template(std::string_view s, HostFacts& facts);
   bool take_device_query(std::string_view s, HostFacts& facts);
   bool take_driver_tools(std::string_view s, HostFacts& facts);
+  bool take_nvbandwidth(std::string_view s, HostFacts& facts);
   bool take_collect_env_line(std::string_view s, HostFacts& facts);
   void saw(const char* what);
 
@@ -42,6 +43,7 @@ class EnvReader {
   bool in_gpu_list_ = false;
   bool in_cpu_block_ = false;
   bool in_nvcc_ = false;
+  bool in_nvbandwidth_ = false;   // after nvbandwidth's "nvbandwidth Version:" banner
   bool in_device_query_ = false;  // after deviceQuery's "Detected N CUDA Capable device(s)"
 };
 

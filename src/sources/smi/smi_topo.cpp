@@ -136,6 +136,9 @@ Result<Topology> parse_smi_topo(std::string_view text, std::string_view origin) 
                         "expected " + std::to_string(ndev) + " link cells after '" + c.front() +
                             "' (header at line " + std::to_string(header_line) + ")",
                         std::string(origin) + ":" + std::to_string(rd.line_no()));
+    // Older drivers wrote "SOC" for a path across CPU sockets where today's write "SYS".
+    for (auto& cell : c)
+      if (cell == "SOC") cell = "SYS";
     const auto first = c.begin() + 1;
     if (nic_row) {
       topo.nic_links.emplace_back(first + static_cast<ptrdiff_t>(ngpu),
