@@ -187,9 +187,15 @@ void rule_driver_gsp_timeout(const DiagnoseContext& c, Findings& out) {
       if (o.kind == EventKind::kXid && gpu_key(c, o, m) == g.key) xid = true;
     }
     if (!xid) ev.push_back("no Xid on this GPU in the log");
+    const bool heartbeat = std::any_of(g.events.begin(), g.events.end(), [](const Event* e) {
+      return e->message.find("eartbeat timed out") != std::string::npos;
+    });
     out.push_back(make_driver_finding(
         "driver.gsp_timeout", Severity::kWarning, g,
-        fmt::format("GSP firmware heartbeat timed out on {}", g.who()), std::move(ev),
+        (heartbeat ? "GSP firmware heartbeat timed out on "
+                   : "GSP firmware did not answer a driver call in time on ") +
+            g.who(),
+        std::move(ev),
         "A driver/GSP-firmware problem, not a hardware verdict: update to a newer driver branch "
         "and report it to NVIDIA with nvidia-bug-report.sh. Watch for Xid 119/154 or the GPU "
         "falling off the bus; if the GPU stops answering, reset it or reboot. Around suspend or "

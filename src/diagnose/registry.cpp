@@ -855,13 +855,15 @@ constexpr std::array kRules = {
              rule_driver_open_modules_required},
     RuleInfo{"driver.reset_required", "kernel", S::kCritical, "GPU needs a reset, with no Xid",
              "NV_ERR_RESET_REQUIRED, 'Reset required' assertions, 'GspRmAlloc failed', 'needs to "
-             "be reset' lines on a GPU that has no Xid in the log (with an Xid, that finding "
-             "quotes them).",
+             "be reset', 'Memory Subsystem Error detected' lines on a GPU that has no Xid in the "
+             "log (with an Xid, that finding quotes them).",
              "Stop its jobs and reset the GPU (sudo nvidia-smi -r -i <gpu>) or reboot.",
              rule_driver_reset_required},
-    RuleInfo{"driver.gsp_timeout", "kernel", S::kWarning, "GSP firmware heartbeat timed out",
+    RuleInfo{"driver.gsp_timeout", "kernel", S::kWarning, "GSP firmware heartbeat or RPC timed out",
              "'Heartbeat timed out' / 'GSP RM heartbeat timed out' lines per GPU, with the "
-             "heartbeat counter, the time since the last beat and the assertions beside them.",
+             "heartbeat counter, the time since the last beat and the assertions beside them; "
+             "the driver's '_kgspLogRpcTimeout: *** GSP Timeout ***' report of an RPC the "
+             "firmware did not answer.",
              "Update the driver and report it (nvidia-bug-report.sh); watch for Xid 119/154 or "
              "GPU loss; reset or reboot if the GPU stops answering.",
              rule_driver_gsp_timeout},

@@ -190,6 +190,25 @@ TEST(Coverage, ContextLinesWithoutTheirMessageAreNeverHealthy) {
   }
 }
 
+// Driver lines that say a GPU cannot go on (capture 469's memory-subsystem error and GSP RPC
+// timeout; a GPU the driver calls lost): alone, in any prefix, never HEALTHY.
+TEST(Coverage, GspTimeoutMemsysErrorAndLostGpuAreNeverHealthy) {
+  for (const std::string body :
+       {"NVRM: GPU6 kgmmuCheckMemSubsysError_IMPL: Memory Subsystem Error detected. "
+        "kbusSendSysmembarSingle failed.",
+        "NVRM: GPU6 _kgspLogRpcTimeout: ********************************* GSP Timeout "
+        "**********************************",
+        "NVRM: nvCheckOkFailedNoLog: GPU lost from the bus [NV_ERR_GPU_IS_LOST]"}) {
+    for (const std::string& text :
+         {"[   84.300480] " + body + "\n", "Nov 15 05:39:15 node7 kernel: " + body + "\r\n",
+          "  " + body + "\n"}) {
+      const cli::DoctorRun run = doctor("driver.log", text);
+      EXPECT_NE(cli::doctor_exit_code(run), cli::kDoctorHealthy) << text;
+      EXPECT_FALSE(run.findings.empty()) << text;
+    }
+  }
+}
+
 // ---- DCGM (fixtures 200-209): the class of each capture ----
 
 bool has(const cli::DoctorRun& run, const std::string& code, std::optional<unsigned> gpu) {

@@ -140,6 +140,22 @@ TEST(KernelLogPrefix, JournalNoHostnameIndented130) {
   EXPECT_EQ(e.time_in_year_ms, in_year(59, 21, 21, 42, 1));
 }
 
+// GSP and memory-subsystem wordings (capture 469, an H100 at boot) and the driver's own word
+// that the GPU is gone (an RTX A6000 host's notes, a public repository).
+TEST(KernelLogPrefix, GspRpcTimeoutMemsysErrorAndGpuLost) {
+  const Event memsys = one(
+      "[   84.300480] NVRM: GPU6 kgmmuCheckMemSubsysError_IMPL: Memory Subsystem Error detected. "
+      "kbusSendSysmembarSingle failed.");
+  EXPECT_EQ(memsys.driver_kind, DriverMessageKind::kResetRequired);
+  EXPECT_EQ(memsys.driver_gpu, 6u);
+  const Event rpc = one(
+      "[   84.300488] NVRM: GPU6 _kgspLogRpcTimeout: ********************************* GSP Timeout "
+      "**********************************");
+  EXPECT_EQ(rpc.driver_kind, DriverMessageKind::kGspTimeout);
+  const Event lost = one("NVRM: nvCheckOkFailedNoLog: GPU lost from the bus [NV_ERR_GPU_IS_LOST]");
+  EXPECT_EQ(lost.kind, EventKind::kFallenOffBus);
+}
+
 // journalctl -o short-precise (microseconds): https://github.com/Neroued/ninfer/issues/12
 TEST(KernelLogPrefix, JournalShortPrecise) {
   kmsg::LogPrefix p;

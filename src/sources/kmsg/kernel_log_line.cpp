@@ -222,7 +222,9 @@ void classify_driver_text(std::string_view t, Event& ev) {
   using K = DriverMessageKind;
   if (has(t, "requires use of the NVIDIA open kernel modules"))
     return set_driver(ev, K::kOpenModulesRequired);
-  if (has(t, "fallen off the bus")) {
+  // "fallen off the bus", and the driver's own word that the GPU is gone
+  // ("nvAssertOkFailedNoLog: ... NV_ERR_GPU_IS_LOST").
+  if (has(t, "fallen off the bus") || has(t, "NV_ERR_GPU_IS_LOST")) {
     ev.kind = EventKind::kFallenOffBus;
     ev.driver_kind.reset();
     ev.code.reset();
@@ -230,10 +232,15 @@ void classify_driver_text(std::string_view t, Event& ev) {
   }
   if (has(t, "RmInitAdapter failed") || has(t, "rm_init_adapter failed"))
     return set_driver(ev, K::kInitFailed);
+  // A memory-subsystem error (the sysmembar did not complete): the GPU cannot go on unreset.
   if (has(t, "NV_ERR_RESET_REQUIRED") || has(t, "Reset required") || has(t, "GspRmAlloc failed") ||
-      has(t, "needs to be reset") || has(t, "need to be reset"))
+      has(t, "needs to be reset") || has(t, "need to be reset") ||
+      has(t, "Memory Subsystem Error detected"))
     return set_driver(ev, K::kResetRequired);
-  if (has(t, "eartbeat timed out")) return set_driver(ev, K::kGspTimeout);
+  // GSP firmware stopped answering: its heartbeat, or an RPC (the banner the driver prints
+  // before the Xid 119 it logs for it).
+  if (has(t, "eartbeat timed out") || has(t, "_kgspLogRpcTimeout") || has(t, "GSP Timeout *"))
+    return set_driver(ev, K::kGspTimeout);
   if (has(t, "API mismatch")) return set_driver(ev, K::kApiMismatch);
   if (has(t, "probe routine was not called") || has(t, "probe routine failed") ||
       has(t, "No NVIDIA graphics adapter") || has(t, "No NVIDIA GPU found") ||
