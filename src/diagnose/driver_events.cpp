@@ -150,6 +150,49 @@ void rule_driver_reset_required(const DiagnoseContext& c, Findings& out) {
   }
 }
 
+// Driver assertions are context of the errors they come with; on a GPU where nothing else
+// went wrong they are still the driver saying something failed ("Cannot initialize GSP
+// firmware RM", "kgspInitRm_IMPL: unexpected WPR2 already up"), never a healthy log.
+void rule_driver_assertion(const DiagnoseContext& c, Findings& out) {
+  if (!any_driver_event(c, K::kDriverAssert)) return;
+  const DriverGpuMap m = driver_gpu_map(c);
+  std::set<std::string> explained;
+  bool any_error = false;
+  // What the assertions may be the context of: GPU errors, and the driver's other failures
+  // (API mismatch, no device probed, a fault in its module, open modules required).
+  const auto explains = [](const Event& e) {
+    if (is_gpu_error(e)) return true;
+    if (e.kind != EventKind::kDriverMessage || !e.driver_kind) return false;
+    switch (*e.driver_kind) {
+      case K::kApiMismatch:
+      case K::kNoDeviceProbed:
+      case K::kKernelFault:
+      case K::kKernelWarning:
+      case K::kOpenModulesRequired:
+        return true;
+      default:
+        return false;
+    }
+  };
+  for (const Event& e : c.obs.events) {
+    if (!explains(e)) continue;
+    any_error = true;
+    explained.insert(gpu_key(c, e, m));
+  }
+  for (const DriverGroup& g : driver_groups(c, m, K::kDriverAssert)) {
+    // An assertion naming no GPU beside any GPU error is that error's context.
+    if (explained.count(g.key) || (g.key.empty() && any_error)) continue;
+    std::vector<std::string> ev = g.summary();
+    ev.push_back("no Xid, reset request or GSP timeout on this GPU in the log");
+    out.push_back(make_driver_finding(
+        "driver.assertion", Severity::kWarning, g,
+        fmt::format("The NVIDIA driver failed an internal check on {}", g.who()), std::move(ev),
+        "Read the lines: a failed GSP start ('Cannot initialize GSP', 'WPR2 already up') needs a "
+        "GPU reset (sudo nvidia-smi -r) or a reboot, not a driver reload; otherwise watch for "
+        "Xids on this GPU, update the driver and send nvidia-bug-report.sh to NVIDIA."));
+  }
+}
+
 void rule_driver_gsp_timeout(const DiagnoseContext& c, Findings& out) {
   if (!any_driver_event(c, K::kGspTimeout)) return;
   const DriverGpuMap m = driver_gpu_map(c);

@@ -867,6 +867,14 @@ constexpr std::array kRules = {
              "Update the driver and report it (nvidia-bug-report.sh); watch for Xid 119/154 or "
              "GPU loss; reset or reboot if the GPU stops answering.",
              rule_driver_gsp_timeout},
+    RuleInfo{"driver.assertion", "kernel", S::kWarning,
+             "The driver failed an internal check on a GPU with no other error",
+             "nvAssertFailedNoLog / nvCheckFailedNoLog, 'Cannot initialize GSP firmware RM', "
+             "kgspInitRm and GSP boot lines on a GPU (or naming none) where the log shows no "
+             "Xid, reset request, GSP timeout or lost GPU (with one, that finding quotes them).",
+             "A failed GSP start needs a GPU reset or a reboot; otherwise watch the GPU for Xids, "
+             "update the driver and report it with nvidia-bug-report.sh.",
+             rule_driver_assertion},
     RuleInfo{"driver.api_mismatch", "kernel", S::kCritical,
              "Driver user-space and kernel module versions differ (NVRM API mismatch)",
              "The multi-line 'NVRM: API mismatch: the client has the version X ... this kernel "

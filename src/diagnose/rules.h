@@ -102,6 +102,7 @@ void rule_driver_init_failed(const DiagnoseContext& c, Findings& out);
 void rule_driver_open_modules_required(const DiagnoseContext& c, Findings& out);
 void rule_driver_reset_required(const DiagnoseContext& c, Findings& out);
 void rule_driver_gsp_timeout(const DiagnoseContext& c, Findings& out);
+void rule_driver_assertion(const DiagnoseContext& c, Findings& out);
 void rule_driver_kernel_fault(const DiagnoseContext& c, Findings& out);
 void rule_driver_kernel_warning(const DiagnoseContext& c, Findings& out);
 void rule_driver_api_mismatch(const DiagnoseContext& c, Findings& out);

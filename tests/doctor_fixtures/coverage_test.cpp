@@ -217,6 +217,22 @@ bool has(const cli::DoctorRun& run, const std::string& code, std::optional<unsig
   return false;
 }
 
+// Driver assertions are context of the errors beside them (capture 323's GSP start failure
+// comes with "RmInitAdapter failed!"); alone they are a warning of their own, never HEALTHY.
+TEST(Coverage, DriverAssertionsAloneAreAWarningAndBesideTheirErrorContext) {
+  const std::string asserts =
+      "[  463.505116] NVRM kgspInitRm_IMPL: missing NVDEC0 engine, cannot initialize GSP-RM\n"
+      "[  463.505120] NVRM RmInitAdapter: Cannot initialize GSP firmware RM\n";
+  const cli::DoctorRun alone = doctor("asserts.log", asserts);
+  EXPECT_EQ(cli::doctor_exit_code(alone), cli::kDoctorWarning);
+  EXPECT_TRUE(has(alone, "driver.assertion", std::nullopt));
+  const cli::DoctorRun with = doctor(
+      "with.log",
+      asserts + "[  463.506007] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x63:0x56:1689)\n");
+  EXPECT_FALSE(has(with, "driver.assertion", std::nullopt));
+  EXPECT_NE(cli::doctor_exit_code(with), cli::kDoctorHealthy);
+}
+
 std::vector<std::pair<std::string, std::string>> class_variants(const std::string& text) {
   std::string indented, crlf;
   for (const auto& l : lines_of(text)) {
