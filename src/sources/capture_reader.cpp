@@ -184,7 +184,8 @@ void Reader::not_understood(size_t line_no, std::string_view line) {
   // Context lines come back late (AppScanner), so the first is the smallest, not the first seen.
   if (!cov_.first_not_understood_line || line_no < *cov_.first_not_understood_line)
     cov_.first_not_understood_line = line_no;
-  if (names_gpu_stack(line)) gpu_unread(line_no, line);
+  if (names_gpu_stack(line) && !capture_text::is_decorative_prose(text::trim(line)))
+    gpu_unread(line_no, line);
 }
 
 // A GPU line nothing read: listed with its text (the first few), always weighed.

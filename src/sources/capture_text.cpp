@@ -310,6 +310,11 @@ bool is_prompt(std::string_view t) {
 
 bool is_command_echo(std::string_view t) {
   if (text::starts_with(t, "```")) return true;
+  // A query command cut at its start ("gpu=memory.total,... --format=csv,noheader"): its field
+  // list and options, no output.
+  if (t.find(" --format=csv") != std::string_view::npos && t.find(", ") == std::string_view::npos &&
+      (t.find("--query-") != std::string_view::npos || text::starts_with(t, "gpu=")))
+    return true;
   if (text::starts_with(t, "sudo ")) t = text::trim(t.substr(5));
   for (std::string_view cmd : {"nvidia-smi", "dcgmi", "nvcc", "dmesg", "journalctl", "systemctl",
                                "nvidia-bug-report.sh", "lspci", "nvidia-debugdump"}) {
@@ -319,6 +324,54 @@ bool is_command_echo(std::string_view t) {
     if (rest.empty() || (rest.front() == ' ' && rest.find(": ") == std::string_view::npos))
       return true;
   }
+  return false;
+}
+
+namespace {
+
+// Words that make a sentence a report of trouble, lowered (matched at a word's start); a line
+// holding one is never decoration.
+constexpr std::array<std::string_view, 38> kTroubleWords = {
+    "error",  "fail",     "fault",   "lost",     "timeout", "timed out",  "xid",     "unable",
+    "cannot", "can't",    "not ",    "no ",      "crash",   "hang",       "stuck",   "slow",
+    "thrott", "degrad",   "warn",    "critical", "panic",   "oops",       "bug",     "mismatch",
+    "unsupp", "insuffic", "kill",    "oom",      "memory",  "reset",      "nothing", "missing",
+    "wrong",  "broken",   "problem", "issue",    "hot",     "off the bus"};
+
+}  // namespace
+
+bool is_decorative_prose(std::string_view t) {
+  if (t.size() < 12 || t.size() > 200) return false;
+  size_t letters = 0, words = 0;
+  bool in_word = false;
+  for (const char c : t) {
+    if (is_digit(c)) return false;  // a figure is a value someone may need read
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    letters += letter ? 1 : 0;
+    if (letter && !in_word) ++words;
+    in_word = letter || c == '-' || c == '\'';
+  }
+  if (words < 3 || letters * 10 < t.size() * 6) return false;  // mostly words
+  // At the start of a word: "hang" is trouble, "changed" is not.
+  const std::string low = text::ascii_lower(t);
+  for (std::string_view w : kTroubleWords)
+    for (size_t p = low.find(w); p != std::string::npos; p = low.find(w, p + 1))
+      if (p == 0 || !(low[p - 1] >= 'a' && low[p - 1] <= 'z')) return false;
+  // A banner: words between runs of '=', '#', '*' or '-'.
+  const auto rule_char = [](char c) { return c == '=' || c == '#' || c == '*' || c == '-'; };
+  if (rule_char(t.front()) && rule_char(t.back())) return true;
+  // A sentence: a capital or a quote first, no "key: value" or "NVRM" of a tool's line.
+  const char first = t.front();
+  if (!((first >= 'A' && first <= 'Z') || first == '`' || first == '"')) return false;
+  if (t.find("NVRM") != std::string_view::npos) return false;
+  const size_t colon = t.find(": ");
+  if (colon != std::string_view::npos && colon + 2 < t.size()) return false;
+  // A person speaking, not a tool's status line ("Mounting NVIDIA driver rootfs..."): the
+  // words people use around what they paste.
+  for (std::string_view w : {"i ", "i'", "my ", "me ", "we ", "our ", "you", "here", "below",
+                             "following", "attached", "this is", "output"})
+    for (size_t p = low.find(w); p != std::string::npos; p = low.find(w, p + 1))
+      if (p == 0 || !(low[p - 1] >= 'a' && low[p - 1] <= 'z')) return true;
   return false;
 }
 

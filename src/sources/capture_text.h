@@ -30,6 +30,10 @@ bool is_prompt(std::string_view trimmed);
 // A command typed without its prompt ("nvidia-smi -q", "dcgmi diag -r 2", "sudo dmesg", a
 // markdown fence "```"): it names what follows, nothing to judge.
 bool is_command_echo(std::string_view trimmed);
+// A person's words around a paste that judge nothing: a sentence with no number and no word of
+// trouble ("When upgrading my nvidia drivers, I noticed that the output changed:"), or a banner
+// ("=== NVIDIA GPU report ==="). It names the GPU stack without being a GPU line nobody read.
+bool is_decorative_prose(std::string_view trimmed);
 bool is_date_line(std::string_view trimmed);  // "Tue Dec  1 08:14:02 2026" (nvidia-smi, date)
 // Only a process tag, the rest of the line empty: Ray's "(pid=909608) " before an empty line
 // of that worker's output, "(RayTrainWorker pid=12, ip=10.0.0.2)". Read as a blank line.

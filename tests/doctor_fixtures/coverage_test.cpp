@@ -154,6 +154,20 @@ TEST(Coverage, OneDecorativeLineDoesNotMakeACompleteDiagnosisIncomplete) {
     EXPECT_EQ(cli::doctor_exit_code(run), cli::kDoctorHealthy) << deco;
     EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 0u) << deco;
   }
+  // A person's sentence or a banner naming the GPU stack is decoration too; a sentence that
+  // reports trouble, or a tool's own status line, is a GPU line nobody read.
+  for (const char* deco : {"Here is my nvidia-smi output:\n", "=== NVIDIA GPU report ===\n",
+                           "When upgrading my nvidia drivers, I noticed that the output "
+                           "`nvidia-smi` changed:\n"}) {
+    const cli::DoctorRun run = doctor("deco.txt", deco + table);
+    EXPECT_EQ(cli::doctor_exit_code(run), cli::kDoctorHealthy) << deco;
+  }
+  for (const char* said :
+       {"My nvidia GPU hangs after an hour, output below:\n", "Mounting NVIDIA driver rootfs...\n",
+        "Here is my nvidia-smi output after 3 days:\n"}) {
+    const cli::DoctorRun run = doctor("said.txt", said + table);
+    EXPECT_EQ(cli::doctor_exit_code(run), cli::kDoctorIncomplete) << said;
+  }
   // Many lines of prose that name no GPU still weigh: most of the input was not read.
   std::string prose;
   for (int i = 0; i < 40; ++i)
