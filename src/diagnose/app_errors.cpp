@@ -221,6 +221,22 @@ OomCause cause_beyond_reclaimable(const AppMessage& m, const OomFigures& f, cons
               kShrinkRemedy};
 }
 
+// The message says more is free than was asked for, and the allocation still failed: the free
+// memory is in pieces none of which holds the request, or it was taken between the report and
+// the allocation (another process), or the display driver holds it back (Windows WDDM).
+OomCause cause_free_exceeds_request(const AppMessage& m, std::vector<std::string>& ev) {
+  ev.push_back(fmt::format("{} free >= {} requested: not a shortage of memory in all",
+                           bytes_text(*m.free_bytes), bytes_text(*m.tried_bytes)));
+  return {fmt::format("CUDA out of memory{}: the request ({}) is smaller than the free memory "
+                      "({}), which is split or not the job's to take",
+                      gpu_words(m), bytes_text(*m.tried_bytes), bytes_text(*m.free_bytes)),
+          "Free memory is in pieces none of which holds the request, or another process took it "
+          "first, or (Windows, WSL) the display driver holds part back: "
+          "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (older PyTorch: "
+          "max_split_size_mb:128) lets the allocator use the pieces; check nvidia-smi for "
+          "other processes on the GPU; lower the peak (a smaller batch) if it persists."};
+}
+
 OomCause cause_working_set(const AppMessage& m, const OomFigures& f, const OomFacts& k,
                            std::vector<std::string>& ev) {
   if (k.others && f.total)
@@ -246,6 +262,7 @@ OomCause oom_cause(const AppMessage& m, const OomFigures& f, const OomFacts& k,
   if (k.fragmented && f.tried && *f.tried <= k.reclaimable) return cause_fragmented(m, f, k, ev);
   if (f.tried && f.free && *f.tried > k.reclaimable && f.unallocated)
     return cause_beyond_reclaimable(m, f, k, ev);
+  if (f.tried && f.free && *f.free >= *f.tried) return cause_free_exceeds_request(m, ev);
   return cause_working_set(m, f, k, ev);
 }
 

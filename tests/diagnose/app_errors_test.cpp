@@ -77,6 +77,32 @@ TEST(AppCudaOom, OwnWorkingSetDoesNotFit) {
   EXPECT_EQ(x->title.find("other processes"), std::string::npos);
 }
 
+// Capture 456 (PyTorch 1.x wording): 3.03 GiB free and a 2.26 GiB request failed all the same.
+// Not a working set too large: the free memory is in pieces, or not the job's to take. With
+// less free than asked, the same figures stay the working set's.
+TEST(AppCudaOom, FreeMemoryAboveTheRequestIsNotCalledAShortage) {
+  AppMessage m = msg(AppMessageKind::kCudaOutOfMemory,
+                     "CUDA out of memory. Tried to allocate 2.26 GiB (GPU 0; 6.00 GiB total "
+                     "capacity; 781.59 MiB already allocated; 3.03 GiB free; 1.24 GiB reserved in "
+                     "total by PyTorch)",
+                     "pytorch");
+  m.gpu_index = 0;
+  m.tried_bytes = gib(2.26);
+  m.total_bytes = gib(6.00);
+  m.allocated_bytes = mib(781.59);
+  m.free_bytes = gib(3.03);
+  m.reserved_bytes = gib(1.24);
+  const auto x = find(diagnose(with({m})), "memory.cuda_oom");
+  ASSERT_TRUE(x);
+  EXPECT_NE(x->title.find("smaller than the free memory (3.03 GiB)"), std::string::npos)
+      << x->title;
+  EXPECT_NE(x->remedy.find("expandable_segments"), std::string::npos);
+  m.free_bytes = gib(1.03);
+  const auto y = find(diagnose(with({m})), "memory.cuda_oom");
+  ASSERT_TRUE(y);
+  EXPECT_EQ(y->title.find("smaller than the free memory"), std::string::npos) << y->title;
+}
+
 TEST(AppCudaOom, RequestLargerThanFreePlusCachedIsNotCalledFragmentation) {
   // Fixture 102: 22.78 GiB request, 12.73 GiB free + 9.35 GiB cached = 22.08 GiB.
   AppMessage m = oom_100();
