@@ -149,7 +149,9 @@ void rule_gpu_reading_failed(const DiagnoseContext& c, Findings& out) {
     std::vector<std::string> ev;
     for (size_t i = 0; i < g.failed_readings.size() && i < 8; ++i)
       ev.push_back("printed instead of a value: " + g.failed_readings[i]);
-    ev.push_back(fmt::format("in {}", share_text(g.samples_with_failures, g.accesses.size())));
+    // share_text says "in the snapshot" for one snapshot, "3 of 10 samples (30%)" for more.
+    const std::string share = share_text(g.samples_with_failures, g.accesses.size());
+    ev.push_back(g.accesses.size() <= 1 ? share : "in " + share);
     if (!most)
       ev.push_back(
           "the GPU's other readings are values: one sensor or one query failed, not the "

@@ -171,7 +171,12 @@ Finding arch_finding(const DiagnoseContext& c, const ArchCase& a) {
                         "torch.cuda.get_arch_list()), then install a build made with a CUDA "
                         "toolkit that supports it, or rebuild with -gencode for it.");
   }
-  const bool too_old = a.min_cc && *a.cc < *a.min_cc;
+  // Too old: the build says its minimum is above the GPU's, or (no minimum stated) the GPU's
+  // architecture is older than CUDA 9, which every framework build of recent years targets:
+  // such a build left the architecture out on purpose, and no "newer build" brings it back.
+  const ArchRow* row = arch_row(*a.cc);
+  const bool predates_builds = row && std::stod(std::string(row->first_cuda)) < 9.0;
+  const bool too_old = a.min_cc ? *a.cc < *a.min_cc : predates_builds;
   const std::string title =
       too_old ? fmt::format("{} no longer supports {} (compute capability {})", fw,
                             gpu.empty() ? "this GPU" : gpu, cc_text(*a.cc))

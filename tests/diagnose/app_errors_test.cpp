@@ -438,3 +438,38 @@ TEST(NcclSettings, TwoNetworksAreAMismatch) {
 
 }  // namespace
 }  // namespace gw
+
+namespace gw {
+namespace {
+
+AppMessage arch(unsigned cc, std::string gpu) {
+  AppMessage m;
+  m.kind = AppMessageKind::kArchUnsupported;
+  m.framework = "pytorch";
+  m.compute_capability = cc;
+  m.detail = std::move(gpu);
+  m.text = "no kernel image is available for execution on the device";
+  m.origin = "app.log:1";
+  return m;
+}
+
+// Capture 316: a GTX 650 (sm_30) under a PyTorch that no longer builds for it, with no minimum
+// stated. Every framework build of recent years uses a CUDA that supports sm_30 when asked: the
+// build left it out, so the advice is an older release or a source build, never a "CUDA 4.2"
+// wheel index that does not exist. An Ampere GPU without a minimum stays the newer-build case.
+TEST(ArchUnsupported, AGpuOlderThanEveryBuildIsTooOldNotABuildTooOld) {
+  Observation o;
+  o.app_messages = {arch(30, "GeForce GTX 650")};
+  const auto old = test::find(diagnose(o), "cuda.arch_unsupported");
+  ASSERT_TRUE(old);
+  EXPECT_NE(old->title.find("no longer supports GeForce GTX 650"), std::string::npos) << old->title;
+  EXPECT_NE(old->remedy.find("dropped compute capability 3.0"), std::string::npos) << old->remedy;
+  EXPECT_EQ(old->remedy.find("index-url"), std::string::npos) << old->remedy;
+  o.app_messages = {arch(86, "NVIDIA GeForce RTX 3090")};
+  const auto newer = test::find(diagnose(o), "cuda.arch_unsupported");
+  ASSERT_TRUE(newer);
+  EXPECT_NE(newer->remedy.find("whl/cu111"), std::string::npos) << newer->remedy;
+}
+
+}  // namespace
+}  // namespace gw
