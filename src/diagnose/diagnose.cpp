@@ -1,15 +1,50 @@
 #include "diagnose/diagnose.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <string_view>
 
 #include "diagnose/context.h"
 
 namespace gw {
 
+namespace {
+
+// A fault of the GPU's health (not the job's, not the host's) beside a DCGM part of the same
+// capture that said all was well: the two disagree.
+bool gpu_health_fault(const Finding& f) {
+  if (f.severity < Severity::kWarning || f.code.rfind("dcgm.", 0) == 0) return false;
+  if (f.gpu) return true;
+  for (std::string_view p : {"xid.", "gpu.", "ecc.", "pcie.", "nvlink.", "driver.", "fabric"})
+    if (f.code.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+// Where two parts of a capture disagree, the fault wins and the report says which part said
+// what: each GPU fault names the DCGM health report or passing diagnostic of its GPU (or of
+// every GPU) that the capture also holds. DCGM's own findings say it themselves (dcgm.cpp).
+void name_the_all_clear(const Observation& obs, std::vector<Finding>& out) {
+  for (Finding& f : out) {
+    if (!gpu_health_fault(f)) continue;
+    for (const DcgmResult& r : obs.dcgm) {
+      if (r.kind != DcgmKind::kHealthy && r.kind != DcgmKind::kDiagPass) continue;
+      if (r.gpu && f.gpu && *r.gpu != *f.gpu) continue;  // another GPU's all-clear
+      f.evidence.push_back(
+          r.kind == DcgmKind::kHealthy
+              ? fmt::format("{} said '{}' ({}): this fault wins", r.part, r.text, r.origin)
+              : fmt::format("{} showed no failed test ({}): this fault wins", r.part, r.origin));
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<Finding> diagnose(const Observation& obs) {
   const DiagnoseContext ctx(obs);
   std::vector<Finding> out;
   for (const RuleInfo& rule : rule_registry()) rule.run(ctx, out);
+  name_the_all_clear(obs, out);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity > b.severity;
     // Host-wide findings (no GPU) first, then by GPU index, then by code.

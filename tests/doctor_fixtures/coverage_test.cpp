@@ -322,6 +322,28 @@ TEST(Dcgm, XidReadingWinsOverAHealthyReport) {
   }
 }
 
+// A passing diagnostic (206) and a GPU fallen off the bus in the same paste disagree: the fault
+// wins and names the part that said all was well.
+TEST(Dcgm, APassingDiagIsNamedBesideAFaultOfAnotherFamily) {
+  const std::string diag = fixture("206-dcgm-diag-r3-deployment-pass-cut", "input.txt");
+  const cli::DoctorRun run =
+      doctor("mixed.txt", diag +
+                              "\n[1084456.074562] NVRM: Xid (PCI:0000:09:00): 79, pid=0, GPU has "
+                              "fallen off the bus.\n");
+  bool found = false;
+  for (const Finding& f : run.findings) {
+    if (f.code != "gpu.fallen_off_bus" && f.code.rfind("xid.", 0) != 0) continue;
+    found = true;
+    bool named = false;
+    for (const auto& e : f.evidence)
+      named = named || (e.find("dcgmi diag showed no failed test") == 0 &&
+                        e.find("this fault wins") != std::string::npos);
+    EXPECT_TRUE(named) << f.code << ": the passing diag is not named";
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(cli::doctor_exit_code(run), cli::kDoctorCritical);
+}
+
 TEST(Dcgm, HostEngineHealthLineNamesSystemAndGpu) {
   const cli::DoctorRun run =
       doctor("he.log", fixture("207-dcgm-hostengine-health-thermal-warning-gpu2", "input.txt"));
