@@ -1,6 +1,7 @@
 #include "sources/app/bw_matrix.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -133,10 +134,15 @@ bool BandwidthMatrixScanner::take_bandwidth_test(std::string_view s, std::string
     bwt_.to_gbs = contains(s, "(GB/s)") ? 1.0 : contains(s, "(MB/s)") ? 1e-3 : 0.0;
     return bwt_.to_gbs > 0;
   }
+  // A row: the transfer size in bytes and the bandwidth in the header's unit.
   const auto t = text::words(s);
-  const auto bytes = t.size() == 2 ? text::parse_u64(t[0]) : std::nullopt;
-  const auto bw = t.size() == 2 ? text::parse_double(t[1]) : std::nullopt;
-  if (bwt_.direction.empty() || bwt_.to_gbs <= 0 || !bytes || !bw || !(*bw >= 0)) {
+  std::optional<uint64_t> bytes;
+  double gbs = -1;
+  if (t.size() == 2) {
+    bytes = text::parse_u64(t[0]);
+    if (const auto bw = text::parse_double(t[1])) gbs = *bw * bwt_.to_gbs;
+  }
+  if (bwt_.direction.empty() || bwt_.to_gbs <= 0 || !bytes || !(gbs >= 0)) {
     bwt_.to_gbs = 0;  // the table ended: no later pair of numbers is one of its rows
     return false;
   }
@@ -147,7 +153,7 @@ bool BandwidthMatrixScanner::take_bandwidth_test(std::string_view s, std::string
             std::to_string(*bytes) + " bytes" +
             (bwt_.device.empty() ? "" : " (" + bwt_.device + ")");
   m.origin = std::string(origin) + ":" + std::to_string(line_no);
-  m.cells = {{*bw * bwt_.to_gbs}};
+  m.cells = {{gbs}};
   done_.push_back(std::move(m));
   return true;
 }
