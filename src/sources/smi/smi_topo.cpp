@@ -76,6 +76,20 @@ bool looks_like_topo_header(std::string_view line) {
   return c.size() >= 2;
 }
 
+namespace {
+
+// A NIC Legend line, "NIC0: mlx5_0": the device behind that NIC column.
+void read_nic_legend(std::string_view t, Topology& topo) {
+  const size_t colon = t.find(':');
+  if (colon == std::string_view::npos || !is_nic_name(t.substr(0, colon))) return;
+  const std::string name(t.substr(0, colon));
+  for (size_t k = 0; k < topo.nic_names.size(); ++k)
+    if (topo.nic_names[k] == name)
+      topo.nic_devices[k] = std::string(text::trim(t.substr(colon + 1)));
+}
+
+}  // namespace
+
 Result<Topology> parse_smi_topo(std::string_view text, std::string_view origin) {
   text::LineReader rd(text::strip_bom(text));
   std::string_view line;
@@ -117,14 +131,7 @@ Result<Topology> parse_smi_topo(std::string_view text, std::string_view origin) 
       continue;
     }
     if (in_legend) {
-      // "NIC0: mlx5_0"
-      const size_t colon = t.find(':');
-      if (colon != std::string_view::npos && is_nic_name(t.substr(0, colon))) {
-        const std::string name(t.substr(0, colon));
-        for (size_t k = 0; k < topo.nic_names.size(); ++k)
-          if (topo.nic_names[k] == name)
-            topo.nic_devices[k] = std::string(text::trim(t.substr(colon + 1)));
-      }
+      read_nic_legend(t, topo);
       continue;
     }
     auto c = tokens(line);
