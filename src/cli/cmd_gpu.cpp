@@ -23,7 +23,10 @@ Action configure_gpu(CLI::App& sub, const Io& io) {
   CLI::App* r = sub.add_subcommand("resume", "Give a drained GPU back to the queue");
   r->add_option("gpu", *gpu, "GPU index")->required();
   CLI::App* l = sub.add_subcommand("list", "Each GPU: state, reason, who drained it, its jobs");
-  for (CLI::App* s : {d, r, l}) s->callback([which, s] { *which = s->get_name(); });
+  for (CLI::App* s : {d, r, l}) {
+    s->callback([which, s] { *which = s->get_name(); });
+    s->fallthrough();  // `gpu list --json` as well as `gpu --json list`
+  }
   return [f, common, gpu, reason, which, &io] {
     const auto done = [](const nlohmann::json& rep) {
       return "GPU " + std::to_string(rep["gpu"].get<unsigned>()) + ": " +

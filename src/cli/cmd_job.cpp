@@ -21,6 +21,7 @@ Action configure_job(CLI::App& sub, const Io& io) {
                                                ? "A job's record (environment: yours only)"
                                                : "Why the job was slow, from the history");
     s->add_option("id", *id, "Job id")->required();
+    s->fallthrough();  // `job report 7 --json` as well as `job --json report 7`
     s->callback([which, name] { *which = name; });
   }
   return [f, common, id, which, &io] {

@@ -203,6 +203,10 @@ jobreport::JobWindow QueueService::report_window(const JobRecord& j) const {
                          j.cpu_s};
   for (size_t i = 0; i < j.gpu_uuids.size(); ++i) {
     jobreport::JobGpu g;
+    {
+      std::lock_guard lk(limits_m_);
+      if (auto it = limits_.find(j.gpu_uuids[i]); it != limits_.end()) g = it->second;
+    }
     g.uuid = j.gpu_uuids[i];
     if (i < j.gpu_indices.size()) g.index = j.gpu_indices[i];
     for (const SharedRun& r : j.shared_with)

@@ -81,10 +81,22 @@ void QueueService::tick(const Snapshot& snap, const std::vector<Finding>& findin
     v.exclusive = g.sample.compute_mode == ComputeMode::kExclusiveProcess;
     gpus_.push_back(std::move(v));
   }
+  remember_limits(snap);
   apply_health(snap, findings);
   pass_locked();
   ticked_ = true;
   ticked_cv_.notify_all();
+}
+
+void QueueService::remember_limits(const Snapshot& snap) {
+  std::lock_guard lk(limits_m_);
+  for (const GpuState& g : snap.gpus) {
+    jobreport::JobGpu& l = limits_[g.info.uuid];
+    l.max_sm_clock_mhz = g.info.max_sm_clock_mhz;
+    l.max_pcie_gen = g.info.pcie_max_gen;
+    l.max_pcie_width = g.info.pcie_max_width;
+    if (g.sample.power_limit_mw) l.power_limit_w = *g.sample.power_limit_mw / 1000.0;
+  }
 }
 
 void QueueService::pass() {

@@ -20,12 +20,10 @@
 #include "core/finding.h"
 #include "core/result.h"
 #include "core/snapshot.h"
+#include "jobreport/jobreport.h"
 #include "queue/db.h"
 #include "queue/peer.h"
 
-namespace gw::jobreport {
-struct JobWindow;
-}
 namespace gw::sched {
 class Scheduler;
 struct PassResult;
@@ -149,6 +147,7 @@ class QueueService {
   std::set<unsigned> outside_busy() const;    // processes the queue did not start
   void write_job_map(const JobRecord& j, bool running);
   jobreport::JobWindow report_window(const JobRecord& j) const;
+  void remember_limits(const Snapshot& snap);  // limits_ from this round
   nlohmann::json top_cause(const JobRecord& j);
 
   QueueOptions opts_;
@@ -165,6 +164,10 @@ class QueueService {
   std::unique_ptr<Live> live_;
   // Something other than a new waiting job changed since the scheduler was built.
   bool sched_dirty_ = true;
+  // Each GPU's limits by UUID, for job reports (clocks and link under load, power). Own mutex:
+  // the HTTP overview builds reports without m_.
+  mutable std::mutex limits_m_;
+  std::map<std::string, jobreport::JobGpu> limits_;
   std::mutex reports_m_;  // after m_ when both are held; guards report_causes_
   std::map<std::string, nlohmann::json> report_causes_;  // "id.attempt" of finished jobs
 };

@@ -29,7 +29,11 @@ std::vector<std::vector<std::string>> smi_rows() {
     std::vector<std::string> cells;
     std::stringstream ss(line);
     std::string cell;
-    while (std::getline(ss, cell, ',')) cells.push_back(cell.substr(cell.find_first_not_of(' ')));
+    // Trim both ends: the last cell carries the line's newline.
+    while (std::getline(ss, cell, ',')) {
+      const size_t b = cell.find_first_not_of(" \r\n"), e = cell.find_last_not_of(" \r\n");
+      cells.push_back(b == std::string::npos ? std::string() : cell.substr(b, e - b + 1));
+    }
     rows.push_back(cells);
   }
   pclose(p);

@@ -126,6 +126,21 @@ TEST(CliMisc, UnknownOptionIsAUsageErrorNamingIt) {
   }
 }
 
+// The flags of `job` and `gpu` work after their subcommand too (`job report 7 --json`, as a
+// user types it): the run gets as far as the socket, which does not exist here.
+TEST(CliMisc, QueueSubcommandsTakeTheirParentsFlagsAfterThem) {
+  const std::string sock = "/nonexistent/gw-test.sock";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"job", "report", "7", "--json", "--socket", sock},
+        std::vector<std::string>{"job", "show", "7", "--json", "--socket", sock},
+        std::vector<std::string>{"gpu", "list", "--json", "--socket", sock}}) {
+    const auto r = run_gpuwarden(args);
+    EXPECT_NE(r.exit_code, 64) << args[0] << " " << args[1] << ": " << r.describe();
+    EXPECT_THAT(r.err, ::testing::Not(HasSubstr("not expected"))) << r.describe();
+    EXPECT_THAT(r.err, HasSubstr(sock)) << r.describe();
+  }
+}
+
 TEST(CliMisc, NoSubcommandIsAUsageErrorWithHelp) {
   const auto r = run_gpuwarden({});
   EXPECT_EQ(r.exit_code, 64) << r.describe();

@@ -22,6 +22,7 @@
 #include "queue/server.h"
 #include "queue/service.h"
 #include "queue/supervisor.h"
+#include "store/store.h"
 
 namespace gw::queue {
 namespace {
@@ -353,6 +354,51 @@ TEST_F(QueueTest, JobsThatStateTheirMemoryShareAGpuOnceItsMeasuredUseLeavesRoom)
 
 // A GPU in MIG mode would show a job no device under CUDA_VISIBLE_DEVICES=<GPU UUID>: it gets
 // no job, and both `queue` and `gpu list` say why.
+// `job report` measures a job's GPU against that GPU's own limits: the queue hands the report
+// the maximum SM clock, PCIe maxima and power limit it last read (a real H200 run showed
+// "SM clock ... of max n/a" before, and no clock cause could ever be named).
+TEST_F(QueueTest, JobReportMeasuresAgainstTheGpusOwnLimits) {
+  for (GpuState& g : snap_.gpus) {
+    g.info.max_sm_clock_mhz = 1980;
+    g.info.pcie_max_gen = 5;
+    g.info.pcie_max_width = 16;
+    g.sample.power_limit_mw = 700'000;
+  }
+  svc_->tick(snap_, {});
+  const int64_t id = submit(root(), {"sleep", "1"})["ids"][0];
+  wait_state(id, "done");
+  const json j = job(id);
+  const int64_t t0 = j["start_ms"], t1 = j["end_ms"];
+  const std::string uuid = j["gpu_uuids"][0];
+  {  // the daemon's history for the job's span: full load at half the maximum clock
+    auto st = store::Store::open((dir_ / "history.db").string(), {});
+    ASSERT_TRUE(st) << st.error().to_string();
+    for (int64_t t = t0; t <= t1; t += 100) {
+      Snapshot s;
+      s.time_ms = t;
+      GpuState g = snap_.gpus[0];
+      for (const GpuState& c : snap_.gpus)
+        if (c.info.uuid == uuid) g = c;
+      g.sample.util_gpu_pct = 100;
+      g.sample.sm_clock_mhz = 990;
+      g.sample.power_mw = 300'000;
+      g.sample.pcie_gen = 5;
+      g.sample.pcie_width = 16;
+      s.gpus.push_back(g);
+      ASSERT_TRUE((*st)->record(&s, {}, {}, {}));
+    }
+  }
+  const json r = svc_->handle(root(), {{"cmd", "job.report"}, {"id", id}});
+  ASSERT_TRUE(r.value("ok", false)) << r.dump();
+  const json& gpu = r["report"]["gpus"][0];
+  EXPECT_EQ(gpu["max_sm_clock_mhz"], 1980) << gpu.dump();
+  const std::string text = r["text"];
+  EXPECT_NE(text.find("of max 1980 MHz"), std::string::npos) << text;
+  std::set<std::string> codes;
+  for (const json& c : r["report"]["causes"]) codes.insert(c.value("code", ""));
+  EXPECT_TRUE(codes.contains("clock.low_under_load")) << r["report"].dump();
+}
+
 TEST_F(QueueTest, AGpuInMigModeGetsNoJobAndSaysWhy) {
   snap_ = healthy(2);
   snap_.gpus[1].sample.mig_enabled = true;
