@@ -62,6 +62,11 @@ std::string meaning(std::string_view fact) {
   if (fact == "NET/IB: no device")
     return "no InfiniBand/RoCE device found: between nodes NCCL would use TCP sockets (a "
            "single-node run does not need one)";
+  if (fact.substr(0, 11) == "IB devices=")
+    return "InfiniBand/RoCE devices NCCL uses between nodes: " + std::string(fact.substr(11));
+  if (fact.substr(0, 11) == "NET plugin ")
+    return std::string(fact) +
+           " (NCCL found no usable device or library for it and uses the next network)";
   if (fact.substr(0, 8) == "network=")
     return "network transport for inter-node traffic: " + std::string(fact.substr(8));
   if (fact.substr(0, 17) == "socket interface=")

@@ -29,11 +29,13 @@ Steady steady(const AppMessage& m) {
 }
 
 std::vector<std::string> timing_evidence(const AppMessage& m, const Steady& s, double share) {
-  std::vector<std::string> ev{
-      fmt::format("{}: {:.1f} s of {:.1f} s over {} step(s) waiting for data ({:.0f} %)",
-                  m.origin.substr(0, m.origin.rfind(':')), s.wait_s, s.step_s, s.steps,
-                  share * 100),
-      fmt::format("longest wait {:.3g} s ({})", m.longest_wait_s, m.origin)};
+  std::vector<std::string> ev{fmt::format(
+      "{}: {:.1f} s of {:.1f} s over {} step(s) waiting for data ({:.0f} %)",
+      m.origin.substr(0, m.origin.rfind(':')), s.wait_s, s.step_s, s.steps, share * 100)};
+  // A profiler's summary has totals, not each step: what it said instead of a longest wait.
+  if (m.longest_wait_s > 0)
+    ev.push_back(fmt::format("longest wait {:.3g} s ({})", m.longest_wait_s, m.origin));
+  if (!m.detail.empty()) ev.push_back(fmt::format("{} ({})", m.detail, m.origin));
   if (s.startup_apart)
     ev.push_back(
         fmt::format("the first step read ({:.3g} s, {:.3g} s of it waiting) is left out "

@@ -15,9 +15,11 @@
 #include "sources/app/app_messages.h"
 #include "sources/app/bw_matrix.h"
 #include "sources/app/gpu_burn.h"
+#include "sources/app/lightning_profiler.h"
 #include "sources/app/nccl_tests.h"
 #include "sources/app/nccl_topology.h"
 #include "sources/app/step_timing.h"
+#include "sources/app/torch_profiler.h"
 #include "sources/bugreport/bug_report.h"
 #include "sources/capture_merge.h"
 #include "sources/capture_text.h"
@@ -136,8 +138,10 @@ class Reader {
   size_t reported_ = 0;
   EventReducer events_;
   AppScanner app_;
-  StepTimingSum steps_;  // a training log's step timing, one message for the input
-  BurnScanner burn_;     // gpu_burn's run, one per input
+  StepTimingSum steps_;                  // a training log's step timing, one message for the input
+  LightningProfilerScanner profiler_;    // Lightning's SimpleProfiler report (its table rows)
+  TorchProfilerScanner torch_profiler_;  // torch.profiler's key_averages() table
+  BurnScanner burn_;                     // gpu_burn's run, one per input
   NcclTestsScanner nccl_tests_;
   NcclTopology nccl_topology_;  // NCCL_DEBUG=INFO's paths, when this input prints them
   BandwidthMatrixScanner matrices_;
@@ -789,6 +793,8 @@ void Reader::finish() {
   note_bug_report();
   app_.finish(obs_.app_messages);
   if (!steps_.empty()) obs_.app_messages.push_back(steps_.message());
+  if (auto m = profiler_.message()) obs_.app_messages.push_back(std::move(*m));
+  if (auto m = torch_profiler_.message()) obs_.app_messages.push_back(std::move(*m));
   if (auto b = burn_.finish()) obs_.burn_runs.push_back(std::move(*b));
   for (auto& n : nccl_tests_.finish()) obs_.nccl_tests.push_back(std::move(n));
   if (!nccl_topology_.origin.empty() && !obs_.nccl_topology)
@@ -857,6 +863,15 @@ std::vector<CaptureSegment> Reader::run() {
     }
     if (text::is_elision_line(l.trimmed)) {
       ++cov_.elided_lines;
+      pos_ = l.next;
+      continue;
+    }
+    // Before the blocks: the profilers' tables ("|  action \t|  0.1 \t| ...", "-----  -----")
+    // are no nvidia-smi table.
+    if (profiler_.take(l.trimmed, origin_, l.no) ||
+        torch_profiler_.take(l.trimmed, origin_, l.no)) {
+      flush_kernel();
+      segment(CaptureFormat::kAppLog, l.no, l.no);
       pos_ = l.next;
       continue;
     }

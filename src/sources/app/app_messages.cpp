@@ -403,24 +403,32 @@ std::optional<AppMessage> parse_app_message_line(std::string_view line, std::str
 // judges it.
 namespace {
 
+// The known message starts (after "NCCL INFO "), each a routine report of NCCL's set-up.
+constexpr std::array<std::string_view, 33> kRoutineNccl = {
+    "threadThresholds", "Trees [", "Connected all rings", "Connected all trees", "Setting affinity",
+    "Init COMPLETE", "NET/Plugin : No plugin found", "comm 0x", "Launch mode", "Using network",
+    "NCCL_", "cudaDriverVersion",
+    // 2.2x: init and set-up reports of a healthy communicator
+    "ncclCommInitRank", "ncclCommInitAll", "ncclCommSplit", "Bootstrap: Using ",
+    "Bootstrap timings total", "Init timings - ", "Comm config ", "RAS client listening",
+    "ncclTopoGetCpuAffinity: Affinity for GPU", "P2P Chunksize set to", "Check P2P Type ",
+    "[Proxy Service] Device ", "[Proxy Service UDS] Device ", "[Proxy Progress] Device ",
+    "Initialized NET plugin ", "Assigned NET plugin ", "Using non-device net plugin version",
+    "Enabled NCCL Func/Proto/Algo Matrix", "NVLS multicast support is not available",
+    "CC Off, workFifoBytes", "NCCL version "};
+
 bool is_routine_nccl_info(std::string_view s) {
   const size_t at = s.find("NCCL INFO ");
   if (at == std::string_view::npos) return false;
   const auto m = s.substr(at + 10);
-  static constexpr std::array<std::string_view, 12> kRoutine = {"threadThresholds",
-                                                                "Trees [",
-                                                                "Connected all rings",
-                                                                "Connected all trees",
-                                                                "Setting affinity",
-                                                                "Init COMPLETE",
-                                                                "NET/Plugin : No plugin found",
-                                                                "comm 0x",
-                                                                "Launch mode",
-                                                                "Using network",
-                                                                "NCCL_",
-                                                                "cudaDriverVersion"};
-  for (std::string_view k : kRoutine)
+  for (std::string_view k : kRoutineNccl)
     if (text::starts_with(m, k)) return true;
+  // "ENV/Plugin: Could not find: libnccl-env.so" (a plugin NCCL would load if installed: the
+  // built-in one is used), "ENV/Plugin: Closing env plugin ncclEnvDefault".
+  if (const size_t p = m.find("/Plugin: "); p != std::string_view::npos && p < 12)
+    return has(m, "Could not find: ") || has(m, "Closing ");
+  // "64 coll channels, 64 collnet channels, 0 nvls channels, ...": the channel counts.
+  if (!m.empty() && m.front() >= '0' && m.front() <= '9' && has(m, " coll channels, ")) return true;
   // "Channel 00/02 :    0   1": the ring order (a channel line with "via" is a transport).
   return text::starts_with(m, "Channel ") && !has(m, " via ");
 }
@@ -435,13 +443,25 @@ bool is_nccl_return_trace(std::string_view s) {
   return cc != std::string_view::npos && has(m, " -> ") && cc < m.find(" -> ");
 }
 
+// "path/file.cc:93": one word, a C++ source file and a line number, nothing else.
+bool is_source_location(std::string_view s) {
+  const size_t colon = s.rfind(':');
+  if (colon == std::string_view::npos || colon + 1 >= s.size() ||
+      s.find(' ') != std::string_view::npos || s.find('/') == std::string_view::npos)
+    return false;
+  if (s.substr(colon + 1).find_first_not_of("0123456789") != std::string_view::npos) return false;
+  const std::string_view file = s.substr(0, colon);
+  return text::ends_with(file, ".cc") || text::ends_with(file, ".cpp") ||
+         text::ends_with(file, ".h") || text::ends_with(file, ".cu");
+}
+
 }  // namespace
 
 bool is_app_context_line(std::string_view line) {
   const std::string_view s = text::trim(line);
   if (s.size() < 6) return false;  // shorter than every key below ("Stats:")
   if (is_routine_nccl_info(s) || is_nccl_return_trace(s)) return true;
-  static constexpr std::array<std::string_view, 24> kContext = {
+  static constexpr std::array<std::string_view, 29> kContext = {
       "Traceback (most recent call last)",
       "During handling of the above exception",
       "The above exception was the direct cause",
@@ -466,9 +486,25 @@ bool is_app_context_line(std::string_view line) {
       "See documentation for Memory Management",
       "Stats:",
       "Exception raised from",
+      // XLA (JAX) around its out-of-memory error: the scheduler's estimate, the allocator's
+      // advice, the device list a script printed, the status's source trace.
+      "exceeds the base limit (",
+      "TF_GPU_ALLOCATOR=cuda_malloc_async' may improve",
+      "=== Source Location Trace:",
+      "[CudaDevice(id=",
+      "Current allocation summary follows",
   };
   for (std::string_view k : kContext)
     if (has(s, k)) return true;
+  // A kernel's failed assertion behind "device-side assert triggered":
+  // "IndexKernel.cu:111: operator(): block: [0,0,0], thread: [0,0,0] Assertion `...` failed."
+  if (has(s, ": block: [") && has(s, ", thread: [") && has(s, "Assertion `")) return true;
+  // A C++ status trace's frames, "external/xla+/xla/.../redzone_allocator.cc:93".
+  if (is_source_location(s)) return true;
+  // Python 3.11+ marks the failing expression under a frame's source line: "^^^^^~~~~".
+  if (s.find_first_not_of("^~") == std::string_view::npos) return true;
+  // XLA's HLO dump inside its error ("%param_0.5 = f32[...] parameter(0)", "ROOT %reduce.5 =").
+  if ((text::starts_with(s, "%") || text::starts_with(s, "ROOT %")) && has(s, " = ")) return true;
   // Python frames: '  File "train.py", line 12, in <module>'.
   return text::starts_with(s, "File \"") && has(s, "\", line ");
 }
@@ -550,6 +586,15 @@ std::string nccl_setting_of(std::string_view m) {
   if (text::starts_with(m, "Using network "))
     return "network=" + std::string(text::trim(m.substr(14)));
   if (text::starts_with(m, "NET/IB : No device found")) return "NET/IB: no device";
+  // "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB ib0:..." (an empty list, only the
+  // relaxed-ordering flag "[RO]", is no device).
+  if (text::starts_with(m, "NET/IB : Using ")) {
+    const std::string_view list = m.substr(15, m.find(';') - std::min(m.find(';'), size_t{15}));
+    const std::string devs = socket_interfaces(list);
+    return devs.empty() ? "NET/IB: no device" : "IB devices=" + devs;
+  }
+  if (text::starts_with(m, "Failed to initialize NET plugin "))
+    return "NET plugin " + std::string(text::trim(m.substr(32))) + ": not initialised";
   if (text::starts_with(m, "NET/Socket : Using ")) {
     const std::string ifs = socket_interfaces(m.substr(19));
     return ifs.empty() ? "" : "socket interface=" + ifs;

@@ -659,7 +659,7 @@ bool icontains(std::string_view s, std::string_view w) {
 }
 
 // Driver messages of a normal start or of normal work (each one is known and benign).
-constexpr std::array<std::string_view, 30> kRoutine = {
+constexpr std::array<std::string_view, 31> kRoutine = {
     "loading out-of-tree module taints kernel",
     "module license 'NVIDIA' taints kernel",
     "module verification failed",
@@ -690,6 +690,9 @@ constexpr std::array<std::string_view, 30> kRoutine = {
     "Enabling HDA controller",
     ".nvidia.com/",  // a URL (Mellanox OFED's backport banner)
     "apparmor=",     // a profile named after a tool (nvidia_modprobe) being loaded
+    // The driver clears a stale FBHUB interrupt left from before its start (A100/H100 family,
+    // at start-up and after a reset): a workaround at work, no fault.
+    "FBHUB Interrupt detected. Clearing it",
 };
 
 }  // namespace
