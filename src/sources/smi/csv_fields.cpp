@@ -50,6 +50,14 @@ constexpr FieldRow kFields[] = {
     {"power.default_limit", F::kDefaultLimit, G::kPowerTemp},
     {"power.min_limit", F::kMinLimit, G::kPowerTemp},
     {"power.max_limit", F::kMaxLimit, G::kPowerTemp},
+    // The aliases --help-query-gpu gives beside them (R535+).
+    {"gpu.power.draw.average", F::kPowerDrawAverage, G::kPowerTemp},
+    {"gpu.power.draw.instant", F::kPowerDrawInstant, G::kPowerTemp},
+    {"gpu.power.requested_limit", F::kPowerLimit, G::kPowerTemp},
+    {"gpu.power.current_limit", F::kEnforcedLimit, G::kPowerTemp},
+    {"gpu.power.default_limit", F::kDefaultLimit, G::kPowerTemp},
+    {"gpu.power.min_limit", F::kMinLimit, G::kPowerTemp},
+    {"gpu.power.max_limit", F::kMaxLimit, G::kPowerTemp},
     {"utilization.gpu", F::kUtilGpu, G::kClocksUtil},
     {"utilization.memory", F::kUtilMem, G::kClocksUtil},
     {"utilization.encoder", F::kUtilEnc, G::kClocksUtil},
@@ -75,6 +83,8 @@ constexpr FieldRow kFields[] = {
     {"clocks.max.mem", F::kClkMaxMem, G::kClocksUtil},
     {"clocks.default_applications.graphics", F::kClkDefAppGr, G::kClocksUtil},
     {"clocks.default_applications.memory", F::kClkDefAppMem, G::kClocksUtil},
+    {"clocks.default_applications.gr", F::kClkDefAppGr, G::kClocksUtil},
+    {"clocks.default_applications.mem", F::kClkDefAppMem, G::kClocksUtil},
     {"pcie.link.gen.current", F::kPcieGen, G::kClocksUtil},
     {"pcie.link.gen.max", F::kPcieGenMax, G::kClocksUtil},
     {"pcie.link.gen.gpumax", F::kPcieGenGpuMax, G::kClocksUtil},
@@ -114,6 +124,8 @@ constexpr FieldRow kFields[] = {
     {"retired_pages.pending", F::kRetiredPending, G::kMemoryEcc},
     {"remapped_rows.correctable", F::kRemapCorr, G::kMemoryEcc},
     {"remapped_rows.uncorrectable", F::kRemapUnc, G::kMemoryEcc},
+    {"remapped_rows.sbe", F::kRemapCorr, G::kMemoryEcc},
+    {"remapped_rows.dbe", F::kRemapUnc, G::kMemoryEcc},
     {"remapped_rows.pending", F::kRemapPending, G::kMemoryEcc},
     {"remapped_rows.failure", F::kRemapFailure, G::kMemoryEcc},
     {"gpu_recovery_action", F::kRecoveryAction, G::kMode},
@@ -432,7 +444,77 @@ CsvColumn csv_column_for(std::string_view header_field) {
   for (std::string_view prefix :
        {"clocks_event_reasons_counters.", "clocks_throttle_reasons_counters."})
     if (text::starts_with(n, prefix)) col.field = F::kReasonCounter;
+  if (text::starts_with(n, "fabric.health.")) col.field = F::kFabricHealth;
   return col;
+}
+
+namespace {
+
+// Read, not judged: each entry a field name, or a prefix when it ends with '.'.
+struct NotJudged {
+  std::string_view field;
+  std::string_view why;
+};
+constexpr std::string_view kIdentity = "identity or layout, not a health reading";
+constexpr std::string_view kBreakdown = "a per-location breakdown; the totals are read";
+constexpr std::string_view kSetting = "a setting with no bearing on health or speed";
+constexpr NotJudged kNotJudged[] = {
+    {"count", kIdentity},
+    {"pci.domain", kIdentity},
+    {"pci.bus", kIdentity},
+    {"pci.device", kIdentity},
+    {"pci.baseClass", kIdentity},
+    {"pci.subClass", kIdentity},
+    {"pci.device_id", kIdentity},
+    {"pci.sub_device_id", kIdentity},
+    {"platform.", kIdentity},
+    {"inforom.", kIdentity},
+    {"compute_cap", kIdentity},
+    {"addressing_mode", kIdentity},
+    {"fabric.cliqueId", kIdentity},
+    {"fabric.clusterUuid", kIdentity},
+    {"clocks_event_reasons.supported", "the reasons the GPU can report; the active ones are read"},
+    {"clocks_throttle_reasons.supported",
+     "the reasons the GPU can report; the active ones are read"},
+    {"pcie.link.gen.gpucurrent", "the GPU's side of pcie.link.gen.current, which is read"},
+    {"vgpu_driver_capability.", kSetting},
+    {"vgpu_device_capability.", kSetting},
+    {"display_mode", kSetting},
+    {"display_attached", kSetting},
+    {"display_active", kSetting},
+    {"accounting.", kSetting},
+    {"driver_model.", kSetting},
+    {"gom.", kSetting},
+    {"gpu_operation_mode.", kSetting},
+    {"gsp.mode.", kSetting},
+    {"c2c.mode", kSetting},
+    {"dramEncryption.", kSetting},
+    {"power.management", kSetting},
+    {"power_smoothing.", kSetting},
+    {"protected_memory.", "confidential computing's memory; memory.* is read"},
+    {"module.", "the Grace Hopper module's power; the GPU's own power.* is read"},
+    {"utilization.jpeg", "a media engine; training load shows in utilization.gpu"},
+    {"utilization.ofa", "a media engine; training load shows in utilization.gpu"},
+    {"encoder.stats.", "a media engine; training load shows in utilization.gpu"},
+    {"clocks.current.video", "a media engine clock; the SM and memory clocks are read"},
+    {"clocks.video", "a media engine clock; the SM and memory clocks are read"},
+    {"ecc.errors.corrected.volatile.", kBreakdown},
+    {"ecc.errors.corrected.aggregate.", kBreakdown},
+    {"ecc.errors.uncorrected.volatile.", kBreakdown},
+    {"ecc.errors.uncorrected.aggregate.", kBreakdown},
+    {"remapped_rows.correctable_inactive", kBreakdown},
+    {"remapped_rows.uncorrectable_inactive", kBreakdown},
+    {"remapped_rows.histogram.",
+     "bank availability; the remap counts, pending and failure are read"},
+};
+
+}  // namespace
+
+std::optional<std::string_view> csv_field_not_judged(std::string_view name) {
+  if (csv_column_for(name).field != F::kIgnore) return std::nullopt;  // a total among breakdowns
+  for (const NotJudged& n : kNotJudged)
+    if (n.field.back() == '.' ? text::starts_with(name, n.field) : name == n.field) return n.why;
+  return std::nullopt;
 }
 
 void apply_recovery_action(std::string_view v, GpuState& g) {
@@ -572,6 +654,9 @@ void apply_csv_value(const CsvColumn& col, std::string_view value, Snapshot& sna
     case F::kReasonCounter:
       if (auto* slot = violation_slot(col.name, g.sample.violations))
         *slot = text::parse_duration_ns(v);
+      return;
+    case F::kFabricHealth:
+      apply_fabric_health(col.name.substr(14), v, g.sample);  // after "fabric.health."
       return;
     default:
       break;

@@ -91,6 +91,7 @@ enum class CsvField : uint8_t {
   kFabricStatus,    // fabric.status: Success, or the registration's error
   kResetRequired,   // reset_status.reset_required: Yes / No
   kDrainReset,      // reset_status.drain_and_reset_recommended: Yes / No
+  kFabricHealth,    // fabric.health.*: the fabric's health fields (-q "Fabric > Health")
   kHostname,
 };
 
@@ -105,6 +106,11 @@ struct CsvColumn {
 
 // "memory.used [MiB]" -> kMemUsed. Unknown names -> kIgnore.
 CsvColumn csv_column_for(std::string_view header_field);
+
+// Fields of `--help-query-gpu` read but not judged (identity, layout, per-location breakdowns of
+// totals that are read, power smoothing, ...): why, or nullopt for a field not in that table.
+// Every field of the list is either a column above or one of these (tests/parsers).
+std::optional<std::string_view> csv_field_not_judged(std::string_view name);
 
 // Puts one (trimmed or not) value into the snapshot/GPU; N/A-style values leave nullopt.
 void apply_csv_value(const CsvColumn& col, std::string_view value, Snapshot& snap, GpuState& gpu);
