@@ -1,7 +1,6 @@
 #include "core/event.h"
 
 #include <cctype>
-#include <cstdio>
 #include <string>
 
 namespace gw {
@@ -95,9 +94,17 @@ std::optional<std::string> normalize_pci_bus_id(std::string_view text) {
   if (!parse_hex(domain, d) || !parse_hex(bus, b) || !parse_hex(dev, v) || !parse_hex(fn, f))
     return std::nullopt;
   if (b > 0xff || v > 0x1f || f > 7) return std::nullopt;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%08lX:%02lX:%02lX.%lX", d, b, v, f);
-  return std::string(buf);
+  // "DDDDDDDD:BB:DD.F" (parse_hex takes at most 8 digits) by hand: snprintf was a sixth of a
+  // bug report's parse (callgrind).
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out = "00000000:00:00.0";
+  for (size_t i = 0; i < 8; ++i) out[7 - i] = kHex[(d >> (4 * i)) & 0xf];
+  out[9] = kHex[b >> 4];
+  out[10] = kHex[b & 0xf];
+  out[12] = kHex[v >> 4];
+  out[13] = kHex[v & 0xf];
+  out[15] = kHex[f];
+  return out;
 }
 
 }  // namespace gw

@@ -53,6 +53,11 @@ bool SampleReducer::is_pinned(const Snapshot& s) {
 }
 
 void SampleReducer::add(const Snapshot& s) {
+  if (s.gpus.size() > widest_) {
+    widest_ = s.gpus.size();
+    cap_ =
+        std::min(cap_, std::max(kMinSampleCap, kSampleBudgetBytes / (widest_ * sizeof(GpuState))));
+  }
   const size_t seq = seen_++;
   const bool pin = is_pinned(s);
   if (!pin && seq % stride_ != 0) return;  // decided before any copy

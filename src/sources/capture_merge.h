@@ -17,6 +17,11 @@
 namespace gw {
 
 inline constexpr size_t kDefaultSampleCap = 4096;
+// The kept snapshots' own size is bounded too, whatever the GPU count: the cap shrinks to what
+// this budget holds at the widest snapshot seen (8 GPUs: about 2,400; 64 GPUs: about 300), never
+// below kMinSampleCap (issue 20: doctor --from's peak RSS under 64 MB).
+inline constexpr size_t kSampleBudgetBytes = size_t{24} << 20;
+inline constexpr size_t kMinSampleCap = 64;
 inline constexpr size_t kDefaultEventsPerKey = 1000;
 // Events kept in all: past this, each (kind, GPU, code) keeps only its first
 // kEventsPerKeyWhenFull, so memory stays bounded however many GPUs and codes a log names
@@ -48,6 +53,7 @@ class SampleReducer {
   size_t seen_ = 0;
   std::vector<Kept> kept_;
   std::vector<Snapshot> spare_;  // dropped snapshots, reused as copy targets
+  size_t widest_ = 0;            // the most GPUs in one snapshot so far
   std::optional<int> max_temp_;
   std::optional<uint32_t> max_power_;
   std::optional<uint64_t> max_mem_;

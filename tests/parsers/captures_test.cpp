@@ -213,6 +213,24 @@ TEST(Reducer, SamplesBoundedKeepThrottledAndPeaks) {
   for (size_t i = 1; i < kept.size(); ++i) EXPECT_LT(kept[i - 1].time_ms, kept[i].time_ms);
 }
 
+// The kept snapshots' memory is bounded whatever the GPU count: 64 GPUs keep fewer snapshots
+// (kSampleBudgetBytes at the widest), 2 GPUs the whole default cap.
+TEST(Reducer, ManyGpusKeepFewerSnapshotsWithinTheBudget) {
+  SampleReducer r;
+  for (int t = 0; t < 2000; ++t) {
+    Snapshot s;
+    s.time_ms = t * 1000;
+    s.gpus.resize(64);
+    for (unsigned g = 0; g < 64; ++g) s.gpus[g].sample.temp_c = 50;
+    r.add(s);
+  }
+  const size_t cap = kSampleBudgetBytes / (64 * sizeof(GpuState));
+  const auto kept = r.take();
+  EXPECT_LE(kept.size(), cap);
+  EXPECT_GT(kept.size(), cap / 4);
+  EXPECT_LE(kept.size() * 64 * sizeof(GpuState), kSampleBudgetBytes);
+}
+
 TEST(Reducer, LongCsvSeriesIsReducedWithANote) {
   std::string csv = "timestamp, index, temperature.gpu, clocks_event_reasons.active\n";
   for (int s = 0; s < 6000; ++s)
