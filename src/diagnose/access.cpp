@@ -81,7 +81,8 @@ void rule_gpu_fallen_off_bus(const DiagnoseContext& c, Findings& out) {
   for (auto& [key, l] : lost) {
     const std::string name =
         l.gpu ? (l.pci ? fmt::format("GPU {} ({})", *l.gpu, *l.pci) : fmt::format("GPU {}", *l.gpu))
-              : "GPU at PCI " + l.pci.value_or("?");
+        : l.pci ? "GPU at PCI " + *l.pci
+                : std::string("A GPU (the log names no PCI address)");
     Finding f;
     f.code = "gpu.fallen_off_bus";
     f.severity = Severity::kCritical;

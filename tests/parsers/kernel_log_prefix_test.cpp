@@ -156,6 +156,31 @@ TEST(KernelLogPrefix, GspRpcTimeoutMemsysErrorAndGpuLost) {
   EXPECT_EQ(lost.kind, EventKind::kFallenOffBus);
 }
 
+// A failed call to the GSP names its status: 0x0f (NV_ERR_GPU_IS_LOST) is a GPU gone from the
+// bus, 0x65 (NV_ERR_TIMEOUT) the firmware not answering. Lines from an RTX 4080 host's syslog
+// (a public forum thread, driver 550.54.14) and the JournalShortPrecise line below.
+TEST(KernelLogPrefix, GspCallStatusNamesALostGpuOrATimeout) {
+  for (const char* line :
+       {"Mar 27 19:52:25 scott-linux-main kernel: NVRM: _issueRpcAndWait: rpcSendMessage failed "
+        "with status 0x0000000f for fn 76!",
+        "Mar 27 19:52:25 scott-linux-main kernel: NVRM: rpcRmApiFree_GSP: GspRmFree failed: "
+        "hClient=0xc1d0003b; hObject=0xbeef0310; paramsStatus=0x00000000; status=0x0000000f",
+        "Aug 10 22:40:59.880752 anthill kernel: NVRM: GPU0 rpcRmApiFree_GSP: GspRmFree failed: "
+        "hClient=0xc1d00018; hObject=0x5c00002f; paramsStatus=0x00000000; status=0x0000000f"}) {
+    EXPECT_EQ(one(line).kind, EventKind::kFallenOffBus) << line;
+  }
+  const Event timeout =
+      one("[ 4130.312551] NVRM: GPU3 _issueRpcAndWait: rpcSendMessage failed with status "
+          "0x00000065 for fn 76 sequence 1091!");
+  EXPECT_EQ(timeout.driver_kind, DriverMessageKind::kGspTimeout);
+  EXPECT_EQ(timeout.driver_gpu, 3u);
+  const Event other = one(
+      "[ 4130.312557] NVRM: GPU0 rpcRmApiControl_GSP: GspRmControl failed: hClient=0xc1d00003; "
+      "hObject=0x5c000000; cmd=0x2080a130; paramsSize=8; paramsStatus=0x00000000; "
+      "status=0x00000057");
+  EXPECT_EQ(other.driver_kind, DriverMessageKind::kDriverAssert);
+}
+
 // journalctl -o short-precise (microseconds): https://github.com/Neroued/ninfer/issues/12
 TEST(KernelLogPrefix, JournalShortPrecise) {
   kmsg::LogPrefix p;

@@ -218,10 +218,41 @@ std::optional<std::string> gpu_address_in(std::string_view s) {
   return std::nullopt;
 }
 
+// The status of a failed call to the GSP firmware: "_issueRpcAndWait: rpcSendMessage failed with
+// status 0x0000000f for fn 76!", "rpcRmApiFree_GSP: GspRmFree failed: hClient=...;
+// status=0x0000000f" (GspRmControl, GspRmAlloc alike).
+std::optional<uint64_t> gsp_call_status(std::string_view t) {
+  size_t at = t.find("rpcSendMessage failed with status ");
+  if (at != std::string_view::npos) {
+    at += 34;
+  } else if ((has(t, "GspRmFree failed") || has(t, "GspRmControl failed") ||
+              has(t, "GspRmAlloc failed")) &&
+             (at = t.find("status=0x")) != std::string_view::npos) {
+    at += 7;
+  } else {
+    return std::nullopt;
+  }
+  const std::string_view hex = t.substr(at, t.find_first_of(" ;!", at) - at);
+  return text::parse_hex(hex);
+}
+
 void classify_driver_text(std::string_view t, Event& ev) {
   using K = DriverMessageKind;
   if (has(t, "requires use of the NVIDIA open kernel modules"))
     return set_driver(ev, K::kOpenModulesRequired);
+  // A call to the GSP that failed says why: NV_ERR_GPU_IS_LOST (0x0f) is a GPU gone from the
+  // bus (often the aftermath of an Xid 79), NV_ERR_RESET_REQUIRED (0x62) a GPU to reset,
+  // NV_ERR_TIMEOUT (0x65) the firmware not answering; other statuses are driver assertions.
+  if (const auto status = gsp_call_status(t)) {
+    if (*status == 0x0f) {
+      ev.kind = EventKind::kFallenOffBus;
+      ev.driver_kind.reset();
+      ev.code.reset();
+      return;
+    }
+    if (*status == 0x62) return set_driver(ev, K::kResetRequired);  // NV_ERR_RESET_REQUIRED
+    if (*status == 0x65) return set_driver(ev, K::kGspTimeout);
+  }
   // "fallen off the bus", and the driver's own word that the GPU is gone
   // ("nvAssertOkFailedNoLog: ... NV_ERR_GPU_IS_LOST").
   if (has(t, "fallen off the bus") || has(t, "NV_ERR_GPU_IS_LOST")) {
@@ -247,7 +278,8 @@ void classify_driver_text(std::string_view t, Event& ev) {
       has(t, "No NVIDIA devices"))
     return set_driver(ev, K::kNoDeviceProbed);
   if (has(t, "FailedNoLog") || has(t, "RmInitAdapter:") || has(t, "_kgspProcessRpcEvent") ||
-      has(t, "_kgspBootGspRm") || has(t, "GspRmFree failed") || has(t, "Cannot initialize GSP") ||
+      has(t, "_kgspBootGspRm") || has(t, "GspRmFree failed") || has(t, "GspRmControl failed") ||
+      has(t, "rpcSendMessage failed") || has(t, "Cannot initialize GSP") ||
       has(t, "cannot initialize GSP") || has(t, "kgspInitRm"))
     return set_driver(ev, K::kDriverAssert);
 }
