@@ -130,6 +130,24 @@ TEST(CudaDriverTooOld, NewerDriverWithOlderRuntimeIsFine) {
   EXPECT_FALSE(find(f, "cuda.minor_compat"));
 }
 
+// The affirmative answer: a driver at or above every named CUDA's minimum says they are
+// compatible, with the figures; below it (too old or minor-version compatibility only), or with
+// no CUDA named, it stays silent and the other rules speak.
+TEST(CudaCompatible, SaysSoWhenTheDriverCoversEveryNamedCuda) {
+  const auto f = diagnose(with_runtime("550.54.15", "12.4"));
+  const auto x = find(f, "cuda.compatible");
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->severity, Severity::kInfo);
+  EXPECT_NE(x->title.find("550.54.15"), std::string::npos) << x->title;
+  EXPECT_NE(test::evidence(*x).find("needs driver >= 550.54.14"), std::string::npos)
+      << test::evidence(*x);
+  EXPECT_FALSE(find(diagnose(with_runtime("535.104.05", "12.4")), "cuda.compatible"));
+  EXPECT_FALSE(find(diagnose(with_runtime("470.82.01", "12.1")), "cuda.compatible"));
+  Observation none = snapshot({idle_gpu(0)});
+  none.samples[0].driver_version = "550.54.15";
+  EXPECT_FALSE(find(diagnose(none), "cuda.compatible"));
+}
+
 TEST(CudaMinorCompat, InfoBetweenFloorAndToolkitMinimum) {
   const auto f = diagnose(with_runtime("535.104.05", "12.4"));
   EXPECT_FALSE(find(f, "cuda.driver_too_old"));
