@@ -16,6 +16,7 @@
 #include "sources/app/bw_matrix.h"
 #include "sources/app/gpu_burn.h"
 #include "sources/app/lightning_profiler.h"
+#include "sources/app/megatron_log.h"
 #include "sources/app/nccl_tests.h"
 #include "sources/app/nccl_topology.h"
 #include "sources/app/step_timing.h"
@@ -139,6 +140,7 @@ class Reader {
   EventReducer events_;
   AppScanner app_;
   StepTimingSum steps_;                  // a training log's step timing, one message for the input
+  MegatronLog megatron_;                 // Megatron-LM's iteration reports and timers (into steps_)
   LightningProfilerScanner profiler_;    // Lightning's SimpleProfiler report (its table rows)
   TorchProfilerScanner torch_profiler_;  // torch.profiler's key_averages() table
   BurnScanner burn_;                     // gpu_burn's run, one per input
@@ -730,6 +732,13 @@ bool Reader::take_nccl_topology(const Line& l) {
 // A line no block reader took: each line reader by the evidence it needs, the first to take it
 // wins; a line none takes is not understood.
 void Reader::take_by_evidence(const Line& l) {
+  std::optional<StepTimingLine> interval;
+  if (megatron_.take(l.trimmed, interval)) {
+    flush_kernel();
+    if (interval) steps_.add(*interval, origin_, l.no);
+    segment(CaptureFormat::kAppLog, l.no, l.no);
+    return;
+  }
   // Before the kernel-log test: "2019-07-21 16:20:05,759 - INFO - Epoch ..." has a log prefix.
   if (auto t = parse_step_timing(l.trimmed)) {
     flush_kernel();
