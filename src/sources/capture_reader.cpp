@@ -21,6 +21,7 @@
 #include "sources/app/nccl_topology.h"
 #include "sources/app/step_timing.h"
 #include "sources/app/torch_profiler.h"
+#include "sources/app/trainer_progress.h"
 #include "sources/bugreport/bug_report.h"
 #include "sources/capture_merge.h"
 #include "sources/capture_text.h"
@@ -732,6 +733,12 @@ bool Reader::take_nccl_topology(const Line& l) {
 // A line no block reader took: each line reader by the evidence it needs, the first to take it
 // wins; a line none takes is not understood.
 void Reader::take_by_evidence(const Line& l) {
+  // A run's own progress: the Trainer's metrics dicts, tqdm bars (read, no GPU fact in them).
+  if (is_trainer_metrics_line(l.trimmed) || is_progress_bar(l.trimmed)) {
+    flush_kernel();
+    segment(CaptureFormat::kAppLog, l.no, l.no);
+    return;
+  }
   std::optional<StepTimingLine> interval;
   if (megatron_.take(l.trimmed, interval)) {
     flush_kernel();

@@ -43,7 +43,7 @@ std::string_view capture_format_name(CaptureFormat f) {
     case CaptureFormat::kEnvReport:
       return "environment report";
     case CaptureFormat::kAppLog:
-      return "application errors";
+      return "application log";  // errors, training progress and timing, profilers
     case CaptureFormat::kDcgm:
       return "DCGM";
     case CaptureFormat::kBugReport:

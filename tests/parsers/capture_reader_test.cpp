@@ -46,7 +46,7 @@ TEST(Reader, TerminalSessionWithTableKernelLinesAndTraceback) {
   const InputCoverage& c = obs.coverage[0];
   EXPECT_TRUE(has_format(c, "nvidia-smi table")) << c.formats.size();
   EXPECT_TRUE(has_format(c, "kernel log"));
-  EXPECT_TRUE(has_format(c, "application errors"));
+  EXPECT_TRUE(has_format(c, "application log"));
   EXPECT_EQ(c.lines_not_understood, 1u);
   // The unknown line is the last one of the session.
   size_t lines = 0;
