@@ -183,6 +183,19 @@ std::pair<std::string, std::string> hook_cause_text(const std::string& cause) {
 
 }  // namespace
 
+namespace {
+
+// The driver version the capture shows working on the host (an nvidia-smi table, -q, a CSV),
+// when it shows one.
+std::optional<std::string> host_driver_seen(const DiagnoseContext& c) {
+  for (const Snapshot& s : c.obs.samples)
+    if (s.driver_version && !s.driver_version->empty()) return s.driver_version;
+  if (c.obs.host && c.obs.host->smi_driver_version) return c.obs.host->smi_driver_version;
+  return std::nullopt;
+}
+
+}  // namespace
+
 void rule_container_hook_failed(const DiagnoseContext& c, Findings& out) {
   std::map<std::string, std::vector<const AppMessage*>> by_cause;
   for (const AppMessage* m : app_messages_of(c, AppMessageKind::kContainerHookFailed))
@@ -192,6 +205,24 @@ void rule_container_hook_failed(const DiagnoseContext& c, Findings& out) {
     for (const AppMessage* m : ms) ev.push_back(line_of(*m));
     ev.push_back("nvidia-container-cli says: " + cause);
     auto [what, remedy] = hook_cause_text(cause);
+    // The library "not found" while the same capture shows the host's driver at work: the
+    // toolkit looks in the wrong place, the driver is there.
+    const auto driver = host_driver_seen(c);
+    if (driver && (cause.find("libnvidia-ml") != std::string::npos ||
+                   cause.find("load library failed") != std::string::npos)) {
+      what =
+          "the toolkit cannot find the host's libnvidia-ml.so.1, although the host's driver "
+          "works";
+      ev.push_back(
+          fmt::format("the capture shows the host's driver {} answering nvidia-smi", *driver));
+      remedy =
+          "The driver is installed; the toolkit does not find its library. Check ldconfig -p | "
+          "grep libnvidia-ml on the host and the ldconfig path in "
+          "/etc/nvidia-container-runtime/config.toml (\"@/sbin/ldconfig\" or "
+          "\"/sbin/ldconfig.real\" per distribution); a Docker installed from snap or rootless "
+          "Docker sees another filesystem: use the distribution's Docker, or the toolkit's CDI "
+          "mode (nvidia-ctk cdi generate) and retry.";
+    }
     out.push_back(make_finding(
         "container.hook_failed", Severity::kCritical, nullptr,
         fmt::format("No GPU container can start: the NVIDIA container toolkit's hook fails "

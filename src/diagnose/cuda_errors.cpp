@@ -163,9 +163,16 @@ void rule_cuda_catalog(const DiagnoseContext& c, std::string_view only, Findings
                                  std::move(ev)));
       continue;
     }
-    out.push_back(make_finding(std::string(r->finding), r->severity, nullptr,
-                               fmt::format("{}: {}", r->title, error_name(*e)), std::move(ev),
-                               std::string(r->next)));
+    // Beside "the system is not ready" (802), other start failures of the same run (304, 3 on
+    // the other GPUs) are its consequence: said, without a verdict of their own.
+    const bool behind_802 = r->finding == "cuda.init_failed" && by_code.count(802) > 0;
+    if (behind_802)
+      ev.push_back(
+          "the same input reports cudaErrorSystemNotReady (802): CUDA could not start, "
+          "so its other start errors follow from it");
+    out.push_back(make_finding(std::string(r->finding), behind_802 ? Severity::kInfo : r->severity,
+                               nullptr, fmt::format("{}: {}", r->title, error_name(*e)),
+                               std::move(ev), std::string(r->next)));
   }
 }
 

@@ -97,6 +97,12 @@ void rule_dcgm_health(const DiagnoseContext& c, Findings& out) {
                      "thermal paste; watch its clock event reasons."
                    : "Follow the health system named: check the kernel log and nvidia-smi -q "
                      "for that GPU.";
+    if (r.test.find("IMEX") != std::string::npos || r.text.find("IMEX") != std::string::npos)
+      f.remedy =
+          "The IMEX daemon (nvidia-imex) is not ready on this node: multi-node NVLink jobs "
+          "(ComputeDomains, NVL72 racks) cannot share GPU memory across nodes until it runs. On "
+          "a node that runs no such job this is expected; otherwise check systemctl status "
+          "nvidia-imex, its node list (nodes_config.cfg) and the fabric manager.";
     out.push_back(std::move(f));
   }
 }
@@ -105,7 +111,9 @@ void rule_dcgm_nvlink_down(const DiagnoseContext& c, Findings& out) {
   for (const DcgmResult& r : c.obs.dcgm) {
     if (r.kind != DcgmKind::kNvlinkDown) continue;
     Finding f = base(r, "dcgm.nvlink_down", Severity::kCritical);
-    f.title = fmt::format("NVLink: {} of {} links down on {}", r.count, r.of, gpu_name(r.gpu));
+    f.title = r.of > 0
+                  ? fmt::format("NVLink: {} of {} links down on {}", r.count, r.of, gpu_name(r.gpu))
+                  : fmt::format("NVLink: every link down on {}", gpu_name(r.gpu));
     f.evidence.push_back(fmt::format("{} at {}: {}", r.part, r.origin, r.text));
     f.evidence.push_back(
         "GPU-to-GPU traffic falls back to PCIe (NCCL P2P over PCIe or through the host): "

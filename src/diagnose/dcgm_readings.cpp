@@ -189,6 +189,21 @@ const DcgmFieldInfo* field_of(const DcgmResult& r) {
       {"Link Integrity Error", "NLLLIE"},
       {"Tx Discards", "NLXMITD"},
   }};
+  // `nvidia-smi nvlink -e`: "Link 3 Replay Errors", "Link 3 CRC Errors" (flit CRC).
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kSmiRows = {{
+      {"Replay Errors", "NRELT"},
+      {"Recovery Errors", "NRCLT"},
+      {"CRC Errors", "NFELT"},
+      {"CRC Flit Errors", "NFELT"},
+      {"CRC Data Errors", "NDELT"},
+  }};
+  if (r.part == "nvidia-smi nvlink -e") {
+    const size_t sp = r.test.find(' ', 5);  // after "Link N"
+    const std::string_view name =
+        sp == std::string::npos ? std::string_view() : std::string_view(r.test).substr(sp + 1);
+    for (const auto& [row, tag] : kSmiRows)
+      if (name == row) return dcgm_field_by_tag(tag);
+  }
   if (r.part == "dcgmi nvlink -e") {
     const size_t sp = r.test.find(' ', 5);  // after "Link N"
     const std::string_view name =

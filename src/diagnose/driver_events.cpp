@@ -340,9 +340,21 @@ void rule_driver_no_device_probed(const DiagnoseContext& c, Findings& out) {
         "cables, BIOS settings such as Above 4G decoding); a device: another driver owns it "
         "(lspci -k) or the installed driver does not support it.";
   }
+  // A failed probe after the GPU fell off the bus or failed to initialise is that error's
+  // consequence: said, but the error's own finding carries the verdict.
+  bool explained = false;
+  for (const Event& e : c.obs.events)
+    explained = explained || e.kind == EventKind::kFallenOffBus ||
+                e.driver_kind == K::kInitFailed || e.driver_kind == K::kOpenModulesRequired;
+  if (failed && !not_called && explained) {
+    title += " (a consequence of the GPU error before it)";
+    ev.push_back(
+        "the driver's probe fails for a GPU it cannot initialise: the lost GPU or failed "
+        "initialisation in the same log is the cause");
+  }
   Finding f;
   f.code = "driver.no_device_probed";
-  f.severity = Severity::kCritical;
+  f.severity = failed && !not_called && explained ? Severity::kInfo : Severity::kCritical;
   f.title = std::move(title);
   f.evidence = std::move(ev);
   f.remedy = std::move(remedy);

@@ -888,7 +888,8 @@ constexpr std::array kRules = {
              "NVIDIA driver bound to no GPU (probe not called / failed, no adapter found)",
              "'The NVIDIA probe routine was not called for N device(s)' (another driver owns "
              "them; the candidates it names are listed), 'probe routine failed', 'No NVIDIA "
-             "graphics adapter probed/found'.",
+             "graphics adapter probed/found'. A failed probe after the same log's lost GPU or "
+             "failed initialisation is info: that error is the cause.",
              "Find the driver bound to the GPUs (lspci -k), blacklist or unbind it (nouveau, "
              "vfio-pci), rebuild the initramfs and reload or reboot.",
              rule_driver_no_device_probed},
@@ -1034,8 +1035,11 @@ constexpr std::array kRules = {
              "Follow the health system named (Thermal: cooling; Memory: ECC; PCIe: link).",
              rule_dcgm_health},
     RuleInfo{"dcgm.nvlink_down", "dcgm", S::kCritical, "NVLink links reported down",
-             "The `dcgmi nvlink --link-status` grid shows links Down (D) for a GPU; the count "
-             "of links down of the links listed.",
+             "The `dcgmi nvlink --link-status` grid shows links Down (D) for a GPU, or "
+             "`nvidia-smi nvlink -s` lists some of its links <inactive> beside active ones, or "
+             "every link inactive on a board whose GPUs always have NVLink (SXM, HBM3 H100, "
+             "B200, GB200/GB300; a PCIe card with none active has no bridge): the count of links "
+             "down of the links listed.",
              "Check bridges/baseboard and the fabric manager, reset the GPUs; vendor case if "
              "the links stay down.",
              rule_dcgm_nvlink_down},
@@ -1066,7 +1070,8 @@ constexpr std::array kRules = {
              "A non-zero error counter in `dcgmi dmon` or dcgm-exporter's series (any field the "
              "field table marks as "
              "errors: uncorrectable ECC, row-remap failure, retired or pending pages, PCIe "
-             "replays, NVLink CRC/replay/recovery/receive errors) or in a `dcgmi stats` report "
+             "replays, NVLink CRC/replay/recovery/receive errors), in `dcgmi nvlink -e` or "
+             "`nvidia-smi nvlink -e` per link, or in a `dcgmi stats` report "
              "(double-bit ECC, PCIe replay warnings, critical Xids). Critical for uncorrectable "
              "memory errors and Xids, warning for the rest. N/A is never an error.",
              "Drain and reset the GPU for uncorrectable errors; watch link counters for growth.",

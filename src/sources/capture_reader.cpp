@@ -30,7 +30,9 @@
 #include "sources/env/env_reports.h"
 #include "sources/kmsg/kernel_log.h"
 #include "sources/smi/smi_csv.h"
+#include "sources/smi/smi_nvlink.h"
 #include "sources/smi/smi_parsers.h"
+#include "sources/smi/smi_reset.h"
 #include "sources/smi/text_util.h"
 
 namespace gw {
@@ -142,6 +144,8 @@ class Reader {
   AppScanner app_;
   StepTimingSum steps_;                  // a training log's step timing, one message for the input
   MegatronLog megatron_;                 // Megatron-LM's iteration reports and timers (into steps_)
+  NvlinkStatusScanner nvlink_;           // nvidia-smi nvlink -s / -e / -c link lines
+  SmiResetScanner resets_;               // nvidia-smi -r: refusals and resets
   LightningProfilerScanner profiler_;    // Lightning's SimpleProfiler report (its table rows)
   TorchProfilerScanner torch_profiler_;  // torch.profiler's key_averages() table
   BurnScanner burn_;                     // gpu_burn's run, one per input
@@ -175,6 +179,7 @@ void Reader::segment(CaptureFormat f, size_t first_line, size_t last_line) {
   const bool more = std::exchange(k_more_, false);
   if (!segs_.empty() && segs_.back().format == f &&
       (f == CaptureFormat::kAppLog || f == CaptureFormat::kEnvReport || f == CaptureFormat::kDcgm ||
+       f == CaptureFormat::kSmiNvlink || f == CaptureFormat::kSmiMessages ||
        (f == CaptureFormat::kKernelLog && more))) {
     segs_.back().lines = last_line - segs_.back().first_line + 1;
     return;
@@ -733,6 +738,19 @@ bool Reader::take_nccl_topology(const Line& l) {
 // A line no block reader took: each line reader by the evidence it needs, the first to take it
 // wins; a line none takes is not understood.
 void Reader::take_by_evidence(const Line& l) {
+  // nvidia-smi nvlink: the GPU line is -L's (noted, left to the environment reader), its link
+  // lines are read here.
+  const bool header = nvlink_.note(l.trimmed, l.no);
+  if (header || nvlink_.take(l.trimmed, origin_, l.no)) {
+    flush_kernel();
+    segment(CaptureFormat::kSmiNvlink, l.no, l.no);
+    return;
+  }
+  if (resets_.take(l.trimmed, l.no)) {
+    flush_kernel();
+    segment(CaptureFormat::kSmiMessages, l.no, l.no);
+    return;
+  }
   // A run's own progress: the Trainer's metrics dicts, tqdm bars (read, no GPU fact in them).
   if (is_trainer_metrics_line(l.trimmed) || is_progress_bar(l.trimmed)) {
     flush_kernel();
@@ -811,6 +829,9 @@ void Reader::finish() {
   if (!steps_.empty()) obs_.app_messages.push_back(steps_.message());
   if (auto m = profiler_.message()) obs_.app_messages.push_back(std::move(*m));
   if (auto m = torch_profiler_.message()) obs_.app_messages.push_back(std::move(*m));
+  nvlink_.finish(obs_.dcgm);
+  // A refused reset no later line resolved: the GPU may still need it; not read.
+  for (const auto& [line_no, text] : resets_.unresolved()) not_understood(line_no, text);
   if (auto b = burn_.finish()) obs_.burn_runs.push_back(std::move(*b));
   for (auto& n : nccl_tests_.finish()) obs_.nccl_tests.push_back(std::move(n));
   if (!nccl_topology_.origin.empty() && !obs_.nccl_topology)
@@ -867,6 +888,10 @@ std::vector<CaptureSegment> Reader::run() {
         continue;
       }
     }
+    // A line a person emphasised in Markdown ("**Warning  Unschedulable ...**"): its text.
+    if (l.trimmed.size() > 4 && l.trimmed[0] == '*' && l.trimmed[1] == '*' &&
+        text::ends_with(l.trimmed, "**"))
+      l.trimmed = text::trim(l.trimmed.substr(2, l.trimmed.size() - 4));
     // Bug-report structure: a first-byte test on every line, the rest only inside a report.
     if ((l.trimmed.front() == '_' || section_ != bug_report::Section::kNone) &&
         take_bug_report_line(l)) {

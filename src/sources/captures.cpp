@@ -50,6 +50,10 @@ std::string_view capture_format_name(CaptureFormat f) {
       return "nvidia-bug-report";
     case CaptureFormat::kBenchTool:
       return "stress/benchmark tool";
+    case CaptureFormat::kSmiNvlink:
+      return "nvidia-smi nvlink";
+    case CaptureFormat::kSmiMessages:
+      return "nvidia-smi messages";
   }
   return "unknown";
 }

@@ -27,6 +27,8 @@ enum class CaptureFormat {
   kDcgm,          // dcgmi diag / health / nvlink / dmon output, the host engine's health log
   kBugReport,     // nvidia-bug-report.log's own structure (separators, section headers)
   kBenchTool,     // gpu_burn progress and summary, nccl-tests result tables
+  kSmiNvlink,     // nvidia-smi nvlink -s / -e / -c
+  kSmiMessages,   // nvidia-smi's messages for an action: -r (reset), -pm, ...
 };
 
 std::string_view capture_format_name(CaptureFormat f);

@@ -614,3 +614,88 @@ TEST(Coverage, UnreadLinesOfTheLastFamiliesAreNeverHealthy) {
 
 }  // namespace
 }  // namespace gw
+
+namespace gw {
+namespace {
+
+const Finding* finding(const cli::DoctorRun& run, const std::string& code) {
+  for (const Finding& f : run.findings)
+    if (f.code == code) return &f;
+  return nullptr;
+}
+
+// The unseen4 batch's misses, fixed for their class (captures 484-501; each expected.md has the
+// source): every case in its class variants.
+TEST(Unseen4, EachMissIsFoundInEveryVariant) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      // KAI Scheduler's wording, in a Markdown-bold line
+      {"495-kai-scheduler-aks-unschedulable-not-enough-gpus", "container.gpu_unschedulable"},
+      // gpu_burn's own check on the driver call: 802 by its text
+      {"497-gpu-burn-h100-hbm3-system-not-yet-initialized", "cuda.system_not_ready"},
+      // nvidia-smi nvlink: every link of a B200 inactive
+      {"500-gpud-b200-smi-nvlink-all-links-inactive-gpu2", "dcgm.nvlink_down"},
+      // NCCL's failed CUDA call is an NCCL failure
+      {"501-nccl-h200-nvls-cuda-invalid-argument-hpl-700-fabric-manager", "nccl.error"},
+  };
+  for (const auto& [dir, code] : cases) {
+    std::string file = "input.txt";
+    if (fixture(dir, file).empty()) file = "app.log";
+    for (const auto& [tag, text] : class_variants(fixture(dir, file))) {
+      const cli::DoctorRun run = doctor("unseen4-" + tag + ".txt", text);
+      EXPECT_TRUE(has(run, code, std::nullopt)) << dir << " " << tag;
+    }
+  }
+}
+
+TEST(Unseen4, ConsequencesAreSaidWithoutTheirOwnVerdict) {
+  // 484: the probe fails for the GPU that fell off the bus just before.
+  const cli::DoctorRun lost =
+      doctor("484.log", fixture("484-nvsentinel-l40-fallen-off-bus-no-xid-open-570", "dmesg.log"));
+  ASSERT_NE(finding(lost, "driver.no_device_probed"), nullptr);
+  EXPECT_EQ(finding(lost, "driver.no_device_probed")->severity, Severity::kInfo);
+  EXPECT_TRUE(has(lost, "gpu.fallen_off_bus", std::nullopt));
+  // 497: the other GPUs' "OS call failed" (304) behind 802.
+  const cli::DoctorRun burn =
+      doctor("497.txt", fixture("497-gpu-burn-h100-hbm3-system-not-yet-initialized", "input.txt"));
+  ASSERT_NE(finding(burn, "cuda.init_failed"), nullptr);
+  EXPECT_EQ(finding(burn, "cuda.init_failed")->severity, Severity::kInfo);
+  // 493: the toolkit misses libnvidia-ml while the host's nvidia-smi works: not "install the
+  // driver".
+  const cli::DoctorRun hook = doctor(
+      "493.txt",
+      fixture("493-nvidia-docker-hook-libnvidia-ml-missing-host-smi-530-works", "input.txt"));
+  const Finding* h = finding(hook, "container.hook_failed");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->remedy.find("Install the NVIDIA driver"), std::string::npos) << h->remedy;
+  EXPECT_NE(h->remedy.find("ldconfig"), std::string::npos) << h->remedy;
+}
+
+// nvidia-smi -r's refusal is read when the same GPU's reset follows, and left unread (never
+// HEALTHY) when nothing resolves it (498's lines).
+TEST(Unseen4, ARefusedResetIsReadOnlyWhenTheResetFollows) {
+  const std::string refused =
+      "The following GPUs could not be reset:\n  GPU 00000000:1A:00.0: In use by another "
+      "client\n";
+  const std::string done = "GPU 00000000:1A:00.0 was successfully reset.\n";
+  const cli::DoctorRun resolved = doctor("reset.txt", refused + "All done.\n" + done);
+  EXPECT_EQ(resolved.obs.coverage.at(0).lines_not_understood, 0u);
+  EXPECT_EQ(cli::doctor_exit_code(resolved), cli::kDoctorHealthy);
+  const cli::DoctorRun open = doctor("reset.txt", refused);
+  EXPECT_EQ(open.obs.coverage.at(0).gpu_lines_not_read, 1u);
+  EXPECT_NE(cli::doctor_exit_code(open), cli::kDoctorHealthy);
+}
+
+// A DCGM failure code and its detail line are a health incident; IMEX's says what it means.
+TEST(Unseen4, DcgmFailureCodesAreHealthIncidents) {
+  const cli::DoctorRun run = doctor(
+      "496.txt", fixture("496-aicr-gb300-idle-dcgm-imex-unhealthy-nvls-843gbs", "input.txt"));
+  EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 0u);
+  bool imex = false;
+  for (const Finding& f : run.findings)
+    imex = imex || (f.code == "dcgm.health" && f.gpu == 0u &&
+                    f.remedy.find("IMEX daemon") != std::string::npos);
+  EXPECT_TRUE(imex);
+}
+
+}  // namespace
+}  // namespace gw

@@ -225,6 +225,9 @@ constexpr std::array kPhrases = {
     Phrase{"RESOURCE_EXHAUSTED: Out of memory", AppMessageKind::kCudaOutOfMemory, false},
     Phrase{"Out of memory while trying to allocate", AppMessageKind::kCudaOutOfMemory, false},
     Phrase{"NCCL error", AppMessageKind::kNcclError, true},
+    // NCCL's own check of a CUDA call: "NCCL WARN Cuda failure 1 'invalid argument'" (the CUDA
+    // error is kept as the message's code).
+    Phrase{"NCCL WARN Cuda failure", AppMessageKind::kNcclError, false},
     Phrase{"ncclUnhandledCudaError", AppMessageKind::kNcclError, false},
     Phrase{"ncclSystemError", AppMessageKind::kNcclError, false},
     Phrase{"ncclInternalError", AppMessageKind::kNcclError, false},

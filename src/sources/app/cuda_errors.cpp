@@ -78,6 +78,17 @@ const CudaErrorInfo* text_in(std::string_view s) {
     std::string_view rest = text::trim(s.substr(p + key.size()));
     if (const CudaErrorInfo* e = cuda_error_text_at(rest)) return e;
   }
+  // A tool's own check on a driver call: gpu_burn's "Error (gpu_burn-drv.cpp:298): system not
+  // yet initialized" (the driver's text after the source location).
+  if (const size_t p = s.find("Error ("); p != std::string_view::npos) {
+    const size_t close = s.find("): ", p);
+    const std::string_view where =
+        s.substr(p + 7, close == std::string_view::npos ? 0 : close - p - 7);
+    if ((where.find(".cpp:") != std::string_view::npos ||
+         where.find(".cu:") != std::string_view::npos) &&
+        where.find(' ') == std::string_view::npos)
+      return cuda_error_text_at(text::trim(s.substr(close + 3)));
+  }
   return nullptr;
 }
 
@@ -146,7 +157,9 @@ bool names_cuda(std::string_view s) {
 }  // namespace
 
 const CudaErrorInfo* cuda_error_in_line(std::string_view line) {
-  if (line.size() < 8 || !names_cuda(line)) return nullptr;  // every shape says "cuda"
+  if (line.size() < 8) return nullptr;
+  // Every shape says "cuda" but gpu_burn's own check, which names its driver source file.
+  if (!names_cuda(line) && line.find("gpu_burn-drv.cpp:") == std::string_view::npos) return nullptr;
   if (const CudaErrorInfo* e = name_in(line)) return e;
   if (const CudaErrorInfo* e = text_in(line)) return e;
   if (const CudaErrorInfo* e = code_in(line)) return e;

@@ -121,8 +121,30 @@ bool is_gpu_component_name(std::string_view name) {
   return false;
 }
 
+namespace {
+
+// KAI Scheduler's wording: "No nodes with enough resources were found: 2 node(s) didn't have
+// enough resources: GPUs." (the node count before "node(s)").
+std::optional<AppMessage> kai_unschedulable(std::string_view s) {
+  const size_t gpus = s.find(" didn't have enough resources: GPUs");
+  const size_t nodes = s.find(" node(s) didn't have enough resources");
+  if (gpus == std::string_view::npos || nodes == std::string_view::npos) return std::nullopt;
+  AppMessage m;
+  m.kind = AppMessageKind::kGpuUnschedulable;
+  m.framework = "kubernetes";
+  m.text = std::string(s.substr(0, 240));
+  size_t b = nodes;
+  while (b > 0 && is_digit(s[b - 1])) --b;
+  m.gpus_usable = whole_number(s.substr(b, nodes - b));  // the nodes short of GPUs
+  m.detail = std::string(text::trim(s.substr(b, 200)));
+  return m;
+}
+
+}  // namespace
+
 std::optional<AppMessage> parse_gpu_unschedulable(std::string_view line) {
   const std::string_view s = text::trim(line);
+  if (auto kai = kai_unschedulable(s)) return kai;
   const size_t ins = s.find(" Insufficient nvidia.com/");
   const size_t avail = s.find(" nodes are available");
   if (ins == std::string_view::npos || avail == std::string_view::npos || avail > ins)

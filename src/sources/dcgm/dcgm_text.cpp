@@ -965,8 +965,62 @@ bool take_exporter_line(std::string_view t, std::string_view origin, size_t line
 
 }  // namespace
 
+namespace {
+
+// A DCGM failure code with its GPU, as monitors built on DCGM print it ("ErrorCode:
+// DCGM_FR_IMEX_UNHEALTHY GPU:0 PCI:0000:9d:00.0"), and the detail line that follows it
+// ("GPU_UUID:GPU-... IMEX daemon status is -3 (not READY)"): a health incident.
+bool take_failure_code(std::string_view t, std::string_view origin, size_t line_no,
+                       std::vector<DcgmResult>& out) {
+  if (text::starts_with(t, "GPU_UUID:GPU-")) {
+    if (out.empty() || out.back().kind != DcgmKind::kHealth || out.back().part != "DCGM error code")
+      return false;
+    const size_t sp = t.find(' ');
+    if (sp != std::string_view::npos)
+      out.back().text += ": " + std::string(text::trim(t.substr(sp)));
+    return true;
+  }
+  // A GPU health watch's verdict ("GpuNvlinkWatch = True   reason=GpuNvlinkWatchIsNotHealthy",
+  // NVSentinel on DCGM): an incident of that watch when it says so, nothing wrong otherwise.
+  if (const size_t eq = t.find("Watch = "); text::starts_with(t, "Gpu") &&
+                                            eq != std::string_view::npos &&
+                                            t.find(" reason=") != std::string_view::npos) {
+    if (t.find("IsNotHealthy") == std::string_view::npos) return true;
+    DcgmResult r;
+    r.kind = DcgmKind::kHealth;
+    r.part = "GPU health watch";
+    r.level = "Warning";
+    r.test = std::string(t.substr(0, eq + 5));
+    r.text = std::string(t);
+    r.origin = at(origin, line_no);
+    out.push_back(std::move(r));
+    return true;
+  }
+  if (!text::starts_with(t, "ErrorCode:DCGM_FR_")) return false;
+  DcgmResult r;
+  r.kind = DcgmKind::kHealth;
+  r.part = "DCGM error code";
+  r.level = "Warning";
+  const std::string_view code = t.substr(10, t.find(' ') - std::min(t.find(' '), size_t{10}));
+  r.test = std::string(code);
+  const size_t g = t.find(" GPU:");
+  if (g != std::string_view::npos && g + 5 < t.size() && is_digit(t[g + 5])) {
+    size_t used = 0;
+    r.gpu = static_cast<unsigned>(text::leading_digits(t.substr(g + 5), used));
+  }
+  r.text = std::string(t);
+  r.origin = at(origin, line_no);
+  out.push_back(std::move(r));
+  return true;
+}
+
+}  // namespace
+
 bool take_line(std::string_view t, std::string_view origin, size_t line_no,
                std::vector<DcgmResult>& out) {
+  if (!t.empty() && (t.front() == 'E' || t.front() == 'G') &&
+      take_failure_code(t, origin, line_no, out))
+    return true;
   if (!t.empty() && (t.front() == 'D' || t.front() == '#') &&
       take_exporter_line(t, origin, line_no, out))
     return true;
