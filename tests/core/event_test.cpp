@@ -17,7 +17,7 @@ TEST(NormalizePciBusId, RejectsNonAddresses) {
   EXPECT_EQ(normalize_pci_bus_id("GPU-1234"), std::nullopt);
   EXPECT_EQ(normalize_pci_bus_id(""), std::nullopt);
   EXPECT_EQ(normalize_pci_bus_id("zz:00.0"), std::nullopt);
-  EXPECT_EQ(normalize_pci_bus_id("00:20.0"), std::nullopt);  // device > 0x1f
+  EXPECT_EQ(normalize_pci_bus_id("00:20.0"), std::nullopt);            // device > 0x1f
   EXPECT_EQ(normalize_pci_bus_id("123456789:01:00.0"), std::nullopt);  // a domain of 9 digits
 }
 

@@ -174,10 +174,10 @@ TEST(KernelLogPrefix, GspCallStatusNamesALostGpuOrATimeout) {
           "0x00000065 for fn 76 sequence 1091!");
   EXPECT_EQ(timeout.driver_kind, DriverMessageKind::kGspTimeout);
   EXPECT_EQ(timeout.driver_gpu, 3u);
-  const Event other = one(
-      "[ 4130.312557] NVRM: GPU0 rpcRmApiControl_GSP: GspRmControl failed: hClient=0xc1d00003; "
-      "hObject=0x5c000000; cmd=0x2080a130; paramsSize=8; paramsStatus=0x00000000; "
-      "status=0x00000057");
+  const Event other =
+      one("[ 4130.312557] NVRM: GPU0 rpcRmApiControl_GSP: GspRmControl failed: hClient=0xc1d00003; "
+          "hObject=0x5c000000; cmd=0x2080a130; paramsSize=8; paramsStatus=0x00000000; "
+          "status=0x00000057");
   EXPECT_EQ(other.driver_kind, DriverMessageKind::kDriverAssert);
 }
 
