@@ -197,20 +197,17 @@ const DcgmFieldInfo* field_of(const DcgmResult& r) {
       {"CRC Flit Errors", "NFELT"},
       {"CRC Data Errors", "NDELT"},
   }};
-  if (r.part == "nvidia-smi nvlink -e") {
+  // The counter's name after "Link N ", looked up in the tool's own rows.
+  const auto by_link_row = [&r](const auto& rows) -> const DcgmFieldInfo* {
     const size_t sp = r.test.find(' ', 5);  // after "Link N"
-    const std::string_view name =
-        sp == std::string::npos ? std::string_view() : std::string_view(r.test).substr(sp + 1);
-    for (const auto& [row, tag] : kSmiRows)
+    if (sp == std::string::npos) return nullptr;
+    const std::string_view name = std::string_view(r.test).substr(sp + 1);
+    for (const auto& [row, tag] : rows)
       if (name == row) return dcgm_field_by_tag(tag);
-  }
-  if (r.part == "dcgmi nvlink -e") {
-    const size_t sp = r.test.find(' ', 5);  // after "Link N"
-    const std::string_view name =
-        sp == std::string::npos ? std::string_view() : std::string_view(r.test).substr(sp + 1);
-    for (const auto& [row, tag] : kLinkRows)
-      if (name == row) return dcgm_field_by_tag(tag);
-  }
+    return nullptr;
+  };
+  if (r.part == "nvidia-smi nvlink -e") return by_link_row(kSmiRows);
+  if (r.part == "dcgmi nvlink -e") return by_link_row(kLinkRows);
   return nullptr;
 }
 

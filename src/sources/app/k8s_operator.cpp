@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 #include "sources/smi/text_util.h"
 
@@ -123,6 +124,14 @@ bool is_gpu_component_name(std::string_view name) {
 
 namespace {
 
+// The whole number that ends just before `at` ("0/6 nodes": 6 before " nodes"), and where it
+// starts.
+std::pair<std::optional<unsigned>, size_t> number_before(std::string_view s, size_t at) {
+  size_t b = at;
+  while (b > 0 && is_digit(s[b - 1])) --b;
+  return {whole_number(s.substr(b, at - b)), b};
+}
+
 // KAI Scheduler's wording: "No nodes with enough resources were found: 2 node(s) didn't have
 // enough resources: GPUs." (the node count before "node(s)").
 std::optional<AppMessage> kai_unschedulable(std::string_view s) {
@@ -133,9 +142,8 @@ std::optional<AppMessage> kai_unschedulable(std::string_view s) {
   m.kind = AppMessageKind::kGpuUnschedulable;
   m.framework = "kubernetes";
   m.text = std::string(s.substr(0, 240));
-  size_t b = nodes;
-  while (b > 0 && is_digit(s[b - 1])) --b;
-  m.gpus_usable = whole_number(s.substr(b, nodes - b));  // the nodes short of GPUs
+  const auto [short_of_gpus, b] = number_before(s, nodes);
+  m.gpus_usable = short_of_gpus;  // the nodes short of GPUs
   m.detail = std::string(text::trim(s.substr(b, 200)));
   return m;
 }
@@ -154,13 +162,10 @@ std::optional<AppMessage> parse_gpu_unschedulable(std::string_view line) {
   m.framework = "kubernetes";
   m.text = std::string(s.substr(0, 240));
   // "0/6 nodes are available": the total after the slash.
-  size_t b = avail;
-  while (b > 0 && is_digit(s[b - 1])) --b;
-  if (b > 0 && s[b - 1] == '/') m.gpus_total = whole_number(s.substr(b, avail - b));
+  if (const auto [total, b] = number_before(s, avail); b > 0 && s[b - 1] == '/')
+    m.gpus_total = total;
   // "6 Insufficient nvidia.com/gpu": the count before it.
-  size_t c = ins;
-  while (c > 0 && is_digit(s[c - 1])) --c;
-  m.gpus_usable = whole_number(s.substr(c, ins - c));
+  m.gpus_usable = number_before(s, ins).first;
   m.detail = std::string(text::trim(s.substr(avail + 1, 200)));
   return m;
 }
