@@ -124,6 +124,7 @@ class Reader {
   void incomplete(std::string why);
   void finish_matrices();
   void take_by_evidence(const Line& l);
+  std::optional<CaptureFormat> take_tool_line(const Line& l);
   bool take_nccl_topology(const Line& l);
   void finish();
   // Bytes fully read: a kernel-log run being collected counts once it is parsed.
@@ -737,45 +738,38 @@ bool Reader::take_nccl_topology(const Line& l) {
 
 // A line no block reader took: each line reader by the evidence it needs, the first to take it
 // wins; a line none takes is not understood.
-void Reader::take_by_evidence(const Line& l) {
+// The line readers of nvidia-smi's line outputs, training logs and benchmark tools: the format
+// of the line when one of them took it.
+std::optional<CaptureFormat> Reader::take_tool_line(const Line& l) {
   // nvidia-smi nvlink: the GPU line is -L's (noted, left to the environment reader), its link
   // lines are read here.
   const bool header = nvlink_.note(l.trimmed, l.no);
-  if (header || nvlink_.take(l.trimmed, origin_, l.no)) {
-    flush_kernel();
-    segment(CaptureFormat::kSmiNvlink, l.no, l.no);
-    return;
-  }
-  if (resets_.take(l.trimmed, l.no)) {
-    flush_kernel();
-    segment(CaptureFormat::kSmiMessages, l.no, l.no);
-    return;
-  }
+  if (header || nvlink_.take(l.trimmed, origin_, l.no)) return CaptureFormat::kSmiNvlink;
+  if (resets_.take(l.trimmed, l.no)) return CaptureFormat::kSmiMessages;
   // A run's own progress: the Trainer's metrics dicts, tqdm bars (read, no GPU fact in them).
-  if (is_trainer_metrics_line(l.trimmed) || is_progress_bar(l.trimmed)) {
-    flush_kernel();
-    segment(CaptureFormat::kAppLog, l.no, l.no);
-    return;
-  }
+  if (is_trainer_metrics_line(l.trimmed) || is_progress_bar(l.trimmed))
+    return CaptureFormat::kAppLog;
   std::optional<StepTimingLine> interval;
   if (megatron_.take(l.trimmed, interval)) {
-    flush_kernel();
     if (interval) steps_.add(*interval, origin_, l.no);
-    segment(CaptureFormat::kAppLog, l.no, l.no);
-    return;
+    return CaptureFormat::kAppLog;
   }
   // Before the kernel-log test: "2019-07-21 16:20:05,759 - INFO - Epoch ..." has a log prefix.
   if (auto t = parse_step_timing(l.trimmed)) {
-    flush_kernel();
     steps_.add(*t, origin_, l.no);
-    segment(CaptureFormat::kAppLog, l.no, l.no);
-    return;
+    return CaptureFormat::kAppLog;
   }
   // Before the kernel-log test: an MPI launcher's "[0]   1048576 ..." row looks like dmesg.
   if (burn_.take(l.trimmed, origin_, l.no) || nccl_tests_.take(l.trimmed, origin_, l.no) ||
-      matrices_.take(l.trimmed, origin_, l.no) || take_nccl_topology(l)) {
+      matrices_.take(l.trimmed, origin_, l.no) || take_nccl_topology(l))
+    return CaptureFormat::kBenchTool;
+  return std::nullopt;
+}
+
+void Reader::take_by_evidence(const Line& l) {
+  if (const auto f = take_tool_line(l)) {
     flush_kernel();
-    segment(CaptureFormat::kBenchTool, l.no, l.no);
+    segment(*f, l.no, l.no);
     return;
   }
   if (env_.take(l.trimmed, host_)) {
