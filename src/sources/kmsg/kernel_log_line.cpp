@@ -2,6 +2,8 @@
 
 #include <array>
 #include <cctype>
+#include <optional>
+#include <utility>
 
 #include "sources/smi/text_util.h"
 
@@ -284,42 +286,105 @@ void classify_driver_text(std::string_view t, Event& ev) {
     return set_driver(ev, K::kDriverAssert);
 }
 
+namespace {
+
+// The kinds of kernel line parse_line reads, by the anchor that starts their message.
+enum class Anchor { kNvrm, kSxidLine, kAer, kHung, kLimitedLine };
+
+// Where the message starts ("NVRM:", "SXid (", "AER: ", ...) and what kind of line it is.
+std::optional<std::pair<Anchor, size_t>> anchor_of(std::string_view line) {
+  size_t at = line.find("NVRM");
+  if (at != std::string_view::npos && at + 4 < line.size() &&
+      (line[at + 4] == ':' || line[at + 4] == ' '))
+    return std::make_pair(Anchor::kNvrm, at);
+  if ((at = line.find(kSxid)) != std::string_view::npos)
+    return std::make_pair(Anchor::kSxidLine, at);
+  if ((at = line.find("AER: ")) != std::string_view::npos ||
+      (at = line.find("PCIe Bus Error: ")) != std::string_view::npos)
+    return std::make_pair(Anchor::kAer, at);
+  if ((at = line.find(kLimited)) != std::string_view::npos)
+    return std::make_pair(Anchor::kLimitedLine, at);
+  if ((at = line.find("INFO: task ")) != std::string_view::npos &&
+      has(line.substr(at), " blocked for more than"))
+    return std::make_pair(Anchor::kHung, at);
+  return std::nullopt;
+}
+
+// The message after the log prefix; with something before the prefix ("> ", a prompt), tried
+// again from the first bracket before the anchor.
+std::string_view message_body(std::string_view line, size_t anchor, LogPrefix& prefix) {
+  std::string_view body = strip_log_prefix(line, prefix);
+  if (prefix.recognised) return body;
+  const size_t br = line.find('[');
+  if (br == std::string_view::npos || br >= anchor) return body;
+  LogPrefix p2;
+  const auto b2 = strip_log_prefix(line.substr(br), p2);
+  if (!p2.recognised) return body;
+  prefix = p2;
+  return b2;
+}
+
+// "nvidia-nvswitch1: SXid (PCI:...): 20034, ..." (the switch that reported it is kept).
+void parse_sxid_line(std::string_view body, size_t bat, ParsedLine& r) {
+  r.ev.kind = EventKind::kSXid;
+  std::string_view rest = body.substr(bat + kSxid.size());
+  if (!parse_code_part(rest, r.ev)) {
+    r.role = LineRole::kBad;
+    r.error = "expected 'SXid (<pci address>): <number>, ...' in a kernel log line";
+    return;
+  }
+  const auto head = body.substr(0, bat);
+  const size_t nv = head.rfind("nvidia-nvswitch");
+  std::string sw =
+      nv == std::string_view::npos ? std::string() : std::string(text::trim(head.substr(nv)));
+  r.ev.message = sw.empty() ? std::string(rest) : sw + " " + std::string(rest);
+  r.role = LineRole::kEvent;
+}
+
+// "pci 0000:04:00.0: 252.048 Gb/s available PCIe bandwidth, limited by ..."
+void parse_limited_line(std::string_view body, size_t bat, ParsedLine& r) {
+  set_driver(r.ev, DriverMessageKind::kPcieLinkLimited);
+  const auto head = body.substr(0, bat);
+  const size_t colon = head.find(": ");
+  const auto dev = head.substr(0, colon);
+  const size_t sp = dev.rfind(' ');
+  r.ev.pci_bus_id = normalize_pci_bus_id(sp == std::string_view::npos ? dev : dev.substr(sp + 1));
+  r.ev.message = std::string(body);
+  r.role = LineRole::kEvent;
+}
+
+// An NVRM line: an Xid, or the driver's own text classified (event, GPU announcement, text).
+void parse_nvrm_line(std::string_view line, std::string_view body, size_t bat, ParsedLine& r) {
+  std::string_view nv = text::trim(body.substr(bat + 4));
+  if (!nv.empty() && nv.front() == ':') nv = text::trim(nv.substr(1));
+  if (text::starts_with(nv, "Xid (") || text::starts_with(nv, "Xid: ")) {
+    const bool addr = nv[3] == ' ';
+    const size_t x = static_cast<size_t>(nv.data() - line.data()) + 5;
+    r.role = parse_xid(line, x, addr, r) ? LineRole::kEvent : LineRole::kBad;
+    return;
+  }
+  r.body = nv;
+  r.ev.driver_gpu = driver_gpu_of(nv);
+  r.ev.pci_bus_id = gpu_address_in(nv);
+  r.ev.message = std::string(nv);
+  classify_driver_text(nv, r.ev);
+  if (r.ev.kind == EventKind::kFallenOffBus || r.ev.driver_kind)
+    r.role = LineRole::kEvent;
+  else if (text::starts_with(nv, "The NVIDIA GPU ") && r.ev.pci_bus_id)
+    r.role = LineRole::kAnnounce;
+  else
+    r.role = LineRole::kDriverText;
+}
+
+}  // namespace
+
 ParsedLine parse_line(std::string_view line) {
   ParsedLine r;
   while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.remove_suffix(1);
-  // Where the message starts, and what kind of line it is.
-  enum class A { kNvrm, kSxid, kAer, kHung, kLimited } kind;
-  size_t at = line.find("NVRM");
-  if (at != std::string_view::npos && at + 4 < line.size() &&
-      (line[at + 4] == ':' || line[at + 4] == ' ')) {
-    kind = A::kNvrm;
-  } else if ((at = line.find(kSxid)) != std::string_view::npos) {
-    kind = A::kSxid;
-  } else if ((at = line.find("AER: ")) != std::string_view::npos ||
-             (at = line.find("PCIe Bus Error: ")) != std::string_view::npos) {
-    kind = A::kAer;
-  } else if ((at = line.find(kLimited)) != std::string_view::npos) {
-    kind = A::kLimited;
-  } else if ((at = line.find("INFO: task ")) != std::string_view::npos &&
-             has(line.substr(at), " blocked for more than")) {
-    kind = A::kHung;
-  } else {
-    return r;
-  }
-  std::string_view body = strip_log_prefix(line, r.prefix);
-  if (!r.prefix.recognised) {
-    // Something before the prefix ("> ", a prompt): try again from the first bracket.
-    const size_t br = line.find('[');
-    if (br != std::string_view::npos && br < at) {
-      LogPrefix p2;
-      const auto b2 = strip_log_prefix(line.substr(br), p2);
-      if (p2.recognised) {
-        r.prefix = p2;
-        body = b2;
-      }
-    }
-  }
-  // The anchor's position inside body.
+  const auto anchor = anchor_of(line);
+  if (!anchor) return r;
+  const auto [kind, at] = *anchor;
+  const std::string_view body = message_body(line, at, r.prefix);
   const size_t off = static_cast<size_t>(body.data() - line.data());
   if (at < off) {
     // The prefix swallowed the anchor (a host named "NVRM:x", found by fuzz_kernel_log): only
@@ -329,69 +394,26 @@ ParsedLine parse_line(std::string_view line) {
     fill_times(r.prefix, inner.ev);
     return inner;
   }
-  const size_t bat = at - off;
+  const size_t bat = at - off;  // the anchor's position inside body
   fill_times(r.prefix, r.ev);
   switch (kind) {
-    case A::kSxid: {
-      r.ev.kind = EventKind::kSXid;
-      std::string_view rest = body.substr(bat + kSxid.size());
-      if (!parse_code_part(rest, r.ev)) {
-        r.role = LineRole::kBad;
-        r.error = "expected 'SXid (<pci address>): <number>, ...' in a kernel log line";
-        return r;
-      }
-      // Keep which switch reported it: "nvidia-nvswitch1: SXid (...)".
-      const auto head = body.substr(0, bat);
-      const size_t nv = head.rfind("nvidia-nvswitch");
-      std::string sw =
-          nv == std::string_view::npos ? std::string() : std::string(text::trim(head.substr(nv)));
-      r.ev.message = sw.empty() ? std::string(rest) : sw + " " + std::string(rest);
-      r.role = LineRole::kEvent;
-      return r;
-    }
-    case A::kAer:
+    case Anchor::kSxidLine:
+      parse_sxid_line(body, bat, r);
+      break;
+    case Anchor::kAer:
       parse_aer(body, bat, r.ev);
       r.role = LineRole::kEvent;
-      return r;
-    case A::kHung:
+      break;
+    case Anchor::kHung:
       parse_hung(body, bat, r.ev);
       r.role = LineRole::kEvent;
-      return r;
-    case A::kLimited: {
-      // "pci 0000:04:00.0: 252.048 Gb/s available PCIe bandwidth, limited by ..."
-      set_driver(r.ev, DriverMessageKind::kPcieLinkLimited);
-      const auto head = body.substr(0, bat);
-      const size_t colon = head.find(": ");
-      const auto dev = head.substr(0, colon);
-      const size_t sp = dev.rfind(' ');
-      r.ev.pci_bus_id =
-          normalize_pci_bus_id(sp == std::string_view::npos ? dev : dev.substr(sp + 1));
-      r.ev.message = std::string(body);
-      r.role = LineRole::kEvent;
-      return r;
-    }
-    case A::kNvrm:
       break;
-  }
-  std::string_view nv = text::trim(body.substr(bat + 4));
-  if (!nv.empty() && nv.front() == ':') nv = text::trim(nv.substr(1));
-  if (text::starts_with(nv, "Xid (") || text::starts_with(nv, "Xid: ")) {
-    const bool addr = nv[3] == ' ';
-    const size_t x = static_cast<size_t>(nv.data() - line.data()) + 5;
-    r.role = parse_xid(line, x, addr, r) ? LineRole::kEvent : LineRole::kBad;
-    return r;
-  }
-  r.body = nv;
-  r.ev.driver_gpu = driver_gpu_of(nv);
-  r.ev.pci_bus_id = gpu_address_in(nv);
-  r.ev.message = std::string(nv);
-  classify_driver_text(nv, r.ev);
-  if (r.ev.kind == EventKind::kFallenOffBus || r.ev.driver_kind) {
-    r.role = LineRole::kEvent;
-  } else if (text::starts_with(nv, "The NVIDIA GPU ") && r.ev.pci_bus_id) {
-    r.role = LineRole::kAnnounce;
-  } else {
-    r.role = LineRole::kDriverText;
+    case Anchor::kLimitedLine:
+      parse_limited_line(body, bat, r);
+      break;
+    case Anchor::kNvrm:
+      parse_nvrm_line(line, body, bat, r);
+      break;
   }
   return r;
 }
