@@ -22,20 +22,7 @@ Status Scheduler::adopt_running(JobSpec spec, const std::vector<uint32_t>& gpus,
   spec.depends_on.clear();
   if (Status s = submit(std::move(spec)); !s) return s;
   const size_t i = index_.at(id);
-  queue_erase(i);
-  Job& j = at(i);
-  cluster_.allocate(id, gpus);
-  for (uint32_t g : gpus) gpu_owner_[g] = static_cast<uint32_t>(i);
-  j.gpus = gpus;
-  (void)j.transition(JobState::kRunning, started_ms, "adopted");
-  victim_ok_[i] = 1;
-  if (rank_cache())
-    cache_rank(i, clock_.now_ms());
-  else
-    set_run_rank(i, run_rank_[i]);
-  const std::pair<int64_t, size_t> entry{expected_end_ms(j), i};
-  running_.insert(std::upper_bound(running_.begin(), running_.end(), entry), entry);
-  ledger_.job_started(j.spec.account, static_cast<unsigned>(j.gpus.size()));
+  start_on(i, gpus, started_ms, "adopted");
   for (uint32_t g : gpus) mark_node(cluster_.gpu(g).node);
   return {};
 }

@@ -99,6 +99,11 @@ void PendingIndex::reorder(std::vector<PendingEntry> entries) {
                by_key);
   }
   blocks_.clear();
+  fill_blocks(entries);
+}
+
+// Cuts sorted entries into blocks of kBlock.
+void PendingIndex::fill_blocks(const std::vector<PendingEntry>& entries) {
   for (size_t i = 0; i < entries.size(); i += kBlock) {
     auto b = std::make_unique<Block>();
     const size_t end = std::min(entries.size(), i + kBlock);
@@ -115,14 +120,7 @@ void PendingIndex::rebuild(std::vector<PendingEntry> entries) {
   blocks_.clear();
   gpu_counts_.clear();
   size_ = entries.size();
-  for (size_t i = 0; i < entries.size(); i += kBlock) {
-    auto b = std::make_unique<Block>();
-    const size_t end = std::min(entries.size(), i + kBlock);
-    b->entries.assign(entries.begin() + static_cast<std::ptrdiff_t>(i),
-                      entries.begin() + static_cast<std::ptrdiff_t>(end));
-    summarize(*b);
-    blocks_.push_back(std::move(b));
-  }
+  fill_blocks(entries);
   for (const PendingEntry& e : entries) ++gpu_counts_[e.gpus];
 }
 

@@ -101,6 +101,7 @@ class PendingIndex {
   static constexpr uint32_t kResummarize = 64;
   static size_t size_class(unsigned gpus);
   static void summarize(Block& b);
+  void fill_blocks(const std::vector<PendingEntry>& entries);
   // Re-sorts the same entries after re-ranking and rebuilds the blocks (the GPU counts stay).
   // Ranks move little between re-rankings, so only the entries that fell out of order are
   // sorted and merged back: O(n + k log k) for k such entries, a full sort when k is large.

@@ -183,12 +183,19 @@ bool Scheduler::try_start(size_t i, const NodeCaps* caps) {
   Job& j = at(i);
   auto gpus = cluster_.find(j.spec.gpus, options_.packing, caps);
   if (!gpus) return false;
+  start_on(i, std::move(*gpus), clock_.now_ms(), "resources available");
+  return true;
+}
+
+void Scheduler::start_on(size_t i, std::vector<uint32_t> gpus, int64_t at_ms,
+                         std::string_view reason) {
+  Job& j = at(i);
   queue_erase(i);
-  cluster_.allocate(j.spec.id, *gpus);
-  for (uint32_t g : *gpus) gpu_owner_[g] = static_cast<uint32_t>(i);
-  j.gpus = std::move(*gpus);
-  (void)j.transition(JobState::kRunning, clock_.now_ms(), "resources available");
-  victim_ok_[i] = 1;  // placement hands out healthy GPUs only
+  cluster_.allocate(j.spec.id, gpus);
+  for (uint32_t g : gpus) gpu_owner_[g] = static_cast<uint32_t>(i);
+  j.gpus = std::move(gpus);
+  (void)j.transition(JobState::kRunning, at_ms, reason);
+  victim_ok_[i] = 1;  // placement and adoption hand out healthy GPUs only
   if (rank_cache())
     cache_rank(i, clock_.now_ms());
   else
@@ -196,7 +203,6 @@ bool Scheduler::try_start(size_t i, const NodeCaps* caps) {
   const std::pair<int64_t, size_t> entry{expected_end_ms(j), i};
   running_.insert(std::upper_bound(running_.begin(), running_.end(), entry), entry);
   ledger_.job_started(j.spec.account, static_cast<unsigned>(j.gpus.size()));
-  return true;
 }
 
 void Scheduler::stop_running(size_t i) {

@@ -111,6 +111,8 @@ class Scheduler {
     return [this](uint32_t slot) { return rank_at_rerank(slot); };
   }
   bool try_start(size_t i, const NodeCaps* caps);
+  // Starts waiting job i on these GPUs (free and healthy) at at_ms.
+  void start_on(size_t i, std::vector<uint32_t> gpus, int64_t at_ms, std::string_view reason);
   void stop_running(size_t i);
   void settle_dependents(size_t i);
   void preempt_pass(PassResult& out);

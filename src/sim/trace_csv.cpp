@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/civil_date.h"
+
 namespace gw::sim::csv {
 
 bool LineCursor::next(std::string_view& line) {
@@ -69,16 +71,6 @@ std::optional<int> digits(std::string_view s, size_t pos, size_t n) {
     v = v * 10 + (s[i] - '0');
   }
   return v;
-}
-
-// Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar (H. Hinnant's algorithm).
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2 ? 1 : 0;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
 
 }  // namespace

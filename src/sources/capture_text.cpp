@@ -17,9 +17,7 @@ namespace gw::capture_text {
 
 namespace {
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
+using text::is_digit;
 
 // Section headers and keys of nvidia-smi -q (any driver generation), enough to tell a
 // fragment that starts inside a GPU section.

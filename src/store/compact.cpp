@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
-#include <system_error>
 
 #include "store/metrics.h"
 #include "store/sql.h"
@@ -14,16 +12,6 @@ namespace gw::store {
 namespace {
 
 constexpr int64_t kMinute = 60'000;
-
-uint64_t db_bytes(const std::string& p) {
-  std::error_code ec;
-  uint64_t n = 0;
-  for (const char* suffix : {"", "-wal"}) {
-    const auto s = std::filesystem::file_size(p + suffix, ec);
-    if (!ec) n += s;
-  }
-  return n;
-}
 
 std::optional<int64_t> meta_i64(sqlite3* db, const char* key) {
   sql::Stmt s(db, "SELECT value FROM meta WHERE key=?");
@@ -93,7 +81,7 @@ Status Store::rollup(int64_t until_ms) {
 
 Status Store::enforce_size() {
   // Oldest first: raw rows (already rolled up), then rollups, events and finished findings.
-  for (int round = 0; round < 20 && db_bytes(path_) > opts_.max_bytes; ++round) {
+  for (int round = 0; round < 20 && file_bytes() > opts_.max_bytes; ++round) {
     bool deleted = false;
     for (const char* q :
          {"DELETE FROM samples WHERE t_ms <= (SELECT t_ms FROM samples ORDER BY t_ms LIMIT 1 "

@@ -8,13 +8,8 @@
 namespace gw {
 namespace {
 
-bool has(std::string_view s, std::string_view what) {
-  return s.find(what) != std::string_view::npos;
-}
-
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
+using text::has;
+using text::is_digit;
 
 // The capability right after `key` ("capability sm_120", "capability 3.5", "capability: 3.0").
 std::optional<unsigned> capability_after(std::string_view s, std::string_view key) {

@@ -12,11 +12,9 @@
 namespace gw {
 namespace {
 
-using text::ascii_lower;
+using text::has;
 
-bool has(std::string_view hay, std::string_view needle) {
-  return hay.find(needle) != std::string_view::npos;
-}
+using text::ascii_lower;
 
 template <size_t N>
 bool has_any(std::string_view hay, const std::array<std::string_view, N>& needles) {

@@ -9,9 +9,7 @@
 namespace gw {
 namespace {
 
-bool has(std::string_view s, std::string_view what) {
-  return s.find(what) != std::string_view::npos;
-}
+using text::has;
 
 bool is_alnum(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');

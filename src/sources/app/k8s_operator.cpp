@@ -9,13 +9,8 @@
 namespace gw {
 namespace {
 
-bool has(std::string_view s, std::string_view what) {
-  return s.find(what) != std::string_view::npos;
-}
-
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
+using text::has;
+using text::is_digit;
 
 // A Kubernetes object name: lower-case letters, digits, '-' and '.'.
 bool is_object_name(std::string_view s) {
@@ -41,32 +36,6 @@ std::optional<std::pair<unsigned, unsigned>> ready_pair(std::string_view s) {
   auto b = whole_number(s.substr(slash + 1));
   if (!a || !b) return std::nullopt;
   return std::make_pair(*a, *b);
-}
-
-// Splits on runs of `min_gap` or more spaces (kubectl pads columns with at least three; a
-// header's "NODE SELECTOR" has one).
-std::vector<std::string_view> split_gaps(std::string_view s, size_t min_gap) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-    if (i >= s.size()) break;
-    size_t e = i;
-    while (e < s.size()) {
-      if (s[e] == '\t') break;
-      if (s[e] == ' ') {
-        size_t run = 0;
-        while (e + run < s.size() && s[e + run] == ' ') ++run;
-        if (run >= min_gap) break;
-        e += run;
-        continue;
-      }
-      ++e;
-    }
-    out.push_back(s.substr(i, e - i));
-    i = e;
-  }
-  return out;
 }
 
 AppMessage not_ready(std::string_view text, std::string detail, std::string_view origin,
@@ -172,7 +141,7 @@ std::optional<AppMessage> parse_gpu_unschedulable(std::string_view line) {
 
 bool K8sOperatorScanner::take_header(std::string_view s) {
   if (!(text::starts_with(s, "NAME ") || text::starts_with(s, "NAMESPACE "))) return false;
-  const auto cols = split_gaps(s, 2);
+  const auto cols = text::split_columns(s, 2);
   K8sTableColumns c;
   c.count = cols.size();
   for (size_t i = 0; i < cols.size(); ++i) {
@@ -211,7 +180,7 @@ std::optional<std::string> K8sOperatorScanner::row_state(
 
 bool K8sOperatorScanner::take_row(std::string_view s, std::string_view origin, size_t line_no,
                                   std::vector<AppMessage>& out) {
-  const auto cells = split_gaps(s, 1);
+  const auto cells = text::split_columns(s, 1);
   const K8sTableColumns& c = *table_;
   const size_t need = std::max({c.name, *c.ready, c.status.value_or(0), c.desired.value_or(0)});
   if (cells.size() <= need || !is_object_name(cells[c.name])) return false;
@@ -227,7 +196,7 @@ bool K8sOperatorScanner::take_row(std::string_view s, std::string_view origin, s
 // the same table.
 bool K8sOperatorScanner::take_headerless(std::string_view s, std::string_view origin,
                                          size_t line_no, std::vector<AppMessage>& out) {
-  const auto cells = split_gaps(s, 1);
+  const auto cells = text::split_columns(s, 1);
   for (size_t i = 0; i < 2 && i + 2 < cells.size(); ++i) {
     if (!is_object_name(cells[i]) || !is_gpu_component_name(cells[i])) continue;
     K8sTableColumns c;

@@ -11,11 +11,9 @@ namespace gw {
 
 namespace {
 
-constexpr size_t npos = std::string_view::npos;
+using text::is_digit;
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
+constexpr size_t npos = std::string_view::npos;
 
 // Digits at `p`, taken only when a character follows them (the number is whole).
 std::optional<uint64_t> digits_at(std::string_view s, size_t p) {

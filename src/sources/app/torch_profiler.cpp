@@ -11,20 +11,6 @@ namespace gw {
 
 namespace {
 
-// Cells two or more spaces apart ("512.00 Mb" keeps its one space).
-std::vector<std::string_view> cells_of(std::string_view s) {
-  std::vector<std::string_view> out;
-  size_t p = 0;
-  while (p < s.size()) {
-    size_t gap = s.find("  ", p);
-    if (gap == std::string_view::npos) gap = s.size();
-    out.push_back(s.substr(p, gap - p));
-    p = s.find_first_not_of(' ', gap);
-    if (p == std::string_view::npos) break;
-  }
-  return out;
-}
-
 // A value cell as seconds when it is a time ("64.973us", "89.359ms", "1.2s"); other values
 // ("59.24%", "10", "512.00 Mb", "-4 b") only need to be well-formed.
 struct Value {
@@ -50,7 +36,7 @@ Value value_of(std::string_view c) {
 
 std::optional<std::vector<std::string>> parse_torch_profiler_header(std::string_view t) {
   if (!text::starts_with(t, "Name  ")) return std::nullopt;
-  const auto cells = cells_of(t);
+  const auto cells = text::split_columns(t, 2);
   std::vector<std::string> cols;
   bool cpu = false;
   for (size_t i = 1; i < cells.size(); ++i) {
@@ -99,7 +85,7 @@ bool TorchProfilerScanner::take(std::string_view t, std::string_view origin, siz
 }
 
 bool TorchProfilerScanner::take_row(std::string_view t, std::string_view origin, size_t line_no) {
-  const auto cells = cells_of(t);
+  const auto cells = text::split_columns(t, 2);
   if (cells.size() != columns_.size() + 1) return false;
   std::optional<double> cpu_total;
   for (size_t i = 1; i < cells.size(); ++i) {

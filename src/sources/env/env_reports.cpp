@@ -10,9 +10,7 @@ namespace gw {
 
 namespace {
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
+using text::is_digit;
 
 // First "N.N[.N...]" token of s at or after `from` ("Module  535.129.03  Tue" -> "535.129.03").
 std::optional<std::string> version_token(std::string_view s, size_t from = 0) {

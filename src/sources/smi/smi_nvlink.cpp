@@ -8,11 +8,9 @@ namespace gw {
 
 namespace {
 
-constexpr size_t kReach = 64;  // link lines this far below their GPU line
+using text::has;
 
-bool has(std::string_view s, std::string_view w) {
-  return s.find(w) != std::string_view::npos;
-}
+constexpr size_t kReach = 64;  // link lines this far below their GPU line
 
 // "Link 12: ..." -> "...", when the line is one.
 std::optional<std::string_view> link_value(std::string_view t) {

@@ -1,8 +1,13 @@
 #include "sources/smi/text_util.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace gw::text {
 
@@ -229,13 +234,28 @@ std::optional<uint64_t> parse_duration_ns(std::string_view v) {
   return to_u64_rounded(nu->first * mult);
 }
 
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2 ? 1 : 0;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+std::vector<std::string_view> split_columns(std::string_view s, size_t min_gap) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    if (i >= s.size()) break;
+    size_t e = i;
+    while (e < s.size()) {
+      if (s[e] == '\t') break;
+      if (s[e] == ' ') {
+        size_t run = 0;
+        while (e + run < s.size() && s[e + run] == ' ') ++run;
+        if (run >= min_gap) break;
+        e += run;
+        continue;
+      }
+      ++e;
+    }
+    out.push_back(s.substr(i, e - i));
+    i = e;
+  }
+  return out;
 }
 
 std::vector<std::string_view> words(std::string_view s) {
@@ -258,6 +278,35 @@ unsigned month_from_abbrev(std::string_view s) {
   return 0;
 }
 
+namespace {
+
+// Per month, the abbreviations of en, de, fr, es, it, pt, nl, pl, ru (lower case; the non-ASCII
+// ones as journalctl writes them in UTF-8; Russian upper case is not folded), sorted by word
+// for a binary search.
+std::vector<std::pair<std::string_view, unsigned>> month_words() {
+  static constexpr std::array<std::string_view, 12> kWords = {
+      "jan janv ene gen sty янв",
+      "feb fév févr fev lut фев",
+      "mar mär mrz mars mrt мар",
+      "apr avr avril abr kwi апр",
+      "may mai mag mei maj мая май",
+      "jun juin giu cze июн",
+      "jul juil lug lip июл",
+      "aug août ago sie авг",
+      "sep sept set wrz сен",
+      "oct okt out ott paź paz окт",
+      "nov lis ноя",
+      "dec dez déc dic gru дек",
+  };
+  std::vector<std::pair<std::string_view, unsigned>> out;
+  for (unsigned m = 0; m < 12; ++m)
+    for (std::string_view w : words(kWords[m])) out.emplace_back(w, m + 1);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
 unsigned month_word(std::string_view s, size_t& len) {
   len = 0;
   while (len < s.size() && len < 12 && s[len] != ' ' && s[len] != '\t') ++len;
@@ -270,36 +319,26 @@ unsigned month_word(std::string_view s, size_t& len) {
     const std::string_view unit = s.substr(d, len - d);
     return m >= 1 && m <= 12 && (unit == "\xE6\x9C\x88" || unit == "\xEC\x9B\x94") ? m : 0;
   }
-  // " word " folded to ASCII lower case, on the stack: this runs on every syslog line.
-  char buf[14];
+  // The common case first: an English abbreviation as syslog writes it ("Dec").
+  if (len == 3) {
+    static constexpr std::string_view kEnglish = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    for (size_t m = 0; m < 12; ++m)
+      if (s[0] == kEnglish[3 * m] && s[1] == kEnglish[3 * m + 1] && s[2] == kEnglish[3 * m + 2])
+        return static_cast<unsigned>(m + 1);
+  }
+  // The word folded to ASCII lower case, on the stack: this runs on every syslog line.
+  char buf[12];
   size_t n = 0;
-  buf[n++] = ' ';
   for (size_t i = 0; i < len; ++i) {
     const char c = s[i];
     buf[n++] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
   }
   if (buf[n - 1] == '.') --n;
-  buf[n++] = ' ';
   const std::string_view key(buf, n);
-  // Per month, the abbreviations of en, de, fr, es, it, pt, nl, pl, ru (lower case; the
-  // non-ASCII ones as journalctl writes them in UTF-8). Russian upper case is not folded.
-  static constexpr std::array<std::string_view, 12> kWords = {
-      " jan janv ene gen sty янв ",
-      " feb fév févr fev lut фев ",
-      " mar mär mrz mars mrt мар ",
-      " apr avr avril abr kwi апр ",
-      " may mai mag mei maj мая май ",
-      " jun juin giu cze июн ",
-      " jul juil lug lip июл ",
-      " aug août ago sie авг ",
-      " sep sept set wrz сен ",
-      " oct okt out ott paź paz окт ",
-      " nov lis ноя ",
-      " dec dez déc dic gru дек ",
-  };
-  for (unsigned i = 0; i < 12; ++i)
-    if (kWords[i].find(key) != std::string_view::npos) return i + 1;
-  return 0;
+  static const std::vector<std::pair<std::string_view, unsigned>> kIndex = month_words();
+  const auto it = std::lower_bound(kIndex.begin(), kIndex.end(), key,
+                                   [](const auto& e, std::string_view k) { return e.first < k; });
+  return it != kIndex.end() && it->first == key ? it->second : 0;
 }
 
 std::optional<int64_t> parse_ctime_ms(std::string_view s) {
@@ -331,6 +370,22 @@ std::optional<int64_t> parse_ctime_ms(std::string_view s) {
 size_t count_newlines(const char* p, size_t n) {
   size_t count = 0;
   size_t i = 0;
+#if defined(__SSE2__)
+  // 16 bytes a step: each '\n' compares to 0xFF (-1), subtracted into per-byte counters that
+  // are summed (psadbw) before they could wrap at 255 steps.
+  const __m128i nl = _mm_set1_epi8('\n');
+  while (i + 16 <= n) {
+    const size_t steps = std::min<size_t>((n - i) / 16, 255);
+    __m128i acc = _mm_setzero_si128();
+    for (size_t k = 0; k < steps; ++k, i += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, nl));
+    }
+    const __m128i sums = _mm_sad_epu8(acc, _mm_setzero_si128());
+    count += static_cast<size_t>(_mm_extract_epi16(sums, 0)) +
+             static_cast<size_t>(_mm_extract_epi16(sums, 4));
+  }
+#else
   constexpr uint64_t kOnes = 0x0101010101010101ULL;
   constexpr uint64_t kNl = kOnes * static_cast<uint64_t>('\n');
   for (; i + 8 <= n; i += 8) {
@@ -341,9 +396,10 @@ size_t count_newlines(const char* p, size_t n) {
     const uint64_t t = ((x & 0x7f7f7f7f7f7f7f7fULL) + 0x7f7f7f7f7f7f7f7fULL) | x;
     const uint64_t zero = ~(t | 0x7f7f7f7f7f7f7f7fULL);
     // One bit (bit 7) per newline byte: summed by a multiply, not popcount (without -mpopcnt
-    // that is a libgcc call, 8 % of a kernel-log parse in perf).
+    // that is a libgcc call).
     count += static_cast<size_t>(((zero >> 7) * kOnes) >> 56);
   }
+#endif
   for (; i < n; ++i) count += p[i] == '\n';
   return count;
 }

@@ -10,12 +10,21 @@
 #include <string_view>
 #include <vector>
 
+#include "core/civil_date.h"
+
 namespace gw::text {
 
 inline bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
+inline bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+// Whether `what` occurs anywhere in `s`.
+inline bool has(std::string_view s, std::string_view what) {
+  return s.find(what) != std::string_view::npos;
+}
 inline std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
@@ -117,9 +126,12 @@ std::optional<uint64_t> parse_duration_ns(std::string_view v);
 
 // The blank- or tab-separated words of a line, as views into it.
 std::vector<std::string_view> words(std::string_view s);
+// The columns of a padded table row: cells split at tabs and at runs of `min_gap` or more
+// spaces ("512.00 Mb" keeps its one space with min_gap 2; kubectl pads with at least three,
+// and a header's "NODE SELECTOR" has one).
+std::vector<std::string_view> split_columns(std::string_view s, size_t min_gap);
 
-// Days since 1970-01-01 of a proleptic Gregorian date.
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d);
+using gw::days_from_civil;
 // "Jan".."Dec" -> 1..12, 0 when not a month.
 unsigned month_from_abbrev(std::string_view s);
 // The month word at the start of `s` as strftime's %b writes it in the C locale and the common

@@ -1,0 +1,183 @@
+#include "sources/kmsg/anchor_scan.h"
+
+#include <cstdint>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace gw::kmsg {
+
+bool anchor_pair(char a, char b) {
+  return (a == 'V' && b == 'R') || (a == 'X' && b == 'i') || (a == 'R' && b == ':') ||
+         (a == 'F' && b == 'O') || (a == 'G' && b == 'b') || (a == 'I' && b == 'e') ||
+         (a == 'r' && b == ']');
+}
+
+bool mention_triple(char a, char b, char c) {
+  return ((a == 'v' || a == 'V') && (b == 'i' || b == 'I') && (c == 'd' || c == 'D')) ||
+         (a == 'G' && b == 'P' && c == 'U') || (a == 'C' && b == 'U' && c == 'D') ||
+         (a == 'C' && b == 'C' && c == 'L') || (a == 'C' && b == 'G' && c == 'M');
+}
+
+size_t next_anchor_scalar(std::string_view text, size_t from, size_t to, bool mentions) {
+  const char* d = text.data();
+  const size_t n = text.size();
+  for (size_t i = from; i < to && i + 1 < n; ++i) {
+    if (anchor_pair(d[i], d[i + 1])) return i;
+    if (mentions && i + 2 < n && mention_triple(d[i], d[i + 1], d[i + 2])) return i;
+  }
+  return to;
+}
+
+namespace {
+
+#if defined(__SSE2__)
+// SSE2: the bit of position k is set when d[k..] starts a pair (or a triple): exact.
+inline __attribute__((always_inline)) unsigned exact_mask16(const char* d, bool mentions) {
+  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d));
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + 1));
+  const auto eq = [](__m128i v, char x) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(x)); };
+  const auto both = [&](char x, char y) { return _mm_and_si128(eq(a, x), eq(b, y)); };
+  __m128i m =
+      _mm_or_si128(_mm_or_si128(_mm_or_si128(both('V', 'R'), both('X', 'i')),
+                                _mm_or_si128(both('I', 'e'), both('r', ']'))),
+                   _mm_or_si128(_mm_or_si128(both('R', ':'), both('F', 'O')), both('G', 'b')));
+  if (mentions) {
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + 2));
+    // v/V, i/I, d/D: OR 0x20 folds the case of these letters.
+    const __m128i low = _mm_set1_epi8(0x20);
+    const __m128i vid =
+        _mm_and_si128(_mm_and_si128(eq(_mm_or_si128(a, low), 'v'), eq(_mm_or_si128(b, low), 'i')),
+                      eq(_mm_or_si128(c, low), 'd'));
+    const __m128i gpu = _mm_and_si128(both('G', 'P'), eq(c, 'U'));
+    const __m128i c_tail = _mm_or_si128(
+        _mm_or_si128(_mm_and_si128(eq(b, 'U'), eq(c, 'D')), _mm_and_si128(eq(b, 'C'), eq(c, 'L'))),
+        _mm_and_si128(eq(b, 'G'), eq(c, 'M')));
+    m = _mm_or_si128(m, _mm_or_si128(_mm_or_si128(vid, gpu), _mm_and_si128(eq(a, 'C'), c_tail)));
+  }
+  return static_cast<unsigned>(_mm_movemask_epi8(m));
+}
+
+size_t next_anchor_sse2(std::string_view text, size_t from, size_t to, bool mentions) {
+  const char* d = text.data();
+  const size_t n = text.size();
+  size_t i = from;
+  for (; i + 32 <= to && i + 34 <= n; i += 32) {
+    const unsigned lo = exact_mask16(d + i, mentions), hi = exact_mask16(d + i + 16, mentions);
+    if ((lo | hi) != 0) return i + static_cast<size_t>(__builtin_ctzll(lo | (uint64_t{hi} << 16)));
+  }
+  return next_anchor_scalar(text, i, to, mentions);
+}
+#endif
+
+#if defined(__x86_64__)
+// SSSE3, after Hyperscan's "Teddy": each byte value maps to 8 bucket bits through two 16-entry
+// tables (its low and its high nibble, looked up with pshufb); a position matches a bucket when
+// its byte, the next and the one after all carry that bucket's bit. A bucket's set of bytes is
+// the product of its nibble sets, so it may admit a few more bytes than its patterns (a false
+// start the caller discards), never fewer. Buckets: 0 VR/FO, 1 Xi/Gb, 2 GPU, 3 r], 4 R:, 5 Ie,
+// 6 vid (any case), 7 CUD/CCL/CGM; 2, 6 and 7 are the mentions.
+struct NibbleTables {
+  alignas(16) uint8_t lo[3][16] = {};
+  alignas(16) uint8_t hi[3][16] = {};
+  void add(unsigned pos, unsigned bucket, unsigned char byte) {
+    lo[pos][byte & 0x0F] |= static_cast<uint8_t>(1U << bucket);
+    hi[pos][byte >> 4] |= static_cast<uint8_t>(1U << bucket);
+  }
+  void any(unsigned pos, unsigned bucket) {
+    for (unsigned k = 0; k < 16; ++k) add(pos, bucket, static_cast<unsigned char>(k * 17));
+  }
+  NibbleTables() {
+    const auto pair = [&](unsigned bucket, char a, char b) {
+      add(0, bucket, static_cast<unsigned char>(a));
+      add(1, bucket, static_cast<unsigned char>(b));
+      any(2, bucket);
+    };
+    // Pairs share a bucket where the product of their nibble sets admits only rare extras:
+    // VR/FO also "FB", "F_", "VO"; Xi/Gb also "Hi", "Wi", "Hb".
+    pair(0, 'V', 'R');
+    pair(0, 'F', 'O');
+    pair(1, 'X', 'i');
+    pair(1, 'G', 'b');
+    pair(3, 'r', ']');
+    pair(4, 'R', ':');
+    pair(5, 'I', 'e');
+    const auto triple = [&](unsigned bucket, const char* w) {
+      for (unsigned p = 0; p < 3; ++p) add(p, bucket, static_cast<unsigned char>(w[p]));
+    };
+    triple(2, "GPU");
+    triple(6, "vid");
+    triple(6, "VID");
+    triple(7, "CUD");
+    triple(7, "CCL");
+    triple(7, "CGM");
+  }
+};
+
+// One byte position's bucket bits for 16 positions (lambdas would not inherit the target).
+__attribute__((target("ssse3"), always_inline)) inline __m128i buckets16(const char* at, __m128i lo,
+                                                                         __m128i hi) {
+  const __m128i nib = _mm_set1_epi8(0x0F);
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+  return _mm_and_si128(_mm_shuffle_epi8(lo, _mm_and_si128(v, nib)),
+                       _mm_shuffle_epi8(hi, _mm_and_si128(_mm_srli_epi16(v, 4), nib)));
+}
+
+// The bit of position k is set when d[k], d[k + 1] and d[k + 2] share an enabled bucket.
+__attribute__((target("ssse3"), always_inline)) inline unsigned teddy_mask16(const char* d,
+                                                                             const __m128i (&lo)[3],
+                                                                             const __m128i (&hi)[3],
+                                                                             __m128i enabled) {
+  const __m128i m =
+      _mm_and_si128(_mm_and_si128(buckets16(d, lo[0], hi[0]), buckets16(d + 1, lo[1], hi[1])),
+                    _mm_and_si128(buckets16(d + 2, lo[2], hi[2]), enabled));
+  return static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(m, _mm_setzero_si128()))) ^ 0xFFFFU;
+}
+
+__attribute__((target("ssse3"))) size_t next_anchor_ssse3(std::string_view text, size_t from,
+                                                          size_t to, bool mentions) {
+  static const NibbleTables t;
+  const char* d = text.data();
+  const size_t n = text.size();
+  __m128i lo[3], hi[3];
+  for (unsigned p = 0; p < 3; ++p) {
+    lo[p] = _mm_load_si128(reinterpret_cast<const __m128i*>(t.lo[p]));
+    hi[p] = _mm_load_si128(reinterpret_cast<const __m128i*>(t.hi[p]));
+  }
+  // A mention bucket (2, 6, 7) is looked at only when mentions are asked for.
+  const __m128i enabled = _mm_set1_epi8(static_cast<char>(mentions ? 0xFF : 0x3B));
+  size_t i = from;
+  for (; i + 32 <= to && i + 34 <= n; i += 32) {
+    const unsigned m_lo = teddy_mask16(d + i, lo, hi, enabled);
+    const unsigned m_hi = teddy_mask16(d + i + 16, lo, hi, enabled);
+    if ((m_lo | m_hi) != 0)
+      return i + static_cast<size_t>(__builtin_ctzll(m_lo | (uint64_t{m_hi} << 16)));
+  }
+  return next_anchor_scalar(text, i, to, mentions);
+}
+
+bool has_ssse3() {
+  static const bool yes = __builtin_cpu_supports("ssse3");
+  return yes;
+}
+#endif
+
+}  // namespace
+
+size_t next_anchor_using(AnchorScan path, std::string_view text, size_t from, size_t to,
+                         bool mentions) {
+#if defined(__x86_64__)
+  if (path == AnchorScan::kSsse3 && has_ssse3()) return next_anchor_ssse3(text, from, to, mentions);
+#endif
+#if defined(__SSE2__)
+  if (path != AnchorScan::kScalar) return next_anchor_sse2(text, from, to, mentions);
+#endif
+  return next_anchor_scalar(text, from, to, mentions);
+}
+
+size_t next_anchor(std::string_view text, size_t from, size_t to, bool mentions) {
+  return next_anchor_using(AnchorScan::kSsse3, text, from, to, mentions);
+}
+
+}  // namespace gw::kmsg

@@ -1,0 +1,85 @@
+// The shared text helpers the parsers stand on: newline counting (SIMD with a scalar tail),
+// padded-table columns, calendar days.
+#include "sources/smi/text_util.h"
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace gw {
+namespace {
+
+size_t naive_newlines(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+TEST(TextUtil, CountNewlinesMatchesACharByCharCountAtEveryOffsetAndLength) {
+  std::mt19937 rng(7);
+  std::string text(10000, 'x');
+  // Dense and sparse newlines, and 0xFF bytes that must not count (the SIMD path compares
+  // to 0xFF internally).
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto r = static_cast<unsigned>(rng() % 100);
+    text[i] = r < 30 ? '\n' : r < 35 ? '\xff' : r < 40 ? '\0' : static_cast<char>('a' + r % 26);
+  }
+  for (size_t off = 0; off < 40; ++off)
+    for (size_t len : {size_t{0}, size_t{1}, size_t{7}, size_t{15}, size_t{16}, size_t{17},
+                       size_t{255 * 16 - 1}, size_t{255 * 16}, size_t{255 * 16 + 1}, size_t{9000}})
+      EXPECT_EQ(text::count_newlines(text.data() + off, len),
+                naive_newlines(std::string_view(text).substr(off, len)))
+          << "offset " << off << " length " << len;
+}
+
+TEST(TextUtil, CountNewlinesOfTextThatIsAllNewlinesDoesNotWrap) {
+  // 255 x 16 newlines fill every byte counter to 255 before the sum; more must carry over.
+  for (size_t len : {size_t{4080}, size_t{4096}, size_t{100000}}) {
+    const std::string text(len, '\n');
+    EXPECT_EQ(text::count_newlines(text.data(), text.size()), len);
+  }
+}
+
+TEST(TextUtil, SplitColumnsKeepsSingleSpacesInsideACellWhenTheGapIsTwo) {
+  const auto cells = text::split_columns("  aten::mm   512.00 Mb\t10  64.9us", 2);
+  ASSERT_EQ(cells.size(), 4U);
+  EXPECT_EQ(cells[0], "aten::mm");
+  EXPECT_EQ(cells[1], "512.00 Mb");
+  EXPECT_EQ(cells[2], "10");
+  EXPECT_EQ(cells[3], "64.9us");
+  const auto words = text::split_columns("NODE SELECTOR   AGE", 1);
+  ASSERT_EQ(words.size(), 3U);
+  EXPECT_EQ(words[1], "SELECTOR");
+  EXPECT_TRUE(text::split_columns("   ", 2).empty());
+}
+
+TEST(TextUtil, MonthWordReadsEnglishAbbreviationsLikeTheirLowerCaseForms) {
+  const char* en[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  for (unsigned m = 0; m < 12; ++m) {
+    std::string word = std::string(en[m]) + " 4 10:17:39 host kernel:";
+    size_t len = 0;
+    EXPECT_EQ(text::month_word(word, len), m + 1) << word;
+    EXPECT_EQ(len, 3U);
+    for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    EXPECT_EQ(text::month_word(word, len), m + 1) << word;  // the folded table's path
+  }
+  size_t len = 0;
+  EXPECT_EQ(text::month_word("Dez 4 10:17:39", len), 12U);
+  EXPECT_EQ(text::month_word("Dex 4 10:17:39", len), 0U);
+  EXPECT_EQ(text::month_word("Dec", len), 0U);  // a word with nothing after it is no date
+}
+
+TEST(TextUtil, DaysFromCivilCountsFromTheEpochAcrossLeapYears) {
+  EXPECT_EQ(text::days_from_civil(1970, 1, 1), 0);
+  EXPECT_EQ(text::days_from_civil(1969, 12, 31), -1);
+  EXPECT_EQ(text::days_from_civil(2000, 2, 29) + 1, text::days_from_civil(2000, 3, 1));
+  EXPECT_EQ(text::days_from_civil(1900, 2, 28) + 1, text::days_from_civil(1900, 3, 1));
+  EXPECT_EQ(text::days_from_civil(2026, 12, 4), 20791);
+}
+
+}  // namespace
+}  // namespace gw
