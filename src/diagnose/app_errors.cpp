@@ -412,6 +412,18 @@ void rule_app_cuda_oom(const DiagnoseContext& c, Findings& out) {
 void rule_app_nccl_error(const DiagnoseContext& c, Findings& out) {
   // A peer-access failure underneath names the cause itself (cuda.peer_access_unsupported).
   if (!app_messages_of(c, AppMessageKind::kPeerAccessUnsupported).empty()) return;
+  // NCCL's IB transport naming the verbs completion status: the network path itself failed.
+  for (const AppMessage* m : app_messages_of(c, AppMessageKind::kNcclError)) {
+    if (m->detail.rfind("IB/RoCE work completion status", 0) != 0) continue;
+    simple(c, AppMessageKind::kNcclError, "nccl.error", Severity::kWarning,
+           "NCCL's network transport failed: IB/RoCE completions with an error",
+           {m->detail,
+            "the RDMA path between the nodes dropped: check both NICs' link state and port "
+            "counters (ibstat, ethtool -S), the switch ports between them, and for RoCE the "
+            "lossless settings (PFC/ECN) and GID index"},
+           out);
+    return;
+  }
   simple(c, AppMessageKind::kNcclError, "nccl.error", Severity::kWarning,
          "NCCL communication failed", {}, out);
 }

@@ -136,8 +136,10 @@ void rule_driver_reset_required(const DiagnoseContext& c, Findings& out) {
   for (const Event& e : c.obs.events) {
     if (e.kind == EventKind::kXid) with_xid.insert(gpu_key(c, e, m));
   }
+  // A GPU the driver could not initialise: driver.init_failed says so and its remedy resets it.
+  const auto init_failed = driver_groups(c, m, K::kInitFailed);
   for (const DriverGroup& g : driver_groups(c, m, K::kResetRequired)) {
-    if (!g.key.empty() && with_xid.count(g.key)) continue;
+    if (!g.key.empty() && (with_xid.count(g.key) || has_group(init_failed, g.key))) continue;
     std::vector<std::string> ev = g.summary();
     add_context(c, m, g, ev);
     ev.push_back("no Xid on this GPU in the log: the driver reports the reset need directly");

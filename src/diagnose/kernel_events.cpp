@@ -6,6 +6,8 @@
 #include <cctype>
 #include <charconv>
 #include <ctime>
+#include <set>
+#include <string>
 
 #include "diagnose/context.h"
 
@@ -134,6 +136,18 @@ DriverGpuMap driver_gpu_map(const DiagnoseContext& c) {
     if (!n && e.kind == EventKind::kXid) n = driver_gpu_token(e.message);
     if (n) m.emplace(*n, *pci);
   }
+  // A log that names one GPU by address and one by the driver's number only ("NVRM: GPU0
+  // _kgspBootGspRm: ..." before "NVRM: GPU 0000:01:00.0: RmInitAdapter failed!") speaks of one
+  // GPU: the driver prints the number where the GPU object exists and the address elsewhere.
+  std::set<std::string> addresses;
+  std::set<unsigned> numbers;
+  for (const Event& e : c.obs.events) {
+    if (const auto pci = normalise_event_pci(e.pci_bus_id))
+      addresses.insert(*pci);
+    else if (e.driver_gpu && !m.count(*e.driver_gpu))
+      numbers.insert(*e.driver_gpu);
+  }
+  if (addresses.size() == 1 && numbers.size() == 1) m.emplace(*numbers.begin(), *addresses.begin());
   return m;
 }
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli/doctor_report.h"
@@ -695,6 +696,70 @@ TEST(Unseen4, DcgmFailureCodesAreHealthIncidents) {
     imex = imex || (f.code == "dcgm.health" && f.gpu == 0u &&
                     f.remedy.find("IMEX daemon") != std::string::npos);
   EXPECT_TRUE(imex);
+}
+
+TEST(Unseen5, EachMissIsFoundInEveryVariant) {
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      // a diagnostic's result as a JSON record of a health agent's log
+      {"511-nvsentinel-preflight-dcgm-diag-json-pcie-fail-xid45", "app.log", "dcgm.diag_fail"},
+      // NCCL's own WARN of a failed IB completion, with no framework error around it
+      {"512-nccl-net-ib-completion-status12-vendor-err-129-roce", "app.log", "nccl.error"},
+  };
+  for (const auto& [dir, file, code] : cases)
+    for (const auto& [tag, text] : class_variants(fixture(dir, file))) {
+      const cli::DoctorRun run = doctor("unseen5-" + tag + ".txt", text);
+      EXPECT_TRUE(has(run, code, std::nullopt)) << dir << " " << tag;
+    }
+}
+
+// 512: the verbs completion status is named, and the next step is the network path.
+TEST(Unseen5, IbCompletionErrorsNameTheStatusAndTheNetwork) {
+  const cli::DoctorRun run = doctor(
+      "512.log", fixture("512-nccl-net-ib-completion-status12-vendor-err-129-roce", "app.log"));
+  const Finding* f = finding(run, "nccl.error");
+  ASSERT_NE(f, nullptr);
+  std::string ev;
+  for (const std::string& e : f->evidence) ev += e + "\n";
+  EXPECT_NE(ev.find("status 12 (transport retry counter exceeded"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("PFC/ECN"), std::string::npos) << ev;
+  EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 0u);
+  // A benign WARN (a path NCCL could not resolve) is no failure and stays unread.
+  const cli::DoctorRun benign = doctor(
+      "warn.log", "host:1:2 [0] NCCL WARN Could not find real path of /sys/class/net/eth0\n");
+  EXPECT_EQ(finding(benign, "nccl.error"), nullptr);
+  EXPECT_NE(cli::doctor_exit_code(benign), cli::kDoctorHealthy);
+}
+
+// 502: "GPU0" (the driver's number) and "GPU 0000:01:00.0" in one log are one GPU; its reset
+// need is part of the init failure, not a second critical finding.
+TEST(Unseen5, OneGpuByNumberAndByAddressIsOneIncident) {
+  const cli::DoctorRun run =
+      doctor("502.log",
+             fixture("502-ogkm-rtx3080-laptop-wpr2-already-up-gsp-init-failed-2168", "dmesg.log"));
+  EXPECT_TRUE(has(run, "driver.init_failed", std::nullopt));
+  EXPECT_EQ(finding(run, "driver.reset_required"), nullptr);
+}
+
+// 504/505: the driver's register dumps around a failure are read as part of it; the same lines
+// with no event near stay unread, and never make a capture HEALTHY.
+TEST(Unseen5, RegisterDumpsAreReadOnlyBesideTheirEvent) {
+  for (const auto& [dir, event] : std::vector<std::pair<std::string, std::string>>{
+           {"504-nvtrust-h100-fsp-boot-commands-failed-badf-register-read", "driver.init_failed"},
+           {"505-ogkm-xid120-gsp-store-access-page-fault-risc-v-dump", "xid.driver"}}) {
+    const std::string text = fixture(dir, "dmesg.log");
+    for (const auto& [tag, variant] : class_variants(text)) {
+      const cli::DoctorRun run = doctor("dump-" + tag + ".log", variant);
+      EXPECT_TRUE(has(run, event, std::nullopt)) << dir << " " << tag;
+    }
+    const cli::DoctorRun whole = doctor("dump.log", text);
+    EXPECT_EQ(whole.obs.coverage.at(0).gpu_lines_not_read, 0u) << dir;
+  }
+  const std::string alone =
+      "[605633.376803] NVRM:     RISC-V CSR State:\n"
+      "[605633.376806] NVRM:         sepc:0x00000000013ebd80     stval:0x0000000000000020\n";
+  const cli::DoctorRun run = doctor("alone.log", alone);
+  EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 2u);
+  EXPECT_NE(cli::doctor_exit_code(run), cli::kDoctorHealthy);
 }
 
 }  // namespace

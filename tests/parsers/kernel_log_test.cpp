@@ -10,6 +10,7 @@
 
 #include "fixture_util.h"
 #include "sources/captures.h"
+#include "sources/kmsg/kernel_log_line.h"
 #include "sources/kmsg/kmsg_format.h"
 #include "sources/kmsg/live_kernel_log.h"
 
@@ -266,6 +267,31 @@ TEST_F(LiveKernelLog, NothingReadableIsAnError) {
   auto r = read_live_kernel_log(o);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, "kmsg.unreadable");
+}
+
+TEST(KernelLogDump, RegisterAndFirmwareStateLinesAreDumpsAndMessagesAreNot) {
+  for (const char* dump : {
+           "[605633.376803] NVRM:     RISC-V CSR State:",
+           "[605633.376806] NVRM:         sepc:0x00000000013ebd80     stval:0x0000000000000020",
+           "[  279.949534] NVRM: kfspDumpDebugState_GH100: "
+           "NV_PFSP_FALCON_COMMON_SCRATCH_GROUP_2(0) "
+           "= 0x9f",
+           "[  279.949533] NVRM: kfspDumpDebugState_GH100: GPU 0000:01:00",
+           "[  286.345367] NVRM: kfspSendBootCommands_GH100: version=0x1, size=0x35c, "
+           "gspFmcSysmemOffset=0x110680000",
+           "Jun  3 10:00:00 host kernel: NVRM: GPU0 _kgspDump: a0:0x2 a1:0x2",
+       })
+    EXPECT_TRUE(kmsg::is_driver_dump_line(dump)) << dump;
+  for (const char* message : {
+           "[ 1.0] NVRM: Xid (PCI:0000:06:00): 120, GSP task exception: store access page fault",
+           "[ 1.0] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x40:2168)",
+           "[ 1.0] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15",
+           "[ 1.0] NVRM: kgspInitRm_IMPL: unexpected WPR2 already up, cannot proceed",
+           "[ 1.0] NVRM: nvAssertFailed: Assertion failed: 0 @ g_kern_bus_nvoc.h:2020",
+           "[ 1.0] NVRM: rpcRmApiControl_GSP: status=0x65 timeout",
+           "[ 1.0] nvidia 0000:01:00.0: a0:0x2",
+       })
+    EXPECT_FALSE(kmsg::is_driver_dump_line(message)) << message;
 }
 
 }  // namespace

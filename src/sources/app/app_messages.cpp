@@ -2,6 +2,8 @@
 // prints (the phrases below are the tools' own), never by where it stands in the file.
 #include "sources/app/app_messages.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -16,6 +18,9 @@ namespace gw {
 
 namespace {
 
+using text::has;
+using text::is_digit;
+
 using text::ascii_lower;
 
 // ASCII case-insensitive find. Both sides are lowered once and searched with the library's
@@ -27,15 +32,8 @@ size_t find_ci(std::string_view hay, std::string_view needle, size_t from = 0) {
   return p == std::string::npos ? std::string_view::npos : p + from;
 }
 
-bool has(std::string_view hay, std::string_view needle) {
-  return hay.find(needle) != std::string_view::npos;
-}
 bool has_ci(std::string_view hay, std::string_view needle) {
   return find_ci(hay, needle) != std::string_view::npos;
-}
-
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
 }
 
 // The amount right after `key` ("Tried to allocate 22.00 MiB") or right before it
@@ -300,6 +298,67 @@ std::optional<int> cuda_code_in(std::string_view s) {
   return std::nullopt;
 }
 
+// The verbs completion statuses (enum ibv_wc_status) NCCL's IB transport prints as "status=N".
+std::string_view ib_completion_status(uint64_t n) {
+  static constexpr std::array<std::string_view, 22> kNames = {
+      "success",
+      "local length error",
+      "local QP operation error",
+      "local EEC operation error",
+      "local protection error",
+      "work request flushed (the queue pair was already in error)",
+      "memory window bind error",
+      "bad response",
+      "local access error",
+      "remote invalid request",
+      "remote access error",
+      "remote operation error",
+      "transport retry counter exceeded (the peer stopped acknowledging: link, switch or "
+      "lossless-fabric trouble)",
+      "receiver-not-ready retry counter exceeded",
+      "local RDD violation",
+      "remote invalid RD request",
+      "remote aborted",
+      "invalid EE context number",
+      "invalid EE context state",
+      "fatal error",
+      "response timeout",
+      "general error"};
+  return n < kNames.size() ? kNames[n] : std::string_view();
+}
+
+// "NCCL WARN <text>" that reports a failure: NCCL warns of benign things too (a real path it
+// could not find, a missing libibverbs it falls back from), so the text must say so.
+std::optional<AppMessage> nccl_warn_failure(std::string_view s) {
+  const size_t w = s.find("NCCL WARN ");
+  if (w == std::string_view::npos) return std::nullopt;
+  const std::string_view body = text::trim(s.substr(w + 10));
+  const std::string low = ascii_lower(body);
+  if (has(low, "libibverbs")) return std::nullopt;
+  bool failure = false;
+  for (std::string_view k : {"fail", "error", "status=", "wrong type", "closed", "timeout",
+                             "timed out", "abort", "refused", "unreachable", "retcode", "couldn't"})
+    failure = failure || has(low, k);
+  if (!failure) return std::nullopt;
+  AppMessage m;
+  m.kind = AppMessageKind::kNcclError;
+  m.framework = "nccl";
+  m.detail = std::string(body);
+  // "NET/IB : Got completion from peer 10.0.0.2<54862> with status=12 ... vendor err 129"
+  if (const size_t st = body.find("status="); st != std::string_view::npos && has(body, "NET/IB")) {
+    size_t used = 0;
+    const uint64_t code = text::leading_digits(body.substr(st + 7), used);
+    if (used > 0 && !ib_completion_status(code).empty()) {
+      std::string peer;
+      if (const size_t p = body.find("from peer "); p != std::string_view::npos)
+        peer = " from peer " + std::string(body.substr(p + 10, body.find(' ', p + 10) - p - 10));
+      m.detail = fmt::format("IB/RoCE work completion status {} ({}){}", code,
+                             ib_completion_status(code), peer);
+    }
+  }
+  return m;
+}
+
 }  // namespace
 
 std::optional<uint64_t> parse_app_bytes(std::string_view s) {
@@ -353,6 +412,7 @@ std::optional<AppMessage> parse_app_message_line(std::string_view line, std::str
       break;
     }
   }
+  if (!out) out = nccl_warn_failure(s);
   // Any other error of the CUDA enum, by name, code or text (sources/app/cuda_errors.h).
   const CudaErrorInfo* ce = cuda_error_in_line(s);
   if (!out && ce) {

@@ -18,12 +18,10 @@ namespace gw::dcgm {
 
 namespace {
 
+using text::is_digit;
+
 constexpr size_t kNameCol = 28;  // column of the '|' after the name field
 constexpr size_t kChunk = 45;    // characters of wrapped text per row
-
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
 
 std::vector<std::string> split_ws(std::string_view s) {
   std::vector<std::string> out;
@@ -1014,10 +1012,52 @@ bool take_failure_code(std::string_view t, std::string_view origin, size_t line_
   return true;
 }
 
+// A diagnostic's result as one JSON record of a structured log, as health agents built on DCGM
+// print them, after a container or logger name: 'preflight-dcgm-diag {"event": "Test fail",
+// "test": "pcie", "error_code": 101, "detail": "Detected XID 45 for GPU 0 ...", "gpu": "GPU-..."}'.
+// A failed or warned test is a diag result; the agent's "Loaded N DCGM error mappings" record is
+// routine. Other records are left to the other readers.
+bool take_json_record(std::string_view t, std::string_view origin, size_t line_no,
+                      std::vector<DcgmResult>& out) {
+  const size_t brace = t.find("{\"");
+  if (brace == std::string_view::npos) return false;
+  const auto j = nlohmann::json::parse(t.substr(brace), nullptr, false);
+  if (!j.is_object()) return false;
+  const auto str = [&](const char* key) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const std::string event = text::ascii_lower(str("event"));
+  if (text::starts_with(event, "loaded ") && event.find("dcgm error mappings") != std::string::npos)
+    return true;
+  const std::string test = str("test");
+  const bool fail = event == "test fail" || event == "test failed";
+  const bool warn = event == "test warn" || event == "test warning";
+  if (test.empty() || (!fail && !warn)) return false;
+  DcgmResult r;
+  r.kind = fail ? DcgmKind::kDiagFail : DcgmKind::kDiagWarn;
+  r.part = "DCGM diagnostic (structured log)";
+  r.test = test;
+  r.text = str("detail");
+  if (const auto code = j.find("error_code"); code != j.end() && code->is_number_integer())
+    r.text += (r.text.empty() ? "" : " ") + ("(DCGM error code " + code->dump() + ")");
+  if (const auto g = j.find("gpu"); g != j.end() && g->is_number_unsigned())
+    r.gpu = g->get<unsigned>();
+  else if (const size_t p = r.text.find("for GPU "); p != std::string::npos)
+    if (size_t used = 0; p + 8 < r.text.size() && is_digit(r.text[p + 8])) {
+      const uint64_t id = text::leading_digits(std::string_view(r.text).substr(p + 8), used);
+      if (id < 4096) r.gpu = static_cast<unsigned>(id);
+    }
+  r.origin = at(origin, line_no);
+  out.push_back(std::move(r));
+  return true;
+}
+
 }  // namespace
 
 bool take_line(std::string_view t, std::string_view origin, size_t line_no,
                std::vector<DcgmResult>& out) {
+  if (!t.empty() && t.back() == '}' && take_json_record(t, origin, line_no, out)) return true;
   if (!t.empty() && (t.front() == 'E' || t.front() == 'G') &&
       take_failure_code(t, origin, line_no, out))
     return true;

@@ -6,10 +6,7 @@
 #include <cstring>
 #include <string>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
+#include "sources/kmsg/anchor_scan.h"
 #include "sources/kmsg/ghes_record.h"
 #include "sources/kmsg/kernel_fault.h"
 #include "sources/kmsg/kernel_log_line.h"
@@ -43,89 +40,6 @@ std::string origin_of(std::string_view origin, size_t line_no) {
 
 bool blank(std::string_view s) {
   return text::trim(s).empty();
-}
-
-// Each anchor's rare byte and the byte after it: 'V' 'R' of "NVRM", 'X' 'i' of "SXid (",
-// 'R' ':' of "AER: ", 'F' 'O' of "INFO: task ", 'G' 'b' of "Gb/s available PCIe bandwidth",
-// 'I' 'e' of "PCIe Bus Error: " (older kernels print AER reports without "AER: "), 'r' ']' of
-// "[Hardware Error]:" (firmware-first error records, ghes_record.h).
-// Every anchor starts such a pair, and the pairs are rare in other kernel text, so one pass
-// looking for pairs replaces one memchr stream per anchor byte (which restarted at every
-// "ERROR", "VFS" or "XFS" in the chatter).
-bool anchor_pair(char a, char b) {
-  return (a == 'V' && b == 'R') || (a == 'X' && b == 'i') || (a == 'R' && b == ':') ||
-         (a == 'F' && b == 'O') || (a == 'G' && b == 'b') || (a == 'I' && b == 'e') ||
-         (a == 'r' && b == ']');
-}
-
-// With the unread-line report on, the names of the GPU stack too: "vid"/"Vid"/"VID" of
-// nvidia/Nvidia/NVIDIA, "GPU", "CUD" of CUDA, "CCL" of NCCL, "CGM" of DCGM (Stream::mention_at
-// decides). Three bytes keep them rare in other kernel text.
-bool mention_triple(char a, char b, char c) {
-  return ((a == 'v' || a == 'V') && (b == 'i' || b == 'I') && (c == 'd' || c == 'D')) ||
-         (a == 'G' && b == 'P' && c == 'U') || (a == 'C' && b == 'U' && c == 'D') ||
-         (a == 'C' && b == 'C' && c == 'L') || (a == 'C' && b == 'G' && c == 'M');
-}
-
-#if defined(__SSE2__)
-// 16 positions at once: the bit of position k is set when d[k..k+2] is a mention triple.
-unsigned mention_mask16(const char* d) {
-  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d));
-  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + 1));
-  const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + 2));
-  const auto eq = [](__m128i v, char x) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(x)); };
-  const auto all3 = [&](char x, char y, char z) {
-    return _mm_and_si128(_mm_and_si128(eq(a, x), eq(b, y)), eq(c, z));
-  };
-  // v/V, i/I, d/D: OR 0x20 folds the case of these letters.
-  const __m128i low = _mm_set1_epi8(0x20);
-  const __m128i vid =
-      _mm_and_si128(_mm_and_si128(eq(_mm_or_si128(a, low), 'v'), eq(_mm_or_si128(b, low), 'i')),
-                    eq(_mm_or_si128(c, low), 'd'));
-  const __m128i m = _mm_or_si128(
-      _mm_or_si128(vid, all3('G', 'P', 'U')),
-      _mm_or_si128(_mm_or_si128(all3('C', 'U', 'D'), all3('C', 'C', 'L')), all3('C', 'G', 'M')));
-  return static_cast<unsigned>(_mm_movemask_epi8(m));
-}
-#endif
-
-#if defined(__SSE2__)
-// 16 positions at once: the bit of position k is set when (d[k], d[k + 1]) is an anchor pair.
-unsigned pair_mask16(const char* d) {
-  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d));
-  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + 1));
-  const auto both = [&](char x, char y) {
-    return _mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8(x)), _mm_cmpeq_epi8(b, _mm_set1_epi8(y)));
-  };
-  const __m128i m =
-      _mm_or_si128(_mm_or_si128(_mm_or_si128(both('V', 'R'), both('X', 'i')),
-                                _mm_or_si128(both('I', 'e'), both('r', ']'))),
-                   _mm_or_si128(_mm_or_si128(both('R', ':'), both('F', 'O')), both('G', 'b')));
-  return static_cast<unsigned>(_mm_movemask_epi8(m));
-}
-#endif
-
-// The first position in [from, to) that starts an anchor pair, else `to`; reads at most up to
-// text[to] (to < text.size() or the last position has no pair).
-size_t next_anchor_pair(std::string_view text, size_t from, size_t to, bool mentions) {
-  const char* d = text.data();
-  const size_t n = text.size();
-  size_t i = from;
-#if defined(__SSE2__)
-  for (; i + 32 <= to && i + 34 <= n; i += 32) {
-    unsigned lo = pair_mask16(d + i), hi = pair_mask16(d + i + 16);
-    if (mentions) {
-      lo |= mention_mask16(d + i);
-      hi |= mention_mask16(d + i + 16);
-    }
-    if ((lo | hi) != 0) return i + static_cast<size_t>(__builtin_ctzll(lo | (uint64_t{hi} << 16)));
-  }
-#endif
-  for (; i < to && i + 1 < n; ++i) {
-    if (anchor_pair(d[i], d[i + 1])) return i;
-    if (mentions && i + 2 < n && mention_triple(d[i], d[i + 1], d[i + 2])) return i;
-  }
-  return to;
 }
 
 // The stream's state: the message being joined, the dmesg -H clock and the counters.
@@ -187,6 +101,15 @@ class Stream {
   static constexpr size_t kMaxFaultContext = 64;
   size_t fault_until_ = 0;
   std::vector<std::pair<size_t, std::string>> fault_context_;
+  // The driver's register and firmware-state dumps (kmsg::is_driver_dump_line) are read as part
+  // of an event within kDumpLines before or after them; dump lines with no event near wait in
+  // dump_context_ and are listed unread at the end (a dump alone is no diagnosis).
+  static constexpr size_t kDumpLines = 40;
+  static constexpr size_t kMaxDumpContext = 256;
+  std::vector<std::pair<size_t, std::string>> dump_context_;
+  size_t last_event_line_ = 0;
+  bool dump_line(std::string_view line, size_t line_no);
+  void event_seen(size_t line_no);
   // The firmware-first error record being gathered (its lines share a "{N}" tag and may be
   // interleaved with other lines), the times of its first line, where it starts, its lines.
   std::optional<kmsg::GhesRecord> ghes_;
@@ -298,6 +221,33 @@ bool Stream::fault_line(std::string_view line, size_t line_no) {
 void Stream::unread_fault_context() {
   for (const auto& [no, line] : fault_context_) unread_gpu(line, no);
   fault_context_.clear();
+  for (const auto& [no, line] : dump_context_) unread_gpu(line, no);
+  dump_context_.clear();
+}
+
+bool Stream::dump_line(std::string_view line, size_t line_no) {
+  if (!kmsg::is_driver_dump_line(line)) return false;
+  if (last_event_line_ != 0 && line_no <= last_event_line_ + kDumpLines) {
+    ++st_.gpu_lines;
+  } else if (dump_context_.size() < kMaxDumpContext) {
+    dump_context_.emplace_back(line_no, std::string(line));
+  } else {
+    unread_gpu(line, line_no);
+  }
+  return true;
+}
+
+// An event line: the dump lines waiting within kDumpLines before it are part of its report.
+void Stream::event_seen(size_t line_no) {
+  last_event_line_ = line_no;
+  if (dump_context_.empty()) return;
+  for (auto& d : dump_context_) {
+    if (d.first + kDumpLines >= line_no)
+      ++st_.gpu_lines;
+    else
+      unread_gpu(d.second, d.first);
+  }
+  dump_context_.clear();
 }
 
 void Stream::h_clock(const LogPrefix& p, Event* ev) {
@@ -487,11 +437,12 @@ void Stream::gpu_line(std::string_view line, size_t line_no) {
     return;
   }
   if (pl.role == LineRole::kNone || pl.role == LineRole::kDriverText) {
-    unread_gpu(line, line_no);
+    if (!dump_line(line, line_no)) unread_gpu(line, line_no);
     return;
   }
   flush();
   ++st_.gpu_lines;
+  if (pl.role == LineRole::kEvent) event_seen(line_no);
   pl.ev.origin = origin_of(origin_, line_no);
   if (pl.role == LineRole::kEvent &&
       (pl.ev.kind == EventKind::kXid || pl.ev.kind == EventKind::kSXid)) {
@@ -554,7 +505,7 @@ KernelLogStats Stream::run() {
     }
     // The scan stops at the next report so that progress is told about every MiB.
     const size_t stop = std::min(n, next_report);
-    const size_t h = next_anchor_pair(text_, pos, stop, mentions_);
+    const size_t h = kmsg::next_anchor(text_, pos, stop, mentions_);
     if (h >= stop) {
       pos = stop;
       continue;
@@ -564,8 +515,8 @@ KernelLogStats Stream::run() {
       pos = h + 1;
       continue;
     }
-    size_t ls = h;
-    while (ls > 0 && text_[ls - 1] != '\n') --ls;
+    const void* nl = h > 0 ? memrchr(text_.data(), '\n', h) : nullptr;
+    const size_t ls = nl ? static_cast<size_t>(static_cast<const char*>(nl) - text_.data()) + 1 : 0;
     const size_t le = line_end(h);
     advance_to(ls);
     if (event)
@@ -703,9 +654,38 @@ bool names_gpu_stack(std::string_view line) {
   return false;
 }
 
+namespace {
+
+// kRoutine's patterns by their first byte, so that a line is walked once instead of once per
+// pattern (31 searches were 6-9 % of a kernel log's parse).
+struct RoutineIndex {
+  struct Bucket {
+    uint8_t n = 0;
+    std::array<uint8_t, 7> ids{};
+  };
+  std::array<Bucket, 256> by_first{};
+  RoutineIndex() {
+    for (size_t k = 0; k < kRoutine.size(); ++k) {
+      Bucket& b = by_first[static_cast<unsigned char>(kRoutine[k][0])];
+      b.ids.at(b.n++) = static_cast<uint8_t>(k);
+    }
+  }
+};
+
+}  // namespace
+
 bool is_routine_driver_line(std::string_view line) {
-  for (std::string_view r : kRoutine)
-    if (line.find(r) != std::string_view::npos) return true;
+  static const RoutineIndex index;
+  const char* d = line.data();
+  const size_t n = line.size();
+  for (size_t i = 0; i + 1 < n; ++i) {
+    const RoutineIndex::Bucket& b = index.by_first[static_cast<unsigned char>(d[i])];
+    for (uint8_t k = 0; k < b.n; ++k) {
+      const std::string_view r = kRoutine[b.ids[k]];
+      if (d[i + 1] == r[1] && n - i >= r.size() && std::memcmp(d + i, r.data(), r.size()) == 0)
+        return true;
+    }
+  }
   return false;
 }
 

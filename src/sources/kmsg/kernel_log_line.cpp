@@ -4,6 +4,7 @@
 #include <cctype>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "sources/smi/text_util.h"
 
@@ -11,16 +12,14 @@ namespace gw::kmsg {
 
 namespace {
 
+using text::has;
+
 constexpr std::string_view kSxid = "SXid (";
 constexpr std::string_view kLimited = " Gb/s available PCIe bandwidth, limited by ";
 
 bool digit(char c) {
   return c >= '0' && c <= '9';
 }
-bool has(std::string_view s, std::string_view what) {
-  return s.find(what) != std::string_view::npos;
-}
-
 // "PCI:0000:3b:00" / "0000:3b:00" / "PCI:0000:05:00.0" -> normalised id.
 std::optional<std::string> pci_of(std::string_view addr) {
   addr = text::trim(addr);
@@ -416,6 +415,81 @@ ParsedLine parse_line(std::string_view line) {
       break;
   }
   return r;
+}
+
+namespace {
+
+bool is_ident_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '(' || c == ')' ||
+         c == '[' || c == ']' || c == '#' || c == '.';
+}
+
+bool is_number(std::string_view v) {
+  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X'))
+    return v.substr(2).find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
+  return !v.empty() && v.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+bool is_name(std::string_view v) {
+  if (v.empty()) return false;
+  for (char c : v)
+    if (!is_ident_char(c)) return false;
+  return true;
+}
+
+// "name:0x1f", "name=0x1f", "name=12": one register or field and its value.
+bool is_pair(std::string_view t) {
+  const size_t sep = t.find_first_of(":=");
+  return sep != std::string_view::npos && sep > 0 && is_name(t.substr(0, sep)) &&
+         is_number(t.substr(sep + 1));
+}
+
+// Every word a value, a name=value pair, or a name followed by "= value"; at least one value.
+bool is_value_list(std::string_view s) {
+  std::vector<std::string_view> words;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == ',')) ++i;
+    const size_t b = i;
+    while (i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != ',') ++i;
+    if (i > b) words.push_back(s.substr(b, i - b));
+  }
+  bool value = false;
+  for (size_t k = 0; k < words.size(); ++k) {
+    const std::string_view w = words[k];
+    if (is_pair(w)) {
+      value = true;
+    } else if (w == "=" && k > 0 && k + 1 < words.size() && is_number(words[k + 1])) {
+      value = true;
+      ++k;
+    } else if (!(is_name(w) && k + 1 < words.size() && words[k + 1] == "=")) {
+      return false;
+    }
+  }
+  return value;
+}
+
+}  // namespace
+
+bool is_driver_dump_line(std::string_view line) {
+  const size_t nvrm = line.find("NVRM: ");
+  if (nvrm == std::string_view::npos) return false;
+  std::string_view s = text::trim(line.substr(nvrm + 6));
+  // "GPU0 " and a function name: "kfspDumpDebugState_GH100: ..."
+  if (s.size() > 4 && text::starts_with(s, "GPU") && text::is_digit(s[3]))
+    s = text::trim(s.substr(s.find(' ') == std::string_view::npos ? s.size() : s.find(' ')));
+  if (const size_t colon = s.find(": "); colon != std::string_view::npos &&
+                                         s.substr(0, colon).find(' ') == std::string_view::npos &&
+                                         s.substr(0, colon).find('_') != std::string_view::npos)
+    s = text::trim(s.substr(colon + 2));
+  if (s.empty()) return false;
+  // The dump's headers: "RISC-V CSR State:", "Reported by libos partition:2#4 kernel v3.1 ...",
+  // "Sent following content to FSP:", the GPU a dump is of ("GPU 0000:01:00").
+  if (text::ends_with(s, " State:") || text::starts_with(s, "Reported by libos") ||
+      text::starts_with(s, "Sent following content to"))
+    return true;
+  if (text::starts_with(s, "GPU ") && s.size() <= 20 && gpu_address_in(s)) return true;
+  return is_value_list(s);
 }
 
 }  // namespace gw::kmsg

@@ -30,6 +30,12 @@ struct ParsedLine {
 
 ParsedLine parse_line(std::string_view line);
 
+// An NVRM line of firmware or register state the driver dumps around an error it reports
+// ("RISC-V CSR State:", "sepc:0x00000000013ebd80  stval:0x0000000000000020", "kfspDumpDebugState_
+// GH100: NV_PFSP_FALCON_COMMON_SCRATCH_GROUP_2(0) = 0x9f", "version=0x1, size=0x35c"): values the
+// report carries, none judged. `line` is the whole log line.
+bool is_driver_dump_line(std::string_view line);
+
 // The kind a (joined) NVRM message announces, if any: fallen off the bus, open modules
 // required, ... Used when continuation lines complete an announcement.
 void classify_driver_text(std::string_view text, Event& ev);
