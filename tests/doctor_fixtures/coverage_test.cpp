@@ -762,5 +762,22 @@ TEST(Unseen5, RegisterDumpsAreReadOnlyBesideTheirEvent) {
   EXPECT_NE(cli::doctor_exit_code(run), cli::kDoctorHealthy);
 }
 
+// 508: an issue's free-form environment list names the toolkit and the driver; the report
+// says they are compatible. Keys it does not know stay unread.
+TEST(Unseen5, EnvironmentListItemsAreReadByTheirKeys) {
+  const cli::DoctorRun run = doctor(
+      "508.log", fixture("508-pytorch-rtx5090-sm120-cu124-nightly-no-kernel-image", "app.log"));
+  EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 0u);
+  const Finding* ok = finding(run, "cuda.compatible");
+  ASSERT_NE(ok, nullptr);
+  std::string ev;
+  for (const std::string& e : ok->evidence) ev += e + "\n";
+  EXPECT_NE(ev.find("570.124.06"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("12.4"), std::string::npos) << ev;
+  const cli::DoctorRun other =
+      doctor("list.md", "- CUDA toolkit: unknown\n- GPU model number: 3\n");
+  EXPECT_EQ(other.obs.coverage.at(0).gpu_lines_not_read, 2u);
+}
+
 }  // namespace
 }  // namespace gw

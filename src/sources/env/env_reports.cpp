@@ -176,7 +176,7 @@ bool EnvReader::take_issue_template(std::string_view s, HostFacts& f) {
   const std::string_view key = s.substr(0, colon), val = text::trim(s.substr(colon + 1));
   const auto known = std::find_if(kTfTemplateKeys.begin(), kTfTemplateKeys.end(),
                                   [&](std::string_view k) { return text::starts_with(key, k); });
-  if (known == kTfTemplateKeys.end()) return false;
+  if (known == kTfTemplateKeys.end()) return take_env_list_item(key, val, f);
   saw("TensorFlow issue template");
   if (*known == "TensorFlow version") {
     if (auto v = version_token(val))
@@ -187,6 +187,42 @@ bool EnvReader::take_issue_template(std::string_view s, HostFacts& f) {
   } else if (*known == "GPU model and memory" && !val.empty()) {
     f.gpu_models.emplace_back(val);
   }
+  return true;
+}
+
+// A free-form environment list of an issue ("- CUDA toolkit: 12.4 (driver 570.124.06 from
+// NVIDIA)", "- GPU: 2x RTX 5090 (32 GB each)", "- NVIDIA driver: 550.54.15"): the item is read
+// when its key is one of these words exactly and its value carries what the key promises.
+bool EnvReader::take_env_list_item(std::string_view key, std::string_view val, HostFacts& f) {
+  const auto is = [&](std::initializer_list<std::string_view> keys) {
+    return std::any_of(keys.begin(), keys.end(),
+                       [&](std::string_view k) { return text::iequals(key, k); });
+  };
+  const auto driver_in = [&](std::string_view v) -> std::optional<std::string> {
+    const std::string low = text::ascii_lower(v);
+    const size_t d = low.find("driver");
+    return d == std::string::npos ? std::nullopt : version_token(v, d);
+  };
+  if (is({"CUDA", "CUDA toolkit", "CUDA version", "CUDA toolkit version"})) {
+    const auto v = version_token(val);
+    if (!v) return false;
+    // The toolkit's own version comes first; a driver named in the same item is the driver's.
+    const auto drv = driver_in(val);
+    if (!drv || val.find(*v) < text::ascii_lower(val).find("driver"))
+      f.cuda_toolkits.push_back({origin_ + " (environment list)", major_minor(*v)});
+    if (drv) f.smi_driver_version = drv;
+  } else if (is({"Driver", "Driver version", "NVIDIA driver", "NVIDIA driver version", "GPU driver",
+                 "Nvidia driver"})) {
+    const auto v = version_token(val);
+    if (!v) return false;
+    f.smi_driver_version = v;
+  } else if (is({"GPU", "GPUs", "GPU model", "GPU models", "Graphics card"})) {
+    if (val.empty()) return false;
+    f.gpu_models.emplace_back(val);
+  } else {
+    return false;
+  }
+  saw("environment list");
   return true;
 }
 

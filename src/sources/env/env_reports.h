@@ -31,6 +31,7 @@ class EnvReader {
  private:
   bool take_collect_env(std::string_view key, std::string_view val, HostFacts& facts);
   bool take_issue_template(std::string_view s, HostFacts& facts);
+  bool take_env_list_item(std::string_view key, std::string_view val, HostFacts& facts);
   bool take_device_query(std::string_view s, HostFacts& facts);
   bool take_driver_tools(std::string_view s, HostFacts& facts);
   bool take_nvbandwidth(std::string_view s, HostFacts& facts);
