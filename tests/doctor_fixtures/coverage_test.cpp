@@ -779,5 +779,21 @@ TEST(Unseen5, EnvironmentListItemsAreReadByTheirKeys) {
   EXPECT_EQ(other.obs.coverage.at(0).gpu_lines_not_read, 2u);
 }
 
+// 516: rich's boxed traceback frames and torchrun's SIGTERMs to the other ranks are context of
+// the error; a boxed line that names the GPU stack is still left to a reader.
+TEST(Unseen5, BoxedTracebackFramesAreContext) {
+  const cli::DoctorRun run =
+      doctor("516.log",
+             fixture("516-accelerate-rich-traceback-uncorrectable-ecc-sigterm-ranks", "app.log"));
+  EXPECT_EQ(run.obs.coverage.at(0).lines_not_understood, 0u);
+  EXPECT_TRUE(has(run, "ecc.uncorrectable_reported", std::nullopt));
+  const cli::DoctorRun gpu = doctor("box.log", "\u2502 nvidia-smi reports GPU 3 at 93 C \u2502\n");
+  EXPECT_EQ(gpu.obs.coverage.at(0).gpu_lines_not_read, 1u);
+  // A table drawn the same way (Lightning's model summary) is no traceback.
+  const cli::DoctorRun table = doctor(
+      "summary.log", "\u2502 0 \u2502 net  \u2502 Sequential \u2502  4.2 M \u2502 train \u2502\n");
+  EXPECT_EQ(table.obs.coverage.at(0).lines_not_understood, 1u);
+}
+
 }  // namespace
 }  // namespace gw

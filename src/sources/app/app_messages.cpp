@@ -12,6 +12,7 @@
 #include "core/event.h"
 #include "sources/app/cuda_errors.h"
 #include "sources/app/nccl_watchdog.h"
+#include "sources/kmsg/kernel_log.h"
 #include "sources/smi/text_util.h"
 
 namespace gw {
@@ -506,6 +507,41 @@ bool is_nccl_return_trace(std::string_view s) {
   return cc != std::string_view::npos && has(m, " -> ") && cc < m.find(" -> ");
 }
 
+// A line of rich's boxed Python traceback: its top or bottom border ("╭──── Traceback (most
+// recent call last) ────╮", "╰────╯": nothing but the rule, the corners and that title) or a
+// frame row that shows a source line by its right-aligned number ("│    989 │   return x"), marks
+// the failing one ("│ ❱ 989 │") or names a frame ("│ /x/module.py:989 in _apply │"). Other rows
+// drawn in "│" (a model summary table, a GPU panel) are no traceback.
+bool is_rich_traceback_line(std::string_view s) {
+  constexpr std::string_view kBar = "\xE2\x94\x82", kTop = "\xE2\x95\xAD", kBottom = "\xE2\x95\xB0",
+                             kRule = "\xE2\x94\x80", kMarker = "\xE2\x9D\xB1";
+  if (text::starts_with(s, kTop) || text::starts_with(s, kBottom)) {
+    std::string rest(s.substr(3));
+    constexpr std::string_view kTitle = " Traceback (most recent call last) ";
+    if (const size_t t = rest.find(kTitle); t != std::string::npos) rest.erase(t, kTitle.size());
+    for (size_t i = 0; i < rest.size();) {
+      const std::string_view c = std::string_view(rest).substr(i, 3);
+      if (rest[i] == ' ')
+        ++i;
+      else if (c == kRule || c == "\xE2\x95\xAE" || c == "\xE2\x95\xAF")  // ─ ╮ ╯
+        i += 3;
+      else
+        return false;
+    }
+    return true;
+  }
+  if (!text::starts_with(s, kBar)) return false;
+  const std::string_view row = s.substr(3);
+  if (has(row, kMarker)) return true;
+  if (const size_t py = row.find(".py:"); py != std::string_view::npos && has(row, " in "))
+    return py + 4 < row.size() && is_digit(row[py + 4]);
+  size_t i = 0;
+  while (i < row.size() && row[i] == ' ') ++i;
+  size_t d = i;
+  while (d < row.size() && is_digit(row[d])) ++d;
+  return i >= 2 && d > i && d < row.size() && row[d] == ' ';
+}
+
 // "path/file.cc:93": one word, a C++ source file and a line number, nothing else.
 bool is_source_location(std::string_view s) {
   const size_t colon = s.rfind(':');
@@ -568,6 +604,12 @@ bool is_app_context_line(std::string_view line) {
   if (s.find_first_not_of("^~") == std::string_view::npos) return true;
   // XLA's HLO dump inside its error ("%param_0.5 = f32[...] parameter(0)", "ROOT %reduce.5 =").
   if ((text::starts_with(s, "%") || text::starts_with(s, "ROOT %")) && has(s, " = ")) return true;
+  // torchrun's agent stopping the other ranks after one failed.
+  if (has(s, "Sending process ") && has(s, " closing signal SIG")) return true;
+  // rich's boxed traceback ("╭─── Traceback (most recent call last) ───╮", "│ 989 │ return
+  // self._apply(convert) │", "╰───╯"): its frames, unless a line names the GPU stack (then a
+  // reader must judge it).
+  if (is_rich_traceback_line(s)) return !names_gpu_stack(s);
   // Python frames: '  File "train.py", line 12, in <module>'.
   return text::starts_with(s, "File \"") && has(s, "\", line ");
 }
