@@ -698,6 +698,13 @@ TEST(Unseen4, DcgmFailureCodesAreHealthIncidents) {
   EXPECT_TRUE(imex);
 }
 
+// A finding's evidence lines, one per line, to search in.
+std::string evidence_text(const Finding& f) {
+  std::string out;
+  for (const std::string& e : f.evidence) out += e + "\n";
+  return out;
+}
+
 TEST(Unseen5, EachMissIsFoundInEveryVariant) {
   const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
       // a diagnostic's result as a JSON record of a health agent's log
@@ -718,8 +725,7 @@ TEST(Unseen5, IbCompletionErrorsNameTheStatusAndTheNetwork) {
       "512.log", fixture("512-nccl-net-ib-completion-status12-vendor-err-129-roce", "app.log"));
   const Finding* f = finding(run, "nccl.error");
   ASSERT_NE(f, nullptr);
-  std::string ev;
-  for (const std::string& e : f->evidence) ev += e + "\n";
+  const std::string ev = evidence_text(*f);
   EXPECT_NE(ev.find("status 12 (transport retry counter exceeded"), std::string::npos) << ev;
   EXPECT_NE(ev.find("PFC/ECN"), std::string::npos) << ev;
   EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 0u);
@@ -770,8 +776,7 @@ TEST(Unseen5, EnvironmentListItemsAreReadByTheirKeys) {
   EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 0u);
   const Finding* ok = finding(run, "cuda.compatible");
   ASSERT_NE(ok, nullptr);
-  std::string ev;
-  for (const std::string& e : ok->evidence) ev += e + "\n";
+  const std::string ev = evidence_text(*ok);
   EXPECT_NE(ev.find("570.124.06"), std::string::npos) << ev;
   EXPECT_NE(ev.find("12.4"), std::string::npos) << ev;
   const cli::DoctorRun other =
