@@ -129,25 +129,31 @@ std::set<std::string> gpu_devices(const DiagnoseContext& c) {
 
 DriverGpuMap driver_gpu_map(const DiagnoseContext& c) {
   DriverGpuMap m;
+  // A log that names one GPU by address and one by the driver's number only ("NVRM: GPU0
+  // _kgspBootGspRm: ..." before "NVRM: GPU 0000:01:00.0: RmInitAdapter failed!") speaks of one
+  // GPU: the driver prints the number where the GPU object exists and the address elsewhere.
+  std::optional<std::string> one_address;
+  std::optional<unsigned> one_number;
+  bool many_addresses = false, many_numbers = false;
   for (const Event& e : c.obs.events) {
     const auto pci = normalise_event_pci(e.pci_bus_id);
-    if (!pci) continue;
+    if (!pci) {
+      if (e.driver_gpu && !many_numbers) {
+        many_numbers = one_number && *one_number != *e.driver_gpu;
+        one_number = e.driver_gpu;
+      }
+      continue;
+    }
+    if (!many_addresses) {
+      many_addresses = one_address && *one_address != *pci;
+      one_address = *pci;
+    }
     std::optional<unsigned> n = e.driver_gpu;
     if (!n && e.kind == EventKind::kXid) n = driver_gpu_token(e.message);
     if (n) m.emplace(*n, *pci);
   }
-  // A log that names one GPU by address and one by the driver's number only ("NVRM: GPU0
-  // _kgspBootGspRm: ..." before "NVRM: GPU 0000:01:00.0: RmInitAdapter failed!") speaks of one
-  // GPU: the driver prints the number where the GPU object exists and the address elsewhere.
-  std::set<std::string> addresses;
-  std::set<unsigned> numbers;
-  for (const Event& e : c.obs.events) {
-    if (const auto pci = normalise_event_pci(e.pci_bus_id))
-      addresses.insert(*pci);
-    else if (e.driver_gpu && !m.count(*e.driver_gpu))
-      numbers.insert(*e.driver_gpu);
-  }
-  if (addresses.size() == 1 && numbers.size() == 1) m.emplace(*numbers.begin(), *addresses.begin());
+  if (one_address && !many_addresses && one_number && !many_numbers && !m.count(*one_number))
+    m.emplace(*one_number, *one_address);
   return m;
 }
 

@@ -57,6 +57,21 @@ size_t find_newline(const char* d, size_t i, size_t n) {
   return n;
 }
 
+// The first '.' or ']' in [i, end), else end: 16 bytes at once where they are there.
+size_t dot_or_bracket(const char* d, size_t i, size_t end) {
+#if defined(__SSE2__)
+  if (i + 16 <= end) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + i));
+    const auto m = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(
+        _mm_cmpeq_epi8(v, _mm_set1_epi8('.')), _mm_cmpeq_epi8(v, _mm_set1_epi8(']')))));
+    if (m != 0) return i + static_cast<size_t>(__builtin_ctz(m));
+    i += 16;
+  }
+#endif
+  while (i < end && d[i] != '.' && d[i] != ']') ++i;
+  return i;
+}
+
 // Lines from `pos` that start "[<digit or space>", are at least 4 bytes long and end in a byte
 // that is not blank: dmesg lines that the reader's per-line test (is_dmesg_bracket on the
 // trimmed line) takes for the kernel log anyway. Takes those starting before `stop`; returns
@@ -67,8 +82,7 @@ size_t skip_dmesg_lines(std::string_view t, size_t pos, size_t stop, size_t& lin
   while (pos < stop && pos + 1 < n && d[pos] == '[' &&
          (d[pos + 1] == ' ' || (d[pos + 1] >= '0' && d[pos + 1] <= '9'))) {
     // "[ 1234.567890]" has its '.' before the ']'; an MPI rank tag "[0]" has none.
-    size_t q = pos + 1;
-    while (q < n && q < pos + 24 && d[q] != '.' && d[q] != ']') ++q;
+    const size_t q = dot_or_bracket(d, pos + 1, std::min(n, pos + 24));
     if (q >= n || d[q] != '.') break;
     const size_t nl = find_newline(d, pos + 1, n);
     if (nl < pos + 4 || nl >= n || static_cast<unsigned char>(d[nl - 1]) <= ' ') break;
