@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace gw {
 
@@ -21,6 +22,10 @@ enum class DcgmKind {
   kXid,         // a non-zero Xid reading (dcgmi dmon field 230, XIDER)
   kReading,     // one value a tool printed: a dmon field, a stats row, a discovery entry
 };
+
+// The `part` of readings from a pasted table of DCGM fields and values (a Markdown or
+// two-column table): they name no GPU, and the rules take them as one unnumbered GPU's.
+inline constexpr std::string_view kDcgmFieldTablePart = "DCGM field table";
 
 struct DcgmResult {
   DcgmKind kind = DcgmKind::kDiagFail;

@@ -8,6 +8,7 @@
 
 #include "core/nccl_watchdog.h"
 #include "diagnose/context.h"
+#include "diagnose/kernel_events.h"
 #include "diagnose/rules.h"
 
 namespace gw {
@@ -547,8 +548,30 @@ void rule_app_smi_no_driver(const DiagnoseContext& c, Findings& out) {
 }
 
 void rule_app_no_device_handle(const DiagnoseContext& c, Findings& out) {
-  simple(c, AppMessageKind::kNoDeviceHandle, "gpu.no_device_handle", Severity::kCritical,
-         "The driver cannot get a handle for a GPU (lost or failed to initialise)", {}, out);
+  const auto ms = app_messages_of(c, AppMessageKind::kNoDeviceHandle);
+  if (ms.empty()) return;
+  // nvidia-smi cannot open the GPU the kernel log shows lost (fallen off the bus, Xid 79) or
+  // never initialised: that error's finding carries the verdict, this is its consequence.
+  const std::optional<std::string> handle_gpu = normalise_event_pci(ms.front()->pci_bus_id);
+  bool explained = false;
+  for (const Event& e : c.obs.events) {
+    const bool lost = e.kind == EventKind::kFallenOffBus ||
+                      (e.kind == EventKind::kXid && e.code == 79) ||
+                      e.driver_kind == DriverMessageKind::kInitFailed;
+    explained =
+        explained || (lost && (!handle_gpu || normalise_event_pci(e.pci_bus_id) == handle_gpu));
+  }
+  if (!explained) {
+    simple(c, AppMessageKind::kNoDeviceHandle, "gpu.no_device_handle", Severity::kCritical,
+           "The driver cannot get a handle for a GPU (lost or failed to initialise)", {}, out);
+    return;
+  }
+  simple(c, AppMessageKind::kNoDeviceHandle, "gpu.no_device_handle", Severity::kInfo,
+         "nvidia-smi cannot open the GPU the kernel log shows lost or uninitialised (a "
+         "consequence)",
+         {"the kernel log's fallen-off-the-bus or initialisation error for this GPU is the cause: "
+          "follow that finding"},
+         out);
 }
 
 void rule_app_docker_no_gpu(const DiagnoseContext& c, Findings& out) {

@@ -165,7 +165,8 @@ namespace {
 
 // A stats row named onto the field it reports.
 const DcgmFieldInfo* field_of(const DcgmResult& r) {
-  if (r.part == "dcgmi dmon" || r.part == "dcgm-exporter") return dcgm_field_by_tag(r.test);
+  if (r.part == "dcgmi dmon" || r.part == "dcgm-exporter" || r.part == kDcgmFieldTablePart)
+    return dcgm_field_by_tag(r.test);
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kStatsRows = {{
       {"Single Bit ECC Errors", "ESVTL"},
       {"Double Bit ECC Errors", "EDVTL"},
@@ -218,16 +219,23 @@ struct Counted {
 };
 
 // Per GPU, the readings of one class set (error counters, traffic) with their value.
-std::map<unsigned, std::vector<Counted>> counted(const DiagnoseContext& c,
-                                                 bool (*want)(const DcgmFieldInfo&)) {
-  std::map<unsigned, std::vector<Counted>> out;
+// Readings that name no GPU (a pasted field table) are kept under nullopt: one GPU the capture
+// does not number.
+std::map<std::optional<unsigned>, std::vector<Counted>> counted(
+    const DiagnoseContext& c, bool (*want)(const DcgmFieldInfo&)) {
+  std::map<std::optional<unsigned>, std::vector<Counted>> out;
   for (const DcgmResult& r : c.obs.dcgm) {
-    if (r.kind != DcgmKind::kReading || !r.gpu) continue;
+    if (r.kind != DcgmKind::kReading) continue;
+    if (!r.gpu && r.part != kDcgmFieldTablePart) continue;
     const DcgmFieldInfo* f = field_of(r);
     const auto v = value_of(r.text);
-    if (f && v && want(*f)) out[*r.gpu].push_back({&r, f, *v});
+    if (f && v && want(*f)) out[r.gpu].push_back({&r, f, *v});
   }
   return out;
+}
+
+std::string gpu_words(const std::optional<unsigned>& gpu) {
+  return gpu ? fmt::format("GPU {}", *gpu) : "a GPU (the capture does not number it)";
 }
 
 bool is_error_count(const DcgmFieldInfo& f) {
@@ -259,7 +267,7 @@ void rule_dcgm_counter_errors(const DiagnoseContext& c, Findings& out) {
     }
     if (names.empty()) continue;
     f.severity = fatal ? Severity::kCritical : Severity::kWarning;
-    f.title = fmt::format("DCGM counts errors on GPU {}: {}", gpu, names.front()) +
+    f.title = fmt::format("DCGM counts errors on {}: {}", gpu_words(gpu), names.front()) +
               (names.size() > 1 ? fmt::format(" and {} more", names.size() - 1) : "");
     f.remedy = fatal ? "Drain the GPU, read its Xids in the kernel log, reset it and run dcgmi "
                        "diag -r 3; uncorrectable memory errors that recur are an RMA case."
@@ -289,8 +297,9 @@ void rule_dcgm_nvlink_counters(const DiagnoseContext& c, Findings& out) {
     f.code = "dcgm.nvlink_counters";
     f.severity = Severity::kInfo;
     f.gpu = gpu;
-    f.title = moved > 0 ? fmt::format("GPU {}'s NVLinks carry traffic with no error counted", gpu)
-                        : fmt::format("GPU {}'s NVLink error counters are all 0", gpu);
+    f.title = moved > 0
+                  ? fmt::format("{}'s NVLinks carry traffic with no error counted", gpu_words(gpu))
+                  : fmt::format("{}'s NVLink error counters are all 0", gpu_words(gpu));
     if (moved > 0)
       f.evidence.push_back(fmt::format("{} ({} at {})", fmt::join(traffic, ", "),
                                        xs.front().r->part, xs.front().r->origin));

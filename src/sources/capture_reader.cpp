@@ -177,6 +177,8 @@ class Reader {
   std::vector<size_t> k_app_taken_;  // lines of that run the application scanner read
   // "Successfully ran diagnostic for group." seen and no diag table read since (its line).
   size_t diag_announced_ = 0;
+  bool markdown_table_ = false;  // the lines since a Markdown table's separator row
+  bool markdown_row(const Line& l);
   bool k_more_ = false;  // the last kernel-log segment goes on in the next piece
   // nvidia-bug-report.log: the section being read (kNone outside a bug report) and the lines
   // of sections that carry no GPU state, skipped without a reader (said in a note).
@@ -607,6 +609,14 @@ bool Reader::take_dcgm(const Line& l) {
   return true;
 }
 
+bool Reader::markdown_row(const Line& l) {
+  if (l.trimmed.front() != '|') return markdown_table_ = false;
+  if (capture_text::is_markdown_separator(l.trimmed)) return markdown_table_ = true;
+  if (markdown_table_) return true;
+  // A header row: the separator follows it.
+  return capture_text::is_markdown_separator(line_at(l.next).trimmed);
+}
+
 bool Reader::try_block(const Line& l) {
   if (take_dcgm(l)) return true;
   if (take_csv(l)) return true;
@@ -877,6 +887,7 @@ std::vector<CaptureSegment> Reader::run() {
     l.no = ++line_no_;
     ++cov_.lines;
     if (l.trimmed.empty()) {
+      markdown_table_ = false;
       pos_ = l.next;
       continue;
     }
@@ -913,6 +924,13 @@ std::vector<CaptureSegment> Reader::run() {
     if (text::is_elision_line(l.trimmed)) {
       ++cov_.elided_lines;
       pos_ = l.next;
+      continue;
+    }
+    // A Markdown table ("| Field | Value |" over "|---|---|") is a person's, no nvidia-smi
+    // table: its separator row is layout, its rows go to the line readers one by one.
+    if (markdown_row(l)) {
+      pos_ = l.next;
+      if (!capture_text::is_markdown_separator(l.trimmed)) take_by_evidence(l);
       continue;
     }
     // Before the blocks: the profilers' tables ("|  action \t|  0.1 \t| ...", "-----  -----")

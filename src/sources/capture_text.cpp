@@ -373,6 +373,18 @@ bool is_decorative_prose(std::string_view t) {
   return false;
 }
 
+bool is_markdown_separator(std::string_view t) {
+  if (t.size() < 5 || t.front() != '|') return false;
+  size_t dashes = 0;
+  for (char c : t) {
+    if (c == '-')
+      ++dashes;
+    else if (c != '|' && c != ':' && c != ' ')
+      return false;
+  }
+  return dashes >= 3;
+}
+
 bool is_bare_process_tag(std::string_view t) {
   if (t.size() < 7 || t.size() > 120 || t.front() != '(' || t.back() != ')') return false;
   const std::string_view in = t.substr(1, t.size() - 2);

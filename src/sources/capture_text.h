@@ -38,6 +38,9 @@ bool is_date_line(std::string_view trimmed);  // "Tue Dec  1 08:14:02 2026" (nvi
 // Only a process tag, the rest of the line empty: Ray's "(pid=909608) " before an empty line
 // of that worker's output, "(RayTrainWorker pid=12, ip=10.0.0.2)". Read as a blank line.
 bool is_bare_process_tag(std::string_view trimmed);
+// A Markdown table's separator row, "|---|:---:|" (pipes, dashes, colons and blanks only; an
+// nvidia-smi rule has '+' or '=').
+bool is_markdown_separator(std::string_view trimmed);
 
 // The block format `l` starts, kUnknown for none (CSV is handled by its own parser).
 CaptureFormat block_start(const Line& l, std::string_view text);

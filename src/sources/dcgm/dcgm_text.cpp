@@ -1053,10 +1053,62 @@ bool take_json_record(std::string_view t, std::string_view origin, size_t line_n
   return true;
 }
 
+// A row of a pasted table of DCGM fields and values, "| `DCGM_FI_DEV_ECC_SBE_VOL_TOTAL` |
+// 9.6e9, rising |": one field name in the first cell, a number first in the second (thousands
+// separated by commas, "54,731,746,511", or in e-notation). A row naming two fields or no number
+// is left unread.
+bool take_field_row(std::string_view t, std::string_view origin, size_t line_no,
+                    std::vector<DcgmResult>& out) {
+  if (t.size() < 12 || t.front() != '|' || t.find("DCGM_FI_") == std::string_view::npos)
+    return false;
+  std::vector<std::string_view> cells;
+  for (size_t p = 1; p < t.size();) {
+    const size_t bar = t.find('|', p);
+    const size_t e = bar == std::string_view::npos ? t.size() : bar;
+    std::string_view cell = text::trim(t.substr(p, e - p));
+    while (!cell.empty() && (cell.front() == '`' || cell.front() == '*')) cell.remove_prefix(1);
+    while (!cell.empty() && (cell.back() == '`' || cell.back() == '*')) cell.remove_suffix(1);
+    cells.push_back(cell);
+    p = e + 1;
+  }
+  while (!cells.empty() && cells.back().empty()) cells.pop_back();
+  if (cells.size() != 2 || !text::starts_with(cells[0], "DCGM_FI_") ||
+      cells[0].find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string_view::npos)
+    return false;
+  // The leading number, its thousands separators dropped.
+  std::string value;
+  const std::string_view v = cells[1];
+  for (size_t i = 0; i < v.size(); ++i) {
+    const char c = v[i];
+    if (is_digit(c) || c == '.' || ((c == 'e' || c == 'E') && !value.empty()) ||
+        ((c == '+' || c == '-') && !value.empty() && (value.back() == 'e' || value.back() == 'E')))
+      value += c;
+    else if (c == ',' && !value.empty() && i + 3 < v.size() && is_digit(v[i + 1]) &&
+             is_digit(v[i + 2]) && is_digit(v[i + 3]) && (i + 4 == v.size() || !is_digit(v[i + 4])))
+      continue;
+    else
+      break;
+  }
+  if (value.empty() || !number(value)) return false;
+  const DcgmFieldInfo* f = dcgm_field_by_exporter_name(cells[0]);
+  DcgmResult r;
+  r.kind = DcgmKind::kReading;
+  r.part = std::string(kDcgmFieldTablePart);
+  r.test = f ? std::string(f->tag) : std::string(cells[0]);
+  r.text = value;
+  r.count = 1;
+  r.of = 1;
+  r.origin = at(origin, line_no);
+  r.block = std::string(origin);
+  out.push_back(std::move(r));
+  return true;
+}
+
 }  // namespace
 
 bool take_line(std::string_view t, std::string_view origin, size_t line_no,
                std::vector<DcgmResult>& out) {
+  if (!t.empty() && t.front() == '|' && take_field_row(t, origin, line_no, out)) return true;
   if (!t.empty() && t.back() == '}' && take_json_record(t, origin, line_no, out)) return true;
   if (!t.empty() && (t.front() == 'E' || t.front() == 'G') &&
       take_failure_code(t, origin, line_no, out))
