@@ -414,19 +414,22 @@ void rule_app_nccl_error(const DiagnoseContext& c, Findings& out) {
   // A peer-access failure underneath names the cause itself (cuda.peer_access_unsupported).
   if (!app_messages_of(c, AppMessageKind::kPeerAccessUnsupported).empty()) return;
   // NCCL's IB transport naming the verbs completion status: the network path itself failed.
-  for (const AppMessage* m : app_messages_of(c, AppMessageKind::kNcclError)) {
-    if (m->detail.rfind("IB/RoCE work completion status", 0) != 0) continue;
+  const auto ms = app_messages_of(c, AppMessageKind::kNcclError);
+  const auto ib = std::find_if(ms.begin(), ms.end(), [](const AppMessage* m) {
+    return m->detail.rfind("IB/RoCE work completion status", 0) == 0;
+  });
+  if (ib == ms.end()) {
     simple(c, AppMessageKind::kNcclError, "nccl.error", Severity::kWarning,
-           "NCCL's network transport failed: IB/RoCE completions with an error",
-           {m->detail,
-            "the RDMA path between the nodes dropped: check both NICs' link state and port "
-            "counters (ibstat, ethtool -S), the switch ports between them, and for RoCE the "
-            "lossless settings (PFC/ECN) and GID index"},
-           out);
+           "NCCL communication failed", {}, out);
     return;
   }
   simple(c, AppMessageKind::kNcclError, "nccl.error", Severity::kWarning,
-         "NCCL communication failed", {}, out);
+         "NCCL's network transport failed: IB/RoCE completions with an error",
+         {(*ib)->detail,
+          "the RDMA path between the nodes dropped: check both NICs' link state and port "
+          "counters (ibstat, ethtool -S), the switch ports between them, and for RoCE the "
+          "lossless settings (PFC/ECN) and GID index"},
+         out);
 }
 
 void rule_app_nccl_timeout(const DiagnoseContext& c, Findings& out) {
@@ -564,14 +567,14 @@ void rule_app_no_device_handle(const DiagnoseContext& c, Findings& out) {
   if (!explained) {
     simple(c, AppMessageKind::kNoDeviceHandle, "gpu.no_device_handle", Severity::kCritical,
            "The driver cannot get a handle for a GPU (lost or failed to initialise)", {}, out);
-    return;
+  } else {
+    simple(c, AppMessageKind::kNoDeviceHandle, "gpu.no_device_handle", Severity::kInfo,
+           "nvidia-smi cannot open the GPU the kernel log shows lost or uninitialised (a "
+           "consequence)",
+           {"the kernel log's fallen-off-the-bus or initialisation error for this GPU is the "
+            "cause: follow that finding"},
+           out);
   }
-  simple(c, AppMessageKind::kNoDeviceHandle, "gpu.no_device_handle", Severity::kInfo,
-         "nvidia-smi cannot open the GPU the kernel log shows lost or uninitialised (a "
-         "consequence)",
-         {"the kernel log's fallen-off-the-bus or initialisation error for this GPU is the cause: "
-          "follow that finding"},
-         out);
 }
 
 void rule_app_docker_no_gpu(const DiagnoseContext& c, Findings& out) {

@@ -916,6 +916,24 @@ bool take_count_or_version(std::string_view t, std::string_view origin, size_t l
 // dcgm-exporter's series as scraped from its /metrics ("DCGM_FI_DEV_GPU_TEMP{gpu="0",...} 45"),
 // and their "# HELP" / "# TYPE" lines. A field the table knows is named by its dmon tag, so the
 // same rules judge both; an Xid other than 0 is an Xid reading as dmon's is.
+// One value of a field named as the exporter names it ("DCGM_FI_DEV_XID_ERRORS"), kept under
+// its dmon tag when the field is known.
+DcgmResult named_reading(std::string_view part, std::string_view name, std::optional<unsigned> gpu,
+                         std::string_view value, std::string_view origin, size_t line_no) {
+  const DcgmFieldInfo* f = dcgm_field_by_exporter_name(name);
+  DcgmResult r;
+  r.kind = DcgmKind::kReading;
+  r.gpu = gpu;
+  r.part = std::string(part);
+  r.test = f ? std::string(f->tag) : std::string(name);
+  r.text = std::string(value);
+  r.count = 1;
+  r.of = 1;
+  r.origin = at(origin, line_no);
+  r.block = std::string(origin);
+  return r;
+}
+
 bool take_exporter_line(std::string_view t, std::string_view origin, size_t line_no,
                         std::vector<DcgmResult>& out) {
   if (text::starts_with(t, "# HELP DCGM_") || text::starts_with(t, "# TYPE DCGM_")) return true;
@@ -939,16 +957,7 @@ bool take_exporter_line(std::string_view t, std::string_view origin, size_t line
   const auto words = split_ws(rest);
   if (words.empty() || !number(words[0])) return false;
   const DcgmFieldInfo* f = dcgm_field_by_exporter_name(name);
-  DcgmResult r;
-  r.kind = DcgmKind::kReading;
-  r.gpu = gpu;
-  r.part = "dcgm-exporter";
-  r.test = f ? std::string(f->tag) : std::string(name);
-  r.text = words[0];
-  r.count = 1;
-  r.of = 1;
-  r.origin = at(origin, line_no);
-  r.block = std::string(origin);
+  DcgmResult r = named_reading("dcgm-exporter", name, gpu, words[0], origin, line_no);
   if (f && f->cls == DcgmFieldClass::kXid && gpu && words[0] != "0") {
     DcgmResult x = r;
     x.kind = DcgmKind::kXid;
@@ -1090,17 +1099,7 @@ bool take_field_row(std::string_view t, std::string_view origin, size_t line_no,
       break;
   }
   if (value.empty() || !number(value)) return false;
-  const DcgmFieldInfo* f = dcgm_field_by_exporter_name(cells[0]);
-  DcgmResult r;
-  r.kind = DcgmKind::kReading;
-  r.part = std::string(kDcgmFieldTablePart);
-  r.test = f ? std::string(f->tag) : std::string(cells[0]);
-  r.text = value;
-  r.count = 1;
-  r.of = 1;
-  r.origin = at(origin, line_no);
-  r.block = std::string(origin);
-  out.push_back(std::move(r));
+  out.push_back(named_reading(kDcgmFieldTablePart, cells[0], std::nullopt, value, origin, line_no));
   return true;
 }
 
