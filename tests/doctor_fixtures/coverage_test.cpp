@@ -800,5 +800,24 @@ TEST(Unseen5, BoxedTracebackFramesAreContext) {
   EXPECT_EQ(table.obs.coverage.at(0).lines_not_understood, 1u);
 }
 
+// 530's form: a Markdown table of DCGM fields is no nvidia-smi table; a row with one field and a
+// number (thousands commas dropped) is a reading of a GPU the capture does not number, judged by
+// the counter rules; a row naming two fields stays unread.
+TEST(Unseen6, DcgmFieldTableRowsAreReadings) {
+  const cli::DoctorRun run =
+      doctor("fields.md",
+             "| Field | Value |\n|---|---|\n| `DCGM_FI_DEV_ECC_DBE_VOL_TOTAL` | 3 |\n"
+             "| `DCGM_FI_DEV_ECC_SBE_VOL_TOTAL` | 54,731,746,511 |\n"
+             "| `DCGM_FI_DEV_ECC_DBE_VOL_TOTAL` / `_AGG_TOTAL` | 0 / 0 |\n");
+  const Finding* f = finding(run, "dcgm.counter_errors");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->gpu, std::nullopt);
+  EXPECT_NE(evidence_text(*f).find("EDVTL = 3"), std::string::npos) << evidence_text(*f);
+  EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 1u);
+  bool sbe = false;
+  for (const DcgmResult& r : run.obs.dcgm) sbe = sbe || r.text == "54731746511";
+  EXPECT_TRUE(sbe);
+}
+
 }  // namespace
 }  // namespace gw
