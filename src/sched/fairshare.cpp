@@ -7,7 +7,8 @@ namespace gw::sched {
 FairShareLedger::FairShareLedger(FairShareOptions options) : options_(std::move(options)) {
   for (const auto& [name, s] : options_.shares) {
     if (accounts_.count(name)) continue;
-    Account& a = accounts_[name];
+    auto& [key, a] = *accounts_.try_emplace(name).first;
+    a.name = key;
     a.shares = s;
     a.index = static_cast<uint32_t>(by_index_.size());
     by_index_.push_back(&a);
@@ -18,7 +19,8 @@ FairShareLedger::FairShareLedger(FairShareOptions options) : options_(std::move(
 FairShareLedger::Account& FairShareLedger::account(const std::string& name) {
   auto it = accounts_.find(name);
   if (it != accounts_.end()) return it->second;
-  Account& a = accounts_[name];
+  auto& [key, a] = *accounts_.try_emplace(name).first;
+  a.name = key;
   a.shares = options_.default_shares;
   a.index = static_cast<uint32_t>(by_index_.size());
   by_index_.push_back(&a);
@@ -54,6 +56,15 @@ void FairShareLedger::job_started(const std::string& acct, unsigned gpus) {
 
 void FairShareLedger::job_stopped(const std::string& acct, unsigned gpus) {
   Account& a = account(acct);
+  a.running_gpus = gpus > a.running_gpus ? 0 : a.running_gpus - gpus;
+}
+
+void FairShareLedger::job_started_at(uint32_t index, unsigned gpus) {
+  by_index_.at(index)->running_gpus += gpus;
+}
+
+void FairShareLedger::job_stopped_at(uint32_t index, unsigned gpus) {
+  Account& a = *by_index_.at(index);
   a.running_gpus = gpus > a.running_gpus ? 0 : a.running_gpus - gpus;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -26,11 +27,15 @@ class FairShareLedger {
   void advance(int64_t now_ms);
   void job_started(const std::string& account, unsigned gpus);
   void job_stopped(const std::string& account, unsigned gpus);
+  void job_started_at(uint32_t index, unsigned gpus);  // by add_account's index
+  void job_stopped_at(uint32_t index, unsigned gpus);
   void charge(const std::string& account, double gpu_ms);  // direct usage, e.g. history
   // Makes an account known (its shares count in everyone's normalised shares) and returns a
   // stable index for the fast factor_at().
   uint32_t add_account(const std::string& name) { return account(name).index; }
   double factor_at(uint32_t index) const;
+  // The account's name, stored as long as the ledger lives (jobs keep a view of it).
+  std::string_view name_at(uint32_t index) const { return by_index_.at(index)->name; }
   size_t account_count() const { return by_index_.size(); }
 
   double usage_gpu_ms(const std::string& account) const;
@@ -47,12 +52,13 @@ class FairShareLedger {
     double usage = 0;  // decayed GPU-ms
     unsigned running_gpus = 0;
     uint32_t index = 0;
+    std::string_view name;  // the map's key
   };
   Account& account(const std::string& name);
 
   FairShareOptions options_;
   std::unordered_map<std::string, Account> accounts_;  // node-based: pointers stay valid
-  std::vector<const Account*> by_index_;
+  std::vector<Account*> by_index_;
   mutable std::vector<double> factor_cache_;  // by index; empty = stale
 
   double total_usage_ = 0;

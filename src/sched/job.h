@@ -63,8 +63,22 @@ struct Transition {
   std::string_view reason;
 };
 
+// What the scheduler keeps of a JobSpec: the terms it ranks, places and accounts by. The names
+// are views of storage the scheduler owns (its ledger's account names, its set of QoS names),
+// so a job held for a 10-million-job replay carries no strings or lists of its own.
+struct JobTerms {
+  JobId id = 0;
+  int64_t submit_ms = 0;
+  std::optional<int64_t> time_limit_ms;
+  std::optional<int64_t> actual_runtime_ms;
+  std::string_view account;
+  std::string_view qos;
+  int priority = 0;
+  unsigned gpus = 1;
+};
+
 struct Job {
-  JobSpec spec;
+  JobTerms spec;
   JobState state = JobState::kPending;
   // The latest transition and how many there were: no list per job, so a 10-million-job replay
   // costs no allocation per state change (the live queue keeps its history in its database).

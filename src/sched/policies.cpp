@@ -13,7 +13,7 @@ double fair_share_factor(const Job& job, const PolicyContext& ctx) {
     return (*ctx.fairshare_factors)[job.account_index];
   if (!ctx.fairshare) return 1.0;
   if (job.account_index != UINT32_MAX) return ctx.fairshare->factor_at(job.account_index);
-  return ctx.fairshare->factor(job.spec.account);
+  return ctx.fairshare->factor(std::string(job.spec.account));
 }
 
 double multifactor_priority(const Job& job, const PolicyContext& ctx, const PriorityWeights& w) {

@@ -64,7 +64,7 @@ const Job* Scheduler::find(JobId id) const {
   return it == index_.end() ? nullptr : &jobs_[it->second];
 }
 
-Status Scheduler::submit(JobSpec spec) {
+Status Scheduler::submit(const JobSpec& spec) {
   const std::string where = "job " + std::to_string(spec.id);
   if (index_.count(spec.id))
     return make_error("sched.duplicate_job", "job id already queued", where);
@@ -77,6 +77,9 @@ Status Scheduler::submit(JobSpec spec) {
                           std::to_string(cluster_.gpu_count()),
                       where);
   }
+  if (retire_sink_ && !spec.depends_on.empty())
+    return make_error("sched.dependency_after_retire",
+                      "final jobs are forgotten here, so a job may name no dependency", where);
   uint32_t unmet = 0;
   bool dep_failed = false;
   for (JobId d : spec.depends_on) {
@@ -88,22 +91,23 @@ Status Scheduler::submit(JobSpec spec) {
     if (is_final(dep->state)) dep_failed = true;
     ++unmet;
   }
-  const size_t i = jobs_.size();
+  const size_t i = new_slot();
   index_[spec.id] = i;
   for (JobId d : spec.depends_on)
     if (find(d)->state != JobState::kDone) dependents_[d].push_back(i);
   const uint32_t account = ledger_.add_account(spec.account);
   Job job;
-  job.spec = std::move(spec);
+  job.spec = JobTerms{spec.id,
+                      spec.submit_ms,
+                      spec.time_limit_ms,
+                      spec.actual_runtime_ms,
+                      ledger_.name_at(account),
+                      *qos_names_.insert(spec.qos).first,
+                      spec.priority,
+                      spec.gpus};
   job.account_index = account;
-  jobs_.push_back(std::move(job));
-  keys_.emplace_back();
-  run_rank_.push_back(0.0);
-  victim_ok_.push_back(0);
-  victim_mark_.push_back(0);
-  rank_change_at_.push_back(INT64_MAX);
-  if (lists_) list_rank_.push_back(std::nan(""));
-  unmet_deps_.push_back(unmet);
+  jobs_[i] = std::move(job);
+  unmet_deps_[i] = unmet;
   if (dep_failed) {
     (void)at(i).transition(JobState::kCancelled, clock_.now_ms(), "dependency failed");
     ++final_count_;
@@ -115,6 +119,45 @@ Status Scheduler::submit(JobSpec spec) {
     enqueue(i);
   }
   return {};
+}
+
+// A slot for a new job, every per-job field at its start value: a forgotten job's, or a new one.
+size_t Scheduler::new_slot() {
+  if (free_slots_.empty()) {
+    jobs_.emplace_back();
+    keys_.emplace_back();
+    run_rank_.push_back(0.0);
+    victim_ok_.push_back(0);
+    victim_mark_.push_back(0);
+    rank_change_at_.push_back(INT64_MAX);
+    if (lists_) list_rank_.push_back(std::nan(""));
+    unmet_deps_.push_back(0);
+    return jobs_.size() - 1;
+  }
+  const size_t i = free_slots_.back();
+  free_slots_.pop_back();
+  keys_[i] = PendingKey{};
+  run_rank_[i] = 0.0;
+  victim_ok_[i] = 0;
+  victim_mark_[i] = 0;
+  rank_change_at_[i] = INT64_MAX;
+  if (lists_) list_rank_[i] = std::nan("");
+  unmet_deps_[i] = 0;
+  return i;
+}
+
+void Scheduler::retire_final_jobs(std::function<void(const Job&)> sink) {
+  retire_sink_ = std::move(sink);
+}
+
+// Hands a final job to the sink and frees its slot; the husk left in jobs_ has id 0.
+void Scheduler::retire(size_t i) {
+  if (!retire_sink_) return;
+  retire_sink_(jobs_[i]);
+  index_.erase(jobs_[i].spec.id);
+  jobs_[i] = Job{};
+  jobs_[i].state = JobState::kCancelled;
+  free_slots_.push_back(i);
 }
 
 void Scheduler::reserve(size_t jobs) {
@@ -202,7 +245,7 @@ void Scheduler::start_on(size_t i, std::vector<uint32_t> gpus, int64_t at_ms,
     set_run_rank(i, run_rank_[i]);
   const std::pair<int64_t, size_t> entry{expected_end_ms(j), i};
   running_.insert(std::upper_bound(running_.begin(), running_.end(), entry), entry);
-  ledger_.job_started(j.spec.account, static_cast<unsigned>(j.gpus.size()));
+  ledger_.job_started_at(j.account_index, static_cast<unsigned>(j.gpus.size()));
 }
 
 void Scheduler::stop_running(size_t i) {
@@ -211,7 +254,7 @@ void Scheduler::stop_running(size_t i) {
   if (auto it = std::lower_bound(running_.begin(), running_.end(), entry);
       it != running_.end() && *it == entry)
     running_.erase(it);
-  ledger_.job_stopped(j.spec.account, static_cast<unsigned>(j.gpus.size()));
+  ledger_.job_stopped_at(j.account_index, static_cast<unsigned>(j.gpus.size()));
   cluster_.release(j.gpus);
   for (uint32_t g : j.gpus) {
     gpu_owner_[g] = kNoOwner;
@@ -400,6 +443,7 @@ Status Scheduler::finish(JobId id, JobState final_state, std::string_view reason
   ++final_count_;
   at(i).gpus.clear();
   settle_dependents(i);
+  retire(i);
   return s;
 }
 
@@ -421,6 +465,7 @@ Status Scheduler::cancel(JobId id, std::string_view reason) {
   Status s = j.transition(JobState::kCancelled, clock_.now_ms(), reason);
   ++final_count_;
   settle_dependents(i);
+  retire(i);
   return s;
 }
 

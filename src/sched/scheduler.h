@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -57,7 +59,12 @@ class Scheduler {
 
   // Queues a job (held until its dependencies are done). Errors: duplicate id, zero GPUs,
   // more GPUs than the cluster has, unknown dependency.
-  Status submit(JobSpec spec);
+  Status submit(const JobSpec& spec);
+  // From now on a job that reaches a final state is handed to `sink` (in that state) and then
+  // forgotten: find() no longer knows it and its slot is reused, so a replay of millions of jobs
+  // holds only the waiting and running ones. Jobs submitted afterwards may name no dependency
+  // (a forgotten job could not be looked up).
+  void retire_final_jobs(std::function<void(const Job&)> sink);
   // Room for this many jobs in all (a replay knows its count; saves regrowing).
   void reserve(size_t jobs);
   // One scheduling pass at the clock's time.
@@ -115,6 +122,8 @@ class Scheduler {
   void start_on(size_t i, std::vector<uint32_t> gpus, int64_t at_ms, std::string_view reason);
   void stop_running(size_t i);
   void settle_dependents(size_t i);
+  size_t new_slot();
+  void retire(size_t i);
   void preempt_pass(PassResult& out);
   // Victims for waiting job i among running jobs ranked strictly worse; empty if freeing
   // them would still not let it be placed.
@@ -140,6 +149,7 @@ class Scheduler {
   const Clock& clock_;
   SchedulerOptions options_;
   FairShareLedger ledger_;
+  std::unordered_set<std::string> qos_names_;  // node-based: jobs keep views of them
   std::vector<Job> jobs_;
   std::vector<PendingKey> keys_;
   std::vector<uint32_t> unmet_deps_;
@@ -153,6 +163,8 @@ class Scheduler {
   std::vector<std::pair<int64_t, size_t>> running_;
   size_t held_count_ = 0;
   size_t final_count_ = 0;
+  std::function<void(const Job&)> retire_sink_;  // set: final jobs are forgotten
+  std::vector<size_t> free_slots_;               // slots of forgotten jobs
   int64_t last_rerank_ms_ = INT64_MIN;
   std::optional<Reservation> reservation_;
   bool hol_blocked_ = false;

@@ -16,6 +16,12 @@ namespace {
 
 using sched::JobState;
 
+void note_gap(JobOutcome& jo, int64_t gap_ms) {
+  if (jo.preemption_gaps == 0 || gap_ms < jo.shortest_preemption_gap_ms)
+    jo.shortest_preemption_gap_ms = gap_ms;
+  ++jo.preemption_gaps;
+}
+
 enum class Kind : uint8_t { kEnd, kFail, kJobFail, kPlanned, kRepair, kWake };
 
 struct Event {
@@ -78,13 +84,18 @@ class EventQueue {
   size_t tick_ = 0;
 };
 
-struct SimJob {
+// What the engine tracks of a job while it waits or runs. Its slot is reused once the job ends,
+// so a replay holds these for the live jobs only.
+struct LiveJob {
+  size_t out = 0;  // its JobOutcome
   int64_t remaining_ms = 0;
   int64_t attempt_start_ms = 0;
   int64_t overhead_ms = 0;
-  unsigned allocated = 0;
-  uint32_t gen = 0;
   int64_t preempted_at_ms = -1;  // while waiting after a preemption
+  // The current attempt's number, unique over the run (0: a free slot), so that the events
+  // of an earlier attempt, or of the slot's earlier job, are stale.
+  uint32_t gen = 0;
+  unsigned allocated = 0;
 };
 
 class Engine {
@@ -96,10 +107,15 @@ class Engine {
         rng_(o.seed),
         sched_(cluster, std::move(policy), clock_, o.scheduler),
         classes_(effective_classes(o.failure)) {
-    sched_.reserve(jobs.size());
-    sim_.reserve(jobs.size());
+    // Jobs that end are forgotten by the scheduler (handed to settle() first), unless a job
+    // names a dependency: then every job stays known until the end, as the live queue keeps them.
+    const bool dependencies =
+        std::any_of(jobs.begin(), jobs.end(), [](const auto& j) { return !j.depends_on.empty(); });
+    if (dependencies)
+      sched_.reserve(jobs.size());
+    else
+      sched_.retire_final_jobs([this](const sched::Job& j) { on_final(j); });
     out_.reserve(jobs.size());
-    slot_of_.reserve(jobs.size());
     for (const FailureClass& c : classes_) tally_.push_back({c.name, 0, 0});
     if (o.failure.planned.every_ms > 0) tally_.push_back({"planned-maintenance", 0, 0});
   }
@@ -116,12 +132,17 @@ class Engine {
   void on_job_fail(size_t slot, uint32_t gen, uint16_t cls);
   void on_planned();
   void interrupt(size_t slot, bool preempted, bool keep_work = false);
+  size_t live_slot(size_t out);
+  void on_final(const sched::Job& j);
+  void settle(size_t slot, const sched::Job& j, int64_t t_end);
+  uint32_t account_index(std::string_view name);
   void after_pass(const sched::PassResult& pass);
   void record_nodes(size_t slot, const sched::Job& j);  // the nodes of its current GPUs
   void arm_failure(uint16_t cls, int64_t t);
   void arm_job_failures(size_t slot, int64_t now, int64_t attempt_ms);
   void record(int64_t t);
-  void training_time(size_t slot, const sched::Job& j, int64_t t_end);
+  void training_time(const LiveJob& lj, const sched::Job& j, int64_t t_end);
+  JobOutcome& outcome(size_t slot) { return out_[live_[slot].out]; }
   // Every accepted job final (cancellations of dependents included) and nothing left to submit.
   bool all_settled() const {
     return sched_.final_count() == accepted_ && submitted_ == specs_.size();
@@ -136,9 +157,14 @@ class Engine {
   EventQueue q_;
   uint64_t seq_ = 0;
   size_t stale_ = 0;  // interrupted attempts since the last compaction (their events are stale)
-  std::vector<SimJob> sim_;
+  std::vector<LiveJob> live_;
+  std::vector<size_t> free_live_;
+  std::unordered_map<sched::JobId, size_t> live_of_;  // live slot of each waiting or running job
+  uint32_t gens_ = 0;
   std::vector<JobOutcome> out_;
-  std::unordered_map<sched::JobId, size_t> slot_of_;
+  std::vector<std::string> accounts_;
+  std::unordered_map<std::string_view, uint32_t> account_ids_;  // views of accounts_' names
+  std::vector<uint32_t> nodes_;
   std::vector<sched::Reservation> reservations_;
   std::unordered_map<sched::JobId, bool> reserved_;
   std::vector<std::string> rejected_;
@@ -150,15 +176,15 @@ class Engine {
   std::vector<FailureClass> classes_;     // failure.h effective_classes
   std::vector<FailureClassCount> tally_;  // per class, then planned maintenance
   uint64_t failure_events_ = 0;
-  bool bounded_ = false;              // stopped at max_failure_events
-  double ett_num_ = 0, ett_den_ = 0;  // GPU-weighted useful and elapsed time
+  bool bounded_ = false;  // stopped at max_failure_events
 };
 
 SimOutcome Engine::run() {
-  std::vector<size_t> order(specs_.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return specs_[a].submit_ms < specs_[b].submit_ms; });
+  std::vector<uint32_t> order(specs_.size());
+  std::iota(order.begin(), order.end(), uint32_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return specs_[a].submit_ms < specs_[b].submit_ms;
+  });
   t0_ = specs_.empty() ? 0 : specs_[order.front()].submit_ms;
   last_t_ = t0_;
   clock_.set_ms(t0_);
@@ -175,7 +201,7 @@ SimOutcome Engine::run() {
   while ((!q_.empty() || next < order.size()) && !all_settled()) {
     if (stale_ >= 4096 && 2 * stale_ >= q_.size()) {
       q_.compact([&](const Event& e) {
-        return (e.kind == Kind::kEnd || e.kind == Kind::kJobFail) && sim_[e.a].gen != e.gen;
+        return (e.kind == Kind::kEnd || e.kind == Kind::kJobFail) && live_[e.a].gen != e.gen;
       });
       stale_ = 0;
     }
@@ -227,51 +253,91 @@ void Engine::handle(const Event& e) {
 void Engine::on_submit(size_t i) {
   ++submitted_;
   const sched::JobSpec& s = specs_[i];
-  if (Status st = sched_.submit(s); !st) {
-    rejected_.push_back(st.error().to_string());
-    return;
-  }
-  ++accepted_;
-  const size_t slot = out_.size();
-  slot_of_[s.id] = slot;
-  SimJob sj;
-  sj.remaining_ms = std::max<int64_t>(0, s.actual_runtime_ms.value_or(s.time_limit_ms.value_or(0)));
-  sim_.push_back(sj);
   JobOutcome jo;
   jo.id = s.id;
   jo.source_line = s.source_line;
-  jo.account = s.account;
+  jo.account = account_index(s.account);
   jo.gpus = s.gpus;
   jo.submit_ms = s.submit_ms;
-  jo.runtime_ms = sj.remaining_ms;
-  out_.push_back(std::move(jo));
+  jo.runtime_ms = std::max<int64_t>(0, s.actual_runtime_ms.value_or(s.time_limit_ms.value_or(0)));
+  out_.push_back(jo);
+  // Known before the scheduler sees it: a job can end within submit (a failed dependency).
+  const size_t slot = live_slot(out_.size() - 1);
+  live_of_[s.id] = slot;
+  if (Status st = sched_.submit(s); !st) {
+    rejected_.push_back(st.error().to_string());
+    live_of_.erase(s.id);
+    live_[slot].gen = 0;
+    free_live_.push_back(slot);
+    out_.pop_back();
+    return;
+  }
+  ++accepted_;
+}
+
+size_t Engine::live_slot(size_t out) {
+  size_t slot = live_.size();
+  if (free_live_.empty()) {
+    live_.emplace_back();
+  } else {
+    slot = free_live_.back();
+    free_live_.pop_back();
+  }
+  LiveJob& lj = live_[slot];
+  lj = LiveJob{};
+  lj.out = out;
+  lj.remaining_ms = out_[out].runtime_ms;
+  lj.gen = ++gens_;
+  return slot;
+}
+
+uint32_t Engine::account_index(std::string_view name) {
+  if (auto it = account_ids_.find(name); it != account_ids_.end()) return it->second;
+  const auto index = static_cast<uint32_t>(accounts_.size());
+  accounts_.emplace_back(name);
+  // The view is of the spec's string: specs outlive the run (run_simulation's contract).
+  account_ids_.emplace(name, index);
+  return index;
+}
+
+// The scheduler is done with a job (and forgets it after this): its outcome is written now
+// and its live slot freed.
+void Engine::on_final(const sched::Job& j) {
+  const auto it = live_of_.find(j.spec.id);
+  if (it == live_of_.end()) return;
+  const size_t slot = it->second;
+  live_of_.erase(it);
+  settle(slot, j, clock_.now_ms());
+  live_[slot].gen = 0;
+  free_live_.push_back(slot);
 }
 
 void Engine::on_end(size_t slot, uint32_t gen) {
-  if (sim_[slot].gen != gen) return;  // a stale end of an interrupted attempt
+  if (live_[slot].gen != gen) return;  // a stale end of an interrupted attempt
   const int64_t now = clock_.now_ms();
-  const SimJob& sj = sim_[slot];
-  allocated_ += static_cast<double>(sj.allocated) * static_cast<double>(now - sj.attempt_start_ms);
-  useful_ += static_cast<double>(sj.allocated) * static_cast<double>(out_[slot].runtime_ms);
-  (void)sched_.finish(out_[slot].id, JobState::kDone, "completed");
+  const LiveJob& lj = live_[slot];
+  const JobOutcome& jo = out_[lj.out];
+  allocated_ += static_cast<double>(lj.allocated) * static_cast<double>(now - lj.attempt_start_ms);
+  useful_ += static_cast<double>(lj.allocated) * static_cast<double>(jo.runtime_ms);
+  (void)sched_.finish(jo.id, JobState::kDone, "completed");
 }
 
 // A failed job's attempt is charged in full; what its last checkpoint saved carries over.
 void Engine::interrupt(size_t slot, bool preempted, bool keep_work) {
-  SimJob& sj = sim_[slot];
+  LiveJob& sj = live_[slot];
   const int64_t elapsed = clock_.now_ms() - sj.attempt_start_ms;
   allocated_ += static_cast<double>(sj.allocated) * static_cast<double>(elapsed);
   const FailureOptions& f = o_.failure;
   sj.remaining_ms -= preempted || keep_work
                          ? work_done(elapsed, sj.overhead_ms, sj.remaining_ms, f)
                          : work_saved(elapsed, sj.overhead_ms, sj.remaining_ms, f);
-  ++sj.gen;
+  sj.gen = ++gens_;
   ++stale_;
   if (preempted) {
-    ++out_[slot].preemptions;
+    ++out_[sj.out].preemptions;
     sj.preempted_at_ms = clock_.now_ms();
   } else {
-    ++out_[slot].interruptions;
+    ++out_[sj.out].interruptions;
   }
 }
 
@@ -299,7 +365,7 @@ void Engine::on_unit_fail(uint16_t cls, size_t unit) {
     if (c.gpu(g).health == sched::GpuHealth::kFailed) continue;  // already down
     const sched::JobId victim = c.gpu(g).job;
     if (victim != 0) {
-      interrupt(slot_of_.at(victim), false);
+      interrupt(live_of_.at(victim), false);
       ++tally_[cls].interruptions;
     }
     (void)sched_.fail_gpu(g, o_.failure.requeue);
@@ -311,8 +377,8 @@ void Engine::on_unit_fail(uint16_t cls, size_t unit) {
 // A job-scoped (software) failure stops the job but takes no hardware: its GPU is failed and
 // repaired at once, which is how the scheduler is told to requeue (or fail) it.
 void Engine::on_job_fail(size_t slot, uint32_t gen, uint16_t cls) {
-  if (sim_[slot].gen != gen) return;  // that attempt already ended
-  const sched::Job* j = sched_.find(out_[slot].id);
+  if (live_[slot].gen != gen) return;  // that attempt already ended
+  const sched::Job* j = sched_.find(outcome(slot).id);
   if (j == nullptr || j->state != JobState::kRunning || j->gpus.empty()) return;
   const uint32_t g = j->gpus.front();
   ++failure_events_;
@@ -330,11 +396,13 @@ void Engine::on_planned() {
   const int64_t now = clock_.now_ms();
   FailureClassCount& tally = tally_.back();
   ++tally.events;
-  std::vector<sched::JobId> running;
+  std::vector<size_t> running;  // live slots, in submit order
   for (const sched::Job& j : sched_.jobs())
-    if (j.state == JobState::kRunning) running.push_back(j.spec.id);
-  for (sched::JobId id : running) {
-    interrupt(slot_of_.at(id), false, true);
+    if (j.state == JobState::kRunning) running.push_back(live_of_.at(j.spec.id));
+  std::sort(running.begin(), running.end(),
+            [&](size_t a, size_t b) { return live_[a].out < live_[b].out; });
+  for (size_t slot : running) {
+    interrupt(slot, false, true);
     ++tally.interruptions;
   }
   const sched::Cluster& c = sched_.cluster();
@@ -375,39 +443,50 @@ void Engine::arm_job_failures(size_t slot, int64_t now, int64_t attempt_ms) {
     const bool per_rank = fc.scope == FailureScope::kJobGpu;
     if ((fc.scope != FailureScope::kJob && !per_rank) || fc.rate_per_unit_hour <= 0) continue;
     // A per-rank class: the job's ranks (one per GPU) fail independently, so their rates add.
-    const double ranks = per_rank ? static_cast<double>(out_[slot].gpus) : 1.0;
+    const double ranks = per_rank ? static_cast<double>(outcome(slot).gpus) : 1.0;
     const double gap_ms = rng_.exponential(fc.rate_per_unit_hour * ranks / 3.6e6);
     if (gap_ms >= static_cast<double>(attempt_ms)) continue;
     push(now + std::max<int64_t>(1, static_cast<int64_t>(gap_ms)), Kind::kJobFail, slot,
-         sim_[slot].gen, static_cast<uint16_t>(c));
+         live_[slot].gen, static_cast<uint16_t>(c));
   }
 }
 
+// Written over the job's earlier range when they fit there, else appended to the pool.
 void Engine::record_nodes(size_t slot, const sched::Job& j) {
-  std::vector<uint32_t>& nodes = out_[slot].nodes;
-  nodes.clear();
-  for (uint32_t g : j.gpus) nodes.push_back(sched_.cluster().gpu(g).node);
-  std::sort(nodes.begin(), nodes.end());
-  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  JobOutcome& jo = outcome(slot);
+  const size_t at = nodes_.size();
+  for (uint32_t g : j.gpus) nodes_.push_back(sched_.cluster().gpu(g).node);
+  std::sort(nodes_.begin() + static_cast<std::ptrdiff_t>(at), nodes_.end());
+  nodes_.erase(std::unique(nodes_.begin() + static_cast<std::ptrdiff_t>(at), nodes_.end()),
+               nodes_.end());
+  const auto count = static_cast<uint32_t>(nodes_.size() - at);
+  if (count <= jo.node_count) {
+    std::copy(nodes_.begin() + static_cast<std::ptrdiff_t>(at), nodes_.end(),
+              nodes_.begin() + jo.nodes_at);
+    nodes_.resize(at);
+  } else {
+    jo.nodes_at = static_cast<uint32_t>(at);
+  }
+  jo.node_count = count;
 }
 
 void Engine::after_pass(const sched::PassResult& pass) {
   const int64_t now = clock_.now_ms();
   // A job restarted within the pass kept its progress but may sit on other GPUs now.
-  for (sched::JobId id : pass.restarted) record_nodes(slot_of_.at(id), *sched_.find(id));
-  for (sched::JobId id : pass.preempted) interrupt(slot_of_.at(id), true);
+  for (sched::JobId id : pass.restarted) record_nodes(live_of_.at(id), *sched_.find(id));
+  for (sched::JobId id : pass.preempted) interrupt(live_of_.at(id), true);
   for (sched::JobId id : pass.started) {
-    const size_t slot = slot_of_.at(id);
+    const size_t slot = live_of_.at(id);
     const sched::Job& j = *sched_.find(id);
-    SimJob& sj = sim_[slot];
+    LiveJob& sj = live_[slot];
     if (sj.preempted_at_ms >= 0) {
-      out_[slot].preemption_gaps_ms.push_back(now - sj.preempted_at_ms);
+      note_gap(out_[sj.out], now - sj.preempted_at_ms);
       sj.preempted_at_ms = -1;
     }
     sj.attempt_start_ms = now;
     sj.overhead_ms = j.attempts > 1 ? o_.failure.restart_overhead_ms : 0;
     sj.allocated = static_cast<unsigned>(j.gpus.size());
-    out_[slot].allocated = sj.allocated;
+    out_[sj.out].allocated = sj.allocated;
     record_nodes(slot, j);
     const int64_t attempt_ms = sj.overhead_ms + wall_for_work(sj.remaining_ms, o_.failure);
     push(now + attempt_ms, Kind::kEnd, slot, sj.gen);
@@ -435,48 +514,67 @@ void Engine::record(int64_t t) {
 }
 
 // Work up to the horizon counts: a running attempt's progress since its restart is useful.
-void Engine::training_time(size_t slot, const sched::Job& j, int64_t t_end) {
-  JobOutcome& jo = out_[slot];
-  const SimJob& sj = sim_[slot];
-  jo.useful_ms = jo.runtime_ms - sj.remaining_ms;
+void Engine::training_time(const LiveJob& lj, const sched::Job& j, int64_t t_end) {
+  JobOutcome& jo = out_[lj.out];
+  jo.useful_ms = jo.runtime_ms - lj.remaining_ms;
   if (j.state == JobState::kDone) jo.useful_ms = jo.runtime_ms;
   if (j.state == JobState::kRunning)
     jo.useful_ms +=
-        work_done(t_end - sj.attempt_start_ms, sj.overhead_ms, sj.remaining_ms, o_.failure);
+        work_done(t_end - lj.attempt_start_ms, lj.overhead_ms, lj.remaining_ms, o_.failure);
   if (!jo.first_start_ms) return;
   const int64_t elapsed = jo.end_ms.value_or(t_end) - *jo.first_start_ms;
   if (elapsed <= 0) return;
   jo.effective_training_time = static_cast<double>(jo.useful_ms) / static_cast<double>(elapsed);
-  ett_num_ += static_cast<double>(jo.gpus) * static_cast<double>(jo.useful_ms);
-  ett_den_ += static_cast<double>(jo.gpus) * static_cast<double>(elapsed);
+}
+
+// The job's outcome as of t_end: when it ended, or the run's end for a job still live then.
+void Engine::settle(size_t slot, const sched::Job& j, int64_t t_end) {
+  const LiveJob& lj = live_[slot];
+  JobOutcome& jo = out_[lj.out];
+  jo.state = j.state;
+  jo.first_start_ms = j.first_start_ms;
+  jo.end_ms = j.end_ms;
+  jo.final_transitions = static_cast<uint8_t>(std::min<uint32_t>(j.final_transitions, 255));
+  if (lj.preempted_at_ms >= 0) note_gap(jo, t_end - lj.preempted_at_ms);
+  training_time(lj, j, t_end);
 }
 
 SimOutcome Engine::finish(int64_t t_end) {
   SimOutcome o;
-  // Attempts still running at the horizon are charged up to it.
-  for (size_t slot = 0; slot < out_.size(); ++slot) {
-    const sched::Job& j = *sched_.find(out_[slot].id);
-    out_[slot].state = j.state;
-    out_[slot].first_start_ms = j.first_start_ms;
-    out_[slot].end_ms = j.end_ms;
-    out_[slot].final_transitions = j.final_transitions;
-    if (sim_[slot].preempted_at_ms >= 0)
-      out_[slot].preemption_gaps_ms.push_back(t_end - sim_[slot].preempted_at_ms);
+  // Jobs still live: in submit order, as the sums below were always taken.
+  std::vector<size_t> live;
+  for (const auto& [id, slot] : live_of_) live.push_back(slot);
+  std::sort(live.begin(), live.end(),
+            [&](size_t a, size_t b) { return live_[a].out < live_[b].out; });
+  for (size_t slot : live) {
+    const sched::Job& j = *sched_.find(outcome(slot).id);
+    // Attempts still running at the horizon are charged up to it.
     if (j.state == JobState::kRunning)
-      allocated_ += static_cast<double>(sim_[slot].allocated) *
-                    static_cast<double>(t_end - sim_[slot].attempt_start_ms);
-    training_time(slot, j, t_end);
+      allocated_ += static_cast<double>(live_[slot].allocated) *
+                    static_cast<double>(t_end - live_[slot].attempt_start_ms);
+    settle(slot, j, t_end);
+  }
+  double ett_num = 0, ett_den = 0;  // GPU-weighted useful and elapsed time
+  for (const JobOutcome& jo : out_) {
+    if (!jo.first_start_ms) continue;
+    const int64_t elapsed = jo.end_ms.value_or(t_end) - *jo.first_start_ms;
+    if (elapsed <= 0) continue;
+    ett_num += static_cast<double>(jo.gpus) * static_cast<double>(jo.useful_ms);
+    ett_den += static_cast<double>(jo.gpus) * static_cast<double>(elapsed);
   }
   PolicyResult& r = o.result;
   r.policy = sched_.policy().name();
   const unsigned total = static_cast<unsigned>(sched_.cluster().gpu_count());
-  fill_job_metrics(r, out_, total, o_.scheduler.fairshare.shares);
+  o.jobs = std::move(out_);
+  o.accounts = std::move(accounts_);
+  o.nodes = std::move(nodes_);
+  fill_job_metrics(r, o, total, o_.scheduler.fairshare.shares);
   r.makespan_s = static_cast<double>(t_end - t0_) / 1000.0;
   r.gpu_utilization =
       r.makespan_s > 0 ? allocated_ / (static_cast<double>(total) * r.makespan_s * 1000.0) : 0.0;
   r.hol_blocking_s = hol_ms_ / 1000.0;
   r.goodput = allocated_ > 0 ? useful_ / allocated_ : 1.0;
-  if (ett_den_ > 0) r.effective_training_time = ett_num_ / ett_den_;
+  if (ett_den > 0) r.effective_training_time = ett_num / ett_den;
   if (has_failures(o_.failure)) r.failures_by_class = tally_;
   if (bounded_)
     o.stop_note = fmt::format(
@@ -485,7 +583,6 @@ SimOutcome Engine::finish(int64_t t_end) {
         r.policy, o_.failure.max_failure_events, static_cast<double>(t_end - t0_) / 86400000.0);
   r.utilization = downsample(util_steps_, t0_, t_end, o_.series_points);
   r.queue_length = downsample(queue_steps_, t0_, t_end, o_.series_points);
-  o.jobs = std::move(out_);
   o.reservations = std::move(reservations_);
   o.rejected = std::move(rejected_);
   o.useful_gpu_ms = useful_;

@@ -29,34 +29,9 @@ struct SimOptions {
   size_t series_points = 200;         // utilization / queue-length points kept
 };
 
-// What happened to one job.
-struct JobOutcome {
-  sched::JobId id = 0;
-  uint64_t source_line = 0;  // the trace line it came from (0: not from a file)
-  std::string account;
-  unsigned gpus = 0;       // requested
-  unsigned allocated = 0;  // GPUs it held (whole nodes for multi-node jobs)
-  int64_t submit_ms = 0;
-  int64_t runtime_ms = 0;  // useful work it needed
-  std::optional<int64_t> first_start_ms;
-  std::optional<int64_t> end_ms;
-  sched::JobState state = sched::JobState::kPending;
-  uint32_t interruptions = 0;
-  uint32_t preemptions = 0;
-  uint32_t final_transitions = 0;  // how often it reached a final state (must be 1)
-  std::vector<uint32_t> nodes;     // nodes of its last attempt, ascending
-  // For each preemption, how long the job then stayed off its GPUs (until it restarted or the
-  // run ended). A preemption always costs run time, so every gap is > 0.
-  std::vector<int64_t> preemption_gaps_ms;
-  // Useful work it got done (kept by checkpoints, finished, or running at the horizon), and
-  // that over the time from first start to end (or horizon): its effective training time.
-  int64_t useful_ms = 0;
-  std::optional<double> effective_training_time;
-};
-
-struct SimOutcome {
+// A run's jobs (JobTable: accepted ones, in submit order) and its totals.
+struct SimOutcome : JobTable {
   PolicyResult result;
-  std::vector<JobOutcome> jobs;                    // accepted jobs, in submit order
   std::vector<sched::Reservation> reservations;    // the first reservation each job got
   std::vector<std::string> rejected;               // jobs the scheduler refused, with why
   double useful_gpu_ms = 0, allocated_gpu_ms = 0;  // goodput = useful / allocated

@@ -58,14 +58,14 @@ std::vector<SeriesPoint> downsample(const std::vector<std::pair<int64_t, double>
 
 namespace {
 
-void fill_fairness(PolicyResult& r, const std::vector<JobOutcome>& jobs, unsigned total_gpus,
+void fill_fairness(PolicyResult& r, const JobTable& out, unsigned total_gpus,
                    const std::vector<std::pair<std::string, double>>& shares) {
   struct Acc {
     double speed = 0, ftf = 0;
     size_t n = 0;
   };
   std::map<std::string, Acc> tenants;
-  for (const JobOutcome& j : jobs) tenants[j.account];
+  for (const JobOutcome& j : out.jobs) tenants[out.account_of(j)];
   double total_shares = 0;
   std::map<std::string, double> share_of;
   for (const auto& [name, acc] : tenants) {
@@ -75,13 +75,14 @@ void fill_fairness(PolicyResult& r, const std::vector<JobOutcome>& jobs, unsigne
     share_of[name] = s;
     total_shares += s;
   }
-  for (const JobOutcome& j : jobs) {
+  for (const JobOutcome& j : out.jobs) {
     if (j.state != sched::JobState::kDone || !j.end_ms) continue;
     const double jct = static_cast<double>(*j.end_ms - j.submit_ms);
     const double run = static_cast<double>(std::max<int64_t>(1, j.runtime_ms));
-    Acc& a = tenants[j.account];
+    const std::string& account = out.account_of(j);
+    Acc& a = tenants[account];
     a.speed += std::min(1.0, run / std::max(jct, 1.0));
-    const double share_gpus = static_cast<double>(total_gpus) * share_of[j.account] / total_shares;
+    const double share_gpus = static_cast<double>(total_gpus) * share_of[account] / total_shares;
     const double alone =
         run * std::max(1.0, static_cast<double>(j.gpus) / std::max(share_gpus, 1e-9));
     a.ftf += std::max(jct, 1.0) / alone;
@@ -100,37 +101,12 @@ void fill_fairness(PolicyResult& r, const std::vector<JobOutcome>& jobs, unsigne
 
 }  // namespace
 
-std::vector<JobRecord> job_records(const std::vector<JobOutcome>& jobs) {
-  std::vector<JobRecord> out;
-  out.reserve(jobs.size());
-  const auto secs = [](int64_t ms) { return static_cast<double>(ms) / 1000.0; };
-  for (const JobOutcome& j : jobs) {
-    JobRecord r;
-    r.id = j.id;
-    r.source_line = j.source_line;
-    r.account = j.account;
-    r.gpus = j.gpus;
-    r.submit_s = secs(j.submit_ms);
-    if (j.first_start_ms) r.first_start_s = secs(*j.first_start_ms);
-    if (j.end_ms) r.end_s = secs(*j.end_ms);
-    r.state = std::string(sched::to_string(j.state));
-    r.preemptions = j.preemptions;
-    r.interruptions = j.interruptions;
-    r.nodes = j.nodes;
-    r.gpus_allocated = j.allocated;
-    r.useful_s = secs(j.useful_ms);
-    r.effective_training_time = j.effective_training_time;
-    out.push_back(std::move(r));
-  }
-  return out;
-}
-
-void fill_job_metrics(PolicyResult& r, const std::vector<JobOutcome>& jobs, unsigned total_gpus,
+void fill_job_metrics(PolicyResult& r, const JobTable& out, unsigned total_gpus,
                       const std::vector<std::pair<std::string, double>>& shares) {
-  r.jobs = jobs.size();
+  r.jobs = out.jobs.size();
   r.jct_s.clear();
   std::vector<double> queue;
-  for (const JobOutcome& j : jobs) {
+  for (const JobOutcome& j : out.jobs) {
     if (j.first_start_ms)
       queue.push_back(static_cast<double>(*j.first_start_ms - j.submit_ms) / 1000.0);
     if (j.state == sched::JobState::kDone && j.end_ms)
@@ -154,7 +130,7 @@ void fill_job_metrics(PolicyResult& r, const std::vector<JobOutcome>& jobs, unsi
   r.queue_median_s = percentile_sorted(queue, 50);
   r.queue_p95_s = percentile_sorted(queue, 95);
   r.queue_p99_s = percentile_sorted(queue, 99);
-  fill_fairness(r, jobs, total_gpus, shares);
+  fill_fairness(r, out, total_gpus, shares);
 }
 
 }  // namespace gw::sim

@@ -16,8 +16,6 @@
 
 namespace gw::sim {
 
-struct JobOutcome;
-
 double percentile(std::vector<double> values, double p);  // linear interpolation, p in [0,100]
 double jain_index(const std::vector<double>& x);
 
@@ -30,11 +28,8 @@ struct TenantShare {
   double shares = 1;
 };
 
-// Per-job records (report.h) from a simulation's outcomes, in submit order.
-std::vector<JobRecord> job_records(const std::vector<JobOutcome>& jobs);
-
 // Fills the job-derived fields of `r` (counts, JCT, queueing, fairness).
-void fill_job_metrics(PolicyResult& r, const std::vector<JobOutcome>& jobs, unsigned total_gpus,
+void fill_job_metrics(PolicyResult& r, const JobTable& out, unsigned total_gpus,
                       const std::vector<std::pair<std::string, double>>& shares);
 
 }  // namespace gw::sim

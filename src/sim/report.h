@@ -2,10 +2,15 @@
 // terminal table, JSON, CSV or an HTML/SVG report.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
+
+#include "sched/job.h"
 
 namespace gw::sim {
 
@@ -35,6 +40,70 @@ struct JobRecord {
   std::optional<double> effective_training_time;
 };
 
+// What happened to one job: kept for every job of a replay, so kept small (no strings or lists:
+// the account is an index into SimOutcome::accounts, the nodes a range of SimOutcome::nodes).
+struct JobOutcome {
+  sched::JobId id = 0;
+  uint64_t source_line = 0;  // the trace line it came from (0: not from a file)
+  int64_t submit_ms = 0;
+  int64_t runtime_ms = 0;  // useful work it needed
+  std::optional<int64_t> first_start_ms;
+  std::optional<int64_t> end_ms;
+  // Useful work it got done (kept by checkpoints, finished, or running at the horizon), and
+  // that over the time from first start to end (or horizon): its effective training time.
+  int64_t useful_ms = 0;
+  std::optional<double> effective_training_time;
+  // After each preemption the job stays off its GPUs until it restarts or the run ends; a
+  // preemption always costs run time, so the shortest of those gaps is > 0 when there is one.
+  int64_t shortest_preemption_gap_ms = 0;
+  uint32_t preemption_gaps = 0;
+  uint32_t account = 0;    // index into SimOutcome::accounts
+  uint32_t gpus = 0;       // requested
+  uint32_t allocated = 0;  // GPUs it held (whole nodes for multi-node jobs)
+  uint32_t interruptions = 0;
+  uint32_t preemptions = 0;
+  uint32_t nodes_at = 0;  // its last attempt's nodes: SimOutcome::nodes[nodes_at, +node_count)
+  uint32_t node_count = 0;
+  sched::JobState state = sched::JobState::kPending;
+  uint8_t final_transitions = 0;  // how often it reached a final state (must be 1)
+};
+
+// Every job's fate under one policy, kept compact: a replay of millions of jobs holds one
+// JobOutcome each, and a JobRecord is made only when a job is read (rendering).
+struct JobTable {
+  std::vector<JobOutcome> jobs;       // accepted jobs, in submit order
+  std::vector<std::string> accounts;  // JobOutcome::account's names
+  std::vector<uint32_t> nodes;        // JobOutcome's node ranges, ascending each
+  std::vector<JobRecord> refused;     // jobs never replayed, after the accepted ones
+
+  std::span<const uint32_t> nodes_of(const JobOutcome& j) const {
+    return std::span<const uint32_t>(nodes).subspan(j.nodes_at, j.node_count);
+  }
+  const std::string& account_of(const JobOutcome& j) const { return accounts[j.account]; }
+  size_t size() const { return jobs.size() + refused.size(); }
+  JobRecord operator[](size_t i) const;  // seconds since the trace's first submit
+
+  class Iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = JobRecord;
+    using difference_type = std::ptrdiff_t;
+    Iterator(const JobTable* t, size_t i) : t_(t), i_(i) {}
+    JobRecord operator*() const { return (*t_)[i_]; }
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const Iterator& o) const { return i_ == o.i_; }
+
+   private:
+    const JobTable* t_;
+    size_t i_;
+  };
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, size()}; }
+};
+
 // Failure events of one class, and how many of them stopped a job.
 struct FailureClassCount {
   std::string name;
@@ -60,7 +129,7 @@ struct PolicyResult {
   std::vector<double> jct_s;              // every finished job's JCT, for the CDF plot
   std::vector<SeriesPoint> utilization;   // over time
   std::vector<SeriesPoint> queue_length;  // over time
-  std::vector<JobRecord> job_records;     // every job of the trace, refused ones included
+  JobTable job_records;                   // every job of the trace, refused ones included
   // GPU-weighted useful time / elapsed time from first start to end (or horizon), over the
   // jobs that started.
   std::optional<double> effective_training_time;

@@ -170,9 +170,9 @@ Result<SimReport> simulate_policies(const Trace& trace, const SimConfig& config)
   for (const std::string& name : config.policies) {
     auto out = run_simulation(prepared->jobs, cluster, name, options);
     if (!out) return out.error();
-    out->result.job_records = job_records(out->jobs);
-    out->result.job_records.insert(out->result.job_records.end(), prepared->refused.begin(),
-                                   prepared->refused.end());
+    JobTable& table = out->result.job_records;
+    table = std::move(static_cast<JobTable&>(*out));
+    table.refused = prepared->refused;
     if (!noted_rejects && !out->rejected.empty()) {
       noted_rejects = true;
       report.notes.push_back(fmt::format("{} jobs refused by the scheduler (first: {})",

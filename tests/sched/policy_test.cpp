@@ -5,11 +5,11 @@
 namespace gw::sched {
 namespace {
 
-Job job_at(int64_t submit_ms, unsigned gpus = 1, std::string qos = "normal", int prio = 0) {
+Job job_at(int64_t submit_ms, unsigned gpus = 1, std::string_view qos = "normal", int prio = 0) {
   Job j;
   j.spec.submit_ms = submit_ms;
   j.spec.gpus = gpus;
-  j.spec.qos = std::move(qos);
+  j.spec.qos = qos;  // a literal: Job keeps a view
   j.spec.priority = prio;
   return j;
 }

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
+#include <tuple>
+
 #include "core/clock.h"
 
 namespace gw::sched {
@@ -36,6 +40,70 @@ TEST(Scheduler, RefusesBadJobsWithTheirId) {
   JobSpec dep = spec(3, 1);
   dep.depends_on = {99};
   EXPECT_EQ(f.s.submit(dep).error().code, "sched.unknown_dependency");
+}
+
+// One run of random jobs: every job's (start, end, final state), from the scheduler's own
+// records or, when final jobs are retired, from what the sink was handed.
+using Fates = std::map<JobId, std::tuple<int64_t, int64_t, JobState>>;
+Fates run_random(const std::string& policy, bool retire, size_t* slots = nullptr) {
+  ManualClock clock;
+  Scheduler s(Cluster::uniform(2, 4), make_policy(policy).value(), clock);
+  Fates fates;
+  const auto keep = [&](const Job& j) {
+    fates[j.spec.id] = {j.first_start_ms.value_or(-1), j.end_ms.value_or(-1), j.state};
+  };
+  if (retire) s.retire_final_jobs(keep);
+  std::mt19937_64 rng(7);
+  std::map<int64_t, std::vector<JobId>> ends;  // when each started job completes
+  JobId next = 1;
+  for (int64_t t = 0; t < 4000; t += 10) {
+    clock.set_ms(t);
+    for (JobId id : ends[t]) {
+      const Job* j = s.find(id);
+      if (j && j->state == JobState::kRunning) {
+        EXPECT_TRUE(s.finish(id, JobState::kDone, "completed"));
+      }
+    }
+    ends.erase(t);
+    if (rng() % 3 == 0) {
+      JobSpec j = spec(next++, static_cast<unsigned>(1 + rng() % 4), 200);
+      j.account = rng() % 2 ? "a" : "b";
+      EXPECT_TRUE(s.submit(j));
+    }
+    const PassResult pass = s.schedule();
+    for (JobId id : pass.started) ends[t + 10 * static_cast<int64_t>(1 + rng() % 15)].push_back(id);
+  }
+  for (const Job& j : s.jobs())
+    if (j.spec.id != 0) keep(j);
+  if (slots) *slots = s.jobs().size();
+  return fates;
+}
+
+TEST(Scheduler, RetiredJobsAreHandedOverAndTheirSlotsReused) {
+  for (const std::string policy : {"fcfs", "fcfs+backfill", "sjf", "las", "fairshare+backfill"}) {
+    size_t kept = 0, reused = 0;
+    const Fates all = run_random(policy, false, &kept);
+    const Fates retired = run_random(policy, true, &reused);
+    EXPECT_EQ(retired, all) << policy;  // the same schedule, job by job
+    EXPECT_GT(all.size(), 100u) << policy;
+    EXPECT_EQ(kept, all.size()) << policy;
+    EXPECT_LT(reused, kept / 4) << policy;  // slots of the live jobs only
+  }
+  ManualClock clock;
+  Scheduler s(Cluster::uniform(1, 4), make_policy("fcfs").value(), clock);
+  std::vector<JobId> handed;
+  s.retire_final_jobs([&](const Job& j) {
+    EXPECT_EQ(j.state, JobState::kDone);
+    handed.push_back(j.spec.id);
+  });
+  ASSERT_TRUE(s.submit(spec(1, 2)));
+  s.schedule();
+  ASSERT_TRUE(s.finish(1, JobState::kDone, "completed"));
+  EXPECT_EQ(handed, std::vector<JobId>{1});
+  EXPECT_EQ(s.find(1), nullptr);
+  JobSpec dep = spec(2, 1);
+  dep.depends_on = {1};
+  EXPECT_EQ(s.submit(dep).error().code, "sched.dependency_after_retire");
 }
 
 TEST(Scheduler, DependenciesHoldAndCancel) {

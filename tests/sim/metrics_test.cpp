@@ -32,9 +32,12 @@ TEST(Metrics, DownsampleIsTimeWeighted) {
 
 TEST(Metrics, FairnessDefinitions) {
   // Tenant a: a 10 s job that took 10 s (speed 1); tenant b: a 10 s job that took 40 s (0.25).
-  std::vector<JobOutcome> jobs(2);
-  jobs[0].account = "a";
-  jobs[1].account = "b";
+  JobTable out;
+  out.accounts = {"a", "b"};
+  std::vector<JobOutcome>& jobs = out.jobs;
+  jobs.resize(2);
+  jobs[0].account = 0;
+  jobs[1].account = 1;
   for (auto& j : jobs) {
     j.gpus = 1;
     j.runtime_ms = 10000;
@@ -44,7 +47,7 @@ TEST(Metrics, FairnessDefinitions) {
   jobs[0].end_ms = 10000;
   jobs[1].end_ms = 40000;
   PolicyResult r;
-  fill_job_metrics(r, jobs, 4, {});
+  fill_job_metrics(r, out, 4, {});
   EXPECT_DOUBLE_EQ(r.jain_fairness, 1.25 * 1.25 / (2 * (1 + 0.0625)));
   // Each tenant's share is 2 GPUs >= 1: alone = runtime; worst JCT/alone is b's 4.
   EXPECT_DOUBLE_EQ(*r.finish_time_fairness, 4.0);
