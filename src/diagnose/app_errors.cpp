@@ -275,6 +275,11 @@ std::string framework_note(const std::string& framework) {
   if (framework == "jax")
     return " JAX preallocates 75% of GPU memory: XLA_PYTHON_CLIENT_PREALLOCATE=false or "
            "XLA_PYTHON_CLIENT_MEM_FRACTION when the GPU is shared.";
+  if (framework == "nccl")
+    return " Here NCCL itself could not allocate its buffers (a few MiB per peer and channel): "
+           "the GPU was already full, so leave it headroom (a lower memory fraction for the "
+           "framework's cache, e.g. vLLM gpu_memory_utilization, TensorRT-LLM "
+           "kv_cache_free_gpu_mem_fraction) or lower NCCL_BUFFSIZE / NCCL_MAX_NCHANNELS.";
   return {};
 }
 

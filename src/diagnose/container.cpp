@@ -196,7 +196,31 @@ std::optional<std::string> host_driver_seen(const DiagnoseContext& c) {
 
 }  // namespace
 
+namespace {
+
+// The hook failing on NVML's driver/library mismatch: driver.version_mismatch carries the cause
+// and the verdict; this says what it costs the containers.
+void hook_mismatch_finding(const DiagnoseContext& c, Findings& out) {
+  std::vector<std::string> ev;
+  for (const AppMessage* m : app_messages_of(c, AppMessageKind::kNvmlVersionMismatch))
+    if (m->text.find("nvidia-container-cli") != std::string::npos ||
+        m->text.find("error running hook") != std::string::npos)
+      ev.push_back(line_of(*m));
+  if (ev.empty()) return;
+  ev.push_back(
+      "nvidia-container-cli initialises NVML on the host before a GPU container starts; with the "
+      "mismatch that fails for every container");
+  out.push_back(make_finding(
+      "container.hook_failed", Severity::kInfo, nullptr,
+      "No GPU container can start: the NVIDIA container toolkit's hook fails on the driver/library "
+      "version mismatch (see driver.version_mismatch)",
+      std::move(ev), "Fix the mismatch (driver.version_mismatch); the hook then passes."));
+}
+
+}  // namespace
+
 void rule_container_hook_failed(const DiagnoseContext& c, Findings& out) {
+  hook_mismatch_finding(c, out);
   std::map<std::string, std::vector<const AppMessage*>> by_cause;
   for (const AppMessage* m : app_messages_of(c, AppMessageKind::kContainerHookFailed))
     by_cause[m->detail].push_back(m);

@@ -242,6 +242,13 @@ bool is_error_count(const DcgmFieldInfo& f) {
   return f.cls == DcgmFieldClass::kFatalCount || f.cls == DcgmFieldClass::kErrorCount ||
          (f.cls == DcgmFieldClass::kXid);
 }
+bool is_error_or_corrected(const DcgmFieldInfo& f) {
+  return is_error_count(f) || f.cls == DcgmFieldClass::kCorrected;
+}
+
+// Corrected (single-bit) ECC errors are routine in small numbers; Meta's GPU cluster health
+// checks (GCM, check-nvidia-smi ecc_corrected_volatile_total) fail a GPU above 50 million.
+constexpr double kCorrectedFlood = 5e7;
 
 std::string where(const Counted& x) {
   return fmt::format("{} {} = {} ({}, {})", x.r->part, x.r->test, x.r->text, x.f->meaning,
@@ -251,28 +258,44 @@ std::string where(const Counted& x) {
 }  // namespace
 
 void rule_dcgm_counter_errors(const DiagnoseContext& c, Findings& out) {
-  for (const auto& [gpu, xs] : counted(c, is_error_count)) {
+  for (const auto& [gpu, xs] : counted(c, is_error_or_corrected)) {
     Finding f;
     f.code = "dcgm.counter_errors";
     f.gpu = gpu;
-    bool fatal = false;
+    bool fatal = false, flood = false;
     std::vector<std::string> names;
     for (const Counted& x : xs) {
       // dmon's and the exporter's last Xid are judged by dcgm.xid; a job report's count of
       // critical Xids is here.
       if (x.v <= 0 || (x.f->cls == DcgmFieldClass::kXid && x.r->part != "dcgmi stats")) continue;
+      if (x.f->cls == DcgmFieldClass::kCorrected && x.v < kCorrectedFlood) continue;
       fatal = fatal || x.f->cls == DcgmFieldClass::kFatalCount || x.f->cls == DcgmFieldClass::kXid;
+      flood = flood || x.f->cls == DcgmFieldClass::kCorrected;
       names.emplace_back(x.f->meaning);
       f.evidence.push_back(where(x));
     }
     if (names.empty()) continue;
+    if (flood)
+      f.evidence.push_back(fmt::format(
+          "corrected ECC errors above {:.0e} (Meta's GCM health checks fail a GPU there): the "
+          "memory corrects errors at a rate far beyond the norm, so it is degrading",
+          kCorrectedFlood));
     f.severity = fatal ? Severity::kCritical : Severity::kWarning;
     f.title = fmt::format("DCGM counts errors on {}: {}", gpu_words(gpu), names.front()) +
               (names.size() > 1 ? fmt::format(" and {} more", names.size() - 1) : "");
-    f.remedy = fatal ? "Drain the GPU, read its Xids in the kernel log, reset it and run dcgmi "
-                       "diag -r 3; uncorrectable memory errors that recur are an RMA case."
-                     : "Watch whether the counter grows: NVLink errors point at the link "
-                       "(reseat, fabric manager, bridge), PCIe replays at the slot or riser.";
+    if (fatal)
+      f.remedy =
+          "Drain the GPU, read its Xids in the kernel log, reset it and run dcgmi diag -r 3; "
+          "uncorrectable memory errors that recur are an RMA case.";
+    else if (flood)
+      f.remedy =
+          "Drain the GPU and run dcgmi diag -r 3 (its memory tests); check its remapped rows "
+          "(nvidia-smi -q -d ROW_REMAPPER) and have it serviced (field diagnostics, RMA) before "
+          "the errors turn uncorrectable.";
+    else
+      f.remedy =
+          "Watch whether the counter grows: NVLink errors point at the link (reseat, fabric "
+          "manager, bridge), PCIe replays at the slot or riser.";
     out.push_back(std::move(f));
   }
 }

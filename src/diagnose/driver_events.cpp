@@ -75,6 +75,13 @@ bool is_gpu_error(const Event& e) {
   }
 }
 
+// An Xid that an application's own work causes (13, 31, 43, 45, ...): no GPU fault.
+bool is_application_xid(const Event& e) {
+  if (e.kind != EventKind::kXid || !e.code) return false;
+  const XidInfo* x = lookup_xid(*e.code);
+  return x && x->cause == XidCause::kApplication;
+}
+
 std::string file_of(const Event& e) {
   return e.origin.substr(0, e.origin.rfind(':'));
 }
@@ -375,6 +382,7 @@ void rule_kernel_hung_task(const DiagnoseContext& c, Findings& out) {
   if (errors.empty()) return;
   std::vector<std::string> tasks, ev;
   const Event* near_error = nullptr;
+  bool fault_near = false;  // a GPU fault near a stuck task, not only an application's Xid
   for (const DriverGroup& g : groups) {
     for (const Event* t : g.events) {
       const Event* hit = nullptr;
@@ -382,7 +390,8 @@ void rule_kernel_hung_task(const DiagnoseContext& c, Findings& out) {
         const auto gap = seconds_between(*e, *t);
         if (gap ? std::abs(*gap) <= kHungNearS : file_of(*e) == file_of(*t)) {
           hit = e;
-          break;
+          fault_near = fault_near || !is_application_xid(*e);
+          if (fault_near) break;
         }
       }
       if (!hit) continue;
@@ -400,16 +409,30 @@ void rule_kernel_hung_task(const DiagnoseContext& c, Findings& out) {
   for (const auto& t : tasks) names += (names.empty() ? "" : ", ") + t;
   ev.push_back(fmt::format("next to the GPU error at {}: {}", event_when(*near_error),
                            near_error->message.substr(0, 120)));
-  ev.push_back(
-      "context, not a separate fault: these tasks wait in the kernel (D state) on the GPU");
   Finding f;
   f.code = "kernel.hung_task";
-  f.severity = Severity::kInfo;
-  f.title = "Tasks hung in the kernel next to GPU errors: " + names;
+  if (fault_near) {
+    ev.push_back(
+        "context, not a separate fault: these tasks wait in the kernel (D state) on the GPU");
+    f.severity = Severity::kInfo;
+    f.title = "Tasks hung in the kernel next to GPU errors: " + names;
+    f.remedy =
+        "Handle the GPU error (see the other findings); the stuck tasks clear when the GPU is "
+        "reset or the node rebooted. They cannot be killed while in D state.";
+  } else {
+    // The Xids near it only say an application's work was stopped: that is no fault, but a
+    // task still stuck in the kernel afterwards means the teardown did not finish.
+    ev.push_back(
+        "the GPU errors near them are application events (work stopped, channels torn down); a "
+        "task stuck in D state after them means the driver's cleanup did not finish");
+    f.severity = Severity::kWarning;
+    f.title = "Tasks stuck in the kernel after an application's GPU work was torn down: " + names;
+    f.remedy =
+        "Drain the node: GPU tools (nvidia-smi) and new jobs may hang on it. If the tasks do not "
+        "clear within minutes, reset the GPU (nvidia-smi -r) or reboot; they cannot be killed "
+        "while in D state.";
+  }
   f.evidence = std::move(ev);
-  f.remedy =
-      "Handle the GPU error (see the other findings); the stuck tasks clear when the GPU is reset "
-      "or the node rebooted. They cannot be killed while in D state.";
   out.push_back(std::move(f));
 }
 

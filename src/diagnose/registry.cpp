@@ -294,7 +294,8 @@ constexpr std::array kRules = {
     // ---- kernel log (Xid) and GPU reachability ----
     RuleInfo{"xid.application", "xid", S::kWarning, "Application-caused Xid (13, 31, 43, 45, ...)",
              "Xid lines whose catalog cause is the application, per GPU and Xid, with counts and "
-             "bursts.",
+             "bursts; info when they follow an unrecovered PCIe error on the same GPU (the link "
+             "failure is the cause).",
              "Restart the job; debug the program (compute-sanitizer); run DCGM diagnostics if it "
              "recurs on one GPU only.",
              rule_xid_application},
@@ -697,7 +698,8 @@ constexpr std::array kRules = {
              "The NVIDIA container toolkit's hook fails: no GPU container can start",
              "\"nvidia-container-cli: <stage> error: <cause>\" (on the line or the next one), "
              "one finding per cause: driver not loaded, libnvidia-ml not found, CUDA requirement "
-             "unsatisfied, unknown device. NVML's version mismatch is driver.version_mismatch.",
+             "unsatisfied, unknown device. On NVML's version mismatch it is info beside "
+             "driver.version_mismatch, which carries the verdict.",
              "Fix what the cause names on the host: load or install the driver, upgrade it for "
              "the image's CUDA, or ask for a GPU that exists.",
              rule_container_hook_failed},
@@ -909,12 +911,14 @@ constexpr std::array kRules = {
              "report in the driver's sources: the kernel went on.",
              "Not a crash: update the driver if GPU work failed then; report the trace.",
              rule_driver_kernel_warning},
-    RuleInfo{"kernel.hung_task", "kernel", S::kInfo,
+    RuleInfo{"kernel.hung_task", "kernel", S::kWarning,
              "Tasks hung in the kernel (D state) next to GPU errors",
              "'INFO: task NAME:PID blocked for more than N seconds' within 10 minutes of a GPU "
-             "error (Xid, fallen off the bus, init failure, reset required, GSP timeout); "
-             "context only.",
-             "Handle the GPU error; the tasks clear after the GPU reset or a reboot.",
+             "error (Xid, fallen off the bus, init failure, reset required, GSP timeout): "
+             "context of that fault (info); a warning when the only errors near are an "
+             "application's Xids (13, 31, 43, 45): the teardown did not finish.",
+             "Handle the GPU error; the tasks clear after the GPU reset or a reboot (drain the "
+             "node while they last).",
              rule_kernel_hung_task},
     RuleInfo{"pcie.aer_errors", "kernel", S::kCritical,
              "PCIe AER errors on a GPU or its upstream port",
@@ -1070,7 +1074,8 @@ constexpr std::array kRules = {
              "A non-zero error counter in `dcgmi dmon` or dcgm-exporter's series (any field the "
              "field table marks as "
              "errors: uncorrectable ECC, row-remap failure, retired or pending pages, PCIe "
-             "replays, NVLink CRC/replay/recovery/receive errors), in `dcgmi nvlink -e` or "
+             "replays, NVLink CRC/replay/recovery/receive errors; corrected ECC errors above "
+             "50 million), in `dcgmi nvlink -e` or "
              "`nvidia-smi nvlink -e` per link, or in a `dcgmi stats` report "
              "(double-bit ECC, PCIe replay warnings, critical Xids). Critical for uncorrectable "
              "memory errors and Xids, warning for the rest. N/A is never an error.",

@@ -380,6 +380,36 @@ Finding solo_cleanup_finding(const DiagnoseContext& c, const EventGroup& g, cons
   return f;
 }
 
+// An unrecovered PCIe error ("AER: can't recover", "device recovery failed", a fatal one) on
+// the group's own GPU before its first line: what the GPU did after its link failed (a page
+// fault of a process, channels torn down) is that failure's consequence, not the program's.
+const Event* link_failure_before(const DiagnoseContext& c, const EventGroup& g) {
+  if (!g.pci_bus_id || g.events.empty()) return nullptr;
+  const std::string dev = pci_device(*g.pci_bus_id);
+  const Event& first = *g.events.front();
+  const auto line_of = [](const Event& e) {
+    const size_t colon = e.origin.rfind(':');
+    return std::make_pair(e.origin.substr(0, colon), leading_uint(e.origin.substr(colon + 1)));
+  };
+  for (const Event& e : c.obs.events) {
+    if (e.kind != EventKind::kDriverMessage || e.driver_kind != DriverMessageKind::kPcieAer ||
+        !e.pci_bus_id || pci_device(*e.pci_bus_id) != dev)
+      continue;
+    const std::string& m = e.message;
+    if (m.find("can't recover") == std::string::npos &&
+        m.find("recovery failed") == std::string::npos && m.find("(Fatal)") == std::string::npos)
+      continue;
+    if (const auto gap = seconds_between(e, first)) {
+      if (*gap >= 0 && *gap <= 600) return &e;
+      continue;
+    }
+    const auto [ef, el] = line_of(e);
+    const auto [gf, gl] = line_of(first);
+    if (ef == gf && el && gl && *el < *gl) return &e;
+  }
+  return nullptr;
+}
+
 void xids_of(const DiagnoseContext& c, XidCause want, Findings& out) {
   std::optional<XidIndex> ix;
   for (const EventGroup& g : c.groups) {
@@ -396,7 +426,17 @@ void xids_of(const DiagnoseContext& c, XidCause want, Findings& out) {
                                           : xid_finding(c, solo, x, cause));
       continue;
     }
-    out.push_back(xid_finding(c, g, x, cause));
+    Finding f = xid_finding(c, g, x, cause);
+    if (const Event* link = cause == XidCause::kApplication ? link_failure_before(c, g) : nullptr) {
+      f.severity = Severity::kInfo;
+      f.title += " (after the GPU's PCIe link failed)";
+      f.evidence.insert(f.evidence.begin(),
+                        fmt::format("follows an unrecovered PCIe error on the same GPU at {}: "
+                                    "{}; the link failure, not the program, is the likely cause "
+                                    "(see pcie.aer_errors)",
+                                    event_when(*link), link->message.substr(0, 120)));
+    }
+    out.push_back(std::move(f));
   }
 }
 

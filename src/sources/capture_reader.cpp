@@ -184,6 +184,7 @@ class Reader {
   // of sections that carry no GPU state, skipped without a reader (said in a note).
   bug_report::Section section_ = bug_report::Section::kNone;
   size_t br_sections_ = 0, br_skipped_ = 0;
+  size_t gpu_select_line_ = 0;  // the last "nvidia-smi ... -i N" typed (0: none)
   // The columns of the last `--query-gpu=... --format=csv,noheader` command and its line.
   std::string query_header_;
   size_t query_line_ = 0;
@@ -405,7 +406,13 @@ void Reader::add_query_text(std::string_view block, size_t first_line) {
     obs_.notes.push_back(note);
   }
   const size_t read = qi.gpu_sections + (qi.implicit_gpu ? 1 : 0);
-  if (qi.attached_gpus && *qi.attached_gpus > read)
+  // "nvidia-smi -q -i 0" prints one GPU's section under the count of all attached GPUs.
+  const bool selected =
+      gpu_select_line_ > 0 && gpu_select_line_ < first_line && first_line - gpu_select_line_ <= 3;
+  if (selected && qi.attached_gpus && *qi.attached_gpus > read)
+    cov_.notes.push_back(at + ": nvidia-smi -q for selected GPUs (-i): " + std::to_string(read) +
+                         " of " + std::to_string(*qi.attached_gpus) + " attached GPUs asked for");
+  else if (qi.attached_gpus && *qi.attached_gpus > read)
     incomplete("Attached GPUs: " + std::to_string(*qi.attached_gpus) + " but " +
                std::to_string(read) + " GPU section(s) read (" + at + "): the others are unknown");
   cov_.elided_lines += qi.elided;
@@ -827,7 +834,10 @@ void Reader::take_by_evidence(const Line& l) {
     if (!app_.last_line_pending()) segment(CaptureFormat::kAppLog, l.no, l.no);
     return;
   }
-  if (looks_like_shell_prompt(l.trimmed) || capture_text::is_command_echo(l.trimmed)) return;
+  if (looks_like_shell_prompt(l.trimmed) || capture_text::is_command_echo(l.trimmed)) {
+    if (capture_text::smi_selects_gpus(l.trimmed)) gpu_select_line_ = l.no;
+    return;
+  }
   if (capture_text::is_date_line(l.trimmed)) return;
   // An lspci section's lines its reader leaves (-xxx hex dumps, "Kernel modules: nvidia"):
   // lspci output that carries no health state.

@@ -317,11 +317,21 @@ bool is_command_echo(std::string_view t) {
   for (std::string_view cmd : {"nvidia-smi", "dcgmi", "nvcc", "dmesg", "journalctl", "systemctl",
                                "nvidia-bug-report.sh", "lspci", "nvidia-debugdump"}) {
     if (!text::starts_with(t, cmd)) continue;
-    const auto rest = t.substr(cmd.size());
+    auto rest = t.substr(cmd.size());
+    if (text::starts_with(rest, ".exe")) rest.remove_prefix(4);  // Windows
     // Options only: an error message ("nvidia-smi: command not found") is not an echo.
     if (rest.empty() || (rest.front() == ' ' && rest.find(": ") == std::string_view::npos))
       return true;
   }
+  return false;
+}
+
+bool smi_selects_gpus(std::string_view t) {
+  const size_t smi = t.find("nvidia-smi");
+  if (smi == std::string_view::npos) return false;
+  const std::string_view args = t.substr(smi);
+  for (std::string_view opt : {" -i ", " -i=", " --id=", " --id "})
+    if (args.find(opt) != std::string_view::npos) return true;
   return false;
 }
 

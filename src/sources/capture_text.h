@@ -30,6 +30,9 @@ bool is_prompt(std::string_view trimmed);
 // A command typed without its prompt ("nvidia-smi -q", "dcgmi diag -r 2", "sudo dmesg", a
 // markdown fence "```"): it names what follows, nothing to judge.
 bool is_command_echo(std::string_view trimmed);
+// An nvidia-smi command (typed after a prompt or alone) that asks for some GPUs only ("-i 0",
+// "--id=0,1"): its -q output lists fewer GPUs than "Attached GPUs".
+bool smi_selects_gpus(std::string_view trimmed);
 // A person's words around a paste that judge nothing: a sentence with no number and no word of
 // trouble ("When upgrading my nvidia drivers, I noticed that the output changed:"), or a banner
 // ("=== NVIDIA GPU report ==="). It names the GPU stack without being a GPU line nobody read.

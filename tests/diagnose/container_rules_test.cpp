@@ -110,11 +110,18 @@ TEST(ContainerRules, HookFailureNamesTheHostCause) {
   const auto c = find(cuda, "container.hook_failed");
   ASSERT_TRUE(c);
   EXPECT_NE(c->title.find("newer CUDA than the host driver"), std::string::npos) << c->title;
-  // NVML's version mismatch through the hook stays the driver finding, not a second one.
+  // NVML's version mismatch through the hook: the driver finding carries the verdict, the hook's
+  // failure is said as its consequence (info).
   const auto mismatch = doctor_text(
       "stderr: nvidia-container-cli: initialization error: nvml error: driver/library version "
       "mismatch: unknown\n");
-  EXPECT_FALSE(find(mismatch, "container.hook_failed"));
+  const auto m = find(mismatch, "container.hook_failed");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->severity, Severity::kInfo);
+  EXPECT_TRUE(find(mismatch, "driver.version_mismatch"));
+  // The mismatch without a container hook says nothing of containers.
+  EXPECT_FALSE(find(doctor_text("Failed to initialize NVML: Driver/library version mismatch\n"),
+                    "container.hook_failed"));
 }
 
 TEST(ContainerRules, RoutinePluginStartIsHealthy) {

@@ -819,5 +819,105 @@ TEST(Unseen6, DcgmFieldTableRowsAreReadings) {
   EXPECT_TRUE(sbe);
 }
 
+// unseen7's misses by class, each in every class variant (cut, re-indented, CRLF, prefixed,
+// concatenated, wrapped in a bug report).
+TEST(Unseen7, EachMissIsFoundInEveryVariant) {
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      // NCCL's own check of a CUDA allocation that ran out of GPU memory
+      {"539-trtllm-triton-8xv100-nccl-warn-cuda-oom-invalid-handle", "app.log", "memory.cuda_oom"},
+      {"542-nccl-multinode-socket-closed-then-cuda-calloc-oom", "app.log", "memory.cuda_oom"},
+      // an nvlink -s header whose UUID the poster redacted
+      {"532-nvlink-s-v100-sxm2-gpu3-two-links-inactive", "nvlink-s.txt", "dcgm.nvlink_down"},
+      // a task stuck in D state after an application's channels were torn down
+      {"538-dmesg-ctime-xid45-flood-then-hung-task-d-state", "dmesg.txt", "kernel.hung_task"},
+  };
+  for (const auto& [dir, file, code] : cases)
+    for (const auto& [tag, text] : class_variants(fixture(dir, file))) {
+      const cli::DoctorRun run = doctor("unseen7-" + tag + ".txt", text);
+      EXPECT_TRUE(has(run, code, std::nullopt)) << dir << " " << tag;
+    }
+}
+
+// 542: NCCL's failed calloc says how much it asked for, and the fix names NCCL's own buffers;
+// a WARN of a CUDA failure other than memory stays nccl.error.
+TEST(Unseen7, NcclOutOfMemoryIsTheGpusMemory) {
+  const cli::DoctorRun run = doctor(
+      "542.log", fixture("542-nccl-multinode-socket-closed-then-cuda-calloc-oom", "app.log"));
+  const Finding* f = finding(run, "memory.cuda_oom");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(evidence_text(*f).find("6.00 MiB"), std::string::npos) << evidence_text(*f);
+  EXPECT_NE(f->remedy.find("NCCL_BUFFSIZE"), std::string::npos) << f->remedy;
+  EXPECT_NE(finding(run, "nccl.error"), nullptr);  // the socket closed by the peer
+  const cli::DoctorRun other = doctor(
+      "warn.log", "h:1:2 [0] enqueue.cc:54 NCCL WARN Cuda failure 'invalid resource handle'\n");
+  EXPECT_EQ(finding(other, "memory.cuda_oom"), nullptr);
+  EXPECT_NE(finding(other, "nccl.error"), nullptr);
+}
+
+// 538 and its negative: a hung task next to a GPU fault stays context (info); next to
+// application Xids only, it is the warning.
+TEST(Unseen7, AHungTaskAfterAnApplicationTeardownIsAWarning) {
+  const std::string hung =
+      "[Sat Oct 12 18:38:44 2024] INFO: task cache_mgr_event:620917 blocked for more than 120 "
+      "seconds.\n";
+  const cli::DoctorRun app =
+      doctor("app.log",
+             "[Sat Oct 12 18:35:32 2024] NVRM: Xid (PCI:0000:61:00): 45, pid=1496200, "
+             "name=distprovers-gpu, Ch 0000000a\n" +
+                 hung);
+  const Finding* f = finding(app, "kernel.hung_task");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(cli::doctor_exit_code(app), cli::kDoctorHealthy);
+  const cli::DoctorRun fault =
+      doctor("fault.log",
+             "[Sat Oct 12 18:35:32 2024] NVRM: Xid (PCI:0000:61:00): 79, pid=1496200, "
+             "name=distprovers-gpu, GPU has fallen off the bus.\n" +
+                 hung);
+  const Finding* g = finding(fault, "kernel.hung_task");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->severity, Severity::kInfo);
+}
+
+// 535: an application's Xid right after the GPU's PCIe link failed is that failure's
+// consequence (info); the same Xid on another GPU, or before the failure, is not.
+TEST(Unseen7, AnApplicationXidAfterAnUnrecoveredLinkIsItsConsequence) {
+  const std::string text =
+      fixture("535-egpu-thunderbolt-aer-cmpltto-cant-recover-xid31-rtx5090-610", "dmesg.txt");
+  for (const auto& [tag, variant] : class_variants(text)) {
+    const cli::DoctorRun run = doctor("535-" + tag + ".log", variant);
+    const Finding* f = finding(run, "xid.application");
+    ASSERT_NE(f, nullptr) << tag;
+    EXPECT_EQ(f->severity, Severity::kInfo) << tag;
+    EXPECT_TRUE(has(run, "pcie.aer_errors", std::nullopt)) << tag;
+  }
+  const std::string xid =
+      "NVRM: Xid (PCI:0000:64:00): 31, name=plasmashell, MMU Fault: ENGINE GR_HOST0 FAULT_PDE\n";
+  const std::string link = "nvidia 0000:63:00.0: AER: can't recover (no error_detected callback)\n";
+  const cli::DoctorRun other_run = doctor("other.log", link + xid);
+  const Finding* other = finding(other_run, "xid.application");
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(other->severity, Severity::kWarning);  // another GPU
+  const std::string same =
+      "NVRM: Xid (PCI:0000:63:00): 31, name=plasmashell, MMU Fault: ENGINE GR_HOST0 FAULT_PDE\n";
+  const cli::DoctorRun before_run = doctor("before.log", same + link);
+  const Finding* before = finding(before_run, "xid.application");
+  ASSERT_NE(before, nullptr);
+  EXPECT_EQ(before->severity, Severity::kWarning);  // the fault came first
+}
+
+// 541: "nvidia-smi.exe -q -i 0" typed on Windows is an echo, and its one GPU section under
+// "Attached GPUs: 4" is complete; without the -i the other three are unknown.
+TEST(Unseen7, ASelectedGpuQueryIsComplete) {
+  const std::string text =
+      fixture("541-smi-q-windows-gtx1080ti-wddm-idle-healthy", "nvidia-smi-q.txt");
+  const cli::DoctorRun run = doctor("541.txt", text);
+  EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 0u);
+  EXPECT_EQ(cli::doctor_exit_code(run), cli::kDoctorHealthy);
+  const size_t eol = text.find('\n');
+  const cli::DoctorRun all = doctor("541-all.txt", text.substr(eol + 1));
+  EXPECT_NE(cli::doctor_exit_code(all), cli::kDoctorHealthy);
+}
+
 }  // namespace
 }  // namespace gw

@@ -137,6 +137,10 @@ void oom_figures(std::string_view s, AppMessage& m) {
   if (!m.tried_bytes) m.tried_bytes = bytes_after(s, "while trying to allocate ");
   if (!m.tried_bytes) m.tried_bytes = bytes_after(s, "Out of memory allocating ");
   if (!m.tried_bytes) m.tried_bytes = bytes_after(s, "Failed to allocate request for ");
+  if (!m.tried_bytes) m.tried_bytes = bytes_after(s, "Failed to CUDA calloc ");
+  if (!m.tried_bytes) m.tried_bytes = bytes_after(s, "Failed to CUDA malloc ");
+  // ggml: "allocating 24289.03 MiB on device 0: cudaMalloc failed: out of memory".
+  if (!m.tried_bytes) m.tried_bytes = bytes_after(s, "allocating ");
   // PyTorch >= 2.2: "GPU 0 has a total capacity of 23.65 GiB of which 11.06 MiB is free.
   // Including non-PyTorch memory, this process has 23.60 GiB memory in use. Of the allocated
   // memory 22.90 GiB is allocated by PyTorch, and 194.87 MiB is reserved by PyTorch but
@@ -360,6 +364,18 @@ std::optional<AppMessage> nccl_warn_failure(std::string_view s) {
   return m;
 }
 
+// NCCL's own check of a CUDA call or allocation that ran out of GPU memory: "NCCL WARN Cuda
+// failure 'out of memory'", "NCCL WARN Failed to CUDA calloc 6291456 bytes". The GPU's memory is
+// what failed, not the transport.
+bool nccl_out_of_memory(std::string_view s, const CudaErrorInfo* ce) {
+  if (!has(s, "NCCL WARN ")) return false;
+  if (ce && ce->code == 2) return true;  // cudaErrorMemoryAllocation
+  for (std::string_view k : {"Failed to CUDA calloc", "Failed to CUDA malloc",
+                             "Failed to CUDA host alloc", "Cuda failure 'out of memory'"})
+    if (has(s, k)) return true;
+  return false;
+}
+
 }  // namespace
 
 std::optional<uint64_t> parse_app_bytes(std::string_view s) {
@@ -416,6 +432,8 @@ std::optional<AppMessage> parse_app_message_line(std::string_view line, std::str
   if (!out) out = nccl_warn_failure(s);
   // Any other error of the CUDA enum, by name, code or text (sources/app/cuda_errors.h).
   const CudaErrorInfo* ce = cuda_error_in_line(s);
+  if (out && out->kind == AppMessageKind::kNcclError && nccl_out_of_memory(s, ce))
+    out->kind = AppMessageKind::kCudaOutOfMemory;
   if (!out && ce) {
     out.emplace();
     out->kind = kind_of(*ce);

@@ -362,9 +362,9 @@ bool EnvReader::take_driver_tools(std::string_view s, HostFacts& f) {
     return true;
   }
   // nvidia-smi -L: "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-...)", "  MIG 1g.10gb Device 0: ...".
-  if (s.find("(UUID: GPU-") != std::string_view::npos && text::starts_with(s, "GPU ")) {
+  if (const size_t paren = text::uuid_suffix(s);
+      paren != std::string_view::npos && text::starts_with(s, "GPU ")) {
     const size_t colon = s.find(": ");
-    const size_t paren = s.rfind(" (UUID: ");
     if (colon != std::string_view::npos && paren > colon)
       f.gpu_models.emplace_back(text::trim(s.substr(colon + 2, paren - colon - 2)));
     saw("nvidia-smi -L");

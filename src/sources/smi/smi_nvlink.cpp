@@ -48,7 +48,7 @@ bool NvlinkStatusScanner::note(std::string_view t, size_t line_no) {
   if (used == 0 || 4 + used != colon || index > 4096) return false;
   // "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)" is -L's line too; without the UUID (a paste
   // that dropped it) only an NVIDIA name makes it a GPU line.
-  size_t end = t.rfind(" (UUID: GPU-");
+  size_t end = text::uuid_suffix(t);
   const bool uuid = end != std::string_view::npos && end > colon;
   if (!uuid) {
     if (!text::starts_with(t.substr(colon + 2), "NVIDIA ")) return false;

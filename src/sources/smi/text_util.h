@@ -53,6 +53,14 @@ inline bool is_elision_line(std::string_view trimmed) {
 }
 
 // Removes ANSI escape sequences (ESC [ ... letter) from one line.
+// Where " (UUID: ...)" closes a line of `nvidia-smi -L` or `nvlink -s` ("GPU 0: NAME (UUID:
+// GPU-...)"); npos if it does not. A paste may redact the UUID ("...", "<redacted>", "GPU-xxxx"),
+// so whatever stands inside the parentheses is taken.
+inline size_t uuid_suffix(std::string_view s) {
+  const size_t p = s.rfind(" (UUID: ");
+  return p != std::string_view::npos && ends_with(s, ")") ? p : std::string_view::npos;
+}
+
 std::string strip_ansi(std::string_view s);
 inline bool has_escape(std::string_view s) {
   return s.find('\x1b') != std::string_view::npos;
