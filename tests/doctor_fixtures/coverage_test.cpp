@@ -919,5 +919,22 @@ TEST(Unseen7, ASelectedGpuQueryIsComplete) {
   EXPECT_NE(cli::doctor_exit_code(all), cli::kDoctorHealthy);
 }
 
+// 534: ggml's device list in a journal names the GPUs (read as environment facts); a device
+// line without the list's header is not taken for one.
+TEST(Unseen7, GgmlDeviceListIsRead) {
+  const cli::DoctorRun run = doctor(
+      "534.log",
+      fixture("534-ollama-journal-cudamalloc-oom-24289mib-rtx4090-mixtral", "ollama.journal"));
+  EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 0u);
+  ASSERT_TRUE(run.obs.host);
+  bool rtx4090 = false;
+  for (const std::string& m : run.obs.host->gpu_models)
+    rtx4090 = rtx4090 || m == "NVIDIA GeForce RTX 4090";
+  EXPECT_TRUE(rtx4090);
+  const cli::DoctorRun alone = doctor(
+      "alone.log", "  Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes\n");
+  EXPECT_EQ(alone.obs.coverage.at(0).gpu_lines_not_read, 1u);
+}
+
 }  // namespace
 }  // namespace gw

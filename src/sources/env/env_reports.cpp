@@ -268,11 +268,38 @@ bool EnvReader::take_device_query(std::string_view s, HostFacts& f) {
          text::starts_with(s, "< ") || text::starts_with(s, "deviceQuery, CUDA Driver");
 }
 
+// ggml's (llama.cpp, ollama) device list at start, anywhere in a line (a journal or a server
+// log prefixes it): "ggml_cuda_init: found 2 CUDA devices:" then "  Device 0: NVIDIA GeForce
+// RTX 4090, compute capability 8.9, VMM: yes" per GPU.
+bool EnvReader::take_ggml_devices(std::string_view s, HostFacts& f) {
+  for (std::string_view head : {"ggml_cuda_init: found ", "ggml_init_cublas: found "})
+    if (const size_t p = s.find(head);
+        p != std::string_view::npos && s.find(" CUDA devices", p) != std::string_view::npos) {
+      in_ggml_ = true;
+      saw("ggml CUDA device list");
+      return true;
+    }
+  if (!in_ggml_) return false;
+  const size_t d = s.find("Device ");
+  const size_t cc = s.find(", compute capability ");
+  size_t used = 0;
+  if (d != std::string_view::npos && cc != std::string_view::npos && cc > d) {
+    text::leading_digits(s.substr(d + 7), used);
+    const size_t colon = d + 7 + used;
+    if (used > 0 && s.substr(colon, 2) == ": " && colon + 2 < cc) {
+      f.gpu_models.emplace_back(text::trim(s.substr(colon + 2, cc - colon - 2)));
+      return true;
+    }
+  }
+  in_ggml_ = false;
+  return false;
+}
+
 bool EnvReader::take(std::string_view line, HostFacts& f) {
   const std::string_view s = text::trim(line);
   if (s.empty()) return false;
-  return take_issue_template(s, f) || take_device_query(s, f) || take_nvbandwidth(s, f) ||
-         take_driver_tools(s, f) || take_collect_env_line(s, f);
+  return take_issue_template(s, f) || take_device_query(s, f) || take_ggml_devices(s, f) ||
+         take_nvbandwidth(s, f) || take_driver_tools(s, f) || take_collect_env_line(s, f);
 }
 
 namespace {

@@ -33,6 +33,7 @@ class EnvReader {
   bool take_issue_template(std::string_view s, HostFacts& facts);
   bool take_env_list_item(std::string_view key, std::string_view val, HostFacts& facts);
   bool take_device_query(std::string_view s, HostFacts& facts);
+  bool take_ggml_devices(std::string_view s, HostFacts& facts);
   bool take_driver_tools(std::string_view s, HostFacts& facts);
   bool take_nvbandwidth(std::string_view s, HostFacts& facts);
   bool take_collect_env_line(std::string_view s, HostFacts& facts);
@@ -46,6 +47,7 @@ class EnvReader {
   bool in_nvcc_ = false;
   bool in_nvbandwidth_ = false;   // after nvbandwidth's "nvbandwidth Version:" banner
   bool in_device_query_ = false;  // after deviceQuery's "Detected N CUDA Capable device(s)"
+  bool in_ggml_ = false;          // after ggml's "ggml_cuda_init: found N CUDA devices:"
 };
 
 // One `lspci -vv` block (a device line and its indented details). Only NVIDIA display/3D
