@@ -370,48 +370,29 @@ void rule_driver_no_device_probed(const DiagnoseContext& c, Findings& out) {
   out.push_back(std::move(f));
 }
 
-void rule_kernel_hung_task(const DiagnoseContext& c, Findings& out) {
-  if (!any_driver_event(c, K::kHungTask)) return;
-  const DriverGpuMap m = driver_gpu_map(c);
-  auto groups = driver_groups(c, m, K::kHungTask);
-  if (groups.empty()) return;
-  std::vector<const Event*> errors;
-  for (const Event& e : c.obs.events) {
-    if (is_gpu_error(e)) errors.push_back(&e);
+namespace {
+
+// The GPU errors near one hung task: the first, and whether any of them is a GPU fault rather
+// than an application's Xid.
+struct NearErrors {
+  const Event* first = nullptr;
+  bool fault = false;
+};
+NearErrors near_errors(const std::vector<const Event*>& errors, const Event& task) {
+  NearErrors n;
+  for (const Event* e : errors) {
+    const auto gap = seconds_between(*e, task);
+    if (!(gap ? std::abs(*gap) <= kHungNearS : file_of(*e) == file_of(task))) continue;
+    if (!n.first) n.first = e;
+    n.fault = n.fault || !is_application_xid(*e);
   }
-  if (errors.empty()) return;
-  std::vector<std::string> tasks, ev;
-  const Event* near_error = nullptr;
-  bool fault_near = false;  // a GPU fault near a stuck task, not only an application's Xid
-  for (const DriverGroup& g : groups) {
-    for (const Event* t : g.events) {
-      const Event* hit = nullptr;
-      for (const Event* e : errors) {
-        const auto gap = seconds_between(*e, *t);
-        if (gap ? std::abs(*gap) <= kHungNearS : file_of(*e) == file_of(*t)) {
-          hit = e;
-          fault_near = fault_near || !is_application_xid(*e);
-          if (fault_near) break;
-        }
-      }
-      if (!hit) continue;
-      if (!near_error) near_error = hit;
-      std::string name = t->process_name.value_or("?");
-      if (t->pid) name += fmt::format(" (pid {})", *t->pid);
-      if (std::find(tasks.begin(), tasks.end(), name) == tasks.end() && tasks.size() < 6)
-        tasks.push_back(name);
-      if (ev.size() < 3)
-        ev.push_back(fmt::format("{}: {}", event_when(*t), t->message.substr(0, 140)));
-    }
-  }
-  if (!near_error) return;
-  std::string names;
-  for (const auto& t : tasks) names += (names.empty() ? "" : ", ") + t;
-  ev.push_back(fmt::format("next to the GPU error at {}: {}", event_when(*near_error),
-                           near_error->message.substr(0, 120)));
+  return n;
+}
+
+Finding hung_task_finding(const std::string& names, std::vector<std::string> ev, bool fault) {
   Finding f;
   f.code = "kernel.hung_task";
-  if (fault_near) {
+  if (fault) {
     ev.push_back(
         "context, not a separate fault: these tasks wait in the kernel (D state) on the GPU");
     f.severity = Severity::kInfo;
@@ -433,7 +414,44 @@ void rule_kernel_hung_task(const DiagnoseContext& c, Findings& out) {
         "while in D state.";
   }
   f.evidence = std::move(ev);
-  out.push_back(std::move(f));
+  return f;
+}
+
+}  // namespace
+
+void rule_kernel_hung_task(const DiagnoseContext& c, Findings& out) {
+  if (!any_driver_event(c, K::kHungTask)) return;
+  const DriverGpuMap m = driver_gpu_map(c);
+  auto groups = driver_groups(c, m, K::kHungTask);
+  if (groups.empty()) return;
+  std::vector<const Event*> errors;
+  for (const Event& e : c.obs.events) {
+    if (is_gpu_error(e)) errors.push_back(&e);
+  }
+  if (errors.empty()) return;
+  std::vector<std::string> tasks, ev;
+  const Event* near_error = nullptr;
+  bool fault_near = false;
+  for (const DriverGroup& g : groups) {
+    for (const Event* t : g.events) {
+      const NearErrors near = near_errors(errors, *t);
+      if (!near.first) continue;
+      if (!near_error) near_error = near.first;
+      fault_near = fault_near || near.fault;
+      std::string name = t->process_name.value_or("?");
+      if (t->pid) name += fmt::format(" (pid {})", *t->pid);
+      if (std::find(tasks.begin(), tasks.end(), name) == tasks.end() && tasks.size() < 6)
+        tasks.push_back(name);
+      if (ev.size() < 3)
+        ev.push_back(fmt::format("{}: {}", event_when(*t), t->message.substr(0, 140)));
+    }
+  }
+  if (!near_error) return;
+  std::string names;
+  for (const auto& t : tasks) names += (names.empty() ? "" : ", ") + t;
+  ev.push_back(fmt::format("next to the GPU error at {}: {}", event_when(*near_error),
+                           near_error->message.substr(0, 120)));
+  out.push_back(hung_task_finding(names, std::move(ev), fault_near));
 }
 
 }  // namespace gw
