@@ -20,7 +20,11 @@ struct PciDeviceFacts {
   std::optional<int> numa_node;
   std::optional<std::string> driver;    // "nvidia", "nouveau", "vfio-pci"
   std::optional<bool> link_downgraded;  // lspci -vv LnkSta "(downgraded)"
-  std::optional<std::string> name;      // lspci's device description
+  // Which field lspci marked "(downgraded)": it compares LnkSta with LnkCap itself, so the
+  // mark says the link is below its capability even where a paste left LnkCap out.
+  bool speed_downgraded = false;
+  bool width_downgraded = false;
+  std::optional<std::string> name;  // lspci's device description
 };
 
 struct ProcessCpuFacts {
@@ -49,6 +53,9 @@ struct HostFacts {
   std::optional<unsigned> dev_nvidia_nodes;  // /dev/nvidia[0-9]+
   std::optional<bool> dev_nvidiactl;
   std::optional<bool> in_container;
+  // The capture shows a WSL 2 distribution (wsl.exe, /mnt/c/, a WSL kernel or library path):
+  // no NVIDIA kernel module there, the Windows driver serves the GPU.
+  bool wsl = false;
   std::vector<PciDeviceFacts> nvidia_pci_devices;  // vendor 0x10de, display/3D class
 
   std::optional<unsigned> cpu_count;

@@ -210,6 +210,7 @@ struct Snapshot {
   std::optional<std::string> driver_version;  // "580.65.06"
   std::optional<std::string> nvml_version;
   std::optional<int> cuda_driver_version;  // 12040 = CUDA 12.4, the newest the driver supports
+  bool cuda_version_failed = false;        // nvidia-smi printed "CUDA Version: ERR!"
   std::vector<GpuState> gpus;
 
   bool operator==(const Snapshot&) const = default;

@@ -137,6 +137,7 @@ struct OomFacts {
   bool other_holder = false;
   double reclaimable = 0;  // free + cached
   std::optional<double> others;
+  std::optional<uint32_t> self_listed;  // the "Process N" that is this process (containers)
 };
 
 OomFacts oom_facts(const AppMessage& m, const OomFigures& f) {
@@ -150,8 +151,18 @@ OomFacts oom_facts(const AppMessage& m, const OomFigures& f) {
   k.reclaimable = f.free.value_or(0) + f.unallocated.value_or(0);
   if (f.total && f.free && f.process && !k.beyond_card) k.others = *f.total - *f.free - *f.process;
   // The message may name the other holders itself ("Process 1234 has 20.00 GiB memory in use").
+  // Without its own "this process has" figure, a listed process holding at least what the
+  // framework reserved is the process itself: in a container PyTorch cannot match its own PID
+  // (another PID namespace) and lists itself as "Process N".
   double named_others = 0;
-  for (const AppProcessMemory& p : m.other_processes) named_others += static_cast<double>(p.bytes);
+  for (const AppProcessMemory& p : m.other_processes) {
+    const auto held = static_cast<double>(p.bytes);
+    if (!f.process && f.reserved && held >= *f.reserved && !k.self_listed) {
+      k.self_listed = p.pid;
+      continue;
+    }
+    named_others += held;
+  }
   if (named_others > 0 && (!k.others || named_others > *k.others)) k.others = named_others;
   k.other_holder = k.others && *k.others >= std::max(kOtherHolderMinBytes,
                                                      kOtherHolderMinShare * f.total.value_or(0));
@@ -245,6 +256,11 @@ OomCause cause_working_set(const AppMessage& m, const OomFigures& f, const OomFa
         fmt::format("no other process holds a significant share ({} beyond this "
                     "process)",
                     bytes_text(static_cast<uint64_t>(std::max(0.0, *k.others)))));
+  if (k.self_listed)
+    ev.push_back(fmt::format(
+        "process {} is this process: it holds at least the {} the framework reserved (inside a "
+        "container PyTorch cannot tell its own PID and lists itself)",
+        *k.self_listed, bytes_text(static_cast<uint64_t>(f.reserved.value_or(0)))));
   if (f.unallocated && !k.fragmented)
     ev.push_back(fmt::format("{} reserved but unallocated: not fragmentation",
                              bytes_text(static_cast<uint64_t>(*f.unallocated))));
@@ -551,8 +567,20 @@ void rule_app_no_cuda_device(const DiagnoseContext& c, Findings& out) {
 }
 
 void rule_app_smi_no_driver(const DiagnoseContext& c, Findings& out) {
+  const size_t before = out.size();
   simple(c, AppMessageKind::kSmiCannotTalkToDriver, "driver.smi_cannot_communicate",
          Severity::kCritical, "nvidia-smi cannot communicate with the NVIDIA driver", {}, out);
+  if (out.size() == before || !c.obs.host || !c.obs.host->wsl) return;
+  // WSL 2 has no NVIDIA kernel module to load: the Windows driver serves the GPU.
+  Finding& f = out.back();
+  f.evidence.push_back(
+      "the capture shows WSL 2: the GPU comes from the Windows driver through /dev/dxg, and "
+      "nvidia-smi and libcuda come from /usr/lib/wsl/lib");
+  f.remedy =
+      "Update the NVIDIA driver on Windows, then wsl --update and wsl --shutdown; check that the "
+      "distribution runs as WSL 2 (wsl -l -v) and that nvidia-smi is /usr/lib/wsl/lib's (a Linux "
+      "driver package installed inside the distribution, nvidia-driver-* or cuda-drivers, shadows "
+      "it: remove it). There is no kernel module to load in WSL.";
 }
 
 void rule_app_no_device_handle(const DiagnoseContext& c, Findings& out) {

@@ -141,6 +141,27 @@ std::string error_name(const CudaErrorInfo& e) {
 
 }  // namespace
 
+void rule_cuda_version_unreadable(const DiagnoseContext& c, Findings& out) {
+  std::vector<std::string> ev;
+  for (const Snapshot& s : c.obs.samples)
+    if (s.cuda_version_failed)
+      ev.push_back(fmt::format("nvidia-smi: \"CUDA Version: ERR!\" ({})", s.source));
+  if (ev.empty()) return;
+  ev.push_back(
+      "nvidia-smi reads the GPUs through NVML but asks libcuda.so.1 for the CUDA version: "
+      "ERR! means that library could not be loaded or answered with an error, so CUDA "
+      "programs here fail to initialise although the GPU itself reads normally");
+  out.push_back(make_finding(
+      "cuda.driver_setup", Severity::kCritical, nullptr,
+      "The CUDA user-mode driver (libcuda) does not work: nvidia-smi shows CUDA Version ERR!",
+      std::move(ev),
+      "Find which libcuda.so.1 is loaded (ldconfig -p | grep libcuda; LD_LIBRARY_PATH): a "
+      "stub, a compat package or another driver version's copy shadows the driver's. On WSL 2 "
+      "keep only /usr/lib/wsl/lib's libcuda: remove Linux driver packages (nvidia-driver-*, "
+      "cuda-drivers, libnvidia-compute) from the distribution, install the toolkit alone, then "
+      "wsl --shutdown and retry."));
+}
+
 void rule_cuda_catalog(const DiagnoseContext& c, std::string_view only, Findings& out) {
   std::map<int, std::vector<const AppMessage*>> by_code;  // -1: no code known
   for (const AppMessage* m : app_messages_of(c, AppMessageKind::kOther))

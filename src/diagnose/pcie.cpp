@@ -86,10 +86,12 @@ void rule_pcie_link_facts(const DiagnoseContext& c, Findings& out) {
   // (an idle GPU trains down to 2.5 GT/s), so a slow link alone is info, to re-check under load.
   for (const PciDeviceFacts& d : c.obs.host->nvidia_pci_devices) {
     if (c.gpu_by_pci(d.pci_bus_id)) continue;  // its snapshots are judged by the other rules
-    const bool narrow =
-        d.link_width && d.max_link_width && *d.link_width > 0 && *d.link_width < *d.max_link_width;
-    const bool slow = d.link_speed_gt_s && d.max_link_speed_gt_s &&
-                      *d.link_speed_gt_s + 0.01 < *d.max_link_speed_gt_s;
+    const bool narrow = (d.link_width && d.max_link_width && *d.link_width > 0 &&
+                         *d.link_width < *d.max_link_width) ||
+                        (!d.max_link_width && d.width_downgraded && d.link_width);
+    const bool slow = (d.link_speed_gt_s && d.max_link_speed_gt_s &&
+                       *d.link_speed_gt_s + 0.01 < *d.max_link_speed_gt_s) ||
+                      (!d.max_link_speed_gt_s && d.speed_downgraded && d.link_speed_gt_s);
     if (!narrow && !slow) continue;
     std::vector<std::string> ev;
     std::string link = "LnkSta";
@@ -98,23 +100,33 @@ void rule_pcie_link_facts(const DiagnoseContext& c, Findings& out) {
     link += " vs LnkCap";
     if (d.max_link_speed_gt_s) link += fmt::format(" {:g} GT/s", *d.max_link_speed_gt_s);
     if (d.max_link_width) link += fmt::format(" x{}", *d.max_link_width);
+    if (!d.max_link_speed_gt_s && !d.max_link_width) link += " (not in the capture)";
     if (d.link_downgraded.value_or(false)) link += " (downgraded)";
     ev.push_back(std::move(link));
+    if (d.width_downgraded || d.speed_downgraded)
+      ev.push_back("lspci marks the link '(downgraded)': below what the device and slot support");
     if (d.name) ev.push_back(*d.name);
     Finding f;
     if (narrow) {
       f = make_finding("pcie.width_below_max", Severity::kWarning, nullptr,
-                       fmt::format("PCI {} link is x{} instead of x{}", d.pci_bus_id, *d.link_width,
-                                   *d.max_link_width),
+                       d.max_link_width
+                           ? fmt::format("PCI {} link is x{} instead of x{}", d.pci_bus_id,
+                                         *d.link_width, *d.max_link_width)
+                           : fmt::format("PCI {} link is x{}, below its capability (downgraded)",
+                                         d.pci_bus_id, *d.link_width),
                        std::move(ev));
     } else {
       ev.push_back(
           "link speed drops when the GPU idles (power saving): re-check while it is busy "
           "(nvidia-smi -q -d PCIE under load)");
-      f = make_finding("pcie.link_speed_below_max", Severity::kInfo, nullptr,
-                       fmt::format("PCI {} link runs at {:g} GT/s of {:g} GT/s", d.pci_bus_id,
-                                   *d.link_speed_gt_s, *d.max_link_speed_gt_s),
-                       std::move(ev));
+      f = make_finding(
+          "pcie.link_speed_below_max", Severity::kInfo, nullptr,
+          d.max_link_speed_gt_s
+              ? fmt::format("PCI {} link runs at {:g} GT/s of {:g} GT/s", d.pci_bus_id,
+                            *d.link_speed_gt_s, *d.max_link_speed_gt_s)
+              : fmt::format("PCI {} link runs at {:g} GT/s, below its capability (downgraded)",
+                            d.pci_bus_id, *d.link_speed_gt_s),
+          std::move(ev));
     }
     f.pci_bus_id = d.pci_bus_id;
     out.push_back(std::move(f));

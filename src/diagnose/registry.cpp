@@ -765,10 +765,12 @@ constexpr std::array kRules = {
     RuleInfo{"cuda.driver_setup", "app", S::kCritical,
              "The CUDA user-mode driver does not suit the kernel driver or the GPU",
              "Errors 803 (driver mismatch), 804 (forward compatibility on an unsupported GPU), "
-             "34 (stub libcuda), 36 (call needs a newer driver).",
+             "34 (stub libcuda), 36 (call needs a newer driver); nvidia-smi's \"CUDA Version: "
+             "ERR!\" (libcuda could not be loaded or queried).",
              "Reinstall one driver version; remove cuda-compat from the library path; upgrade.",
              [](const DiagnoseContext& c, Findings& o) {
                rule_cuda_catalog(c, "cuda.driver_setup", o);
+               rule_cuda_version_unreadable(c, o);
              }},
     RuleInfo{
         "cuda.init_failed", "app", S::kWarning, "CUDA could not initialize",

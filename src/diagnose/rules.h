@@ -139,6 +139,8 @@ void rule_container_gpu_unschedulable(const DiagnoseContext& c, Findings& out);
 void rule_nccltests_busbw_low(const DiagnoseContext& c, Findings& out);
 // The CUDA error catalog's rows: the findings of one code (diagnose/cuda_errors.cpp).
 void rule_cuda_catalog(const DiagnoseContext& c, std::string_view only, Findings& out);
+// nvidia-smi's "CUDA Version: ERR!" (libcuda unusable), under cuda.driver_setup.
+void rule_cuda_version_unreadable(const DiagnoseContext& c, Findings& out);
 void rule_nccl_topology(const DiagnoseContext& c, Findings& out);
 void rule_topology_nvlink_groups(const DiagnoseContext& c, Findings& out);
 // arch.cpp: a framework built without the GPU's architecture.

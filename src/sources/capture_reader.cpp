@@ -211,6 +211,7 @@ void Reader::segment(CaptureFormat f, size_t first_line, size_t last_line) {
 
 void Reader::not_understood(size_t line_no, std::string_view line) {
   ++cov_.lines_not_understood;
+  if (capture_text::shows_wsl(text::trim(line))) host_.wsl = true;
   // Context lines come back late (AppScanner), so the first is the smallest, not the first seen.
   if (!cov_.first_not_understood_line || line_no < *cov_.first_not_understood_line)
     cov_.first_not_understood_line = line_no;
@@ -737,6 +738,7 @@ void Reader::note_bug_report() {
 
 void Reader::finish_host() {
   for (const auto& r : env_.reports()) host_.sources.push_back(r);
+  if (host_.wsl) host_.sources.push_back(std::string(origin_) + ": WSL 2 prompt or path");
   if (host_.sources.empty()) return;
   if (!obs_.host) {
     obs_.host = std::move(host_);
@@ -749,6 +751,7 @@ void Reader::finish_host() {
   fill(h.kernel_module_version, host_.kernel_module_version);
   fill(h.smi_driver_version, host_.smi_driver_version);
   fill(h.smi_cuda_version, host_.smi_cuda_version);
+  h.wsl = h.wsl || host_.wsl;
   auto append = [](auto& dst, auto& src) {
     for (auto& x : src) dst.push_back(std::move(x));
   };
@@ -836,6 +839,7 @@ void Reader::take_by_evidence(const Line& l) {
   }
   if (looks_like_shell_prompt(l.trimmed) || capture_text::is_command_echo(l.trimmed)) {
     if (capture_text::smi_selects_gpus(l.trimmed)) gpu_select_line_ = l.no;
+    if (capture_text::shows_wsl(l.trimmed)) host_.wsl = true;
     return;
   }
   if (capture_text::is_date_line(l.trimmed)) return;

@@ -201,8 +201,20 @@ bool xml_fits(const Line&) {
   return true;  // ends at </nvidia_smi_log>, see block_start
 }
 
+// The capability lines a `lspci -vv` paste keeps when its indentation is lost.
+bool lspci_key_line(std::string_view t) {
+  for (std::string_view k : {"LnkCap:", "LnkSta:", "LnkCtl:", "LnkCap2:", "LnkSta2:", "LnkCtl2:",
+                             "DevCap:", "DevSta:", "DevCtl:", "ACSCap:", "ACSCtl:"})
+    if (text::starts_with(t, k)) return true;
+  return false;
+}
+
 bool lspci_fits(const Line& l) {
-  return looks_like_lspci_device_line(l.raw) || l.raw.front() == '\t' || l.raw.front() == ' ';
+  // Tab-led lines are the device's details, except a `topo -m` header ("\tGPU0\tGPU1...")
+  // pasted right after it.
+  if (looks_like_topo_header(l.trimmed)) return false;
+  return looks_like_lspci_device_line(l.raw) || l.raw.front() == '\t' || l.raw.front() == ' ' ||
+         lspci_selected_device(l.trimmed) || lspci_key_line(l.trimmed);
 }
 
 }  // namespace
@@ -326,6 +338,13 @@ bool is_command_echo(std::string_view t) {
   return false;
 }
 
+bool shows_wsl(std::string_view t) {
+  for (std::string_view k : {"wsl.exe", "wsl -d ", "wsl --", ":/mnt/c/", "microsoft-standard-WSL",
+                             "/usr/lib/wsl/", "WSL version", "WSL 版本"})
+    if (t.find(k) != std::string_view::npos) return true;
+  return text::starts_with(t, "PS ") && t.find("> wsl") != std::string_view::npos;
+}
+
 bool smi_selects_gpus(std::string_view t) {
   const size_t smi = t.find("nvidia-smi");
   if (smi == std::string_view::npos) return false;
@@ -428,6 +447,13 @@ CaptureFormat block_start(const Line& l, std::string_view text) {
     if (!next.trimmed.empty() && table_line(next.trimmed)) return CaptureFormat::kSmiTable;
   }
   if (looks_like_lspci_device_line(l.raw)) return CaptureFormat::kLspci;
+  // "# lspci -vvv -s ADDR" with the device's indented lines after it (no device line).
+  if (lspci_selected_device(t)) {
+    const Line next = line_at(text, l.next);
+    if (!next.raw.empty() &&
+        (next.raw.front() == '\t' || next.raw.front() == ' ' || lspci_key_line(next.trimmed)))
+      return CaptureFormat::kLspci;
+  }
   if (query_start(l)) return CaptureFormat::kSmiQueryText;
   return CaptureFormat::kUnknown;
 }

@@ -33,6 +33,9 @@ bool is_command_echo(std::string_view trimmed);
 // An nvidia-smi command (typed after a prompt or alone) that asks for some GPUs only ("-i 0",
 // "--id=0,1"): its -q output lists fewer GPUs than "Attached GPUs".
 bool smi_selects_gpus(std::string_view trimmed);
+// A prompt, command or banner that shows WSL 2 ("PS C:\> wsl -d Ubuntu", "user@h:/mnt/c/...$",
+// "microsoft-standard-WSL2", "/usr/lib/wsl/lib").
+bool shows_wsl(std::string_view trimmed);
 // A person's words around a paste that judge nothing: a sentence with no number and no word of
 // trouble ("When upgrading my nvidia drivers, I noticed that the output changed:"), or a banner
 // ("=== NVIDIA GPU report ==="). It names the GPU stack without being a GPU line nobody read.

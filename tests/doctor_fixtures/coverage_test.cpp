@@ -936,5 +936,102 @@ TEST(Unseen7, GgmlDeviceListIsRead) {
   EXPECT_EQ(alone.obs.coverage.at(0).gpu_lines_not_read, 1u);
 }
 
+// unseen8's misses by class, each in every class variant.
+TEST(Unseen8, EachMissIsFoundInEveryVariant) {
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      // PaddlePaddle's step costs: PaddleDetection, PaddleOCR 2.4+ (wrapped lines), 2.3
+      {"548-ppdet-train-log-data-cost-96pct-errno5-cut", "train.log", "training.input_starved"},
+      {"549-ppocr-train-log-wrapped-lines-reader-61pct", "train.log", "training.input_starved"},
+      {"558-ppocr-root-info-reader-cost-53pct-data-wait", "train.log", "training.input_starved"},
+      {"559-ppocr-avg-reader-cost-96pct-db-mv3-windows", "train.log", "training.input_starved"},
+      // lspci's "(downgraded)" marks where the paste left LnkCap out
+      {"554-lspci-vvv-quadro-rtx8000-raspberry-pi-5gts-x1", "lspci-vvv.txt",
+       "pcie.width_below_max"},
+      // nvidia-smi's "CUDA Version: ERR!"
+      {"552-wsl2-smi-table-cuda-version-err-rtx3050-laptop", "nvidia-smi.txt", "cuda.driver_setup"},
+  };
+  for (const auto& [dir, file, code] : cases) {
+    std::string name;
+    for (const auto& e : std::filesystem::directory_iterator(GW_SOURCE_DIR "/fixtures/captures/"))
+      if (e.path().filename().string().rfind(dir.substr(0, 4), 0) == 0)
+        name = e.path().filename().string();
+    ASSERT_FALSE(name.empty()) << dir;
+    for (const auto& [tag, text] : class_variants(fixture(name, file))) {
+      const cli::DoctorRun run = doctor("unseen8-" + tag + ".txt", text);
+      EXPECT_TRUE(has(run, code, std::nullopt)) << name << " " << tag;
+    }
+  }
+}
+
+// 556: a script's "lspci -vvv -s ADDR" for the GPU, its LnkCap/LnkSta lines without the device's
+// own line; the same for a device the command line does not call a GPU gives nothing.
+TEST(Unseen8, SelectedLspciOutputIsTheNamedDevice) {
+  const std::string gpu =
+      "# lspci -vvv -s 0000:01:00.0  (GPU function)\n"
+      "\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM L0s L1\n"
+      "\t\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x16\n";
+  const cli::DoctorRun run = doctor("556.txt", gpu);
+  const Finding* f = finding(run, "pcie.link_speed_below_max");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kInfo);
+  EXPECT_EQ(run.obs.coverage.at(0).lines_not_understood, 0u);
+  std::string bridge = gpu;
+  bridge.replace(bridge.find("(GPU function)"), 14, "(upstream bridge)");
+  EXPECT_EQ(finding(doctor("bridge.txt", bridge), "pcie.link_speed_below_max"), nullptr);
+}
+
+// 552: "CUDA Version: ERR!" is libcuda failing, not a GPU reading; a table with a version
+// says nothing of it.
+TEST(Unseen8, CudaVersionErrIsTheUserModeDriver) {
+  const std::string text =
+      fixture("552-wsl2-smi-table-cuda-version-err-rtx3060-laptop", "nvidia-smi.txt");
+  const cli::DoctorRun run = doctor("552.txt", text);
+  const Finding* f = finding(run, "cuda.driver_setup");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(finding(run, "gpu.reading_failed"), nullptr);
+  std::string fine = text;
+  fine.replace(fine.find("ERR!  "), 6, "12.3  ");
+  EXPECT_EQ(finding(doctor("fine.txt", fine), "cuda.driver_setup"), nullptr);
+}
+
+// 557: inside a container PyTorch lists itself as "Process N": a process holding at least what
+// the framework reserved is this one, so the job's own working set is the cause; a process
+// holding less is another holder.
+TEST(Unseen8, OomSelfListedInAContainerIsTheOwnWorkingSet) {
+  const std::string self =
+      "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 18.00 MiB. GPU 0 has a "
+      "total capacty of 79.11 GiB of which 14.62 MiB is free. Process 124797 has 79.08 GiB "
+      "memory in use. Of the allocated memory 78.11 GiB is allocated by PyTorch, and 131.85 MiB "
+      "is reserved by PyTorch but unallocated.\n";
+  const cli::DoctorRun run = doctor("self.log", self);
+  const Finding* f = finding(run, "memory.cuda_oom");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("own working set"), std::string::npos) << f->title;
+  std::string other = self;
+  other.replace(other.find("79.08 GiB memory"), 9, "30.00 GiB");
+  other.replace(other.find("78.11 GiB is allocated"), 9, "48.00 GiB");
+  const cli::DoctorRun run2 = doctor("other.log", other);
+  const Finding* g = finding(run2, "memory.cuda_oom");
+  ASSERT_NE(g, nullptr);
+  EXPECT_NE(g->title.find("other processes hold"), std::string::npos) << g->title;
+}
+
+// 551: "couldn't communicate with the NVIDIA driver" in WSL 2 is not a module to load.
+TEST(Unseen8, SmiCannotCommunicateInWslNamesTheWindowsDriver) {
+  const std::string text = fixture(
+      "551-wsl2-powershell-nvidia-smi-couldnt-communicate-driver-not-loaded", "terminal.txt");
+  const cli::DoctorRun run = doctor("551.txt", text);
+  const Finding* f = finding(run, "driver.smi_cannot_communicate");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->remedy.find("wsl --shutdown"), std::string::npos) << f->remedy;
+  const cli::DoctorRun plain =
+      doctor("plain.txt",
+             "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make "
+             "sure that the latest NVIDIA driver is installed and running.\n");
+  const Finding* g = finding(plain, "driver.smi_cannot_communicate");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->remedy.find("wsl"), std::string::npos) << g->remedy;
+}
+
 }  // namespace
 }  // namespace gw

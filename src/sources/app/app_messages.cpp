@@ -793,6 +793,24 @@ void AppScanner::give_bfc_stats(AppMessage& m) const {
   m.free_bytes = *bfc_limit_ - *bfc_in_use_;
 }
 
+namespace {
+
+// Python's last line of a traceback: "IndexError: list index out of range", "KeyboardInterrupt",
+// "torch.distributed.DistBackendError: ..." (a dotted exception name, then ": " or nothing).
+bool ends_traceback(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() &&
+         (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_' || s[i] == '.'))
+    ++i;
+  const std::string_view name = s.substr(0, i);
+  if (name.empty() || !(i == s.size() || s.substr(i, 2) == ": ")) return false;
+  for (std::string_view end : {"Error", "Exception", "Interrupt", "Exit"})
+    if (text::ends_with(name, end)) return true;
+  return false;
+}
+
+}  // namespace
+
 // A context line is read when a message is near it: within kContextReach lines after a
 // message (the "CUDA kernel errors might be asynchronously reported" after the error), or
 // with one within kContextReach lines after it (a traceback's frames before its error).
@@ -802,12 +820,23 @@ bool AppScanner::take(std::string_view line, std::string_view origin, size_t lin
   last_pending_ = false;
   const bool read = take_line(line, origin, line_no, out);
   release_context_before(line_no > kContextReach ? line_no - kContextReach : 0);
-  if (!read) return false;
+  if (!read) {
+    // A traceback that ends in an exception no reader knows keeps its frames: they are that
+    // exception's, not context of a message further on.
+    if (ends_traceback(text::trim(line))) release_context_before(line_no);
+    return false;
+  }
   if (!context_only_) {
     pending_context_.clear();  // every one left is within reach before this message
     last_backing_line_ = line_no;
     return true;
   }
+  // A traceback right after a message is that error's (TensorFlow logs the error, then raises
+  // it); one further on begins another error's context, to be backed by what ends it.
+  constexpr size_t kTracebackAfter = 5;
+  if (line.find("Traceback (most recent call last)") != std::string_view::npos &&
+      line_no > last_backing_line_ + kTracebackAfter)
+    last_backing_line_ = 0;
   if (last_backing_line_ > 0 && line_no <= last_backing_line_ + kContextReach) return true;
   if (pending_context_.size() >= kMaxPendingContext) {
     const auto& [no, text] = pending_context_.front();

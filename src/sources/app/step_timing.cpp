@@ -53,7 +53,13 @@ constexpr Form kForms[] = {
     {"load_data_time", "train_step_time", true},  // scripts that time the two parts
     {"data_time", "iter_time", false},            // YOLOX: "iter_time: 8.711s, data_time: ..."
     {"data_time", "time", false},                 // mmcv / mmdetection / detectron2
-    {"DataLoadingTime", "Time", true},            // Lua Torch imagenet-multiGPU
+    // PaddlePaddle's suites: "batch_cost: 14.99 data_cost: 14.41" (PaddleDetection),
+    // "avg_reader_cost: 2.77 s, avg_batch_cost: 3.11 s" (PaddleOCR 2.4 on), "reader_cost: 0.07
+    // s, batch_cost: 0.13 s" (PaddleOCR 2.3): the batch's cost includes its reader's.
+    {"data_cost", "batch_cost", false},
+    {"avg_reader_cost", "avg_batch_cost", false},
+    {"reader_cost", "batch_cost", false},
+    {"DataLoadingTime", "Time", true},  // Lua Torch imagenet-multiGPU
     {"Data", "Time", false},  // PyTorch's ImageNet example, timm: "Time  0.355 ( 0.563)  Data ..."
     {"data", "time", false,
      "eta:"},  // torchvision references' MetricLogger: "time: 2.54  data: 0.03"
@@ -82,8 +88,9 @@ std::optional<uint64_t> step_index(std::string_view s) {
 }  // namespace
 
 std::optional<StepTimingLine> parse_step_timing(std::string_view s) {
-  // Cheap on other lines: every wait key holds "ata".
-  if (s.find("ata") == std::string_view::npos) return std::nullopt;
+  // Cheap on other lines: every wait key holds "ata" or "_cost".
+  if (s.find("ata") == std::string_view::npos && s.find("_cost") == std::string_view::npos)
+    return std::nullopt;
   for (const Form& f : kForms) {
     if (!f.needs.empty() && s.find(f.needs) == std::string_view::npos) continue;
     const auto wait = value_of(s, f.wait_key);

@@ -53,6 +53,10 @@ class EnvReader {
 // One `lspci -vv` block (a device line and its indented details). Only NVIDIA display/3D
 // devices are returned; other devices are still read (returns true) but give no facts.
 bool looks_like_lspci_device_line(std::string_view line);
+// "# lspci -vvv -s 0000:01:00.0 (GPU function)", "$ sudo lspci -vv -s 01:00.0": a typed or
+// scripted lspci for one device, whose output (its indented lines) may follow without the
+// device's own line. The normalised address, else nullopt.
+std::optional<std::string> lspci_selected_device(std::string_view line);
 std::vector<PciDeviceFacts> parse_lspci(std::string_view text);
 
 // "16GT/s" -> 16.0; "2.5GT/s" -> 2.5.

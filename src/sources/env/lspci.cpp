@@ -55,11 +55,34 @@ std::optional<double> parse_gt_s(std::string_view v) {
   return gt;
 }
 
+namespace {
+
+// A device line re-indented by a paste ("    01:00.0 VGA ..."): up to 4 leading spaces go.
+std::string_view device_text(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && i < 4 && line[i] == ' ') ++i;
+  return line.substr(i);
+}
+
+}  // namespace
+
 bool looks_like_lspci_device_line(std::string_view line) {
+  line = device_text(line);
   const size_t n = address_len(line);
   if (n == 0) return false;
   // "<class>: <vendor> <device>" after the address.
   return line.find(": ", n) != std::string_view::npos;
+}
+
+std::optional<std::string> lspci_selected_device(std::string_view line) {
+  const std::string_view t = text::trim(line);
+  const size_t cmd = t.find("lspci ");
+  if (cmd == std::string_view::npos || cmd > 40) return std::nullopt;
+  const size_t s = t.find(" -s ", cmd);
+  if (s == std::string_view::npos) return std::nullopt;
+  std::string_view addr = text::trim(t.substr(s + 4));
+  addr = addr.substr(0, addr.find_first_of(" \t)"));
+  return normalize_pci_bus_id(addr);
 }
 
 std::vector<PciDeviceFacts> parse_lspci(std::string_view text) {
@@ -70,6 +93,7 @@ std::vector<PciDeviceFacts> parse_lspci(std::string_view text) {
   while (rd.next(line)) {
     if (looks_like_lspci_device_line(line)) {
       cur = nullptr;
+      line = device_text(line);
       const size_t n = address_len(line);
       const std::string_view desc = line.substr(n + 1);
       const bool nvidia = desc.find("NVIDIA") != std::string_view::npos ||
@@ -91,6 +115,19 @@ std::vector<PciDeviceFacts> parse_lspci(std::string_view text) {
       cur = &out.back();
       continue;
     }
+    if (const auto id = lspci_selected_device(line)) {
+      // Its output without the device's own line: an NVIDIA GPU only when the command's line
+      // says so (a script's "(GPU function)", "NVIDIA ..."), else another device.
+      cur = nullptr;
+      if (line.find("GPU") == std::string_view::npos &&
+          line.find("NVIDIA") == std::string_view::npos)
+        continue;
+      PciDeviceFacts d;
+      d.pci_bus_id = *id;
+      out.push_back(std::move(d));
+      cur = &out.back();
+      continue;
+    }
     if (!cur) continue;
     const std::string_view t = text::trim(line);
     if (text::starts_with(t, "LnkCap:")) {
@@ -98,6 +135,17 @@ std::vector<PciDeviceFacts> parse_lspci(std::string_view text) {
     } else if (text::starts_with(t, "LnkSta:")) {
       link_fields(t.substr(7), cur->link_speed_gt_s, cur->link_width);
       cur->link_downgraded = t.find("downgraded") != std::string_view::npos;
+      // "Speed 5GT/s (downgraded), Width x1 (downgraded)": the mark follows its field.
+      const size_t width_at = t.find("Width ");
+      const size_t mark = t.find("(downgraded)");
+      const size_t mark2 = mark == std::string_view::npos ? mark : t.find("(downgraded)", mark + 1);
+      for (size_t m : {mark, mark2}) {
+        if (m == std::string_view::npos) continue;
+        if (width_at != std::string_view::npos && m > width_at)
+          cur->width_downgraded = true;
+        else
+          cur->speed_downgraded = true;
+      }
     } else if (text::starts_with(t, "Kernel driver in use:")) {
       cur->driver = std::string(text::trim(t.substr(21)));
     } else if (text::starts_with(t, "NUMA node:")) {

@@ -49,6 +49,8 @@ void header_line(std::string_view line, Snapshot& snap) {
   if (auto p = line.find("CUDA Version:"); p != std::string_view::npos) {
     auto w = words(line.substr(p + 13));
     if (!w.empty()) snap.cuda_driver_version = smi::parse_cuda_version(w.front());
+    // nvidia-smi could not ask libcuda for its version: the CUDA user-mode driver is broken.
+    if (!w.empty() && w.front() == "ERR!") snap.cuda_version_failed = true;
   }
 }
 
