@@ -211,10 +211,12 @@ bool lspci_key_line(std::string_view t) {
 
 bool lspci_fits(const Line& l) {
   // Tab-led lines are the device's details, except a `topo -m` header ("\tGPU0\tGPU1...")
-  // pasted right after it.
-  if (looks_like_topo_header(l.trimmed)) return false;
-  return looks_like_lspci_device_line(l.raw) || l.raw.front() == '\t' || l.raw.front() == ' ' ||
-         lspci_selected_device(l.trimmed) || lspci_key_line(l.trimmed);
+  // pasted right after it. The cheap tests first: this runs on every line of a block.
+  if (l.raw.front() == '\t')
+    return !text::starts_with(l.trimmed, "GPU0") || !looks_like_topo_header(l.trimmed);
+  if (l.raw.front() == ' ') return true;
+  return looks_like_lspci_device_line(l.raw) || lspci_key_line(l.trimmed) ||
+         lspci_selected_device(l.trimmed);
 }
 
 }  // namespace
@@ -447,8 +449,10 @@ CaptureFormat block_start(const Line& l, std::string_view text) {
     if (!next.trimmed.empty() && table_line(next.trimmed)) return CaptureFormat::kSmiTable;
   }
   if (looks_like_lspci_device_line(l.raw)) return CaptureFormat::kLspci;
-  // "# lspci -vvv -s ADDR" with the device's indented lines after it (no device line).
-  if (lspci_selected_device(t)) {
+  // "# lspci -vvv -s ADDR" with the device's indented lines after it (no device line). A
+  // first-byte test first: this runs on every line outside the kernel log's fast path.
+  const char c0 = t.front();
+  if ((c0 == '#' || c0 == '$' || c0 == 'l' || c0 == 's') && lspci_selected_device(t)) {
     const Line next = line_at(text, l.next);
     if (!next.raw.empty() &&
         (next.raw.front() == '\t' || next.raw.front() == ' ' || lspci_key_line(next.trimmed)))

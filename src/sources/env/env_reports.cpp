@@ -272,6 +272,7 @@ bool EnvReader::take_device_query(std::string_view s, HostFacts& f) {
 // log prefixes it): "ggml_cuda_init: found 2 CUDA devices:" then "  Device 0: NVIDIA GeForce
 // RTX 4090, compute capability 8.9, VMM: yes" per GPU.
 bool EnvReader::take_ggml_devices(std::string_view s, HostFacts& f) {
+  if (!in_ggml_ && s.find("ggml_") == std::string_view::npos) return false;  // one scan a line
   for (std::string_view head : {"ggml_cuda_init: found ", "ggml_init_cublas: found "})
     if (const size_t p = s.find(head);
         p != std::string_view::npos && s.find(" CUDA devices", p) != std::string_view::npos) {
