@@ -1,5 +1,6 @@
 // libFuzzer target: arbitrary text into the `lspci -vv` reader (src/sources/env/lspci.cpp).
-// Beyond "no crash, no UB, no leak": at most one device per device line, link speeds finite
+// Beyond "no crash, no UB, no leak": at most one device per device line (or per typed
+// "lspci -s ADDR" line, whose output may lack the device line), link speeds finite
 // and >= 0, widths x0 (link down) to x32, bus ids normalised and non-empty.
 #include <cfloat>
 #include <cstddef>
@@ -17,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   gw::text::LineReader rd(text);
   std::string_view line;
   while (rd.next(line))
-    if (gw::looks_like_lspci_device_line(line)) ++device_lines;
+    if (gw::looks_like_lspci_device_line(line) || gw::lspci_selected_device(line)) ++device_lines;
   const auto devices = gw::parse_lspci(text);
   GW_FUZZ_CHECK(devices.size() <= device_lines);
   for (const gw::PciDeviceFacts& d : devices) {
