@@ -43,6 +43,12 @@ std::optional<unsigned> driver_gpu_token(std::string_view s) {
 
 }  // namespace
 
+bool aer_unrecovered(std::string_view m) {
+  return m.find("can't recover") != std::string_view::npos ||
+         m.find("recovery failed") != std::string_view::npos ||
+         m.find("(Fatal)") != std::string_view::npos;
+}
+
 std::optional<double> seconds_between(const Event& a, const Event& b) {
   const auto ca = clock_of(a), cb = clock_of(b);
   if (!ca || !cb || ca->kind != cb->kind) return std::nullopt;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "core/event.h"
 
@@ -32,6 +33,9 @@ std::optional<std::string> normalise_event_pci(const std::optional<std::string>&
 std::string gpu_key(const DiagnoseContext& c, const Event& e, const DriverGpuMap& m);
 // Domain:bus:device of a normalised address ("00000000:19:00"), function dropped.
 std::string pci_device(const std::string& normalised);
+// A PCIe AER line that says the error was not recovered: "AER: can't recover", "device
+// recovery failed", or a fatal one.
+bool aer_unrecovered(std::string_view message);
 // Devices (pci_device form) known to be GPUs: the snapshots' GPUs and every address an
 // NVRM/Xid line names.
 std::set<std::string> gpu_devices(const DiagnoseContext& c);

@@ -395,10 +395,7 @@ const Event* link_failure_before(const DiagnoseContext& c, const EventGroup& g) 
     if (e.kind != EventKind::kDriverMessage || e.driver_kind != DriverMessageKind::kPcieAer ||
         !e.pci_bus_id || pci_device(*e.pci_bus_id) != dev)
       continue;
-    const std::string& m = e.message;
-    if (m.find("can't recover") == std::string::npos &&
-        m.find("recovery failed") == std::string::npos && m.find("(Fatal)") == std::string::npos)
-      continue;
+    if (!aer_unrecovered(e.message)) continue;
     if (const auto gap = seconds_between(e, first)) {
       if (*gap >= 0 && *gap <= 600) return &e;
       continue;
