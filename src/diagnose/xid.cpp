@@ -103,11 +103,15 @@ std::string remedy_for(const XidInfo* x, XidCause cause, const EventGroup& g) {
 Severity xid_severity(const XidInfo* x, const EventGroup& g) {
   if (!x) return Severity::kWarning;  // unknown Xid: warn rather than drop it
   if (x->xid >= 144 && x->xid <= 149) {
-    // NVLink5: the line itself says Fatal or Nonfatal.
-    const bool fatal = std::any_of(g.events.begin(), g.events.end(), [](const Event* e) {
-      return e->message.find(" Fatal") != std::string::npos;
-    });
-    return fatal ? Severity::kCritical : Severity::kInfo;
+    // NVLink5: the kernel's line says Fatal or Nonfatal; a reading that says neither (another
+    // monitor's restatement, a cut line) is a warning until the kernel's line is seen.
+    const auto says = [&](std::string_view word) {
+      return std::any_of(g.events.begin(), g.events.end(), [&](const Event* e) {
+        return e->message.find(word) != std::string::npos;
+      });
+    };
+    if (says(" Fatal")) return Severity::kCritical;
+    return says(" Nonfatal") ? Severity::kInfo : Severity::kWarning;
   }
   if (x->severity == "critical") return Severity::kCritical;
   if (x->severity == "warning" || x->severity == "error") return Severity::kWarning;

@@ -840,6 +840,33 @@ TEST(Unseen7, EachMissIsFoundInEveryVariant) {
   expect_found_in_every_variant(cases, "unseen7");
 }
 
+// 544: gpud's own reading of each kernel Xid ("- XID 149.38 ... detected on GPU PCI:...") is
+// read as a restatement of the kernel's line; alone it is the Xid, a warning while nothing
+// says whether the NVLink5 error was fatal.
+TEST(Unseen7, GpudReadingsAreXidsNotUnreadLines) {
+  const std::string text =
+      fixture("544-gpud-kmsg-xid144-nonfatal-xid149-netir-fatal-quoted", "kmsg-and-reading.txt");
+  for (const auto& [tag, variant] : class_variants(text)) {
+    const cli::DoctorRun run = doctor("544-" + tag + ".txt", variant);
+    EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 0u) << tag;
+    const Finding* f = finding(run, "xid.nvlink");
+    ASSERT_NE(f, nullptr) << tag;
+  }
+  const cli::DoctorRun whole = doctor("544.txt", text);
+  size_t xid149 = 0;
+  for (const auto& c : whole.obs.event_counts)
+    if (c.kind == EventKind::kXid && c.code == 149u) xid149 += c.count;
+  EXPECT_EQ(xid149, 2u);  // the kernel's two lines, not their two readings again
+  std::string readings;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("- XID", 0) == 0) readings += line + "\n";
+  const cli::DoctorRun alone = doctor("gpud.txt", readings);
+  ASSERT_NE(finding(alone, "xid.nvlink"), nullptr);
+  EXPECT_EQ(alone.obs.coverage.at(0).gpu_lines_not_read, 0u);
+  EXPECT_NE(cli::doctor_exit_code(alone), cli::kDoctorHealthy);
+}
+
 // 542: NCCL's failed calloc says how much it asked for, and the fix names NCCL's own buffers;
 // a WARN of a CUDA failure other than memory stays nccl.error.
 TEST(Unseen7, NcclOutOfMemoryIsTheGpusMemory) {

@@ -13,6 +13,7 @@
 #include "sources/kmsg/kernel_log_line.h"
 #include "sources/kmsg/kmsg_format.h"
 #include "sources/kmsg/live_kernel_log.h"
+#include "sources/kmsg/monitor_xid.h"
 
 namespace gw {
 namespace {
@@ -292,6 +293,64 @@ TEST(KernelLogDump, RegisterAndFirmwareStateLinesAreDumpsAndMessagesAreNot) {
            "[ 1.0] nvidia 0000:01:00.0: a0:0x2",
        })
     EXPECT_FALSE(kmsg::is_driver_dump_line(message)) << message;
+}
+
+// gpud's reading of an Xid, in its wordings (sub-code and error status, a catalog name, the
+// description in parentheses, a UUID after the address), wherever it stands in a line.
+TEST(MonitorXid, GpudReasonsAreXidsOnTheirGpu) {
+  const struct {
+    std::string_view line;
+    unsigned code;
+    std::string_view bus;
+  } cases[] = {
+      {"- XID 149.38 (err status 0x00000000) NVLINK_NETIR_ERROR detected on GPU PCI:0000:00:00",
+       149, "00000000:00:00.0"},
+      {"XID 79 ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS GPU has fallen off the bus detected on "
+       "GPU PCI:0000:01:00",
+       79, "00000000:01:00.0"},
+      {"  \"reason\": \"XID 123 (SPI PMU RPC Write Failure) detected on GPU PCI:0000:9b:00 "
+       "UUID:GPU-b850f46d-d5ea-c752-ddf3-c4453e44d3f7\",",
+       123, "00000000:9B:00.0"},
+  };
+  for (const auto& c : cases) {
+    const auto ev = kmsg::parse_monitor_xid_line(c.line);
+    ASSERT_TRUE(ev.has_value()) << c.line;
+    EXPECT_EQ(ev->kind, EventKind::kXid);
+    EXPECT_EQ(ev->code, c.code) << c.line;
+    EXPECT_EQ(ev->pci_bus_id, std::string(c.bus)) << c.line;
+    EXPECT_EQ(ev->message.rfind("gpud: XID ", 0), 0u) << ev->message;
+    EXPECT_EQ(ev->message.find('"'), std::string::npos) << ev->message;
+  }
+  // Not a reading: no address, no number, a word that only ends in XID, a tool's own name.
+  for (std::string_view line :
+       {"XID 79 detected on GPU", "XID errors detected on GPU PCI:0000:01:00",
+        "SXID 12028 detected on GPU PCI:0000:01:00", "NOXID 79 detected on GPU PCI:0000:01:00",
+        "XID 1234 detected on GPU PCI:0000:01:00"})
+    EXPECT_FALSE(kmsg::parse_monitor_xid_line(line).has_value()) << line;
+}
+
+// A reading after the kernel's own line restates it: one event, both lines read. Alone, the
+// reading is the event.
+TEST(MonitorXid, AReadingOfAKernelLineIsNoSecondEvent) {
+  const std::string kernel =
+      "[ 10.000000] NVRM: Xid (PCI:0000:00:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 00 "
+      "(0x026001c6 0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)\n";
+  const std::string reading =
+      "- XID 149.38 (err status 0x00000000) NVLINK_NETIR_ERROR detected on GPU PCI:0000:00:00\n";
+  for (const std::string& text : {kernel + reading, reading, reading + kernel}) {
+    std::vector<Event> events;
+    std::vector<size_t> unread;
+    KernelLogParseOptions opt;
+    opt.on_unread_gpu_line = [&](size_t no, std::string_view) { unread.push_back(no); };
+    const auto st = parse_kernel_log_stream(
+        text, "t", [&](Event&& e) { events.push_back(std::move(e)); }, nullptr, opt);
+    EXPECT_TRUE(unread.empty()) << text;
+    EXPECT_EQ(st.gpu_lines, text == reading ? 1u : 2u) << text;
+    // The reading before the kernel's line is its own event (the order a person cannot
+    // tell apart from two incidents).
+    EXPECT_EQ(events.size(), text == reading + kernel ? 2u : 1u) << text;
+    for (const Event& e : events) EXPECT_EQ(e.code, 149u);
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "sources/kmsg/ghes_record.h"
 #include "sources/kmsg/kernel_fault.h"
 #include "sources/kmsg/kernel_log_line.h"
+#include "sources/kmsg/monitor_xid.h"
 #include "sources/smi/text_util.h"
 
 namespace gw {
@@ -67,6 +68,7 @@ class Stream {
   bool mention_at(size_t h) const;
   void mention_line(std::string_view line, size_t line_no);
   bool fault_line(std::string_view line, size_t line_no);
+  bool monitor_line(std::string_view line, size_t line_no);
   void unread_fault_context();
   void unread_gpu(std::string_view line, size_t line_no);
   void advance_to(size_t ls);
@@ -108,6 +110,14 @@ class Stream {
   static constexpr size_t kMaxDumpContext = 256;
   std::vector<std::pair<size_t, std::string>> dump_context_;
   size_t last_event_line_ = 0;
+  // (GPU, Xid) of the kernel's Xid lines so far: a monitor's reading of one of them
+  // (monitor_line) restates it and is no second event.
+  // Few: one per GPU and Xid number.
+  std::vector<std::pair<std::string, unsigned>> xids_seen_;
+  bool xid_seen(std::string_view bus, unsigned code) const {
+    return std::any_of(xids_seen_.begin(), xids_seen_.end(),
+                       [&](const auto& k) { return k.second == code && k.first == bus; });
+  }
   bool dump_line(std::string_view line, size_t line_no);
   void event_seen(size_t line_no);
   // The firmware-first error record being gathered (its lines share a "{N}" tag and may be
@@ -166,12 +176,30 @@ void Stream::unread_gpu(std::string_view line, size_t line_no) {
   opt_.on_unread_gpu_line(line_no, line);
 }
 
-// A line found by a GPU name: an event line after all (the name came first), or unread.
+// A line found by a GPU name: an event line after all (the name came first), a routine driver
+// line, another monitor's reading of an Xid, or unread.
 void Stream::mention_line(std::string_view line, size_t line_no) {
   const kmsg::ParsedLine pl = kmsg::parse_line(line);
   if (pl.role != LineRole::kNone) return gpu_line(line, line_no);
   if (fault_line(line, line_no)) return;
-  unread_gpu(line, line_no);
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (is_routine_driver_line(line) || monitor_line(line, line_no)) return;
+  if (names_gpu_stack(line)) opt_.on_unread_gpu_line(line_no, line);
+}
+
+// Another monitor's reading of an Xid (gpud's "XID 149.38 ... detected on GPU PCI:..."): read;
+// an event unless the kernel's own line of that Xid on that GPU came before it.
+bool Stream::monitor_line(std::string_view line, size_t line_no) {
+  auto ev = kmsg::parse_monitor_xid_line(line);
+  if (!ev) return false;
+  if (opt_.classify_lines) ++st_.kernel_lines;
+  ++st_.gpu_lines;
+  flush();  // the message before it ends here
+  if (xid_seen(*ev->pci_bus_id, *ev->code)) return true;
+  ev->origin = origin_of(origin_, line_no);
+  event_seen(line_no);
+  emit(std::move(*ev));
+  return true;
 }
 
 // A line of a kernel fault report in an NVIDIA module (kernel_fault.h): the IP line (or a
@@ -334,6 +362,8 @@ void Stream::rebuild_h_clock(size_t upto) {
 
 void Stream::emit(Event&& ev) {
   ++st_.events;
+  if (ev.kind == EventKind::kXid && ev.pci_bus_id && ev.code && !xid_seen(*ev.pci_bus_id, *ev.code))
+    xids_seen_.emplace_back(*ev.pci_bus_id, *ev.code);
   sink_(std::move(ev));
 }
 
@@ -716,6 +746,7 @@ bool looks_like_kernel_log_line(std::string_view line) {
          body.find("SXid (") != std::string_view::npos || kmsg::is_aer_line(body) ||
          kmsg::parse_ghes_line(body).has_value() ||
          kmsg::classify_fault_line(body) != kmsg::FaultLine::kNone ||
+         kmsg::parse_monitor_xid_line(body).has_value() ||
          text::starts_with(body, "-- Logs begin") || text::starts_with(body, "-- Journal begins") ||
          text::starts_with(body, "-- No entries --") || text::starts_with(body, "-- Boot ");
 }
