@@ -22,7 +22,7 @@ constexpr size_t kAerNearEvents = 20;
 // Corrected errors only: this many lines make a warning (a link that keeps retrying).
 constexpr size_t kManyCorrected = 100;
 // Corrected errors on a port whose device below is not named: reported from this many on.
-constexpr size_t kPortRepeats = 3;
+constexpr size_t kPortRepeats = 2;
 
 std::string first_word(std::string_view s) {
   return std::string(s.substr(0, s.find(' ')));

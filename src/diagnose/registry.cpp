@@ -937,7 +937,7 @@ constexpr std::array kRules = {
              "AER reports of a root or switch port (with their untagged detail lines and error "
              "bits) that no GPU line, no other device's line and no named source explain: the "
              "device below is not in the log. Warning when uncorrected or fatal (a Surprise "
-             "Down is the link below going away), info for corrected errors repeated 3 times "
+             "Down is the link below going away), info for corrected errors repeated twice "
              "or more (a single one is not reported).",
              "Find the device below the port (lspci -tv); if it is a GPU, treat it as that GPU's "
              "link: reseat the GPU and riser/cable, check the slot, update the BIOS.",

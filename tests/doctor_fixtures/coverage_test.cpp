@@ -867,6 +867,19 @@ TEST(Unseen7, GpudReadingsAreXidsNotUnreadLines) {
   EXPECT_NE(cli::doctor_exit_code(alone), cli::kDoctorHealthy);
 }
 
+// 321: an old fault report's IP line names only the driver's obfuscated function
+// ("_nv011745rm", no "[nvidia]"); it is found as the GPU names are, and the VM's legacy
+// interrupt routing lines ("PCI INT A: no GSI") are routine.
+TEST(KernelFault, ObfuscatedFunctionIpLineIsFoundInEveryVariant) {
+  expect_found_in_every_variant(
+      {{"321-oops-nv011745rm-null-deref-375.51-azure-vm-boot", "input.txt", "driver.kernel_fault"}},
+      "321");
+  const cli::DoctorRun run = doctor(
+      "321.txt", fixture("321-oops-nv011745rm-null-deref-375.51-azure-vm-boot", "input.txt"));
+  EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 0u);
+  EXPECT_EQ(cli::doctor_exit_code(run), cli::kDoctorCritical);
+}
+
 // 542: NCCL's failed calloc says how much it asked for, and the fix names NCCL's own buffers;
 // a WARN of a CUDA failure other than memory stays nccl.error.
 TEST(Unseen7, NcclOutOfMemoryIsTheGpusMemory) {

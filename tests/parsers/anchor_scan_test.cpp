@@ -48,6 +48,9 @@ std::string sample(std::mt19937& rng, size_t size) {
                                                   "CUDA",
                                                   "NCCL",
                                                   "DCGM",
+                                                  "_nv011745rm",
+                                                  "_nx",
+                                                  "GPv",
                                                   "CPU",
                                                   "FBHUB",
                                                   "Hi",
@@ -119,7 +122,8 @@ TEST(AnchorScan, EveryAnchorAndMentionIsFoundAtEveryAlignment) {
                                                            {"GPU", true},
                                                            {"CUDA", true},
                                                            {"NCCL", true},
-                                                           {"DCGM", true}};
+                                                           {"DCGM", true},
+                                                           {"_nv011745rm", true}};
   for (const auto& [word, mention] : words)
     for (size_t at = 0; at < 80; ++at) {
       std::string text(160, '.');

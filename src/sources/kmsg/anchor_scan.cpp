@@ -16,8 +16,9 @@ bool anchor_pair(char a, char b) {
 
 bool mention_triple(char a, char b, char c) {
   return ((a == 'v' || a == 'V') && (b == 'i' || b == 'I') && (c == 'd' || c == 'D')) ||
-         (a == 'G' && b == 'P' && c == 'U') || (a == 'C' && b == 'U' && c == 'D') ||
-         (a == 'C' && b == 'C' && c == 'L') || (a == 'C' && b == 'G' && c == 'M');
+         (a == 'G' && b == 'P' && c == 'U') || (a == '_' && b == 'n' && c == 'v') ||
+         (a == 'C' && b == 'U' && c == 'D') || (a == 'C' && b == 'C' && c == 'L') ||
+         (a == 'C' && b == 'G' && c == 'M');
 }
 
 size_t next_anchor_scalar(std::string_view text, size_t from, size_t to, bool mentions) {
@@ -50,7 +51,8 @@ inline __attribute__((always_inline)) unsigned exact_mask16(const char* d, bool 
     const __m128i vid =
         _mm_and_si128(_mm_and_si128(eq(_mm_or_si128(a, low), 'v'), eq(_mm_or_si128(b, low), 'i')),
                       eq(_mm_or_si128(c, low), 'd'));
-    const __m128i gpu = _mm_and_si128(both('G', 'P'), eq(c, 'U'));
+    const __m128i gpu = _mm_or_si128(_mm_and_si128(both('G', 'P'), eq(c, 'U')),
+                                     _mm_and_si128(both('_', 'n'), eq(c, 'v')));
     const __m128i c_tail = _mm_or_si128(
         _mm_or_si128(_mm_and_si128(eq(b, 'U'), eq(c, 'D')), _mm_and_si128(eq(b, 'C'), eq(c, 'L'))),
         _mm_and_si128(eq(b, 'G'), eq(c, 'M')));
@@ -76,8 +78,8 @@ size_t next_anchor_sse2(std::string_view text, size_t from, size_t to, bool ment
 // tables (its low and its high nibble, looked up with pshufb); a position matches a bucket when
 // its byte, the next and the one after all carry that bucket's bit. A bucket's set of bytes is
 // the product of its nibble sets, so it may admit a few more bytes than its patterns (a false
-// start the caller discards), never fewer. Buckets: 0 VR/FO, 1 Xi/Gb, 2 GPU, 3 r], 4 R:, 5 Ie,
-// 6 vid (any case), 7 CUD/CCL/CGM; 2, 6 and 7 are the mentions.
+// start the caller discards), never fewer. Buckets: 0 VR/FO, 1 Xi/Gb, 2 GPU/_nv, 3 r], 4 R:,
+// 5 Ie, 6 vid (any case), 7 CUD/CCL/CGM; 2, 6 and 7 are the mentions.
 struct NibbleTables {
   alignas(16) uint8_t lo[3][16] = {};
   alignas(16) uint8_t hi[3][16] = {};
@@ -107,6 +109,7 @@ struct NibbleTables {
       for (unsigned p = 0; p < 3; ++p) add(p, bucket, static_cast<unsigned char>(w[p]));
     };
     triple(2, "GPU");
+    triple(2, "_nv");  // also "GPv", "GnU", "_PU", ...: rare
     triple(6, "vid");
     triple(6, "VID");
     triple(7, "CUD");

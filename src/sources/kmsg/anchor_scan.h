@@ -13,7 +13,8 @@ namespace gw::kmsg {
 // of "Gb/s available PCIe bandwidth", 'I' 'e' of "PCIe Bus Error: " (older kernels print AER
 // reports without "AER: "), 'r' ']' of "[Hardware Error]:" (firmware-first error records).
 bool anchor_pair(char a, char b);
-// "vid"/"Vid"/"VID" of nvidia/Nvidia/NVIDIA, "GPU", "CUD" of CUDA, "CCL" of NCCL, "CGM" of DCGM.
+// "vid"/"Vid"/"VID" of nvidia/Nvidia/NVIDIA, "GPU", "CUD" of CUDA, "CCL" of NCCL, "CGM" of DCGM,
+// "_nv" of the driver's obfuscated functions ("_nv011745rm": an old fault report's IP line).
 bool mention_triple(char a, char b, char c);
 
 // The first position in [from, to) that starts an anchor pair (or, with `mentions`, a mention

@@ -163,6 +163,7 @@ bool Stream::mention_at(size_t h) const {
            iequal_at(text_, h + 1, "idia");
   if (c == 'v') return h >= 1 && (text_[h - 1] == 'n' || text_[h - 1] == 'N');
   if (c == 'G') return text_.substr(h, 3) == "GPU";
+  if (c == '_') return text_.substr(h, 3) == "_nv";  // "_nv011745rm": a fault report's IP
   if (c == 'C')
     return text_.substr(h, 4) == "CUDA" ||
            (h >= 1 && (text_.substr(h - 1, 4) == "NCCL" || text_.substr(h - 1, 4) == "DCGM"));
@@ -640,7 +641,7 @@ bool icontains(std::string_view s, std::string_view w) {
 }
 
 // Driver messages of a normal start or of normal work (each one is known and benign).
-constexpr std::array<std::string_view, 31> kRoutine = {
+constexpr std::array<std::string_view, 32> kRoutine = {
     "loading out-of-tree module taints kernel",
     "module license 'NVIDIA' taints kernel",
     "module verification failed",
@@ -674,6 +675,10 @@ constexpr std::array<std::string_view, 31> kRoutine = {
     // The driver clears a stale FBHUB interrupt left from before its start (A100/H100 family,
     // at start-up and after a reset): a workaround at work, no fault.
     "FBHUB Interrupt detected. Clearing it",
+    // Legacy interrupt routing ("PCI INT A -> GSI 16 (level, low) -> IRQ 16", and in VMs with
+    // passed-through GPUs "can't derive routing for PCI INT A", "PCI INT A: no GSI"): the
+    // driver uses MSI either way.
+    "PCI INT ",
 };
 
 }  // namespace
