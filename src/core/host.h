@@ -75,9 +75,10 @@ struct HostFacts {
   // stays in kernel_module_version.
   std::optional<std::string> smi_driver_version;
   std::optional<std::string> smi_cuda_version;
-  std::optional<bool> torch_cuda_available;  // collect_env "Is CUDA available: No"
-  std::vector<std::string> gpu_models;       // collect_env "GPU 0: Tesla V100-PCIE-16GB"
-  std::vector<std::string> sources;          // "env.txt: python -m torch.utils.collect_env", ...
+  std::optional<bool> torch_cuda_available;   // collect_env "Is CUDA available: No"
+  std::optional<unsigned> cuda_device_count;  // a program's "CUDA device count: 1"
+  std::vector<std::string> gpu_models;        // collect_env "GPU 0: Tesla V100-PCIE-16GB"
+  std::vector<std::string> sources;           // "env.txt: python -m torch.utils.collect_env", ...
 };
 
 // nvidia-smi topo -m: the link between every pair of GPUs and each GPU's CPU/NUMA affinity.

@@ -90,8 +90,10 @@ struct AppMessage {
   std::optional<uint64_t> tried_bytes, total_bytes, allocated_bytes, reserved_bytes, free_bytes,
       process_bytes;  // out-of-memory figures as stated
   std::optional<std::string> cuda_runtime_version, driver_version;  // when the text gives them
-  std::string text;                                                 // the message line, trimmed
-  std::string origin;                                               // "file:line"
+  // The newest CUDA the driver supports, when the message says (PyTorch's "found version 11040").
+  std::optional<std::string> driver_cuda_version;
+  std::string text;    // the message line, trimmed
+  std::string origin;  // "file:line"
   // PyTorch >= 2.2 states "X reserved by PyTorch but unallocated" (the cache); reserved_bytes
   // is then allocated + that (the old wording's "reserved in total by PyTorch").
   std::optional<uint64_t> reserved_unallocated_bytes;

@@ -291,6 +291,11 @@ std::string framework_note(const std::string& framework) {
   if (framework == "jax")
     return " JAX preallocates 75% of GPU memory: XLA_PYTHON_CLIENT_PREALLOCATE=false or "
            "XLA_PYTHON_CLIENT_MEM_FRACTION when the GPU is shared.";
+  if (framework == "hami-core")
+    return " The limit here is HAMi-core's share of the GPU for this pod, not the GPU's memory "
+           "(nvidia-smi in the pod shows the share as the total): ask for a larger share (the "
+           "pod's nvidia.com/gpumem or nvidia.com/gpumem-percentage) or fit the job in it; "
+           "the CUDA context takes a few hundred MiB of the share too.";
   if (framework == "nccl")
     return " Here NCCL itself could not allocate its buffers (a few MiB per peer and channel): "
            "the GPU was already full, so leave it headroom (a lower memory fraction for the "
@@ -312,7 +317,11 @@ void oom_finding(const std::vector<const AppMessage*>& ms, Findings& out) {
         "memory, which is slow); no per-holder arithmetic is possible",
         bytes_text(*m->total_bytes)));
   OomCause cause = oom_cause(*m, f, k, ev);
-  cause.remedy += framework_note(m->framework);
+  // A share enforced by HAMi-core explains the framework's own message beside it too.
+  const auto hami = std::find_if(ms.begin(), ms.end(),
+                                 [](const AppMessage* x) { return x->framework == "hami-core"; });
+  cause.remedy += framework_note(hami != ms.end() ? (*hami)->framework : m->framework);
+  if (hami != ms.end()) ev.push_back((*hami)->detail);
   for (auto& line : message_lines(ms)) ev.push_back(std::move(line));
   Finding x = make_finding("memory.cuda_oom", Severity::kWarning, nullptr, std::move(cause.title),
                            std::move(ev), std::move(cause.remedy));
@@ -512,7 +521,16 @@ void rule_app_driver_insufficient(const DiagnoseContext& c, Findings& out) {
   const auto need = runtime ? cuda_driver_need(*runtime) : std::nullopt;
   const auto max_cuda = driver_max_cuda(c);
   if (drv) ev.push_back("driver " + driver_version_string(*drv));
-  if (max_cuda) ev.push_back("the driver supports CUDA up to " + cuda_version_string(*max_cuda));
+  if (max_cuda) {
+    ev.push_back("the driver supports CUDA up to " + cuda_version_string(*max_cuda));
+  } else {
+    for (const AppMessage* m : ms)
+      if (m->driver_cuda_version) {
+        ev.push_back("the driver supports CUDA up to " + *m->driver_cuda_version +
+                     " (the message's \"found version\")");
+        break;
+      }
+  }
   if (runtime) ev.push_back("CUDA runtime in use: " + *runtime);
   bool supported = false;
   if (drv && need) {

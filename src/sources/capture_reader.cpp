@@ -121,7 +121,9 @@ class Reader {
   bool take_dcgm(const Line& l);
   size_t json_end(size_t begin) const;
   size_t block_end(const Line& first, bool (*fits)(const Line&));
+  size_t past_interleaved(size_t end, std::vector<Line>& lines);
   void parse_block(CaptureFormat f, size_t begin, size_t end, size_t first_line);
+  void parse_block_text(CaptureFormat f, std::string_view block, size_t first_line);
   void add_query_text(std::string_view block, size_t first_line);
   void add_table(std::string_view block, size_t first_line);
   void add_kernel_line(const Line& l);
@@ -322,8 +324,43 @@ size_t Reader::block_end(const Line& first, bool (*fits)(const Line&)) {
   return end;
 }
 
+// Another program's line inside nvidia-smi -q text (a vGPU layer's message such as HAMi-core's
+// "[HAMI-core Msg(...)]: Initializing.....", a shell's stderr) does not end the block when the
+// -q text goes on with a "Key : value" line right after it: the block is parsed without it,
+// and the line is read on its own afterwards (`lines`).
+size_t Reader::past_interleaved(size_t end, std::vector<Line>& lines) {
+  constexpr size_t kMaxInterleaved = 8;
+  const auto next_text_line = [&](size_t& pos, size_t& no, Line& out) {
+    for (; pos < text_.size(); pos = out.next) {
+      out = line_at(pos);
+      out.no = ++no;
+      if (!out.trimmed.empty()) {
+        pos = out.next;
+        return true;
+      }
+    }
+    return false;
+  };
+  while (lines.size() < kMaxInterleaved) {
+    size_t pos = end, no = line_no_;
+    Line x, y;
+    if (!next_text_line(pos, no, x) ||
+        capture_text::block_start(x, text_) != CaptureFormat::kUnknown)
+      return end;
+    if (!next_text_line(pos, no, y) || capture_text::query_key(y.trimmed).empty() ||
+        !capture_text::block_fits(CaptureFormat::kSmiQueryText)(y))
+      return end;
+    lines.push_back(x);
+    end = block_end(y, capture_text::block_fits(CaptureFormat::kSmiQueryText));
+  }
+  return end;
+}
+
 void Reader::parse_block(CaptureFormat f, size_t begin, size_t end, size_t first_line) {
-  const std::string_view block = text_.substr(begin, end - begin);
+  parse_block_text(f, text_.substr(begin, end - begin), first_line);
+}
+
+void Reader::parse_block_text(CaptureFormat f, std::string_view block, size_t first_line) {
   const size_t errs = obs_.input_errors.size();
   switch (f) {
     case CaptureFormat::kSmiQueryXml: {
@@ -642,8 +679,20 @@ bool Reader::try_block(const Line& l) {
   } else {
     end = block_end(l, capture_text::block_fits(f));
   }
-  parse_block(f, l.begin, end, l.no);
+  std::vector<Line> interleaved;
+  if (f == CaptureFormat::kSmiQueryText) end = past_interleaved(end, interleaved);
+  if (interleaved.empty()) {
+    parse_block(f, l.begin, end, l.no);
+  } else {
+    // The block as it would read without those lines: each blanked, so line numbers stay.
+    std::string block(text_.substr(l.begin, end - l.begin));
+    for (const Line& x : interleaved)
+      for (size_t i = x.begin - l.begin; i < x.next - l.begin && block[i] != '\n'; ++i)
+        block[i] = ' ';
+    parse_block_text(f, block, l.no);
+  }
   pos_ = end;
+  for (const Line& x : interleaved) take_by_evidence(x);
   return true;
 }
 
@@ -793,6 +842,9 @@ std::optional<CaptureFormat> Reader::take_tool_line(const Line& l) {
     steps_.add(*t, origin_, l.no);
     return CaptureFormat::kAppLog;
   }
+  // A step's loss and throughput with no data time: progress, no finding; a line that also
+  // names the GPU stack is left to the readers of errors.
+  if (is_step_metrics_line(l.trimmed) && !names_gpu_stack(l.trimmed)) return CaptureFormat::kAppLog;
   // Before the kernel-log test: an MPI launcher's "[0]   1048576 ..." row looks like dmesg.
   if (burn_.take(l.trimmed, origin_, l.no) || nccl_tests_.take(l.trimmed, origin_, l.no) ||
       matrices_.take(l.trimmed, origin_, l.no) || take_nccl_topology(l))

@@ -97,6 +97,8 @@ bool in(std::string_view s, const auto& list) {
   return false;
 }
 
+}  // namespace
+
 // "    Key          : Value" -> key; empty when the line has no " : " (or a trailing " :").
 std::string_view query_key(std::string_view trimmed) {
   size_t colon = trimmed.find(" :");
@@ -104,6 +106,8 @@ std::string_view query_key(std::string_view trimmed) {
   if (colon + 2 < trimmed.size() && trimmed[colon + 2] != ' ') return {};
   return text::trim(trimmed.substr(0, colon));
 }
+
+namespace {
 
 // A value-less -q header line: a short name of words ("ECC Errors", "GPU 00000000:07:00.0").
 bool looks_like_query_header(std::string_view t) {

@@ -48,6 +48,9 @@ bool is_bare_process_tag(std::string_view trimmed);
 // nvidia-smi rule has '+' or '=').
 bool is_markdown_separator(std::string_view trimmed);
 
+// The key of an nvidia-smi -q "Key   : value" line ("" when the line is not one).
+std::string_view query_key(std::string_view trimmed);
+
 // The block format `l` starts, kUnknown for none (CSV is handled by its own parser).
 CaptureFormat block_start(const Line& l, std::string_view text);
 using FitsFn = bool (*)(const Line&);

@@ -1068,5 +1068,114 @@ TEST(Unseen8, SmiCannotCommunicateInWslNamesTheWindowsDriver) {
   EXPECT_EQ(g->remedy.find("wsl"), std::string::npos) << g->remedy;
 }
 
+
+TEST(Unseen9, EachMissIsFoundInEveryVariant) {
+  const std::vector<MissCase> cases = {
+      // PyTorch's wording of CUDA error 35, as a RuntimeError and as a UserWarning
+      {"561-torch-driver-too-old-11040-smi-470.86-rtx3050-laptop", "app.log",
+       "cuda.driver_insufficient"},
+      {"568-torch-userwarning-driver-too-old-11000-container", "app.log",
+       "cuda.driver_insufficient"},
+      // the old wording of a lost GPU, "GPU at 0000:01:00.0 has fallen off the bus."
+      {"573-dmesg-optimus-fallen-off-bus-old-wording-bbswitch", "dmesg.txt", "gpu.fallen_off_bus"},
+  };
+  expect_found_in_every_variant(cases, "unseen9");
+}
+
+// 561, 568: PyTorch's "found version 11040" is the newest CUDA the driver supports.
+TEST(Unseen9, TorchDriverTooOldSaysWhichCudaTheDriverSupports) {
+  const cli::DoctorRun run =
+      doctor("568.log", fixture("568-torch-userwarning-driver-too-old-11000-container", "app.log"));
+  const Finding* f = finding(run, "cuda.driver_insufficient");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(evidence_text(*f).find("supports CUDA up to 11.0"), std::string::npos)
+      << evidence_text(*f);
+  EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 0u);
+  // Another number in the same words is no version: the message is still read.
+  const cli::DoctorRun odd = doctor(
+      "odd.log", "RuntimeError: The NVIDIA driver on your system is too old (found version 7).\n");
+  const Finding* g = finding(odd, "cuda.driver_insufficient");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(evidence_text(*g).find("supports CUDA up to"), std::string::npos);
+}
+
+// 573: the address of the old wording is the GPU's, not "no PCI address".
+TEST(Unseen9, OldFallenOffTheBusWordingNamesTheGpu) {
+  const cli::DoctorRun run = doctor(
+      "573.txt", fixture("573-dmesg-optimus-fallen-off-bus-old-wording-bbswitch", "dmesg.txt"));
+  const Finding* f = finding(run, "gpu.fallen_off_bus");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->pci_bus_id, std::optional<std::string>("00000000:01:00.0"));
+}
+
+// 570: another program's line inside nvidia-smi -q (HAMi-core's start-up message) neither ends
+// the -q text nor stays unread; any other line there is still read on its own.
+TEST(Unseen9, ALineInterleavedInQueryTextIsReadOnItsOwn) {
+  const std::string text =
+      fixture("570-smi-q-v100-hami-core-line-interleaved-healthy", "nvidia-smi-q.txt");
+  for (const auto& [tag, variant] : class_variants(text)) {
+    const cli::DoctorRun run = doctor("570-" + tag + ".txt", variant);
+    EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 0u) << tag;
+    EXPECT_FALSE(run.obs.coverage.at(0).incomplete) << tag;
+  }
+  const cli::DoctorRun run = doctor("570.txt", text);
+  EXPECT_EQ(cli::doctor_exit_code(run), cli::kDoctorHealthy);
+  ASSERT_EQ(run.obs.samples.size(), 1u);
+  ASSERT_EQ(run.obs.samples[0].gpus.size(), 1u);
+  EXPECT_EQ(run.obs.samples[0].gpus[0].info.pci_bus_id, "00000000:AF:00.0");
+  // An unknown line in its place is listed, and the GPU section is still one -q block.
+  std::string other = text;
+  other.replace(other.find("[HAMI-core Msg"), 14, "[vendor-shim GPU Msg");
+  const cli::DoctorRun run2 = doctor("570b.txt", other);
+  EXPECT_EQ(run2.obs.coverage.at(0).gpu_lines_not_read, 1u);
+  EXPECT_FALSE(run2.obs.coverage.at(0).incomplete);
+}
+
+// HAMi-core's refusal of an allocation beyond the pod's share is an out-of-memory whose total is
+// the share, with the remedy of the share.
+TEST(Unseen9, HamiCoreOutOfMemoryIsThePodsShare) {
+  const cli::DoctorRun run = doctor(
+      "hami.log",
+      "[HAMI-core Msg(1046:140457967137280:libvgpu.c:855)]: Initialized\n"
+      "[HAMI-core ERROR (pid:1 thread=138593507800896 allocator.c:52)]: Device 0 OOM 4401922048 "
+      "/ 4294967296\n");
+  const Finding* f = finding(run, "memory.cuda_oom");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(evidence_text(*f).find("over its share of 4294967296 bytes"), std::string::npos)
+      << evidence_text(*f);
+  EXPECT_NE(f->remedy.find("nvidia.com/gpumem"), std::string::npos) << f->remedy;
+  EXPECT_EQ(run.obs.coverage.at(0).lines_not_understood, 0u);
+  // Its other warnings are no known reading.
+  const cli::DoctorRun warn =
+      doctor("warn.log",
+             "[HAMI-core Warn(1046:140457967137280:utils.c:183)]: get default cuda from (null)\n");
+  EXPECT_EQ(warn.obs.coverage.at(0).lines_not_understood, 1u);
+}
+
+// 571: a script's "CUDA device count: 1" is read as what CUDA showed the program.
+TEST(Unseen9, AProgramsDeviceCountIsRead) {
+  const cli::DoctorRun run = doctor(
+      "571.txt", fixture("571-smi-table-2x-a100-one-mig-enabled-util-na-healthy", "terminal.txt"));
+  ASSERT_TRUE(run.obs.host.has_value());
+  EXPECT_EQ(run.obs.host->cuda_device_count, 1u);
+  EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 0u);
+  EXPECT_EQ(cli::doctor_exit_code(run), cli::kDoctorHealthy);
+  for (std::string_view line : {"torch.cuda.device_count(): 2", "Number of GPUs = 8"}) {
+    const cli::DoctorRun r = doctor("count.txt", std::string(line) + "\n");
+    ASSERT_TRUE(r.obs.host.has_value()) << line;
+    EXPECT_TRUE(r.obs.host->cuda_device_count.has_value()) << line;
+  }
+  const cli::DoctorRun prose = doctor("prose.txt", "CUDA device count: all of them\n");
+  EXPECT_FALSE(prose.obs.host.has_value() && prose.obs.host->cuda_device_count.has_value());
+}
+
+// 562: torchtitan's step lines (loss, tokens per second, MFU; no data time) are a training log.
+TEST(Unseen9, StepMetricLinesAreATrainingLog) {
+  const cli::DoctorRun run =
+      doctor("562.log", fixture("562-torchtitan-8-ranks-step-log-mfu-14pct-healthy", "train.log"));
+  EXPECT_EQ(run.obs.coverage.at(0).lines_not_understood, 0u);
+  EXPECT_EQ(cli::doctor_exit_code(run), cli::kDoctorHealthy);
+}
+
 }  // namespace
 }  // namespace gw

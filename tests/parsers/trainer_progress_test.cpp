@@ -43,5 +43,29 @@ TEST(TrainerProgress, MetricsDictsAndBarsAreRead) {
   EXPECT_EQ(o.coverage[0].gpu_lines_not_read, 0u);
 }
 
+// A step's loss and throughput (torchtitan, nanoGPT, key=value loggers) is progress; a line that
+// also states data loading in a form no reader knows, or names the GPU stack, is not taken.
+TEST(TrainerProgress, StepMetricLinesAreReadUnlessTheyCarryDataTime) {
+  for (std::string_view line :
+       {"[titan] 2026-02-24 19:46:17,508 - root - INFO - step:  4  loss:  7.62585  grad_norm: "
+        "26.6250  memory: 66.91GiB(37.51%)  tps: 10,050  tflops: 314.71  mfu: 13.99%",
+        "iter 100: loss 3.2100, time 102.31ms, mfu 31.24%", "step=100 loss=-0.25 lr=3e-4"})
+    EXPECT_TRUE(is_step_metrics_line(line)) << line;
+  for (std::string_view line :
+       {"step: 4 loss: 7.6 dataload: 0.8s", "iter 100: loss 3.21, wait 0.9s", "steps: 4 loss: 7.6",
+        "step: 4 eval_loss_scale: 2", "loss: 7.6 at the last step", "substep: 4 loss: 7.6"})
+    EXPECT_FALSE(is_step_metrics_line(line)) << line;
+  Observation o;
+  add_capture(
+      "step:  1  loss: 12.0  tps: 9,000\n"
+      "step:  2  loss: 11.5  tps: 9,100\n"
+      "step:  3  loss: 11.2  CUDA error: an illegal memory access was encountered\n",
+      "titan.log", o);
+  ASSERT_EQ(o.coverage.size(), 1u);
+  EXPECT_EQ(o.coverage[0].lines_not_understood, 0u);
+  ASSERT_EQ(o.app_messages.size(), 1u);  // the error line went to the error readers
+  EXPECT_EQ(o.app_messages[0].kind, AppMessageKind::kIllegalAddress);
+}
+
 }  // namespace
 }  // namespace gw

@@ -11,6 +11,7 @@
 
 #include "core/event.h"
 #include "sources/app/cuda_errors.h"
+#include "sources/app/hami_core.h"
 #include "sources/app/nccl_watchdog.h"
 #include "sources/kmsg/kernel_log.h"
 #include "sources/smi/text_util.h"
@@ -191,6 +192,8 @@ constexpr std::array kPhrases = {
     Phrase{"CUDA driver version is insufficient", AppMessageKind::kDriverInsufficient, true},
     Phrase{"cudaErrorInsufficientDriver", AppMessageKind::kDriverInsufficient, false},
     Phrase{"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", AppMessageKind::kDriverInsufficient, false},
+    // PyTorch's wording of error 35 (a RuntimeError, or a UserWarning at CUDA initialization).
+    Phrase{"NVIDIA driver on your system is too old", AppMessageKind::kDriverInsufficient, false},
     Phrase{"no CUDA-capable device is detected", AppMessageKind::kNoCudaDevice, true},
     Phrase{"CUDA_ERROR_NO_DEVICE", AppMessageKind::kNoCudaDevice, false},
     Phrase{"cudaErrorNoDevice", AppMessageKind::kNoCudaDevice, false},
@@ -263,6 +266,17 @@ AppMessageKind kind_of(const CudaErrorInfo& e) {
     default:
       return AppMessageKind::kOther;
   }
+}
+
+// PyTorch's "driver ... is too old (found version 11040)": the driver's CUDA version as the
+// driver API states it (1000 x major + 10 x minor) -> "11.4".
+std::optional<std::string> found_cuda_version(std::string_view s) {
+  const size_t p = s.find("(found version ");
+  if (p == std::string_view::npos) return std::nullopt;
+  size_t used = 0;
+  const uint64_t v = text::leading_digits(s.substr(p + 15), used);
+  if (used < 4 || used > 6 || v < 1000) return std::nullopt;
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
 }
 
 // deviceQuery and friends: "cudaGetDeviceCount returned 35".
@@ -470,6 +484,10 @@ std::optional<AppMessage> parse_app_message_line(std::string_view line, std::str
       break;
     case AppMessageKind::kPeerAccessUnsupported:
       if (has(s, "NCCL")) m.framework = "nccl";
+      break;
+    case AppMessageKind::kDriverInsufficient:
+      m.driver_cuda_version = found_cuda_version(s);
+      if (m.driver_cuda_version) m.framework = "pytorch";
       break;
     default:
       m.gpu_index = gpu_index_of(s);
@@ -879,6 +897,13 @@ bool AppScanner::take_line(std::string_view line, std::string_view origin, size_
   // Before the generic phrases: "CUDA error: no kernel image is available ..." is this, not
   // another CUDA error.
   if (arch_.take(s, origin, line_no, out) || fabric_manager_.take(s, origin, line_no, out)) {
+    return true;
+  }
+  if (auto h = parse_hami_core_line(s)) {
+    if (h->message) {
+      h->message->origin = std::string(origin) + ":" + std::to_string(line_no);
+      out.push_back(std::move(*h->message));
+    }
     return true;
   }
   if (auto m = parse_app_message_line(s, origin)) {

@@ -300,7 +300,28 @@ bool EnvReader::take(std::string_view line, HostFacts& f) {
   const std::string_view s = text::trim(line);
   if (s.empty()) return false;
   return take_issue_template(s, f) || take_device_query(s, f) || take_ggml_devices(s, f) ||
-         take_nvbandwidth(s, f) || take_driver_tools(s, f) || take_collect_env_line(s, f);
+         take_nvbandwidth(s, f) || take_driver_tools(s, f) || take_device_count(s, f) ||
+         take_collect_env_line(s, f);
+}
+
+// What a program printed as the number of GPUs CUDA shows it: "CUDA device count: 1",
+// "torch.cuda.device_count(): 2", "Number of GPUs: 8" (key, ':' or '=', the number alone).
+bool EnvReader::take_device_count(std::string_view s, HostFacts& f) {
+  if (s.size() > 48) return false;
+  const size_t sep = s.find_first_of(":=");
+  if (sep == std::string_view::npos) return false;
+  static constexpr std::array<std::string_view, 8> kKeys = {
+      "cuda device count", "torch.cuda.device_count()",
+      "number of gpus",    "number of cuda devices",
+      "cuda devices",      "gpu count",
+      "num gpus",          "device_count()"};
+  const std::string key = text::ascii_lower(text::trim(s.substr(0, sep)));
+  if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) return false;
+  const auto n = text::parse_u64(text::trim(s.substr(sep + 1)));
+  if (!n || *n > 4096) return false;
+  f.cuda_device_count = static_cast<unsigned>(*n);
+  saw("a program's CUDA device count");
+  return true;
 }
 
 namespace {

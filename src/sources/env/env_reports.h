@@ -35,6 +35,7 @@ class EnvReader {
   bool take_device_query(std::string_view s, HostFacts& facts);
   bool take_ggml_devices(std::string_view s, HostFacts& facts);
   bool take_driver_tools(std::string_view s, HostFacts& facts);
+  bool take_device_count(std::string_view s, HostFacts& facts);
   bool take_nvbandwidth(std::string_view s, HostFacts& facts);
   bool take_collect_env_line(std::string_view s, HostFacts& facts);
   void saw(const char* what);

@@ -215,6 +215,9 @@ std::optional<std::string> gpu_address_in(std::string_view s) {
   while ((p = s.find("GPU ", p)) != std::string_view::npos) {
     p += 4;
     if (auto id = address_at(s, p)) return id;
+    // The old wording "NVRM: GPU at 0000:01:00.0 has fallen off the bus."
+    if (s.substr(p, 3) == "at ")
+      if (auto id = address_at(s, p + 3)) return id;
   }
   return std::nullopt;
 }

@@ -54,7 +54,8 @@ bool is_aer_line(std::string_view body);
 // The device as printed in an AER line's "<driver> <device>: " head ("" when none).
 std::string_view aer_device_of(std::string_view message);
 
-// "PCI:0000:9b:00", "GPU 0000:2b:00.0", "GPU at PCI:0000:9b:00" anywhere in s.
+// "PCI:0000:9b:00", "GPU 0000:2b:00.0", "GPU at PCI:0000:9b:00", "GPU at 0000:01:00.0" anywhere
+// in s.
 std::optional<std::string> gpu_address_in(std::string_view s);
 
 }  // namespace gw::kmsg
