@@ -41,6 +41,9 @@ enum class AppMessageKind {
   kSmiCannotTalkToDriver,  // "NVIDIA-SMI has failed because it couldn't communicate ..."
   kNoDeviceHandle,         // "Unable to determine the device handle for GPU ..."
   kDockerNoGpuDriver,      // "could not select device driver "" with capabilities: [[gpu]]"
+  // "Failed to initialize NVML" without the mismatch wording ("Unknown Error", nothing), and
+  // the host engine failing on it ("Error starting nv-hostengine: DCGM initialization error").
+  kNvmlInitFailed,
   kLaunchFailure,          // "unspecified launch failure"
   kIllegalAddress,         // "an illegal memory access was encountered"
   kUncorrectableEcc,       // "uncorrectable ECC error encountered"

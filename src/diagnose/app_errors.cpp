@@ -635,6 +635,19 @@ void rule_app_docker_no_gpu(const DiagnoseContext& c, Findings& out) {
          {}, out);
 }
 
+void rule_app_nvml_init_failed(const DiagnoseContext& c, Findings& out) {
+  std::vector<std::string> extra;
+  for (const AppMessage* m : app_messages_of(c, AppMessageKind::kNvmlInitFailed))
+    if (m->text.find("nv-hostengine") != std::string::npos) {
+      extra.push_back(
+          "DCGM's host engine could not start on it: no GPU metrics or health checks from it");
+      break;
+    }
+  simple(c, AppMessageKind::kNvmlInitFailed, "driver.nvml_init_failed", Severity::kCritical,
+         "A program could not initialize NVML (the driver's management library)", std::move(extra),
+         out);
+}
+
 void rule_app_launch_failure(const DiagnoseContext& c, Findings& out) {
   simple(c, AppMessageKind::kLaunchFailure, "cuda.launch_failure", Severity::kWarning,
          "A CUDA kernel crashed (unspecified launch failure)", {}, out);

@@ -178,9 +178,23 @@ void rule_cuda_catalog(const DiagnoseContext& c, std::string_view only, Findings
     if ((r ? r->finding : std::string_view("app.cuda_error")) != only) continue;
     if (e) add_gpu_state(c, e->cls, ev);
     if (!r) {
-      out.push_back(make_finding("app.cuda_error", Severity::kInfo, nullptr,
-                                 e ? "The application reported " + error_name(*e)
-                                   : std::string("The application reported a CUDA or driver error"),
+      std::string title = e ? "The application reported " + error_name(*e)
+                            : std::string("The application reported a CUDA or driver error");
+      // A CUDA library's own status (cuBLAS) says what failed: the job failed on the GPU (a
+      // warning) unless the program passed an invalid value.
+      if (!e && ms.front()->framework == "cublas") {
+        const std::string& what = ms.front()->detail;
+        const bool program = what.find("INVALID_VALUE") != std::string::npos;
+        out.push_back(make_finding(
+            "app.cuda_error", program ? Severity::kInfo : Severity::kWarning, nullptr,
+            "The application reported " + what, std::move(ev),
+            "Rerun with CUDA_LAUNCH_BLOCKING=1 to find the failing call; read dmesg for an Xid "
+            "at the same time (a GPU fault explains it); check that the CUDA libraries were "
+            "built for this GPU's architecture and suit the driver; if it follows one GPU, run "
+            "the job on another to tell the GPU from the program."));
+        continue;
+      }
+      out.push_back(make_finding("app.cuda_error", Severity::kInfo, nullptr, std::move(title),
                                  std::move(ev)));
       continue;
     }

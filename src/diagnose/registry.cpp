@@ -639,7 +639,8 @@ constexpr std::array kRules = {
              rule_app_peer_access},
     RuleInfo{"cuda.driver_insufficient", "app", S::kCritical,
              "\"CUDA driver version is insufficient for CUDA runtime version\"",
-             "The CUDA runtime error 35 message; with the driver and the runtime's CUDA version "
+             "The CUDA runtime error 35 message (also PyTorch's \"The NVIDIA driver on your "
+             "system is too old (found version N)\"); with the driver and the runtime's CUDA version "
              "known (captured nvidia-smi, collect_env, nvcc, the message), says whether the driver "
              "really is too old or supports that CUDA (then the cause is compat libraries or "
              "container mounts).",
@@ -670,6 +671,19 @@ constexpr std::array kRules = {
              "Install nvidia-container-toolkit, run sudo nvidia-ctk runtime configure "
              "--runtime=docker and restart Docker (sudo systemctl restart docker).",
              rule_app_docker_no_gpu},
+    RuleInfo{"driver.nvml_init_failed", "app", S::kCritical, "A program could not initialize NVML",
+             "\"Failed to initialize NVML\" without the version-mismatch wording (\"Unknown "
+             "Error\", or nothing after it), from nvidia-smi, dcgm-exporter, the device plugin "
+             "or a job; the DCGM host engine failing on it (\"Error starting nv-hostengine: "
+             "DCGM initialization error\") is the same failure.",
+             "In a container (dcgm-exporter, the device plugin, a job): start it with the NVIDIA "
+             "runtime (runtimeClassName: nvidia, --gpus all) so that the driver's libraries and "
+             "/dev/nvidia* are given to it; an Unknown Error that appears in a container that "
+             "worked before is the known loss of device access after systemctl daemon-reload on "
+             "cgroup v2 (use CDI, or nvidia-ctk system create-dev-char-symlinks --create-all, "
+             "and restart the container). On the host: is the driver loaded (lsmod | grep "
+             "nvidia, dmesg), and does nvidia-smi work?",
+             rule_app_nvml_init_failed},
     RuleInfo{"container.device_unhealthy", "app", S::kWarning,
              "Kubernetes withholds a GPU the NVIDIA device plugin marked unhealthy",
              "The device plugin's \"XidCriticalError: Xid=N on Device=GPU-...\" / \"device "
@@ -821,8 +835,11 @@ constexpr std::array kRules = {
              [](const DiagnoseContext& c, Findings& o) {
                rule_cuda_catalog(c, "cuda.kernel_fault", o);
              }},
-    RuleInfo{"app.cuda_error", "app", S::kInfo, "Other CUDA or driver error in the application",
-             "A CUDA/driver error message no specific rule covers (shown, never dropped).",
+    RuleInfo{"app.cuda_error", "app", S::kWarning,
+             "Other CUDA or driver error in the application",
+             "A CUDA/driver error message no specific rule covers (shown, never dropped): info; "
+             "a cuBLAS status (CUBLAS_STATUS_EXECUTION_FAILED, INTERNAL_ERROR, ...) is a "
+             "warning naming the status, info for INVALID_VALUE (the program's argument).",
              "Look the error up in the CUDA runtime documentation; check dmesg for Xid lines at "
              "the same time.",
              rule_app_other_error},

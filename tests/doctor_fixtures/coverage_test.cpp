@@ -432,6 +432,7 @@ TEST(Coverage, UnreadLinesOfTheToolFamiliesAreNeverHealthy) {
   // Lines whose CUDA error the catalog now reads (core/cuda_errors.h): read as that error, not
   // listed unread, and still never HEALTHY.
   const std::map<std::string, int> read_as_cuda_error = {{"gpu_burn", 999}, {"p2p matrices", 719}};
+  // nccl-tests' own check of a call ("Test NCCL failure ...") is now read as an NCCL error.
   for (const auto& [family, text] : cases) {
     std::string indented = "    ";  // every line re-indented, and with CRLF ends
     for (const char c : text) indented += c == '\n' ? std::string("\r\n    ") : std::string(1, c);
@@ -440,6 +441,13 @@ TEST(Coverage, UnreadLinesOfTheToolFamiliesAreNeverHealthy) {
       EXPECT_NE(cli::doctor_exit_code(run), cli::kDoctorHealthy) << family;
       ASSERT_EQ(run.obs.coverage.size(), 1u) << family;
       const auto code = read_as_cuda_error.find(family);
+      if (family == "nccl-tests") {
+        EXPECT_EQ(run.obs.coverage[0].gpu_lines_not_read, 0u) << family;
+        EXPECT_TRUE(
+            std::any_of(run.obs.app_messages.begin(), run.obs.app_messages.end(),
+                        [](const AppMessage& m) { return m.kind == AppMessageKind::kNcclError; }));
+        continue;
+      }
       if (code == read_as_cuda_error.end()) {
         EXPECT_GT(run.obs.coverage[0].gpu_lines_not_read, 0u) << family;
         continue;
@@ -1068,7 +1076,6 @@ TEST(Unseen8, SmiCannotCommunicateInWslNamesTheWindowsDriver) {
   EXPECT_EQ(g->remedy.find("wsl"), std::string::npos) << g->remedy;
 }
 
-
 TEST(Unseen9, EachMissIsFoundInEveryVariant) {
   const std::vector<MissCase> cases = {
       // PyTorch's wording of CUDA error 35, as a RuntimeError and as a UserWarning
@@ -1175,6 +1182,101 @@ TEST(Unseen9, StepMetricLinesAreATrainingLog) {
       doctor("562.log", fixture("562-torchtitan-8-ranks-step-log-mfu-14pct-healthy", "train.log"));
   EXPECT_EQ(run.obs.coverage.at(0).lines_not_understood, 0u);
   EXPECT_EQ(cli::doctor_exit_code(run), cli::kDoctorHealthy);
+}
+
+TEST(Unseen10, EachMissIsFoundInEveryVariant) {
+  const std::vector<MissCase> cases = {
+      // cuBLAS's own status enum, "CUBLAS failure 13: CUBLAS_STATUS_EXECUTION_FAILED"
+      {"576-cntk-cublas-failure-13-execution-failed-gpu1", "cntk.log", "app.cuda_error"},
+      // "Error: Failed to initialize NVML" (no mismatch wording) and the host engine on it
+      {"580-dcgm-exporter-pod-failed-to-initialize-nvml-fatal-hostengine", "dcgm-exporter.log",
+       "driver.nvml_init_failed"},
+      // nccl-tests' own "Test NCCL failure common.cu:777 'unhandled system error'"
+      {"578-nccl-tests-unhandled-system-error-4x-2080ti-docker-shm", "nccl-tests.txt",
+       "nccl.error"},
+  };
+  expect_found_in_every_variant(cases, "unseen10");
+}
+
+// 576: the job failed on the GPU (a warning naming cuBLAS's status), not a CUDA error code of
+// the same number; a program's invalid value stays info.
+TEST(Unseen10, CublasStatusIsItsOwnEnum) {
+  const cli::DoctorRun run =
+      doctor("576.log", fixture("576-cntk-cublas-failure-13-execution-failed-gpu1", "cntk.log"));
+  const Finding* f = finding(run, "app.cuda_error");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->title.find("CUBLAS_STATUS_EXECUTION_FAILED (13)"), std::string::npos) << f->title;
+  EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 0u);
+  const cli::DoctorRun bad =
+      doctor("inv.log",
+             "RuntimeError: CUDA error: CUBLAS_STATUS_INVALID_VALUE when calling `cublasSgemm( "
+             "handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`\n");
+  const Finding* g = finding(bad, "app.cuda_error");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->severity, Severity::kInfo);
+  const cli::DoctorRun alloc = doctor(
+      "alloc.log",
+      "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`\n");
+  EXPECT_NE(finding(alloc, "memory.cuda_oom"), nullptr);
+  EXPECT_EQ(finding(alloc, "app.cuda_error"), nullptr);
+}
+
+// 580: dcgm-exporter's start and its profiling-privilege note are read; the NVML failure and
+// the host engine's fatal line are one finding that says the engine is down.
+TEST(Unseen10, NvmlInitFailureIsOneFindingWithTheHostEngine) {
+  const cli::DoctorRun run =
+      doctor("580.log", fixture("580-dcgm-exporter-pod-failed-to-initialize-nvml-fatal-hostengine",
+                                "dcgm-exporter.log"));
+  const Finding* f = finding(run, "driver.nvml_init_failed");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(evidence_text(*f).find("host engine could not start"), std::string::npos);
+  EXPECT_EQ(finding(run, "driver.version_mismatch"), nullptr);
+  EXPECT_EQ(run.obs.coverage.at(0).lines_not_understood, 0u);
+  // The mismatch wording stays the mismatch.
+  const cli::DoctorRun mismatch =
+      doctor("mm.log", "Failed to initialize NVML: Driver/library version mismatch\n");
+  EXPECT_NE(finding(mismatch, "driver.version_mismatch"), nullptr);
+  EXPECT_EQ(finding(mismatch, "driver.nvml_init_failed"), nullptr);
+}
+
+// 586: numba's cuda.detect() report is read (the device count, the GPU's model); 575: ggml's
+// lines after its CUDA error are that error's.
+TEST(Unseen10, NumbaDetectAndGgmlErrorContextAreRead) {
+  const cli::DoctorRun numba = doctor(
+      "586.txt",
+      fixture("586-numba-cuda-detect-quadro-t1000-watchdog-enabled-healthy", "numba-detect.txt"));
+  EXPECT_EQ(numba.obs.coverage.at(0).lines_not_understood, 0u);
+  EXPECT_EQ(cli::doctor_exit_code(numba), cli::kDoctorHealthy);
+  ASSERT_TRUE(numba.obs.host.has_value());
+  EXPECT_EQ(numba.obs.host->cuda_device_count, 1u);
+  ASSERT_EQ(numba.obs.host->gpu_models.size(), 1u);
+  EXPECT_EQ(numba.obs.host->gpu_models[0], "Quadro T1000");
+  const cli::DoctorRun unsupported =
+      doctor("old.txt",
+             "Found 1 CUDA devices\nid 0    b'GeForce GT 730'    [NOT SUPPORTED: CC 3.5 < 5.0]\n");
+  EXPECT_EQ(unsupported.obs.coverage.at(0).lines_not_understood, 1u);
+  const cli::DoctorRun ggml = doctor(
+      "575.log",
+      fixture("575-ggml-cuda-launch-timed-out-rtx5090-synchronize-abort", "llama-server.log"));
+  EXPECT_EQ(ggml.obs.coverage.at(0).gpu_lines_not_read, 0u);
+  EXPECT_NE(finding(ggml, "cuda.kernel_fault"), nullptr);
+}
+
+// 582: a Slurm batch script's directives are read, and srun's account of the tasks an NCCL error
+// ended is that error's; alone, srun's line backs nothing.
+TEST(Unseen10, SlurmScriptAndTaskExitsAreRead) {
+  const cli::DoctorRun script = doctor(
+      "job.sh", fixture("582-slurm-srun-nccl-invalid-argument-world-size-tasks-exited", "job.sh"));
+  EXPECT_EQ(script.obs.coverage.at(0).gpu_lines_not_read, 0u);
+  const cli::DoctorRun err =
+      doctor("stderr.txt",
+             fixture("582-slurm-srun-nccl-invalid-argument-world-size-tasks-exited", "stderr.txt"));
+  EXPECT_NE(finding(err, "nccl.error"), nullptr);
+  EXPECT_EQ(err.obs.coverage.at(0).lines_not_understood, 0u);
+  const cli::DoctorRun alone =
+      doctor("srun.txt", "srun: error: node-1: task 14: Exited with exit code 1\n");
+  EXPECT_EQ(alone.obs.coverage.at(0).lines_not_understood, 1u);
 }
 
 }  // namespace

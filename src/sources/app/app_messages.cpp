@@ -76,7 +76,7 @@ std::string framework_of(std::string_view s) {
 
 // GPU index from "GPU 0", "GPU_0_bfc", "device:GPU:0", "cuda:0", "device ordinal 0".
 std::optional<unsigned> gpu_index_of(std::string_view s) {
-  for (std::string_view key : {"device:GPU:", "GPU_", "cuda:", "device ordinal ", "GPU "}) {
+  for (std::string_view key : {"device:GPU:", "GPU_", "cuda:", "device ordinal ", "GPU ", "GPU="}) {
     size_t p = 0;
     while ((p = s.find(key, p)) != std::string_view::npos) {
       p += key.size();
@@ -198,6 +198,9 @@ constexpr std::array kPhrases = {
     Phrase{"CUDA_ERROR_NO_DEVICE", AppMessageKind::kNoCudaDevice, false},
     Phrase{"cudaErrorNoDevice", AppMessageKind::kNoCudaDevice, false},
     Phrase{"Driver/library version mismatch", AppMessageKind::kNvmlVersionMismatch, true},
+    Phrase{"Failed to initialize NVML", AppMessageKind::kNvmlInitFailed, true},
+    Phrase{"Error starting nv-hostengine: DCGM initialization error",
+           AppMessageKind::kNvmlInitFailed, false},
     Phrase{"couldn't communicate with the NVIDIA driver", AppMessageKind::kSmiCannotTalkToDriver,
            true},
     Phrase{"Unable to determine the device handle for", AppMessageKind::kNoDeviceHandle, true},
@@ -239,6 +242,8 @@ constexpr std::array kPhrases = {
     Phrase{"ncclInternalError", AppMessageKind::kNcclError, false},
     Phrase{"ncclInvalidUsage", AppMessageKind::kNcclError, false},
     Phrase{"ncclRemoteError", AppMessageKind::kNcclError, false},
+    // nccl-tests' own check: "host: Test NCCL failure common.cu:777 'unhandled system error'".
+    Phrase{"Test NCCL failure ", AppMessageKind::kNcclError, false},
     Phrase{"device-side assert triggered", AppMessageKind::kOther, true},
     Phrase{"CUDA-capable device(s) is/are busy or unavailable", AppMessageKind::kOther, true},
     Phrase{"forward compatibility was attempted on non supported HW", AppMessageKind::kOther, true},
@@ -273,10 +278,9 @@ AppMessageKind kind_of(const CudaErrorInfo& e) {
 std::optional<std::string> found_cuda_version(std::string_view s) {
   const size_t p = s.find("(found version ");
   if (p == std::string_view::npos) return std::nullopt;
-  size_t used = 0;
-  const uint64_t v = text::leading_digits(s.substr(p + 15), used);
-  if (used < 4 || used > 6 || v < 1000) return std::nullopt;
-  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+  const size_t close = s.find(')', p);
+  if (close == std::string_view::npos) return std::nullopt;
+  return text::cuda_int_version(s.substr(p + 15, close - p - 15));
 }
 
 // deviceQuery and friends: "cudaGetDeviceCount returned 35".
@@ -344,6 +348,56 @@ std::string_view ib_completion_status(uint64_t n) {
       "response timeout",
       "general error"};
   return n < kNames.size() ? kNames[n] : std::string_view();
+}
+
+// cuBLAS's status in a failed call: "CUBLAS failure 13: CUBLAS_STATUS_EXECUTION_FAILED ; GPU=1",
+// PyTorch's "CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( ... )`".
+// Its own enum, not CUDA's: the status goes to `detail`, never to cuda_error_code.
+struct CublasStatus {
+  std::string_view name;
+  int code;
+  std::string_view meaning;
+};
+constexpr std::array kCublasStatuses = {
+    CublasStatus{"NOT_INITIALIZED", 1,
+                 "cuBLAS could not initialize (most often the GPU's memory was already full when "
+                 "it created its handle, or CUDA itself failed to start)"},
+    CublasStatus{"ALLOC_FAILED", 3, "cuBLAS could not allocate GPU memory"},
+    CublasStatus{"INVALID_VALUE", 7,
+                 "an invalid argument reached cuBLAS (a shape, stride or "
+                 "leading dimension the program passed)"},
+    CublasStatus{"ARCH_MISMATCH", 8,
+                 "the GPU lacks a feature the routine needs (its "
+                 "architecture is older than the library's build wants)"},
+    CublasStatus{"MAPPING_ERROR", 11, "cuBLAS could not access GPU memory"},
+    CublasStatus{"EXECUTION_FAILED", 13,
+                 "a cuBLAS kernel failed to launch or run on the GPU (often a fault of a kernel "
+                 "before it, or a library built for another GPU architecture)"},
+    CublasStatus{"INTERNAL_ERROR", 14,
+                 "an operation inside cuBLAS failed (a memory copy or "
+                 "kernel beneath it)"},
+    CublasStatus{"NOT_SUPPORTED", 15,
+                 "the operation or data type is not supported (on this "
+                 "GPU)"},
+    CublasStatus{"LICENSE_ERROR", 16, "cuBLAS's license check failed"},
+};
+
+std::optional<AppMessage> cublas_failure(std::string_view s) {
+  const size_t p = s.find("CUBLAS_STATUS_");
+  if (p == std::string_view::npos) return std::nullopt;
+  std::string_view name = s.substr(p + 14);
+  size_t n = 0;
+  while (n < name.size() && ((name[n] >= 'A' && name[n] <= 'Z') || name[n] == '_')) ++n;
+  name = name.substr(0, n);
+  for (const CublasStatus& st : kCublasStatuses) {
+    if (st.name != name) continue;
+    AppMessage m;
+    m.kind = st.code == 3 ? AppMessageKind::kCudaOutOfMemory : AppMessageKind::kOther;
+    m.framework = "cublas";
+    m.detail = fmt::format("cuBLAS status CUBLAS_STATUS_{} ({}): {}", st.name, st.code, st.meaning);
+    return m;
+  }
+  return std::nullopt;
 }
 
 // "NCCL WARN <text>" that reports a failure: NCCL warns of benign things too (a real path it
@@ -444,6 +498,7 @@ std::optional<AppMessage> parse_app_message_line(std::string_view line, std::str
     }
   }
   if (!out) out = nccl_warn_failure(s);
+  if (!out) out = cublas_failure(s);
   // Any other error of the CUDA enum, by name, code or text (sources/app/cuda_errors.h).
   const CudaErrorInfo* ce = cuda_error_in_line(s);
   if (out && out->kind == AppMessageKind::kNcclError && nccl_out_of_memory(s, ce))
@@ -631,6 +686,16 @@ bool is_app_context_line(std::string_view line) {
   };
   for (std::string_view k : kContext)
     if (has(s, k)) return true;
+  // ggml's report after its "CUDA error: ...": "current device: 0, in function
+  // ggml_backend_cuda_synchronize at .../ggml-cuda.cu:2530", the failing call on a line of its
+  // own ("cudaStreamSynchronize(cuda_ctx->stream())"), ".../ggml-cuda.cu:106: CUDA error".
+  if (has(s, "current device: ") && has(s, ", in function ")) return true;
+  if (const size_t call = s.rfind("  cuda"); call != std::string_view::npos &&
+                                             text::ends_with(s, ")") &&
+                                             s.find(' ', call + 2) == std::string_view::npos)
+    return true;
+  if (text::ends_with(s, ": CUDA error") && is_source_location(s.substr(0, s.size() - 12)))
+    return true;
   // A kernel's failed assertion behind "device-side assert triggered":
   // "IndexKernel.cu:111: operator(): block: [0,0,0], thread: [0,0,0] Assertion `...` failed."
   if (has(s, ": block: [") && has(s, ", thread: [") && has(s, "Assertion `")) return true;
@@ -640,6 +705,9 @@ bool is_app_context_line(std::string_view line) {
   if (s.find_first_not_of("^~") == std::string_view::npos) return true;
   // XLA's HLO dump inside its error ("%param_0.5 = f32[...] parameter(0)", "ROOT %reduce.5 =").
   if ((text::starts_with(s, "%") || text::starts_with(s, "ROOT %")) && has(s, " = ")) return true;
+  // Slurm's account of the tasks an error ended: "srun: error: node-0: tasks 2-7: Exited with
+  // exit code 1".
+  if (text::starts_with(s, "srun: error: ") && has(s, ": Exited with exit code ")) return true;
   // torchrun's agent stopping the other ranks after one failed.
   if (has(s, "Sending process ") && has(s, " closing signal SIG")) return true;
   // rich's boxed traceback ("╭─── Traceback (most recent call last) ───╮", "│ 989 │ return

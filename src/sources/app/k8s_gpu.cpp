@@ -156,19 +156,17 @@ bool is_toolkit_debug_info(std::string_view s) {
 
 bool is_k8s_gpu_routine_line(std::string_view s) {
   if (is_toolkit_debug_info(s)) return true;
-  static constexpr std::array<std::string_view, 12> kRoutine = {
+  static constexpr std::array<std::string_view, 14> kRoutine = {
       "Skipping non-nvmlEventTypeXidCriticalError event",
-      "Detected NVML platform: found NVML library",
-      "Registered device plugin for 'nvidia.com/",
-      "Starting GRPC server for 'nvidia.com/",
-      "Starting to serve 'nvidia.com/",
-      "Starting FS watcher.",
-      "Starting OS watcher.",
-      "Starting Plugins.",
-      "Loading configuration.",
-      "Retrieving plugins.",
-      "Reason:            UnexpectedAdmissionError",
-      "Ignoring event for unexpected device"};
+      "Detected NVML platform: found NVML library", "Registered device plugin for 'nvidia.com/",
+      "Starting GRPC server for 'nvidia.com/", "Starting to serve 'nvidia.com/",
+      "Starting FS watcher.", "Starting OS watcher.", "Starting Plugins.", "Loading configuration.",
+      "Retrieving plugins.", "Reason:            UnexpectedAdmissionError",
+      "Ignoring event for unexpected device",
+      // dcgm-exporter's start, and its note that profiling fields need SYS_ADMIN (no fault: the
+      // other fields are exported)
+      "msg=\"Starting dcgm-exporter\"",
+      "dcgm-exporter doesn't have sufficient privileges to expose profiling metrics"};
   for (std::string_view r : kRoutine)
     if (has(s, r)) return true;
   // "Reason: UnexpectedAdmissionError" with any spacing.

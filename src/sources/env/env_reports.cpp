@@ -301,12 +301,51 @@ bool EnvReader::take(std::string_view line, HostFacts& f) {
   if (s.empty()) return false;
   return take_issue_template(s, f) || take_device_query(s, f) || take_ggml_devices(s, f) ||
          take_nvbandwidth(s, f) || take_driver_tools(s, f) || take_device_count(s, f) ||
-         take_collect_env_line(s, f);
+         take_numba_detect(s, f) || take_collect_env_line(s, f);
+}
+
+// numba's cuda.detect(): "Found 1 CUDA devices", a line per supported device ("id 0
+// b'Quadro T1000'  [SUPPORTED]") with its properties indented below ("Compute Capability: 7.5",
+// "UUID: GPU-...", "Watchdog: Enabled"), then "Summary:" and "1/1 devices are supported". A
+// device numba does not support ("[NOT SUPPORTED: CC 3.0 < 3.5]") is left unread.
+bool EnvReader::take_numba_detect(std::string_view s, HostFacts& f) {
+  if (text::starts_with(s, "Found ") && text::ends_with(s, " CUDA devices")) {
+    const auto n = text::parse_u64(text::trim(s.substr(6, s.size() - 6 - 13)));
+    if (!n) return false;
+    in_numba_ = true;
+    f.cuda_device_count = static_cast<unsigned>(*n);
+    saw("numba cuda.detect()");
+    return true;
+  }
+  if (!in_numba_) return false;
+  if (text::starts_with(s, "id ") && text::ends_with(s, "[SUPPORTED]")) {
+    const size_t q = s.find("b'");
+    const size_t e = q == std::string_view::npos ? q : s.find('\'', q + 2);
+    if (e == std::string_view::npos) return false;
+    f.gpu_models.emplace_back(s.substr(q + 2, e - q - 2));
+    return true;
+  }
+  static constexpr std::array<std::string_view, 7> kKeys = {
+      "Compute Capability:",          "PCI Device ID:", "PCI Bus ID:", "UUID:", "Watchdog:",
+      "FP32/FP64 Performance Ratio:", "Summary:"};
+  for (std::string_view k : kKeys)
+    if (text::starts_with(s, k)) return true;
+  if (text::ends_with(s, " devices are supported")) {
+    in_numba_ = false;
+    return true;
+  }
+  return false;
 }
 
 // What a program printed as the number of GPUs CUDA shows it: "CUDA device count: 1",
-// "torch.cuda.device_count(): 2", "Number of GPUs: 8" (key, ':' or '=', the number alone).
+// "torch.cuda.device_count(): 2", "Number of GPUs: 8" (key, ':' or '=', the number alone); and
+// the directives of a Slurm batch script the job ran from.
 bool EnvReader::take_device_count(std::string_view s, HostFacts& f) {
+  // A Slurm batch script's directives ("#SBATCH --gres=gpu:8"): the job's request, read.
+  if (text::starts_with(s, "#SBATCH --")) {
+    saw("a Slurm batch script");
+    return true;
+  }
   if (s.size() > 48) return false;
   const size_t sep = s.find_first_of(":=");
   if (sep == std::string_view::npos) return false;
@@ -324,17 +363,6 @@ bool EnvReader::take_device_count(std::string_view s, HostFacts& f) {
   return true;
 }
 
-namespace {
-
-// CUDA's integer version, as cudaRuntimeGetVersion gives it: 12040 -> "12.4".
-std::optional<std::string> cuda_int_version(std::string_view v) {
-  const auto n = text::parse_u64(text::trim(v));
-  if (!n || *n < 1000 || *n > 99990) return std::nullopt;
-  return std::to_string(*n / 1000) + "." + std::to_string(*n % 1000 / 10);
-}
-
-}  // namespace
-
 // nvbandwidth's header: its version, the CUDA runtime and driver it ran with (as integers),
 // the driver, and one "Device N: name (bus)" line per GPU; its notes are its own prose.
 bool EnvReader::take_nvbandwidth(std::string_view s, HostFacts& f) {
@@ -349,12 +377,12 @@ bool EnvReader::take_nvbandwidth(std::string_view s, HostFacts& f) {
       text::starts_with(s, "Performance can vary with"))
     return true;
   if (text::starts_with(s, "CUDA Runtime Version:")) {
-    if (auto v = cuda_int_version(s.substr(21)))
+    if (auto v = text::cuda_int_version(s.substr(21)))
       f.cuda_toolkits.push_back({origin_ + " (nvbandwidth)", *v});
     return true;
   }
   if (text::starts_with(s, "CUDA Driver Version:")) {
-    if (auto v = cuda_int_version(s.substr(20))) f.smi_cuda_version = v;
+    if (auto v = text::cuda_int_version(s.substr(20))) f.smi_cuda_version = v;
     return true;
   }
   if (text::starts_with(s, "Driver Version:")) {

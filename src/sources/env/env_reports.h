@@ -36,6 +36,7 @@ class EnvReader {
   bool take_ggml_devices(std::string_view s, HostFacts& facts);
   bool take_driver_tools(std::string_view s, HostFacts& facts);
   bool take_device_count(std::string_view s, HostFacts& facts);
+  bool take_numba_detect(std::string_view s, HostFacts& facts);
   bool take_nvbandwidth(std::string_view s, HostFacts& facts);
   bool take_collect_env_line(std::string_view s, HostFacts& facts);
   void saw(const char* what);
@@ -49,6 +50,7 @@ class EnvReader {
   bool in_nvbandwidth_ = false;   // after nvbandwidth's "nvbandwidth Version:" banner
   bool in_device_query_ = false;  // after deviceQuery's "Detected N CUDA Capable device(s)"
   bool in_ggml_ = false;          // after ggml's "ggml_cuda_init: found N CUDA devices:"
+  bool in_numba_ = false;         // after numba's cuda.detect() "Found N CUDA devices"
 };
 
 // One `lspci -vv` block (a device line and its indented details). Only NVIDIA display/3D

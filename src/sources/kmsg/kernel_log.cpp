@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <unordered_set>
 
 #include "sources/kmsg/anchor_scan.h"
 #include "sources/kmsg/ghes_record.h"
@@ -110,14 +111,16 @@ class Stream {
   static constexpr size_t kMaxDumpContext = 256;
   std::vector<std::pair<size_t, std::string>> dump_context_;
   size_t last_event_line_ = 0;
-  // (GPU, Xid) of the kernel's Xid lines so far: a monitor's reading of one of them
+  // (GPU, Xid) of the kernel's Xid lines so far, hashed: a monitor's reading of one of them
   // (monitor_line) restates it and is no second event.
-  // Few: one per GPU and Xid number.
-  std::vector<std::pair<std::string, unsigned>> xids_seen_;
-  bool xid_seen(std::string_view bus, unsigned code) const {
-    return std::any_of(xids_seen_.begin(), xids_seen_.end(),
-                       [&](const auto& k) { return k.second == code && k.first == bus; });
+  std::unordered_set<uint64_t> xids_seen_;
+  static uint64_t xid_key(std::string_view bus, unsigned code) {
+    return std::hash<std::string_view>{}(bus)*0x9E3779B97F4A7C15ULL + code;
   }
+  bool xid_seen(std::string_view bus, unsigned code) const {
+    return xids_seen_.count(xid_key(bus, code)) > 0;
+  }
+  void note_xid(std::string_view bus, unsigned code) { xids_seen_.insert(xid_key(bus, code)); }
   bool dump_line(std::string_view line, size_t line_no);
   void event_seen(size_t line_no);
   // The firmware-first error record being gathered (its lines share a "{N}" tag and may be
@@ -363,8 +366,7 @@ void Stream::rebuild_h_clock(size_t upto) {
 
 void Stream::emit(Event&& ev) {
   ++st_.events;
-  if (ev.kind == EventKind::kXid && ev.pci_bus_id && ev.code && !xid_seen(*ev.pci_bus_id, *ev.code))
-    xids_seen_.emplace_back(*ev.pci_bus_id, *ev.code);
+  if (ev.kind == EventKind::kXid && ev.pci_bus_id && ev.code) note_xid(*ev.pci_bus_id, *ev.code);
   sink_(std::move(ev));
 }
 

@@ -282,9 +282,9 @@ void classify_driver_text(std::string_view t, Event& ev) {
       has(t, "No NVIDIA devices"))
     return set_driver(ev, K::kNoDeviceProbed);
   if (has(t, "FailedNoLog") || has(t, "RmInitAdapter:") || has(t, "_kgspProcessRpcEvent") ||
-      has(t, "_kgspBootGspRm") || has(t, "GspRmFree failed") || has(t, "GspRmControl failed") ||
-      has(t, "rpcSendMessage failed") || has(t, "Cannot initialize GSP") ||
-      has(t, "cannot initialize GSP") || has(t, "kgspInitRm"))
+      has(t, "_kgspRpcGspEvent") || has(t, "_kgspBootGspRm") || has(t, "GspRmFree failed") ||
+      has(t, "GspRmControl failed") || has(t, "rpcSendMessage failed") ||
+      has(t, "Cannot initialize GSP") || has(t, "cannot initialize GSP") || has(t, "kgspInitRm"))
     return set_driver(ev, K::kDriverAssert);
 }
 

@@ -404,4 +404,10 @@ size_t count_newlines(const char* p, size_t n) {
   return count;
 }
 
+std::optional<std::string> cuda_int_version(std::string_view v) {
+  const auto n = parse_u64(trim(v));
+  if (!n || *n < 1000 || *n > 99990) return std::nullopt;
+  return std::to_string(*n / 1000) + "." + std::to_string(*n % 1000 / 10);
+}
+
 }  // namespace gw::text

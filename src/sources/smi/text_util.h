@@ -152,4 +152,8 @@ std::optional<int64_t> parse_ctime_ms(std::string_view s);
 // Counts '\n' in [p, p+n): 8 bytes at a time, used to keep line numbers while skipping.
 size_t count_newlines(const char* p, size_t n);
 
+// CUDA's integer version as the runtime and driver APIs give it (1000 x major + 10 x minor):
+// "12040" -> "12.4"; nullopt outside 1000..99990.
+std::optional<std::string> cuda_int_version(std::string_view v);
+
 }  // namespace gw::text
