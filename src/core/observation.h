@@ -41,6 +41,9 @@ enum class AppMessageKind {
   kSmiCannotTalkToDriver,  // "NVIDIA-SMI has failed because it couldn't communicate ..."
   kNoDeviceHandle,         // "Unable to determine the device handle for GPU ..."
   kDockerNoGpuDriver,      // "could not select device driver "" with capabilities: [[gpu]]"
+  // Slurm drained a node that reported fewer GPUs than configured ("gres/gpu count reported
+  // lower than configured (3 < 4)"): gpus_usable found, gpus_total configured, detail the node.
+  kSlurmGpuCountLow,
   // "Failed to initialize NVML" without the mismatch wording ("Unknown Error", nothing), and
   // the host engine failing on it ("Error starting nv-hostengine: DCGM initialization error").
   kNvmlInitFailed,

@@ -296,6 +296,10 @@ std::string framework_note(const std::string& framework) {
            "(nvidia-smi in the pod shows the share as the total): ask for a larger share (the "
            "pod's nvidia.com/gpumem or nvidia.com/gpumem-percentage) or fit the job in it; "
            "the CUDA context takes a few hundred MiB of the share too.";
+  if (framework == "vllm")
+    return " For vLLM: give it more of the GPU (gpu_memory_utilization), a shorter "
+           "max_model_len or fewer max_num_seqs (a smaller activation peak), a quantized model, "
+           "or a GPU with more memory; tensor parallelism spreads the weights over GPUs.";
   if (framework == "nccl")
     return " Here NCCL itself could not allocate its buffers (a few MiB per peer and channel): "
            "the GPU was already full, so leave it headroom (a lower memory fraction for the "
@@ -317,9 +321,11 @@ void oom_finding(const std::vector<const AppMessage*>& ms, Findings& out) {
         "memory, which is slow); no per-holder arithmetic is possible",
         bytes_text(*m->total_bytes)));
   OomCause cause = oom_cause(*m, f, k, ev);
-  // A share enforced by HAMi-core explains the framework's own message beside it too.
-  const auto hami = std::find_if(ms.begin(), ms.end(),
-                                 [](const AppMessage* x) { return x->framework == "hami-core"; });
+  // A share enforced by HAMi-core, or vLLM's own budget, explains the framework's message
+  // beside it too.
+  const auto hami = std::find_if(ms.begin(), ms.end(), [](const AppMessage* x) {
+    return x->framework == "hami-core" || x->framework == "vllm";
+  });
   cause.remedy += framework_note(hami != ms.end() ? (*hami)->framework : m->framework);
   if (hami != ms.end()) ev.push_back((*hami)->detail);
   for (auto& line : message_lines(ms)) ev.push_back(std::move(line));

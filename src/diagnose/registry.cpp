@@ -637,16 +637,17 @@ constexpr std::array kRules = {
              "Work around with NCCL_P2P_DISABLE=1 (NCCL falls back to shared memory); check "
              "nvidia-smi topo -p2p r, ACS/IOMMU settings in the BIOS/kernel, and update NCCL.",
              rule_app_peer_access},
-    RuleInfo{"cuda.driver_insufficient", "app", S::kCritical,
-             "\"CUDA driver version is insufficient for CUDA runtime version\"",
-             "The CUDA runtime error 35 message (also PyTorch's \"The NVIDIA driver on your "
-             "system is too old (found version N)\"); with the driver and the runtime's CUDA version "
-             "known (captured nvidia-smi, collect_env, nvcc, the message), says whether the driver "
-             "really is too old or supports that CUDA (then the cause is compat libraries or "
-             "container mounts).",
-             "Upgrade the driver or use a build for the CUDA the driver supports; when the driver "
-             "supports it, fix LD_LIBRARY_PATH / cuda-compat / container driver mounts.",
-             rule_app_driver_insufficient},
+    RuleInfo{
+        "cuda.driver_insufficient", "app", S::kCritical,
+        "\"CUDA driver version is insufficient for CUDA runtime version\"",
+        "The CUDA runtime error 35 message (also PyTorch's \"The NVIDIA driver on your "
+        "system is too old (found version N)\"); with the driver and the runtime's CUDA version "
+        "known (captured nvidia-smi, collect_env, nvcc, the message), says whether the driver "
+        "really is too old or supports that CUDA (then the cause is compat libraries or "
+        "container mounts).",
+        "Upgrade the driver or use a build for the CUDA the driver supports; when the driver "
+        "supports it, fix LD_LIBRARY_PATH / cuda-compat / container driver mounts.",
+        rule_app_driver_insufficient},
     RuleInfo{"cuda.no_device", "app", S::kCritical, "No CUDA-capable device is detected",
              "The CUDA runtime's \"no CUDA-capable device is detected\" message.",
              "Check CUDA_VISIBLE_DEVICES (empty or wrong ids hide every GPU), start containers "
@@ -684,6 +685,17 @@ constexpr std::array kRules = {
              "and restart the container). On the host: is the driver loaded (lsmod | grep "
              "nvidia, dmesg), and does nvidia-smi work?",
              rule_app_nvml_init_failed},
+    RuleInfo{"slurm.gpu_count_low", "app", S::kCritical,
+             "Slurm drained a node that reported fewer GPUs than configured",
+             "slurmctld's \"gres/gpu count reported lower than configured (N < M)\" (older "
+             "Slurm: \"gres/gpu count too low\"), in its log or in scontrol show node's "
+             "Reason=; one finding per node, with the found and configured counts.",
+             "On the node: nvidia-smi -L and dmesg (a GPU fallen off the bus, Xid 79, or not "
+             "probed: reseat, power-cycle, RMA); MIG mode changes what NVML reports (with "
+             "AutoDetect=nvml the instances replace the GPU in the count): make gres.conf and "
+             "slurm.conf's Gres=gpu:N match what the node now has, restart slurmd, then "
+             "scontrol update NodeName=<node> State=RESUME.",
+             rule_slurm_gpu_count_low},
     RuleInfo{"container.device_unhealthy", "app", S::kWarning,
              "Kubernetes withholds a GPU the NVIDIA device plugin marked unhealthy",
              "The device plugin's \"XidCriticalError: Xid=N on Device=GPU-...\" / \"device "
@@ -835,8 +847,7 @@ constexpr std::array kRules = {
              [](const DiagnoseContext& c, Findings& o) {
                rule_cuda_catalog(c, "cuda.kernel_fault", o);
              }},
-    RuleInfo{"app.cuda_error", "app", S::kWarning,
-             "Other CUDA or driver error in the application",
+    RuleInfo{"app.cuda_error", "app", S::kWarning, "Other CUDA or driver error in the application",
              "A CUDA/driver error message no specific rule covers (shown, never dropped): info; "
              "a cuBLAS status (CUBLAS_STATUS_EXECUTION_FAILED, INTERNAL_ERROR, ...) is a "
              "warning naming the status, info for INVALID_VALUE (the program's argument).",

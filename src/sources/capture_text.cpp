@@ -307,6 +307,20 @@ bool is_prompt(std::string_view t) {
         (shell == "sh" || shell == "bash" || shell == "zsh" || shell == "ksh" || shell == "dash"))
       return true;
   }
+  // A bracketed prompt without a user: "[gpu6000 ~]# cmd", "[node12 work]$ cmd" (host, one
+  // directory, then the prompt char).
+  if (t[0] == '[') {
+    const size_t close = t.find(']');
+    if (close != std::string_view::npos && close <= 64 && close + 1 < t.size() &&
+        (t[close + 1] == '#' || t[close + 1] == '$') &&
+        (close + 2 == t.size() || t[close + 2] == ' ')) {
+      const std::string_view inside = t.substr(1, close - 1);
+      const size_t sp = inside.find(' ');
+      if (sp != std::string_view::npos && sp > 0 &&
+          inside.find(' ', sp + 1) == std::string_view::npos)
+        return true;
+    }
+  }
   // "user@host:~/dir$ cmd", "root@node4:~# cmd", "[user@host dir]$ cmd", "(venv) user@h:~$".
   const size_t at = t.find('@');
   if (at == std::string_view::npos || at == 0 || at > 64) return false;

@@ -17,6 +17,7 @@
 #include "cli/doctor_report.h"
 #include "cli/doctor_run.h"
 #include "sources/captures.h"
+#include "sources/kmsg/kernel_log.h"
 
 namespace gw {
 namespace {
@@ -1277,6 +1278,110 @@ TEST(Unseen10, SlurmScriptAndTaskExitsAreRead) {
   const cli::DoctorRun alone =
       doctor("srun.txt", "srun: error: node-1: task 14: Exited with exit code 1\n");
   EXPECT_EQ(alone.obs.coverage.at(0).lines_not_understood, 1u);
+}
+
+TEST(Unseen11, EachMissIsFoundInEveryVariant) {
+  const std::vector<MissCase> cases = {
+      // scontrol show node's drain reason, and the controller's own line of it
+      {"588-slurm-scontrol-node-idle-drain-gres-gpu-0-of-1-rtx3090", "scontrol.txt",
+       "slurm.gpu_count_low"},
+      {"589-slurmctld-journal-gres-gpu-count-4-to-3-mig-drain-inval", "slurmctld.log",
+       "slurm.gpu_count_low"},
+  };
+  expect_found_in_every_variant(cases, "unseen11");
+}
+
+// 588, 589: one finding per node with the counts; the block and the lines around the report
+// are read; older Slurm's wording too.
+TEST(Unseen11, SlurmGpuCountBelowConfiguredIsOneFindingPerNode) {
+  const cli::DoctorRun run = doctor(
+      "589.log",
+      fixture("589-slurmctld-journal-gres-gpu-count-4-to-3-mig-drain-inval", "slurmctld.log"));
+  const Finding* f = finding(run, "slurm.gpu_count_low");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("node nodegpu1"), std::string::npos) << f->title;
+  EXPECT_NE(f->title.find("3 GPU(s) where 4 are configured"), std::string::npos) << f->title;
+  const cli::DoctorRun block =
+      doctor("588.txt",
+             fixture("588-slurm-scontrol-node-idle-drain-gres-gpu-0-of-1-rtx3090", "scontrol.txt"));
+  EXPECT_EQ(block.obs.coverage.at(0).lines_not_understood, 0u);
+  ASSERT_NE(finding(block, "slurm.gpu_count_low"), nullptr);
+  EXPECT_NE(finding(block, "slurm.gpu_count_low")->title.find("yigou-dev-102-68"),
+            std::string::npos);
+  const cli::DoctorRun old = doctor(
+      "old.log",
+      "[2019-03-01T10:00:00.000] error: _slurm_rpc_node_registration node=gpu07: Invalid argument\n"
+      "[2019-03-01T10:00:00.000] error: gres/gpu count too low (1 < 4)\n");
+  ASSERT_NE(finding(old, "slurm.gpu_count_low"), nullptr);
+  // A node block without the reason says nothing is wrong.
+  std::string fine =
+      fixture("588-slurm-scontrol-node-idle-drain-gres-gpu-0-of-1-rtx3090", "scontrol.txt");
+  fine.resize(fine.find("   Reason="));
+  EXPECT_EQ(finding(doctor("fine.txt", fine), "slurm.gpu_count_low"), nullptr);
+}
+
+// 596: nvidia-smi's MIG set-up messages are read; 600: a vGPU host's "vGPU Driver Capability"
+// header section is no GPU, and a "[host dir]# cmd" prompt is a prompt.
+TEST(Unseen11, MigSetupAndVgpuHeaderAreRead) {
+  const cli::DoctorRun mig =
+      doctor("596.txt", fixture("596-smi-mig-enable-cgi-7x-1g5gb-cci-healthy", "console.txt"));
+  EXPECT_EQ(mig.obs.coverage.at(0).lines_not_understood, 0u);
+  EXPECT_EQ(cli::doctor_exit_code(mig), cli::kDoctorHealthy);
+  const cli::DoctorRun q = doctor(
+      "600.txt", fixture("600-smi-q-d-memory-perf-580-rtx-pro-6000-p8-event-counters-healthy",
+                         "nvidia-smi-q.txt"));
+  EXPECT_EQ(q.obs.coverage.at(0).gpu_lines_not_read, 0u);
+  ASSERT_EQ(q.obs.samples.size(), 1u);
+  EXPECT_EQ(q.obs.samples[0].gpus.size(), 1u);  // the vGPU header is no second GPU
+  // Four attached, one section in the cut capture: incomplete, honestly.
+  EXPECT_TRUE(q.obs.coverage.at(0).incomplete);
+}
+
+// 593, 597: the persistence daemon's failures are not its routine lines.
+TEST(Unseen11, PersistenceDaemonFailuresAreNotRoutine) {
+  EXPECT_TRUE(
+      is_routine_driver_line("Aug 27 21:35:25 ubuntu nvidia-persistenced[1405]: Started (1405)"));
+  EXPECT_FALSE(is_routine_driver_line(
+      "Aug 27 21:35:25 ubuntu nvidia-persistenced[1400]: nvidia-persistenced failed to initialize. "
+      "Check syslog for more details."));
+  const cli::DoctorRun run =
+      doctor("593.txt",
+             fixture("593-persistenced-gh200-numa-auto-online-permission-denied", "journal.txt"));
+  EXPECT_GT(run.obs.coverage.at(0).gpu_lines_not_read, 0u);
+  EXPECT_NE(cli::doctor_exit_code(run), cli::kDoctorHealthy);
+}
+
+// 590: vLLM's start-up memory profile is read; a KV cache of zero or less is the model not
+// fitting the budget; a positive one says nothing.
+TEST(Unseen11, VllmNegativeKvCacheIsOutOfMemory) {
+  const cli::DoctorRun run = doctor(
+      "590.log", fixture("590-vllm-rtx4060-8gib-kv-cache-negative-0-cuda-blocks", "vllm.log"));
+  const Finding* f = finding(run, "memory.cuda_oom");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(evidence_text(*f).find("-1.05 GiB for the KV cache"), std::string::npos);
+  EXPECT_NE(f->remedy.find("gpu_memory_utilization"), std::string::npos);
+  const cli::DoctorRun fine = doctor(
+      "ok.log",
+      "INFO 02-26 09:54:05 worker.py:267] model weights take 5.20GiB; the rest of the memory "
+      "reserved for KV Cache is 12.40GiB.\n"
+      "INFO 02-26 09:54:05 executor_base.py:111] # cuda blocks: 5000, # CPU blocks: 4681\n");
+  EXPECT_EQ(finding(fine, "memory.cuda_oom"), nullptr);
+  EXPECT_EQ(fine.obs.coverage.at(0).lines_not_understood, 0u);
+}
+
+// 599: sinfo's table is read; 594: the DRA driver's routine lines are, its failure is not.
+TEST(Unseen11, SinfoAndDraRoutineLinesAreRead) {
+  const cli::DoctorRun sinfo =
+      doctor("sinfo.txt",
+             fixture("599-sinfo-smi-device-handle-unknown-error-lspci-rev-ff-hoth", "sinfo.txt"));
+  EXPECT_LE(sinfo.obs.coverage.at(0).lines_not_understood, 2u);  // the "... ..." elisions
+  EXPECT_EQ(sinfo.obs.coverage.at(0).gpu_lines_not_read, 0u);
+  const cli::DoctorRun dra = doctor(
+      "dra.log",
+      fixture("594-dra-driver-mig-1g10gb-gpu-instance-insufficient-resources", "dra-plugin.log"));
+  EXPECT_EQ(dra.obs.coverage.at(0).gpu_lines_not_read, 1u);  // the failed GPU instance
+  EXPECT_EQ(dra.obs.coverage.at(0).lines_not_understood, 1u);
+  EXPECT_NE(cli::doctor_exit_code(dra), cli::kDoctorHealthy);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <string>
 
@@ -398,6 +399,42 @@ std::optional<AppMessage> cublas_failure(std::string_view s) {
     return m;
   }
   return std::nullopt;
+}
+
+// vLLM's memory profile at start: "the current vLLM instance can use total_gpu_memory (8.00GiB)
+// x gpu_memory_utilization (0.70) = 5.60GiB", "model weights take 5.20GiB; ...; the rest of the
+// memory reserved for KV Cache is -1.05GiB.", "# cuda blocks: 0, # CPU blocks: 4681",
+// "Maximum concurrency for 4096 tokens per request: 0.00x". Read; a KV cache of zero or less is
+// the model not fitting its budget, an out-of-memory message.
+bool vllm_memory_line(std::string_view s, std::optional<AppMessage>& oom) {
+  constexpr std::string_view kRest = "the rest of the memory reserved for KV Cache is ";
+  if (const size_t p = s.find(kRest); p != std::string_view::npos) {
+    std::string_view v = s.substr(p + kRest.size());
+    const bool negative = text::starts_with(v, "-");
+    if (negative) v.remove_prefix(1);
+    double gib = 0;
+    const auto r = std::from_chars(v.data(), v.data() + v.size(), gib);
+    if (r.ec != std::errc()) return false;
+    if (negative || gib <= 0.0) {
+      AppMessage m;
+      m.kind = AppMessageKind::kCudaOutOfMemory;
+      m.framework = "vllm";
+      m.detail = fmt::format(
+          "vLLM's memory budget leaves {}{:.2f} GiB for the KV cache: the model's weights and "
+          "activations take the whole budget",
+          negative ? "-" : "", gib);
+      oom = std::move(m);
+    }
+    return true;
+  }
+  if ((has(s, "the current vLLM instance can use total_gpu_memory") &&
+       has(s, "gpu_memory_utilization")) ||
+      has(s, "Memory profiling takes ") || has(s, "Loading model weights took ") ||
+      (has(s, "# cuda blocks: ") && has(s, "# CPU blocks: ")) ||
+      (has(s, "# GPU blocks: ") && has(s, "# CPU blocks: ")) ||
+      (has(s, "Maximum concurrency for ") && has(s, " tokens per request: ")))
+    return true;
+  return false;
 }
 
 // "NCCL WARN <text>" that reports a failure: NCCL warns of benign things too (a real path it
@@ -967,6 +1004,15 @@ bool AppScanner::take_line(std::string_view line, std::string_view origin, size_
   if (arch_.take(s, origin, line_no, out) || fabric_manager_.take(s, origin, line_no, out)) {
     return true;
   }
+  std::optional<AppMessage> kv;
+  if (vllm_memory_line(s, kv)) {
+    if (kv) {
+      kv->text = std::string(s.substr(0, 240));
+      kv->origin = std::string(origin) + ":" + std::to_string(line_no);
+      out.push_back(std::move(*kv));
+    }
+    return true;
+  }
   if (auto h = parse_hami_core_line(s)) {
     if (h->message) {
       h->message->origin = std::string(origin) + ":" + std::to_string(line_no);
@@ -1008,6 +1054,7 @@ bool AppScanner::take_line(std::string_view line, std::string_view origin, size_
   if (take_nccl_setting(s, origin, line_no, out)) return true;
   if (take_hook_cause(s, origin, line_no, out)) return true;
   if (k8s_.take(s, origin, line_no, out)) return true;
+  if (slurm_.take(s, origin, line_no, out)) return true;
   if (is_app_context_line(s)) {
     if (has(s, "nvidia-container-cli") || has(s, "error running hook")) {
       hook_text_ = std::string(s.substr(0, 240));

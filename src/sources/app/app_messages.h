@@ -17,6 +17,7 @@
 #include "sources/app/arch_messages.h"
 #include "sources/app/fabric_manager.h"
 #include "sources/app/k8s_gpu.h"
+#include "sources/app/slurm_node.h"
 
 namespace gw {
 
@@ -67,6 +68,7 @@ class AppScanner {
   K8sGpuScanner k8s_;  // device plugin, container toolkit and Kubernetes lines about GPUs
   ArchScanner arch_;   // a framework built without the GPU's architecture
   FabricManagerScanner fabric_manager_;  // its journal, systemctl status and log
+  SlurmNodeScanner slurm_;               // a node drained for missing GPUs, scontrol show node
   // The hook's cause on the line after "nvidia-container-cli: initialization error:".
   bool take_hook_cause(std::string_view s, std::string_view origin, size_t line_no,
                        std::vector<AppMessage>& out);

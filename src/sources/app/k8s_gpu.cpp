@@ -156,7 +156,7 @@ bool is_toolkit_debug_info(std::string_view s) {
 
 bool is_k8s_gpu_routine_line(std::string_view s) {
   if (is_toolkit_debug_info(s)) return true;
-  static constexpr std::array<std::string_view, 14> kRoutine = {
+  static constexpr std::array<std::string_view, 16> kRoutine = {
       "Skipping non-nvmlEventTypeXidCriticalError event",
       "Detected NVML platform: found NVML library", "Registered device plugin for 'nvidia.com/",
       "Starting GRPC server for 'nvidia.com/", "Starting to serve 'nvidia.com/",
@@ -166,7 +166,9 @@ bool is_k8s_gpu_routine_line(std::string_view s) {
       // dcgm-exporter's start, and its note that profiling fields need SYS_ADMIN (no fault: the
       // other fields are exported)
       "msg=\"Starting dcgm-exporter\"",
-      "dcgm-exporter doesn't have sufficient privileges to expose profiling metrics"};
+      "dcgm-exporter doesn't have sufficient privileges to expose profiling metrics",
+      // NVIDIA's DRA driver taking a claim (its failures are its own lines)
+      "NodePrepareResource is called: request:", "NodeUnprepareResource is called: request:"};
   for (std::string_view r : kRoutine)
     if (has(s, r)) return true;
   // "Reason: UnexpectedAdmissionError" with any spacing.

@@ -711,6 +711,20 @@ struct RoutineIndex {
 
 }  // namespace
 
+namespace {
+
+// The persistence daemon's lines are routine ("Started (1405)", "PID file unlocked.", a GPU's
+// persistence mode enabled), its failures are not: "nvidia-persistenced failed to initialize",
+// "NUMA: Failed to open ...: Permission denied", systemd's "status=1/FAILURE".
+bool persistence_daemon_failed(std::string_view pattern, std::string_view line) {
+  if (pattern != "nvidia-persistenced" && pattern != "NVIDIA Persistence Daemon") return false;
+  for (std::string_view w : {"fail", "Fail", "FAIL", "denied", "rror"})
+    if (line.find(w) != std::string_view::npos) return true;
+  return false;
+}
+
+}  // namespace
+
 bool is_routine_driver_line(std::string_view line) {
   static const RoutineIndex index;
   const char* d = line.data();
@@ -720,7 +734,7 @@ bool is_routine_driver_line(std::string_view line) {
     for (uint8_t k = 0; k < b.n; ++k) {
       const std::string_view r = kRoutine[b.ids[k]];
       if (d[i + 1] == r[1] && n - i >= r.size() && std::memcmp(d + i, r.data(), r.size()) == 0)
-        return true;
+        return !(r[0] == 'N' || r[0] == 'n') || !persistence_daemon_failed(r, line);
     }
   }
   return false;

@@ -501,7 +501,8 @@ Margin margin_of(std::string_view text) {
 bool is_header_key(std::string_view key) {
   return key == "Timestamp" || key == "Driver Version" || key == "KMD Version" ||
          key == "CUDA Version" || key == "Attached GPUs" || key == "CUDA UMD Version" ||
-         key == "HIC Info";
+         key == "HIC Info" || key == "Heterogenous Multi-vGPU" ||
+         key == "Heterogeneous Multi-vGPU";  // of the header's "vGPU Driver Capability"
 }
 
 }  // namespace
@@ -522,6 +523,7 @@ Result<Snapshot> parse_smi_query_text_ex(std::string_view text, std::string_view
   const Margin margin = margin_of(text);
   const bool flat = margin.flat;
   size_t flat_section = 0;  // synthetic indent of the last section header (flat text)
+  bool in_header_section = false;
   while (rd.next(line)) {
     const std::string_view t = text::trim(line);
     if (t.empty()) continue;
@@ -537,6 +539,14 @@ Result<Snapshot> parse_smi_query_text_ex(std::string_view text, std::string_view
     std::string_view key, val;
     const bool has_value = split_line(line, indent, key, val);
     indent = indent > margin.width ? indent - margin.width : 0;
+    // A section of the header, above the GPUs ("vGPU Driver Capability" with its
+    // "Heterogenous Multi-vGPU : Supported" of a vGPU host): the driver's, no GPU's.
+    if (indent == 0 && !has_value && c.snap.gpus.empty() && key == "vGPU Driver Capability") {
+      in_header_section = true;
+      continue;
+    }
+    if (in_header_section && indent > 0) continue;
+    in_header_section = false;
     if (indent == 0 && !has_value && text::starts_with(key, "GPU ") &&
         normalize_pci_bus_id(text::trim(key.substr(4)))) {
       start_gpu(c, key.substr(4));

@@ -19,6 +19,21 @@ std::optional<std::pair<std::string, std::string_view>> gpu_bus(std::string_view
   return std::make_pair(*bus, rest.substr(id.size()));
 }
 
+// What `nvidia-smi -mig 1` and `nvidia-smi mig -cgi/-cci/-dgi/-dci` print when they succeed:
+// "Enabled MIG Mode for GPU 00000000:10:1C.0", "Successfully created GPU instance ID  9 on GPU
+// 0 using profile MIG 1g.5gb (ID 19)", "Successfully destroyed compute instance ID  0 from GPU
+// 0 GPU instance ID  7".
+bool mig_done(std::string_view t) {
+  for (std::string_view head : {"Enabled MIG Mode for GPU ", "Disabled MIG Mode for GPU "})
+    if (text::starts_with(t, head))
+      return normalize_pci_bus_id(text::trim(t.substr(head.size()))).has_value();
+  for (std::string_view head :
+       {"Successfully created GPU instance ID ", "Successfully created compute instance ID ",
+        "Successfully destroyed GPU instance ID ", "Successfully destroyed compute instance ID "})
+    if (text::starts_with(t, head)) return t.find(" GPU ", head.size()) != std::string_view::npos;
+  return false;
+}
+
 }  // namespace
 
 bool SmiResetScanner::take(std::string_view t, size_t line_no) {
@@ -27,6 +42,7 @@ bool SmiResetScanner::take(std::string_view t, size_t line_no) {
     return true;
   }
   if (t == "All done.") return true;
+  if (mig_done(t)) return true;
   const auto g = gpu_bus(t);
   if (!g) {
     refused_header_ = 0;

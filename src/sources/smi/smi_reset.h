@@ -3,6 +3,8 @@
 //     GPU 00000000:1A:00.0: In use by another client
 //   GPU 00000000:1A:00.0 was successfully reset.
 //   All done.                       (a setting applied: -pm, -c, ...)
+//   Enabled MIG Mode for GPU 00000000:10:1C.0, Successfully created GPU instance ID 9 on GPU 0
+//   using profile MIG 1g.5gb (ID 19), ... compute instance ...   (MIG set-up done: read)
 // A refused reset is read when a later line of the input says the same GPU was reset; a refusal
 // nothing resolves is handed back at the end (unresolved()) to be listed as not read: the GPU
 // may still need its reset. Pure over text.
