@@ -643,7 +643,7 @@ bool icontains(std::string_view s, std::string_view w) {
 }
 
 // Driver messages of a normal start or of normal work (each one is known and benign).
-constexpr std::array<std::string_view, 32> kRoutine = {
+constexpr std::array<std::string_view, 30> kRoutine = {
     "loading out-of-tree module taints kernel",
     "module license 'NVIDIA' taints kernel",
     "module verification failed",
@@ -659,8 +659,6 @@ constexpr std::array<std::string_view, 32> kRoutine = {
     "vgaarb:",
     "HDA NVidia",
     "snd_hda",
-    "NVIDIA Persistence Daemon",
-    "nvidia-persistenced",
     "NVRM: GPU at PCI:",
     "NVRM: GPU Board Serial Number",
     "Persistence mode is deprecated",
@@ -709,18 +707,17 @@ struct RoutineIndex {
   }
 };
 
-}  // namespace
-
-namespace {
-
 // The persistence daemon's lines are routine ("Started (1405)", "PID file unlocked.", a GPU's
 // persistence mode enabled), its failures are not: "nvidia-persistenced failed to initialize",
-// "NUMA: Failed to open ...: Permission denied", systemd's "status=1/FAILURE".
-bool persistence_daemon_failed(std::string_view pattern, std::string_view line) {
-  if (pattern != "nvidia-persistenced" && pattern != "NVIDIA Persistence Daemon") return false;
+// "NUMA: Failed to open ...: Permission denied", systemd's "status=1/FAILURE". Looked for
+// only when no other routine pattern matched, so the scan above stays as it was.
+bool persistence_daemon_routine(std::string_view line) {
+  if (line.find("nvidia-persistenced") == std::string_view::npos &&
+      line.find("NVIDIA Persistence Daemon") == std::string_view::npos)
+    return false;
   for (std::string_view w : {"fail", "Fail", "FAIL", "denied", "rror"})
-    if (line.find(w) != std::string_view::npos) return true;
-  return false;
+    if (line.find(w) != std::string_view::npos) return false;
+  return true;
 }
 
 }  // namespace
@@ -734,10 +731,10 @@ bool is_routine_driver_line(std::string_view line) {
     for (uint8_t k = 0; k < b.n; ++k) {
       const std::string_view r = kRoutine[b.ids[k]];
       if (d[i + 1] == r[1] && n - i >= r.size() && std::memcmp(d + i, r.data(), r.size()) == 0)
-        return !(r[0] == 'N' || r[0] == 'n') || !persistence_daemon_failed(r, line);
+        return true;
     }
   }
-  return false;
+  return persistence_daemon_routine(line);
 }
 
 bool kernel_log_piece_may_start(std::string_view line) {
