@@ -323,11 +323,11 @@ void oom_finding(const std::vector<const AppMessage*>& ms, Findings& out) {
   OomCause cause = oom_cause(*m, f, k, ev);
   // A share enforced by HAMi-core, or vLLM's own budget, explains the framework's message
   // beside it too.
-  const auto hami = std::find_if(ms.begin(), ms.end(), [](const AppMessage* x) {
+  const auto budget = std::find_if(ms.begin(), ms.end(), [](const AppMessage* x) {
     return x->framework == "hami-core" || x->framework == "vllm";
   });
-  cause.remedy += framework_note(hami != ms.end() ? (*hami)->framework : m->framework);
-  if (hami != ms.end()) ev.push_back((*hami)->detail);
+  cause.remedy += framework_note(budget != ms.end() ? (*budget)->framework : m->framework);
+  if (budget != ms.end()) ev.push_back((*budget)->detail);
   for (auto& line : message_lines(ms)) ev.push_back(std::move(line));
   Finding x = make_finding("memory.cuda_oom", Severity::kWarning, nullptr, std::move(cause.title),
                            std::move(ev), std::move(cause.remedy));

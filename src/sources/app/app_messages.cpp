@@ -985,11 +985,9 @@ void AppScanner::finish(std::vector<AppMessage>& out) {
   release_context_before(SIZE_MAX);
 }
 
-bool AppScanner::take_line(std::string_view line, std::string_view origin, size_t line_no,
-                           std::vector<AppMessage>& out) {
-  const std::string_view s = text::trim(line);
-  if (take_bfc_stats(s, out)) return true;
-  // A CUDA version named by the program's path ("NVIDIA_CUDA-7.0_Samples", "cuda-12.4/bin").
+// A CUDA version named by the program's path ("NVIDIA_CUDA-7.0_Samples", "cuda-12.4/bin"): the
+// runtime a later "driver version is insufficient" is about.
+void AppScanner::note_cuda_hint(std::string_view s) {
   for (std::string_view key : {"CUDA-", "cuda-"}) {
     const size_t p = s.find(key);
     if (p == std::string_view::npos) continue;
@@ -999,55 +997,70 @@ bool AppScanner::take_line(std::string_view line, std::string_view origin, size_
     if (n >= 3 && v.substr(0, n).find('.') != std::string_view::npos)
       cuda_hint_ = std::string(v.substr(0, n));
   }
+}
+
+// A program's own report on GPU memory, read whole: vLLM's start-up profile, HAMi-core's lines;
+// the out-of-memory message either gives is kept.
+bool AppScanner::take_memory_report(std::string_view s, std::string_view origin, size_t line_no,
+                                    std::vector<AppMessage>& out) {
+  std::optional<AppMessage> m;
+  if (!vllm_memory_line(s, m)) {
+    auto h = parse_hami_core_line(s);
+    if (!h) return false;
+    m = std::move(h->message);
+  }
+  if (m) {
+    if (m->text.empty()) m->text = std::string(s.substr(0, 240));
+    m->origin = std::string(origin) + ":" + std::to_string(line_no);
+    out.push_back(std::move(*m));
+  }
+  return true;
+}
+
+// A message line: joined to the previous one when it explains it, else appended.
+void AppScanner::take_message(AppMessage m, std::string_view s, std::string_view origin,
+                              size_t line_no, std::vector<AppMessage>& out) {
+  // Named here, not before: most lines are not messages and need no string built.
+  m.origin = std::string(origin) + ":" + std::to_string(line_no);
+  if (m.kind == AppMessageKind::kDriverInsufficient && !m.cuda_runtime_version)
+    m.cuda_runtime_version = cuda_hint_;
+  if (hook_line_ > 0 && line_no <= hook_line_ + 2 && m.detail.empty()) {
+    m.detail = hook_text_;
+    m.framework = "docker";
+  }
+  // deviceQuery prints "returned 35" then "-> CUDA driver version is insufficient ...":
+  // one error, not two.
+  const bool explains_previous =
+      text::starts_with(s, "->") ||
+      (!out.empty() && out.back().text.find(" returned ") != std::string::npos);
+  if (explains_previous && last_kind_ && *last_kind_ == m.kind && line_no <= last_line_ + 2 &&
+      !out.empty()) {
+    AppMessage& prev = out.back();
+    if (!prev.cuda_error_code) prev.cuda_error_code = m.cuda_error_code;
+    if (prev.detail.empty()) prev.detail = m.text;
+    // One explanation per message: the next error (another program's, in a paste) is its own.
+    last_kind_.reset();
+    return;
+  }
+  last_kind_ = m.kind;
+  last_line_ = line_no;
+  if (m.kind == AppMessageKind::kCudaOutOfMemory && m.framework == "tensorflow") give_bfc_stats(m);
+  out.push_back(std::move(m));
+}
+
+bool AppScanner::take_line(std::string_view line, std::string_view origin, size_t line_no,
+                           std::vector<AppMessage>& out) {
+  const std::string_view s = text::trim(line);
+  if (take_bfc_stats(s, out)) return true;
+  note_cuda_hint(s);
   // Before the generic phrases: "CUDA error: no kernel image is available ..." is this, not
   // another CUDA error.
   if (arch_.take(s, origin, line_no, out) || fabric_manager_.take(s, origin, line_no, out)) {
     return true;
   }
-  std::optional<AppMessage> kv;
-  if (vllm_memory_line(s, kv)) {
-    if (kv) {
-      kv->text = std::string(s.substr(0, 240));
-      kv->origin = std::string(origin) + ":" + std::to_string(line_no);
-      out.push_back(std::move(*kv));
-    }
-    return true;
-  }
-  if (auto h = parse_hami_core_line(s)) {
-    if (h->message) {
-      h->message->origin = std::string(origin) + ":" + std::to_string(line_no);
-      out.push_back(std::move(*h->message));
-    }
-    return true;
-  }
+  if (take_memory_report(s, origin, line_no, out)) return true;
   if (auto m = parse_app_message_line(s, origin)) {
-    // Named here, not before: most lines are not messages and need no string built.
-    m->origin = std::string(origin) + ":" + std::to_string(line_no);
-    if (m->kind == AppMessageKind::kDriverInsufficient && !m->cuda_runtime_version)
-      m->cuda_runtime_version = cuda_hint_;
-    if (hook_line_ > 0 && line_no <= hook_line_ + 2 && m->detail.empty()) {
-      m->detail = hook_text_;
-      m->framework = "docker";
-    }
-    // deviceQuery prints "returned 35" then "-> CUDA driver version is insufficient ...":
-    // one error, not two.
-    const bool explains_previous =
-        text::starts_with(s, "->") ||
-        (!out.empty() && out.back().text.find(" returned ") != std::string::npos);
-    if (explains_previous && last_kind_ && *last_kind_ == m->kind && line_no <= last_line_ + 2 &&
-        !out.empty()) {
-      AppMessage& prev = out.back();
-      if (!prev.cuda_error_code) prev.cuda_error_code = m->cuda_error_code;
-      if (prev.detail.empty()) prev.detail = m->text;
-      // One explanation per message: the next error (another program's, in a paste) is its own.
-      last_kind_.reset();
-      return true;
-    }
-    last_kind_ = m->kind;
-    last_line_ = line_no;
-    if (m->kind == AppMessageKind::kCudaOutOfMemory && m->framework == "tensorflow")
-      give_bfc_stats(*m);
-    out.push_back(std::move(*m));
+    take_message(std::move(*m), s, origin, line_no, out);
     return true;
   }
   if (take_nccl_transport(s, origin, line_no, out)) return true;

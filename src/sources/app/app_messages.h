@@ -90,6 +90,11 @@ class AppScanner {
                          std::vector<AppMessage>& out);
   // TensorFlow's allocator figures ("Stats:" then "Limit: N", "InUse: N") for its OOM message.
   bool take_bfc_stats(std::string_view s, std::vector<AppMessage>& out);
+  void note_cuda_hint(std::string_view s);
+  bool take_memory_report(std::string_view s, std::string_view origin, size_t line_no,
+                          std::vector<AppMessage>& out);
+  void take_message(AppMessage m, std::string_view s, std::string_view origin, size_t line_no,
+                    std::vector<AppMessage>& out);
   void give_bfc_stats(AppMessage& m) const;
   bool in_bfc_stats_ = false;
   std::optional<uint64_t> bfc_limit_, bfc_in_use_;

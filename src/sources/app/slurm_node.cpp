@@ -67,6 +67,24 @@ bool is_node_block_line(std::string_view s) {
          s.find(' ') == std::string_view::npos && s.back() == '=';  // "AllocTRES="
 }
 
+// sinfo's table: "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST" (any of its column
+// sets, GRES among them), then one row per partition and state.
+bool is_sinfo_header(std::string_view s) {
+  return text::starts_with(s, "PARTITION ") && has(s, "NODELIST") &&
+         (has(s, "STATE") || has(s, "AVAIL"));
+}
+
+size_t words(std::string_view s) {
+  size_t n = 0;
+  for (size_t i = 0; i < s.size();) {
+    while (i < s.size() && s[i] == ' ') ++i;
+    if (i == s.size()) break;
+    ++n;
+    while (i < s.size() && s[i] != ' ') ++i;
+  }
+  return n;
+}
+
 }  // namespace
 
 std::optional<AppMessage> parse_slurm_gpu_count_line(std::string_view s) {
@@ -88,24 +106,6 @@ std::optional<AppMessage> parse_slurm_gpu_count_line(std::string_view s) {
   m.detail = node_in(s);
   m.text = std::string(s.substr(0, 240));
   return m;
-}
-
-// sinfo's table: "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST" (any of its column
-// sets, GRES among them), then one row per partition and state.
-static bool is_sinfo_header(std::string_view s) {
-  return text::starts_with(s, "PARTITION ") && has(s, "NODELIST") &&
-         (has(s, "STATE") || has(s, "AVAIL"));
-}
-
-static size_t words(std::string_view s) {
-  size_t n = 0;
-  for (size_t i = 0; i < s.size();) {
-    while (i < s.size() && s[i] == ' ') ++i;
-    if (i == s.size()) break;
-    ++n;
-    while (i < s.size() && s[i] != ' ') ++i;
-  }
-  return n;
 }
 
 bool SlurmNodeScanner::take(std::string_view s, std::string_view origin, size_t line_no,

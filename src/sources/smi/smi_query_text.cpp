@@ -511,6 +511,48 @@ Result<Snapshot> parse_smi_query_text(std::string_view text, std::string_view or
   return parse_smi_query_text_ex(text, origin, nullptr);
 }
 
+namespace {
+
+// A line of the header above the GPU sections: a header key (at column 0, or under a section
+// of the header such as a vGPU host's "vGPU Driver Capability" before any GPU), or such a
+// section's own line. Header keys at column 0 also end a GPU section; once GPUs were read, a
+// column-0 key of another name belongs to a dedented GPU fragment.
+bool header_line(Ctx& c, QueryTextInfo& qi, size_t indent, bool has_value, std::string_view key,
+                 std::string_view val) {
+  const bool above_gpus = c.snap.gpus.empty() && !c.gpu;
+  if (!has_value) return indent == 0 && above_gpus && key == "vGPU Driver Capability";
+  if (!(indent == 0 || above_gpus) ||
+      !(is_header_key(key) ||
+        (indent == 0 && c.snap.gpus.empty() && key.find("Version") != std::string_view::npos)))
+    return false;
+  c.gpu = nullptr;  // back at the header level
+  if (key == "Attached GPUs") qi.attached_gpus = to_unsigned(parse_u64(val));
+  on_header_field(c, key, val);
+  return true;
+}
+
+// A GPU field or section header: placed under the sections above it (by indent, or for flat
+// text by the known sections' names), or read as a field.
+void gpu_line(Ctx& c, bool flat, size_t& flat_section, size_t indent, bool has_value,
+              std::string_view key, std::string_view val) {
+  if (flat) {
+    if (!has_value)
+      indent = flat_section = flat_section_indent(key);
+    else if (is_gpu_level_key(key)) {
+      indent = 4;
+      flat_section = 0;
+    } else
+      indent = flat_section + 4;
+  }
+  while (!c.stack.empty() && c.stack.back().indent >= indent) c.stack.pop_back();
+  if (!has_value)
+    c.stack.push_back({indent, key});
+  else
+    on_field(c, key, val);
+}
+
+}  // namespace
+
 Result<Snapshot> parse_smi_query_text_ex(std::string_view text, std::string_view origin,
                                          QueryTextInfo* info) {
   QueryTextInfo scratch;
@@ -521,9 +563,7 @@ Result<Snapshot> parse_smi_query_text_ex(std::string_view text, std::string_view
   std::string_view line;
   bool saw_banner = false;
   const Margin margin = margin_of(text);
-  const bool flat = margin.flat;
   size_t flat_section = 0;  // synthetic indent of the last section header (flat text)
-  bool in_header_section = false;
   while (rd.next(line)) {
     const std::string_view t = text::trim(line);
     if (t.empty()) continue;
@@ -539,14 +579,6 @@ Result<Snapshot> parse_smi_query_text_ex(std::string_view text, std::string_view
     std::string_view key, val;
     const bool has_value = split_line(line, indent, key, val);
     indent = indent > margin.width ? indent - margin.width : 0;
-    // A section of the header, above the GPUs ("vGPU Driver Capability" with its
-    // "Heterogenous Multi-vGPU : Supported" of a vGPU host): the driver's, no GPU's.
-    if (indent == 0 && !has_value && c.snap.gpus.empty() && key == "vGPU Driver Capability") {
-      in_header_section = true;
-      continue;
-    }
-    if (in_header_section && indent > 0) continue;
-    in_header_section = false;
     if (indent == 0 && !has_value && text::starts_with(key, "GPU ") &&
         normalize_pci_bus_id(text::trim(key.substr(4)))) {
       start_gpu(c, key.substr(4));
@@ -554,35 +586,13 @@ Result<Snapshot> parse_smi_query_text_ex(std::string_view text, std::string_view
       flat_section = 0;
       continue;
     }
-    // Header keys sit at column 0 above the GPU sections; once GPUs were read, a column-0
-    // key of another name belongs to a dedented GPU fragment.
-    if (indent == 0 && has_value &&
-        (is_header_key(key) ||
-         (c.snap.gpus.empty() && key.find("Version") != std::string_view::npos))) {
-      c.gpu = nullptr;  // back at the header level
-      if (key == "Attached GPUs") qi.attached_gpus = to_unsigned(parse_u64(val));
-      on_header_field(c, key, val);
-      continue;
-    }
+    if (header_line(c, qi, indent, has_value, key, val)) continue;
     if (!c.gpu) {
       // GPU fields with no "GPU <bus id>" line above: one GPU whose bus id is unknown.
       start_gpu(c, "");
       qi.implicit_gpu = true;
     }
-    if (flat) {
-      if (!has_value)
-        indent = flat_section = flat_section_indent(key);
-      else if (is_gpu_level_key(key)) {
-        indent = 4;
-        flat_section = 0;
-      } else
-        indent = flat_section + 4;
-    }
-    while (!c.stack.empty() && c.stack.back().indent >= indent) c.stack.pop_back();
-    if (!has_value)
-      c.stack.push_back({indent, key});
-    else
-      on_field(c, key, val);
+    gpu_line(c, margin.flat, flat_section, indent, has_value, key, val);
   }
   if (info && c.snap.gpus.empty() &&
       (c.snap.driver_version || c.snap.cuda_driver_version || qi.attached_gpus)) {
