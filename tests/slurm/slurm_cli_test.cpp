@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "run_binary.h"
 #include "serve_helpers.h"
@@ -26,7 +27,9 @@ std::string lost_now(const TempDir& t) {
   return t.write("lost-now.json", j.dump()).string();
 }
 
-std::string healthy() { return servetest::scenario("healthy-8x-h100"); }
+std::string healthy() {
+  return servetest::scenario("healthy-8x-h100");
+}
 
 TEST(Check, HealthyIsSilentExitZero) {
   TempDir t;
@@ -48,9 +51,9 @@ TEST(Check, LostGpuIsOneLineOfReasonExitOne) {
 
 TEST(Check, HungGpuIsSickAfterOneDeadline) {
   // hung-call.json: GPU 3's power reading hangs for 30 s; the check gives up after 300 ms.
-  const auto r = run_gpuwarden({"check", "--scenario", servetest::scenario("hung-call"),
-                                "--deadline-ms", "300"},
-                               RunOptions{{}, 20s, {}});
+  const auto r = run_gpuwarden(
+      {"check", "--scenario", servetest::scenario("hung-call"), "--deadline-ms", "300"},
+      RunOptions{{}, 20s, {}});
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   EXPECT_THAT(r.out, StartsWith("gpuwarden: GPU 3 gpu.hung: "));
 }
@@ -67,10 +70,10 @@ TEST(Check, ConfigErrorsAreNamedAndExit78) {
 
 TEST(Check, DrainWithoutScontrolOrWithASilentSlurmChangesNothing) {
   TempDir t;
-  const auto none = t.write("none.toml", "[check]\nscontrol = \"" +
-                                             (t.path() / "no-scontrol").string() + "\"\n");
-  auto r = run_gpuwarden({"check", "--scenario", lost_now(t), "--drain", "--node", "vm",
-                          "--config", none.string()});
+  const auto none =
+      t.write("none.toml", "[check]\nscontrol = \"" + (t.path() / "no-scontrol").string() + "\"\n");
+  auto r = run_gpuwarden(
+      {"check", "--scenario", lost_now(t), "--drain", "--node", "vm", "--config", none.string()});
   EXPECT_EQ(r.exit_code, 69) << r.describe();
   EXPECT_THAT(r.err, HasSubstr("cannot run"));
   EXPECT_THAT(r.err, HasSubstr("node state left unchanged"));
@@ -78,11 +81,11 @@ TEST(Check, DrainWithoutScontrolOrWithASilentSlurmChangesNothing) {
   const auto hang = t.write("hang.sh", "#!/bin/sh\necho called >> " +
                                            (t.path() / "calls").string() + "\nexec sleep 60\n");
   std::filesystem::permissions(hang, std::filesystem::perms(0755));
-  const auto slow = t.write("slow.toml", "[check]\nscontrol = \"" + hang.string() +
-                                             "\"\nscontrol_timeout = \"300ms\"\n");
-  r = run_gpuwarden({"check", "--scenario", lost_now(t), "--drain", "--node", "vm", "--config",
-                     slow.string()},
-                    RunOptions{{}, 20s, {}});
+  const auto slow = t.write(
+      "slow.toml", "[check]\nscontrol = \"" + hang.string() + "\"\nscontrol_timeout = \"300ms\"\n");
+  r = run_gpuwarden(
+      {"check", "--scenario", lost_now(t), "--drain", "--node", "vm", "--config", slow.string()},
+      RunOptions{{}, 20s, {}});
   EXPECT_EQ(r.exit_code, 69) << r.describe();
   EXPECT_THAT(r.err, HasSubstr("did not finish within 300 ms"));
   // Only the state query ran: no drain was attempted on a node whose state is unknown.
@@ -121,9 +124,8 @@ class WithDaemon : public ::testing::Test {
   }
   static RunOptions job_env(const std::string& id, const std::string& gpus) {
     RunOptions o;
-    o.env = {{"SLURM_JOB_ID", id},   {"SLURM_JOB_UID", "0"}, {"SLURM_JOB_GID", "0"},
-             {"SLURM_JOB_USER", "root"}, {"SLURM_JOB_GPUS", gpus},
-             {"CUDA_VISIBLE_DEVICES", gpus}};
+    o.env = {{"SLURM_JOB_ID", id},       {"SLURM_JOB_UID", "0"},   {"SLURM_JOB_GID", "0"},
+             {"SLURM_JOB_USER", "root"}, {"SLURM_JOB_GPUS", gpus}, {"CUDA_VISIBLE_DEVICES", gpus}};
     return o;
   }
   static inline TempDir* tmp_ = nullptr;
@@ -153,6 +155,9 @@ TEST_F(WithDaemon, PrologRefusesASickGpuAndMapsAHealthyJob) {
   EXPECT_TRUE(servetest::series(m, "DCGM_FI_DEV_GPU_TEMP", {"gpu=\"1\"", "hpc_job=\"42\""}));
   EXPECT_FALSE(servetest::series(m, "DCGM_FI_DEV_GPU_TEMP", {"gpu=\"2\"", "hpc_job="}));
   EXPECT_EQ(servetest::series(m, "gpuwarden_job_gpu", {"gpu=\"1\"", "hpc_job=\"42\""}), 1);
+  // The job runs for a few of the daemon's 100 ms sampling rounds, so that its history span
+  // holds samples (a job shorter than one round has none, and its report says so).
+  std::this_thread::sleep_for(350ms);
 
   const auto end = run_gpuwarden({"slurm", "epilog", "--config", cfg_}, job_env("42", "0,1"));
   EXPECT_EQ(end.exit_code, 0) << end.describe();
