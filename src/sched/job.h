@@ -7,7 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/packed_optional.h"
 #include "core/result.h"
+#include "core/shared_name.h"
 
 namespace gw::sched {
 
@@ -15,18 +17,18 @@ using JobId = uint64_t;
 
 struct JobSpec {
   JobId id = 0;
-  std::string user;     // may be synthesised when a trace lacks it (say so in the report)
-  std::string account;  // tenant / virtual cluster; fair share is computed per account
-  int priority = 0;     // user/admin priority, higher first
-  unsigned gpus = 1;    // GPUs requested
-  std::optional<uint64_t> gpu_mem_bytes;  // per GPU, when the job states it
-  int64_t submit_ms = 0;                  // on the scheduler's clock
-  std::optional<int64_t> time_limit_ms;   // the user's estimate; backfill relies on it
-  std::vector<JobId> depends_on;          // start only after these finished successfully
-  std::string qos;                        // "normal" unless stated
+  SharedName user;                // may be synthesised when a trace lacks it (say so in the report)
+  SharedName account;             // tenant / virtual cluster; fair share is computed per account
+  int priority = 0;               // user/admin priority, higher first
+  unsigned gpus = 1;              // GPUs requested
+  OptionalBytes gpu_mem_bytes;    // per GPU, when the job states it
+  int64_t submit_ms = 0;          // on the scheduler's clock
+  OptionalMs time_limit_ms;       // the user's estimate; backfill relies on it
+  std::vector<JobId> depends_on;  // start only after these finished successfully
+  SharedName qos;                 // "normal" unless stated
 
   // Trace replay only: how long the job really runs when given its GPUs.
-  std::optional<int64_t> actual_runtime_ms;
+  OptionalMs actual_runtime_ms;
   // Trace replay only: the line of the trace file the job came from (0: not from a file).
   uint64_t source_line = 0;
   bool limit_synthesised = false;  // time_limit_ms was made up by a documented rule
@@ -69,8 +71,8 @@ struct Transition {
 struct JobTerms {
   JobId id = 0;
   int64_t submit_ms = 0;
-  std::optional<int64_t> time_limit_ms;
-  std::optional<int64_t> actual_runtime_ms;
+  OptionalMs time_limit_ms;
+  OptionalMs actual_runtime_ms;
   std::string_view account;
   std::string_view qos;
   int priority = 0;
@@ -86,8 +88,8 @@ struct Job {
   uint32_t transitions = 0;
   uint32_t final_transitions = 0;  // how often it reached a final state (the state machine: <= 1)
   std::vector<uint32_t> gpus;      // cluster GPU indices while running
-  std::optional<int64_t> first_start_ms;
-  std::optional<int64_t> end_ms;  // when it reached a final state
+  OptionalMs first_start_ms;
+  OptionalMs end_ms;  // when it reached a final state
   int64_t last_start_ms = 0;
   double attained_gpu_ms = 0;           // GPU-milliseconds of service over finished attempts
   double attained_ms = 0;               // wall milliseconds of running over finished attempts

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/packed_optional.h"
 #include "sched/job.h"
 
 namespace gw::sim {
@@ -47,8 +48,8 @@ struct JobOutcome {
   uint64_t source_line = 0;  // the trace line it came from (0: not from a file)
   int64_t submit_ms = 0;
   int64_t runtime_ms = 0;  // useful work it needed
-  std::optional<int64_t> first_start_ms;
-  std::optional<int64_t> end_ms;
+  OptionalMs first_start_ms;
+  OptionalMs end_ms;
   // Useful work it got done (kept by checkpoints, finished, or running at the horizon), and
   // that over the time from first start to end (or horizon): its effective training time.
   int64_t useful_ms = 0;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <unordered_map>
 
 #include "sim/trace_formats.h"
 #include "sim/trace_random.h"
@@ -53,6 +54,22 @@ void synthesise_users(std::vector<JobSpec>& jobs, const TraceOptions& o,
         "the trace has no users: {} jobs got a synthetic user '<account>/u<k>', k uniform in "
         "0..{} from seed {}",
         made, users - 1, o.seed));
+}
+
+// Jobs naming one user, account or QoS share one copy of the text: a trace of millions of jobs
+// has a few thousand names (docs/perf/sim.md).
+void share_names(std::vector<JobSpec>& jobs) {
+  std::unordered_map<std::string_view, SharedName> seen;
+  const auto share = [&](SharedName& n) {
+    if (n.empty()) return;
+    const auto [it, added] = seen.try_emplace(std::string_view(n.str()), n);
+    if (!added) n = it->second;
+  };
+  for (JobSpec& j : jobs) {
+    share(j.user);
+    share(j.account);
+    share(j.qos);
+  }
 }
 
 void synthesise_limits(std::vector<JobSpec>& jobs, const TraceOptions& o,
@@ -137,6 +154,7 @@ Trace finalize_trace(std::string name, std::string path, formats::ParsedJobs par
         "{} rows repeat an earlier job id: kept as separate jobs (ids are renumbered 1..N)",
         parsed.duplicate_ids));
   synthesise_users(jobs, options, t.notes);
+  share_names(jobs);
   synthesise_limits(jobs, options, t.notes);
   t.notes.push_back(
       fmt::format("{} jobs read from {} rows; submit times are 0-based", jobs.size(), rows));

@@ -43,3 +43,16 @@ TEST(Job, RejectsTransitionsOutOfFinalStates) {
 
 }  // namespace
 }  // namespace gw::sched
+
+namespace gw::sched {
+namespace {
+
+// A replay keeps every job's spec: ten million of them must fit in about a gigabyte
+// (docs/perf/sim.md). Names are shared pointers, optional times carry no flag of their own.
+TEST(JobSpec, StaysCompactForTenMillionJobReplays) {
+  EXPECT_LE(sizeof(JobSpec), 112U);
+  EXPECT_LE(sizeof(JobTerms), 72U);
+}
+
+}  // namespace
+}  // namespace gw::sched

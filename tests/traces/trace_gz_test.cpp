@@ -4,8 +4,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
@@ -114,6 +116,31 @@ TEST(TraceGz, BundledPhillyIsTheRepositoryCopy) {
     EXPECT_EQ(bundled->jobs[i].account, file->jobs[i].account) << i;
   }
   EXPECT_EQ(bundled->notes.front(), "no --trace given: the bundled Philly trace");
+}
+
+// Every job naming one account, user or QoS shares one copy of the name, and resampling to
+// more jobs copies no text (docs/perf/sim.md: ten million jobs in about a gigabyte).
+TEST(TraceGz, JobsShareTheirNames) {
+  auto t = read_trace(kTraces + "philly-sia/philly.csv.gz", {});
+  ASSERT_TRUE(t) << t.error().to_string();
+  std::map<std::string, const sched::JobSpec*> first_of;
+  size_t shared = 0;
+  for (const auto& j : t->jobs) {
+    const auto [it, added] = first_of.try_emplace(j.account.str(), &j);
+    if (added) continue;
+    EXPECT_TRUE(j.account.same_text_as(it->second->account)) << j.id;
+    EXPECT_TRUE(j.qos.same_text_as(it->second->qos)) << j.id;
+    ++shared;
+  }
+  EXPECT_GT(shared, 80000U);
+  const Trace big = resample_trace(*t, 200000, 3);
+  ASSERT_EQ(big.jobs.size(), 200000U);
+  for (size_t i = 0; i < big.jobs.size(); i += 1009)
+    EXPECT_TRUE(big.jobs[i].user.same_text_as(
+        std::find_if(t->jobs.begin(), t->jobs.end(),
+                     [&](const auto& j) { return j.user == big.jobs[i].user; })
+            ->user))
+        << i;
 }
 
 TEST(TraceGz, SpecialFilesAreRefused) {

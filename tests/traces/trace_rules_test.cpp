@@ -87,8 +87,8 @@ TEST(TraceRules, SynthesisedUsersBelongToTheirAccount) {
       o);
   ASSERT_EQ(t.jobs.size(), 4U);
   for (const auto& j : t.jobs) {
-    EXPECT_EQ(j.user.rfind(j.account + "/u", 0), 0U) << j.user;
-    const char k = j.user.back();
+    EXPECT_EQ(j.user.str().rfind(j.account + "/u", 0), 0U) << j.user;
+    const char k = j.user.str().back();
     EXPECT_TRUE(k >= '0' && k <= '2') << j.user;
     EXPECT_EQ(j.qos, "normal");
   }
