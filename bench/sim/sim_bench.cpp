@@ -172,8 +172,8 @@ int main(int argc, char** argv) {
         benchmark::RegisterBenchmark(
             name.c_str(),
             [w, p, pl, csv_path](benchmark::State& st) {
-              const gw::sim::SimConfig c =
-                  gw::bench::replay_config(*w, p, *gw::sched::parse_packing(pl));
+              gw::sim::SimConfig c = gw::bench::replay_config(*w, p, *gw::sched::parse_packing(pl));
+              c.options.keep_job_outcomes = !csv_path.empty();  // as `simulate` without output
               gw::sim::PolicyResult r;
               for (auto _ : st) {
                 auto out = gw::sim::simulate_policies(w->trace, c);

@@ -213,6 +213,8 @@ int simulate(const SimulateArgs& a, const Io& io) {
   }
   sim::SimConfig config = make_config(a, cluster, std::move(*failure));
   if (thresholds) config.options.policy.dlas_thresholds_s = *thresholds;
+  // Only the JSON report and --jobs-out list jobs; the rest need the figures alone.
+  config.options.keep_job_outcomes = a.format == "json" || !a.jobs_out.empty();
   for (const std::string& p : config.policies) {
     if (auto ok = sched::make_policy(p); !ok) {
       io.err << "gpuwarden simulate: " << ok.error().to_string() << "\n";

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <numeric>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/clock.h"
 #include "sim/metrics.h"
@@ -98,6 +99,15 @@ struct LiveJob {
   unsigned allocated = 0;
 };
 
+// Every account of the replay's jobs: the tenants whose shares normalise fairness.
+std::vector<std::string_view> tenants_of(std::span<const sched::JobSpec> jobs) {
+  std::unordered_set<std::string_view> seen;
+  std::vector<std::string_view> out;
+  for (const sched::JobSpec& j : jobs)
+    if (seen.insert(j.account.str()).second) out.push_back(j.account.str());
+  return out;
+}
+
 class Engine {
  public:
   Engine(std::span<const sched::JobSpec> jobs, const sched::Cluster& cluster,
@@ -106,7 +116,9 @@ class Engine {
         o_(o),
         rng_(o.seed),
         sched_(cluster, std::move(policy), clock_, o.scheduler),
-        classes_(effective_classes(o.failure)) {
+        classes_(effective_classes(o.failure)),
+        fold_(static_cast<unsigned>(cluster.gpu_count()), o.scheduler.fairshare.shares,
+              tenants_of(jobs)) {
     // Jobs that end are forgotten by the scheduler (handed to settle() first), unless a job
     // names a dependency: then every job stays known until the end, as the live queue keeps them.
     const bool dependencies =
@@ -115,7 +127,10 @@ class Engine {
       sched_.reserve(jobs.size());
     else
       sched_.retire_final_jobs([this](const sched::Job& j) { on_final(j); });
-    out_.reserve(jobs.size());
+    // Without per-job output, a job's outcome is folded into the figures and dropped once it
+    // and every job submitted before it are final (retired jobs only: see fold_final_prefix).
+    folding_ = !o.keep_job_outcomes && !dependencies;
+    if (!folding_) out_.reserve(jobs.size());
     for (const FailureClass& c : classes_) tally_.push_back({c.name, 0, 0});
     if (o.failure.planned.every_ms > 0) tally_.push_back({"planned-maintenance", 0, 0});
   }
@@ -142,7 +157,9 @@ class Engine {
   void arm_job_failures(size_t slot, int64_t now, int64_t attempt_ms);
   void record(int64_t t);
   void training_time(const LiveJob& lj, const sched::Job& j, int64_t t_end);
-  JobOutcome& outcome(size_t slot) { return out_[live_[slot].out]; }
+  JobOutcome& at(size_t out) { return out_[out - out_base_]; }
+  JobOutcome& outcome(size_t slot) { return at(live_[slot].out); }
+  void fold_final_prefix();
   // Every accepted job final (cancellations of dependents included) and nothing left to submit.
   bool all_settled() const {
     return sched_.final_count() == accepted_ && submitted_ == specs_.size();
@@ -161,7 +178,10 @@ class Engine {
   std::vector<size_t> free_live_;
   std::unordered_map<sched::JobId, size_t> live_of_;  // live slot of each waiting or running job
   uint32_t gens_ = 0;
-  std::vector<JobOutcome> out_;
+  std::vector<JobOutcome> out_;  // outcomes [out_base_, out_base_ + size), in submit order
+  size_t out_base_ = 0;          // outcomes before it are folded and dropped
+  size_t folded_ = 0;            // outcomes before it are folded
+  bool folding_ = false;         // fold outcomes as they become final (no per-job output)
   std::vector<std::string> accounts_;
   std::unordered_map<std::string_view, uint32_t> account_ids_;  // views of accounts_' names
   std::vector<uint32_t> nodes_;
@@ -177,6 +197,7 @@ class Engine {
   std::vector<FailureClassCount> tally_;  // per class, then planned maintenance
   uint64_t failure_events_ = 0;
   bool bounded_ = false;  // stopped at max_failure_events
+  JobMetricsFold fold_;
 };
 
 SimOutcome Engine::run() {
@@ -262,7 +283,7 @@ void Engine::on_submit(size_t i) {
   jo.runtime_ms = std::max<int64_t>(0, s.actual_runtime_ms.value_or(s.time_limit_ms.value_or(0)));
   out_.push_back(jo);
   // Known before the scheduler sees it: a job can end within submit (a failed dependency).
-  const size_t slot = live_slot(out_.size() - 1);
+  const size_t slot = live_slot(out_base_ + out_.size() - 1);
   live_of_[s.id] = slot;
   if (Status st = sched_.submit(s); !st) {
     rejected_.push_back(st.error().to_string());
@@ -286,7 +307,7 @@ size_t Engine::live_slot(size_t out) {
   LiveJob& lj = live_[slot];
   lj = LiveJob{};
   lj.out = out;
-  lj.remaining_ms = out_[out].runtime_ms;
+  lj.remaining_ms = at(out).runtime_ms;
   lj.gen = ++gens_;
   return slot;
 }
@@ -310,13 +331,29 @@ void Engine::on_final(const sched::Job& j) {
   settle(slot, j, clock_.now_ms());
   live_[slot].gen = 0;
   free_live_.push_back(slot);
+  if (folding_) fold_final_prefix();
+}
+
+// Folds the outcomes that are final and have only final ones before them, in submit order
+// (the order finish() folds a kept run in), and drops the folded prefix once it is at least
+// half of what is held: the window then spans from the oldest live job to the newest.
+void Engine::fold_final_prefix() {
+  const size_t end = out_base_ + out_.size();
+  const int64_t now = clock_.now_ms();
+  for (; folded_ < end && sched::is_final(at(folded_).state); ++folded_)
+    fold_.add(at(folded_), accounts_[at(folded_).account], now);
+  const size_t dropped = folded_ - out_base_;
+  if (dropped >= 4096 && 2 * dropped >= out_.size()) {
+    out_.erase(out_.begin(), out_.begin() + static_cast<std::ptrdiff_t>(dropped));
+    out_base_ = folded_;
+  }
 }
 
 void Engine::on_end(size_t slot, uint32_t gen) {
   if (live_[slot].gen != gen) return;  // a stale end of an interrupted attempt
   const int64_t now = clock_.now_ms();
   const LiveJob& lj = live_[slot];
-  const JobOutcome& jo = out_[lj.out];
+  const JobOutcome& jo = at(lj.out);
   allocated_ += static_cast<double>(lj.allocated) * static_cast<double>(now - lj.attempt_start_ms);
   useful_ += static_cast<double>(lj.allocated) * static_cast<double>(jo.runtime_ms);
   (void)sched_.finish(jo.id, JobState::kDone, "completed");
@@ -334,10 +371,10 @@ void Engine::interrupt(size_t slot, bool preempted, bool keep_work) {
   sj.gen = ++gens_;
   ++stale_;
   if (preempted) {
-    ++out_[sj.out].preemptions;
+    ++at(sj.out).preemptions;
     sj.preempted_at_ms = clock_.now_ms();
   } else {
-    ++out_[sj.out].interruptions;
+    ++at(sj.out).interruptions;
   }
 }
 
@@ -453,6 +490,7 @@ void Engine::arm_job_failures(size_t slot, int64_t now, int64_t attempt_ms) {
 
 // Written over the job's earlier range when they fit there, else appended to the pool.
 void Engine::record_nodes(size_t slot, const sched::Job& j) {
+  if (folding_) return;  // only the per-job output names nodes
   JobOutcome& jo = outcome(slot);
   const size_t at = nodes_.size();
   for (uint32_t g : j.gpus) nodes_.push_back(sched_.cluster().gpu(g).node);
@@ -480,13 +518,13 @@ void Engine::after_pass(const sched::PassResult& pass) {
     const sched::Job& j = *sched_.find(id);
     LiveJob& sj = live_[slot];
     if (sj.preempted_at_ms >= 0) {
-      note_gap(out_[sj.out], now - sj.preempted_at_ms);
+      note_gap(at(sj.out), now - sj.preempted_at_ms);
       sj.preempted_at_ms = -1;
     }
     sj.attempt_start_ms = now;
     sj.overhead_ms = j.attempts > 1 ? o_.failure.restart_overhead_ms : 0;
     sj.allocated = static_cast<unsigned>(j.gpus.size());
-    out_[sj.out].allocated = sj.allocated;
+    at(sj.out).allocated = sj.allocated;
     record_nodes(slot, j);
     const int64_t attempt_ms = sj.overhead_ms + wall_for_work(sj.remaining_ms, o_.failure);
     push(now + attempt_ms, Kind::kEnd, slot, sj.gen);
@@ -515,7 +553,7 @@ void Engine::record(int64_t t) {
 
 // Work up to the horizon counts: a running attempt's progress since its restart is useful.
 void Engine::training_time(const LiveJob& lj, const sched::Job& j, int64_t t_end) {
-  JobOutcome& jo = out_[lj.out];
+  JobOutcome& jo = at(lj.out);
   jo.useful_ms = jo.runtime_ms - lj.remaining_ms;
   if (j.state == JobState::kDone) jo.useful_ms = jo.runtime_ms;
   if (j.state == JobState::kRunning)
@@ -530,7 +568,7 @@ void Engine::training_time(const LiveJob& lj, const sched::Job& j, int64_t t_end
 // The job's outcome as of t_end: when it ended, or the run's end for a job still live then.
 void Engine::settle(size_t slot, const sched::Job& j, int64_t t_end) {
   const LiveJob& lj = live_[slot];
-  JobOutcome& jo = out_[lj.out];
+  JobOutcome& jo = at(lj.out);
   jo.state = j.state;
   jo.first_start_ms = j.first_start_ms;
   jo.end_ms = j.end_ms;
@@ -554,27 +592,24 @@ SimOutcome Engine::finish(int64_t t_end) {
                     static_cast<double>(t_end - live_[slot].attempt_start_ms);
     settle(slot, j, t_end);
   }
-  double ett_num = 0, ett_den = 0;  // GPU-weighted useful and elapsed time
-  for (const JobOutcome& jo : out_) {
-    if (!jo.first_start_ms) continue;
-    const int64_t elapsed = jo.end_ms.value_or(t_end) - *jo.first_start_ms;
-    if (elapsed <= 0) continue;
-    ett_num += static_cast<double>(jo.gpus) * static_cast<double>(jo.useful_ms);
-    ett_den += static_cast<double>(jo.gpus) * static_cast<double>(elapsed);
-  }
+  for (; folded_ < out_base_ + out_.size(); ++folded_)
+    fold_.add(at(folded_), accounts_[at(folded_).account], t_end);
   PolicyResult& r = o.result;
   r.policy = sched_.policy().name();
   const unsigned total = static_cast<unsigned>(sched_.cluster().gpu_count());
-  o.jobs = std::move(out_);
+  fold_.fill(r);
+  if (folding_) {
+    out_.clear();
+  } else {
+    o.jobs = std::move(out_);
+    o.nodes = std::move(nodes_);
+  }
   o.accounts = std::move(accounts_);
-  o.nodes = std::move(nodes_);
-  fill_job_metrics(r, o, total, o_.scheduler.fairshare.shares);
   r.makespan_s = static_cast<double>(t_end - t0_) / 1000.0;
   r.gpu_utilization =
       r.makespan_s > 0 ? allocated_ / (static_cast<double>(total) * r.makespan_s * 1000.0) : 0.0;
   r.hol_blocking_s = hol_ms_ / 1000.0;
   r.goodput = allocated_ > 0 ? useful_ / allocated_ : 1.0;
-  if (ett_den > 0) r.effective_training_time = ett_num / ett_den;
   if (has_failures(o_.failure)) r.failures_by_class = tally_;
   if (bounded_)
     o.stop_note = fmt::format(

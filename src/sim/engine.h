@@ -27,6 +27,10 @@ struct SimOptions {
   FailureOptions failure;
   std::optional<int64_t> horizon_ms;  // stop this long after the first submit
   size_t series_points = 200;         // utilization / queue-length points kept
+  // Keep every job's outcome for per-job output (JSON, --jobs-out). Without it each job is
+  // folded into the figures when it ends and forgotten: the figures are the same to the bit,
+  // and a 10-million-job replay saves ~1.1 GB (docs/perf/sim.md).
+  bool keep_job_outcomes = true;
 };
 
 // A run's jobs (JobTable: accepted ones, in submit order) and its totals.

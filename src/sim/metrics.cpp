@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "sim/engine.h"
 
@@ -56,67 +55,53 @@ std::vector<SeriesPoint> downsample(const std::vector<std::pair<int64_t, double>
   return out;
 }
 
-namespace {
-
-void fill_fairness(PolicyResult& r, const JobTable& out, unsigned total_gpus,
-                   const std::vector<std::pair<std::string, double>>& shares) {
-  struct Acc {
-    double speed = 0, ftf = 0;
-    size_t n = 0;
-  };
-  std::map<std::string, Acc> tenants;
-  for (const JobOutcome& j : out.jobs) tenants[out.account_of(j)];
-  double total_shares = 0;
-  std::map<std::string, double> share_of;
-  for (const auto& [name, acc] : tenants) {
-    double s = 1.0;
+JobMetricsFold::JobMetricsFold(unsigned total_gpus,
+                               const std::vector<std::pair<std::string, double>>& shares,
+                               const std::vector<std::string_view>& tenants)
+    : total_gpus_(total_gpus) {
+  for (std::string_view name : tenants) tenants_.try_emplace(std::string(name));
+  for (auto& [name, t] : tenants_) {
     for (const auto& [n, v] : shares)
-      if (n == name) s = v;
-    share_of[name] = s;
-    total_shares += s;
+      if (n == name) t.share = v;
+    total_shares_ += t.share;
   }
-  for (const JobOutcome& j : out.jobs) {
-    if (j.state != sched::JobState::kDone || !j.end_ms) continue;
-    const double jct = static_cast<double>(*j.end_ms - j.submit_ms);
-    const double run = static_cast<double>(std::max<int64_t>(1, j.runtime_ms));
-    const std::string& account = out.account_of(j);
-    Acc& a = tenants[account];
-    a.speed += std::min(1.0, run / std::max(jct, 1.0));
-    const double share_gpus = static_cast<double>(total_gpus) * share_of[account] / total_shares;
-    const double alone =
-        run * std::max(1.0, static_cast<double>(j.gpus) / std::max(share_gpus, 1e-9));
-    a.ftf += std::max(jct, 1.0) / alone;
-    ++a.n;
-  }
-  std::vector<double> x;
-  double worst = 0;
-  for (const auto& [name, a] : tenants) {
-    if (a.n == 0) continue;
-    x.push_back(a.speed / static_cast<double>(a.n));
-    worst = std::max(worst, a.ftf / static_cast<double>(a.n));
-  }
-  r.jain_fairness = jain_index(x);
-  if (!x.empty()) r.finish_time_fairness = worst;
 }
 
-}  // namespace
-
-void fill_job_metrics(PolicyResult& r, const JobTable& out, unsigned total_gpus,
-                      const std::vector<std::pair<std::string, double>>& shares) {
-  r.jobs = out.jobs.size();
-  r.jct_s.clear();
-  std::vector<double> queue;
-  for (const JobOutcome& j : out.jobs) {
-    if (j.first_start_ms)
-      queue.push_back(static_cast<double>(*j.first_start_ms - j.submit_ms) / 1000.0);
-    if (j.state == sched::JobState::kDone && j.end_ms)
-      r.jct_s.push_back(static_cast<double>(*j.end_ms - j.submit_ms) / 1000.0);
-    r.interruptions += j.interruptions;
-    r.preemptions += j.preemptions;
+void JobMetricsFold::add(const JobOutcome& j, std::string_view account, int64_t t_end) {
+  ++jobs_;
+  if (j.first_start_ms) {
+    queue_s_.push_back(static_cast<double>(*j.first_start_ms - j.submit_ms) / 1000.0);
+    const int64_t elapsed = j.end_ms.value_or(t_end) - *j.first_start_ms;
+    if (elapsed > 0) {
+      ett_num_ += static_cast<double>(j.gpus) * static_cast<double>(j.useful_ms);
+      ett_den_ += static_cast<double>(j.gpus) * static_cast<double>(elapsed);
+    }
   }
+  interruptions_ += j.interruptions;
+  preemptions_ += j.preemptions;
+  if (j.state != sched::JobState::kDone || !j.end_ms) return;
+  const double jct_ms = static_cast<double>(*j.end_ms - j.submit_ms);
+  jct_s_.push_back(jct_ms / 1000.0);
+  const auto it = tenants_.find(account);
+  if (it == tenants_.end()) return;  // not a tenant the fold was told of: a caller's error
+  Tenant& t = it->second;
+  const double run = static_cast<double>(std::max<int64_t>(1, j.runtime_ms));
+  t.speed += std::min(1.0, run / std::max(jct_ms, 1.0));
+  const double share_gpus = static_cast<double>(total_gpus_) * t.share / total_shares_;
+  const double alone =
+      run * std::max(1.0, static_cast<double>(j.gpus) / std::max(share_gpus, 1e-9));
+  t.ftf += std::max(jct_ms, 1.0) / alone;
+  ++t.n;
+}
+
+void JobMetricsFold::fill(PolicyResult& r) {
+  r.jobs = jobs_;
+  r.interruptions += interruptions_;
+  r.preemptions += preemptions_;
+  r.jct_s = std::move(jct_s_);
   r.jobs_finished = r.jct_s.size();
   std::sort(r.jct_s.begin(), r.jct_s.end());
-  std::sort(queue.begin(), queue.end());
+  std::sort(queue_s_.begin(), queue_s_.end());
   const auto mean = [](const std::vector<double>& v) {
     double s = 0;
     for (double x : v) s += x;
@@ -126,11 +111,28 @@ void fill_job_metrics(PolicyResult& r, const JobTable& out, unsigned total_gpus,
   r.jct_median_s = percentile_sorted(r.jct_s, 50);
   r.jct_p95_s = percentile_sorted(r.jct_s, 95);
   r.jct_p99_s = percentile_sorted(r.jct_s, 99);
-  r.queue_mean_s = mean(queue);
-  r.queue_median_s = percentile_sorted(queue, 50);
-  r.queue_p95_s = percentile_sorted(queue, 95);
-  r.queue_p99_s = percentile_sorted(queue, 99);
-  fill_fairness(r, out, total_gpus, shares);
+  r.queue_mean_s = mean(queue_s_);
+  r.queue_median_s = percentile_sorted(queue_s_, 50);
+  r.queue_p95_s = percentile_sorted(queue_s_, 95);
+  r.queue_p99_s = percentile_sorted(queue_s_, 99);
+  std::vector<double> x;
+  double worst = 0;
+  for (const auto& [name, t] : tenants_) {
+    if (t.n == 0) continue;
+    x.push_back(t.speed / static_cast<double>(t.n));
+    worst = std::max(worst, t.ftf / static_cast<double>(t.n));
+  }
+  r.jain_fairness = jain_index(x);
+  if (!x.empty()) r.finish_time_fairness = worst;
+  if (ett_den_ > 0) r.effective_training_time = ett_num_ / ett_den_;
+}
+
+void fill_job_metrics(PolicyResult& r, const JobTable& out, unsigned total_gpus,
+                      const std::vector<std::pair<std::string, double>>& shares, int64_t t_end) {
+  const std::vector<std::string_view> tenants(out.accounts.begin(), out.accounts.end());
+  JobMetricsFold fold(total_gpus, shares, tenants);
+  for (const JobOutcome& j : out.jobs) fold.add(j, out.account_of(j), t_end);
+  fold.fill(r);
 }
 
 }  // namespace gw::sim

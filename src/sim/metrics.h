@@ -8,7 +8,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,8 +30,35 @@ struct TenantShare {
   double shares = 1;
 };
 
-// Fills the job-derived fields of `r` (counts, JCT, queueing, fairness).
+// The job-derived fields of a PolicyResult (counts, JCT, queueing, fairness, effective
+// training time), folded one job at a time in submit order: a replay that keeps no per-job
+// output folds each job as it ends and forgets it, and one that keeps them folds the same jobs
+// in the same order at the end, so the figures are equal to the last bit either way.
+class JobMetricsFold {
+ public:
+  // `tenants`: every account of the replay's jobs (their shares normalise the finish-time
+  // fairness, so they must be known before the first job is folded).
+  JobMetricsFold(unsigned total_gpus, const std::vector<std::pair<std::string, double>>& shares,
+                 const std::vector<std::string_view>& tenants);
+  // `t_end`: the run's end, the end of a job that has none (still running at the horizon).
+  void add(const JobOutcome& j, std::string_view account, int64_t t_end);
+  void fill(PolicyResult& r);
+
+ private:
+  struct Tenant {
+    double share = 1, speed = 0, ftf = 0;
+    size_t n = 0;
+  };
+  unsigned total_gpus_;
+  double total_shares_ = 0;
+  std::map<std::string, Tenant, std::less<>> tenants_;
+  std::vector<double> jct_s_, queue_s_;
+  size_t jobs_ = 0, interruptions_ = 0, preemptions_ = 0;
+  double ett_num_ = 0, ett_den_ = 0;  // GPU-weighted useful and elapsed time
+};
+
+// Folds every job of `out` (tenants: its account table) into `r`.
 void fill_job_metrics(PolicyResult& r, const JobTable& out, unsigned total_gpus,
-                      const std::vector<std::pair<std::string, double>>& shares);
+                      const std::vector<std::pair<std::string, double>>& shares, int64_t t_end);
 
 }  // namespace gw::sim

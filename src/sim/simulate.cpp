@@ -240,6 +240,7 @@ Result<CheckpointSweep> checkpoint_sweep(const Trace& trace, const SimConfig& co
   const sched::Cluster cluster = build_cluster(config.cluster);
   SimOptions options = with_shares(config);
   options.failure.requeue = true;
+  options.keep_job_outcomes = false;  // a sweep point is its totals
   for (double iv : intervals_s) {
     options.failure.checkpoint_interval_ms = std::max<int64_t>(1000, std::llround(iv * 1000.0));
     auto out = run_simulation(prepared->jobs, cluster, policy, options);

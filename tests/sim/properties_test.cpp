@@ -262,5 +262,53 @@ TEST(Preemption, NeverCountedWithoutLosingRunTime) {
   EXPECT_GT(preemptions, 100u);  // the workloads do preempt
 }
 
+// Without per-job output each job is folded into the figures when it ends and forgotten; the
+// figures must equal those of a run that keeps every job, to the bit, for every policy, with
+// failures and requeues, and when the horizon cuts jobs short (docs/perf/sim.md).
+TEST(Fold, FiguresEqualThoseOfARunThatKeepsEveryJob) {
+  const std::vector<sched::JobSpec> jobs = random_jobs(11, 12000, false);
+  const auto cluster = sched::Cluster::uniform(4, 8, 2, 2);
+  for (const std::string policy : {"fcfs", "fcfs+backfill", "sjf", "las", "fairshare+backfill",
+                                   "srtf", "tiresias", "dlas-gpu"}) {
+    for (int variant = 0; variant < 3; ++variant) {
+      SimOptions keep;
+      keep.scheduler.fairshare.shares = {{"t0", 2.0}, {"t1", 1.0}, {"t2", 0.5}};
+      if (variant >= 1) {
+        keep.failure.gpu_failures_per_gpu_hour = 0.02;
+        keep.failure.requeue = variant == 1;
+        keep.failure.checkpoint_interval_ms = 60000;
+      }
+      if (variant == 2) keep.horizon_ms = int64_t{40} * 3600 * 1000;
+      SimOptions fold = keep;
+      fold.keep_job_outcomes = false;
+      const SimOutcome a = run(jobs, cluster, policy, keep);
+      const SimOutcome b = run(jobs, cluster, policy, fold);
+      const std::string what = policy + " variant " + std::to_string(variant);
+      EXPECT_EQ(a.jobs.size(), a.result.jobs) << what;
+      EXPECT_TRUE(b.jobs.empty()) << what;  // nothing kept
+      EXPECT_TRUE(b.nodes.empty()) << what;
+      const PolicyResult& x = a.result;
+      const PolicyResult& y = b.result;
+      EXPECT_GT(x.jobs_finished, 1000U) << what;
+      EXPECT_EQ(x.jobs, y.jobs) << what;
+      EXPECT_EQ(x.jobs_finished, y.jobs_finished) << what;
+      EXPECT_EQ(x.jct_s, y.jct_s) << what;
+      for (auto f :
+           {&PolicyResult::jct_mean_s, &PolicyResult::jct_p99_s, &PolicyResult::queue_mean_s,
+            &PolicyResult::queue_median_s, &PolicyResult::queue_p95_s,
+            &PolicyResult::gpu_utilization, &PolicyResult::makespan_s, &PolicyResult::jain_fairness,
+            &PolicyResult::hol_blocking_s, &PolicyResult::goodput})
+        EXPECT_EQ(x.*f, y.*f) << what;
+      EXPECT_EQ(x.finish_time_fairness, y.finish_time_fairness) << what;
+      EXPECT_EQ(x.effective_training_time, y.effective_training_time) << what;
+      EXPECT_EQ(x.interruptions, y.interruptions) << what;
+      EXPECT_EQ(x.preemptions, y.preemptions) << what;
+      ASSERT_EQ(x.utilization.size(), y.utilization.size()) << what;
+      for (size_t i = 0; i < x.utilization.size(); ++i)
+        EXPECT_EQ(x.utilization[i].value, y.utilization[i].value) << what << " " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gw::sim
