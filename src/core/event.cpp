@@ -47,6 +47,8 @@ std::string_view driver_message_kind_name(DriverMessageKind k) {
       return "kernel_fault";
     case DriverMessageKind::kKernelWarning:
       return "kernel_warning";
+    case DriverMessageKind::kGpuUnsupported:
+      return "gpu_unsupported";
   }
   return "unknown";
 }

@@ -32,6 +32,9 @@ enum class DriverMessageKind {
   kPcieLinkLimited = 10,     // "... Gb/s available PCIe bandwidth, limited by ... link at ADDR"
   kKernelFault = 11,         // an Oops/BUG/GPF whose IP is in an NVIDIA module (kernel_fault.h)
   kKernelWarning = 12,       // a kernel WARNING or UBSAN report in an NVIDIA module
+  kGpuUnsupported = 13,      // "The NVIDIA X GPU installed in this system is supported through
+                             // the NVIDIA 470.xx Legacy drivers" / "is not supported by the
+                             // NVIDIA N driver release": the driver ignores that GPU
 };
 
 struct Event {

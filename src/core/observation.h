@@ -44,9 +44,19 @@ enum class AppMessageKind {
   // Slurm drained a node that reported fewer GPUs than configured ("gres/gpu count reported
   // lower than configured (3 < 4)"): gpus_usable found, gpus_total configured, detail the node.
   kSlurmGpuCountLow,
+  // slurmd cannot find a GPU device file its gres.conf names ("fatal: can't stat gres.conf file
+  // /dev/nvidia0", "error: Waiting for gres.conf file ..."): detail the path.
+  kSlurmGresDeviceMissing,
+  // The NVIDIA Windows driver's (nvlddmkm) event in Event Viewer's text ("The description for
+  // Event ID 153 from source nvlddmkm cannot be found", "Display driver nvlddmkm stopped
+  // responding and has successfully recovered" = 4101): detail the event id.
+  kWindowsDriverEvent,
   // "Failed to initialize NVML" without the mismatch wording ("Unknown Error", nothing), and
   // the host engine failing on it ("Error starting nv-hostengine: DCGM initialization error").
   kNvmlInitFailed,
+  // A program's NVML call answered GPU_IS_LOST ("NVML_ERROR_GPU_IS_LOST", go-nvml's
+  // "ERROR_GPU_IS_LOST", pynvml's and .NET wrappers' "GPUIsLost"): the GPU fell off the bus.
+  kNvmlGpuLost,
   kLaunchFailure,          // "unspecified launch failure"
   kIllegalAddress,         // "an illegal memory access was encountered"
   kUncorrectableEcc,       // "uncorrectable ECC error encountered"

@@ -68,6 +68,12 @@ void rule_gpu_fallen_off_bus(const DiagnoseContext& c, Findings& out) {
       at(g.gpu, g.pci_bus_id).evidence.push_back("NVML answered GPU_IS_LOST");
     }
   }
+  for (const AppMessage* m : app_messages_of(c, AppMessageKind::kNvmlGpuLost)) {
+    Lost& l = at(m->gpu_index, std::nullopt);
+    if (l.evidence.size() < 4)
+      l.evidence.push_back(
+          fmt::format("{}: NVML answered GPU_IS_LOST: {}", m->origin, m->text.substr(0, 120)));
+  }
   for (const GpuSeries& g : c.gpus) {
     const auto hits =
         static_cast<size_t>(std::count(g.accesses.begin(), g.accesses.end(), GpuAccess::kLost));

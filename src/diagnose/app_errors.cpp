@@ -654,6 +654,28 @@ void rule_app_nvml_init_failed(const DiagnoseContext& c, Findings& out) {
          out);
 }
 
+void rule_app_windows_driver_event(const DiagnoseContext& c, Findings& out) {
+  const auto ms = app_messages_of(c, AppMessageKind::kWindowsDriverEvent);
+  if (ms.empty()) return;
+  const std::string& id = ms.front()->detail;
+  std::string title;
+  if (id == "153" || id == "4101")
+    title = fmt::format(
+        "The NVIDIA Windows driver reset a GPU that stopped responding (nvlddmkm event {}: a "
+        "timeout detection and recovery, TDR)",
+        id);
+  else if (id == "13" || id == "14")
+    title = fmt::format(
+        "The NVIDIA Windows driver logged a GPU error (nvlddmkm event {}: a graphics exception, "
+        "the counterpart of a Linux Xid)",
+        id);
+  else
+    title = fmt::format("The NVIDIA Windows driver logged event {} (nvlddmkm)", id);
+  auto ev = message_lines(ms);
+  out.push_back(
+      make_finding("driver.windows_event", Severity::kWarning, nullptr, title, std::move(ev)));
+}
+
 void rule_app_launch_failure(const DiagnoseContext& c, Findings& out) {
   simple(c, AppMessageKind::kLaunchFailure, "cuda.launch_failure", Severity::kWarning,
          "A CUDA kernel crashed (unspecified launch failure)", {}, out);

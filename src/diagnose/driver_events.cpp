@@ -300,11 +300,54 @@ void rule_driver_api_mismatch(const DiagnoseContext& c, Findings& out) {
   }
 }
 
+namespace {
+
+// What the driver's notice for a GPU it does not support names, over its lines: the GPU, the
+// legacy branch that supports it, and the driver that ignores it.
+struct Unsupported {
+  std::string gpu, branch, driver, origin;
+};
+
+std::string word_before(std::string_view t, size_t at) {
+  while (at > 0 && t[at - 1] == ' ') --at;
+  size_t b = at;
+  while (b > 0 && t[b - 1] != ' ') --b;
+  return std::string(t.substr(b, at - b));
+}
+
+std::optional<Unsupported> unsupported_gpu(const DiagnoseContext& c) {
+  std::string text, origin;
+  for (const Event& e : c.obs.events) {
+    if (e.driver_kind != K::kGpuUnsupported) continue;
+    if (origin.empty()) origin = e.origin;
+    if (text.size() < 2048) text += " " + e.message;
+  }
+  if (origin.empty()) return std::nullopt;
+  const std::string_view t = text;
+  Unsupported u;
+  u.origin = origin;
+  if (size_t a = t.find("The NVIDIA "); a != std::string_view::npos) {
+    const std::string_view rest = t.substr(a + 11);
+    const size_t e = rest.substr(0, 4) == "GPU " ? rest.find(')') + 1 : rest.find(" GPU");
+    if (e != std::string_view::npos && e > 0 && e < 80) u.gpu = std::string(rest.substr(0, e));
+  }
+  if (size_t l = t.find(".xx Legacy"); l != std::string_view::npos)
+    u.branch = word_before(t, l) + ".xx";
+  if (size_t d = t.find(" NVIDIA driver will ignore"); d != std::string_view::npos)
+    u.driver = word_before(t, d);
+  else if (size_t r = t.find(" driver release."); r != std::string_view::npos)
+    u.driver = word_before(t, r);
+  return u;
+}
+
+}  // namespace
+
 void rule_driver_no_device_probed(const DiagnoseContext& c, Findings& out) {
-  if (!any_driver_event(c, K::kNoDeviceProbed)) return;
+  const std::optional<Unsupported> unsupported = unsupported_gpu(c);
+  if (!any_driver_event(c, K::kNoDeviceProbed) && !unsupported) return;
   const DriverGpuMap m = driver_gpu_map(c);
   auto groups = driver_groups(c, m, K::kNoDeviceProbed);
-  if (groups.empty()) return;
+  if (groups.empty() && !unsupported) return;
   // One host-wide finding: the lines name no GPU.
   std::vector<std::string> ev;
   std::optional<unsigned> not_called, failed;
@@ -348,6 +391,28 @@ void rule_driver_no_device_probed(const DiagnoseContext& c, Findings& out) {
         "Check lspci -nn -d 10de: - no device: the GPU is not visible on the bus (seating, power "
         "cables, BIOS settings such as Above 4G decoding); a device: another driver owns it "
         "(lspci -k) or the installed driver does not support it.";
+  }
+  if (unsupported) {
+    const Unsupported& u = *unsupported;
+    const std::string gpu = u.gpu.empty() ? std::string("a GPU") : "the " + u.gpu;
+    title =
+        fmt::format("The NVIDIA driver{} does not support {}: it ignores the GPU{}",
+                    u.driver.empty() ? "" : " " + u.driver, gpu,
+                    u.branch.empty() ? "" : " (supported by the " + u.branch + " legacy driver)");
+    ev.push_back(
+        fmt::format("the driver's notice at {}: {} is not supported by this driver{}", u.origin,
+                    gpu, u.branch.empty() ? "" : ", only by the " + u.branch + " legacy branch"));
+    remedy = u.branch.empty()
+                 ? "Install a driver branch that lists this GPU (the README's Appendix A, "
+                   "'Supported NVIDIA GPU Products'), or move the workload to a supported GPU."
+                 : fmt::format(
+                       "Install the {} legacy driver branch (the last to support this GPU) "
+                       "and hold it against upgrades, or move the workload to a GPU the "
+                       "current branch supports; the CUDA toolkits a {} driver runs cap "
+                       "the framework versions you can use.",
+                       u.branch, u.branch);
+    not_called.reset();
+    failed.reset();
   }
   // A failed probe after the GPU fell off the bus or failed to initialise is that error's
   // consequence: said, but the error's own finding carries the verdict.

@@ -685,6 +685,18 @@ constexpr std::array kRules = {
              "and restart the container). On the host: is the driver loaded (lsmod | grep "
              "nvidia, dmesg), and does nvidia-smi work?",
              rule_app_nvml_init_failed},
+    RuleInfo{"driver.windows_event", "app", S::kWarning,
+             "The NVIDIA Windows driver (nvlddmkm) logged a GPU reset or error",
+             "Event Viewer's text of an nvlddmkm event (\"The description for Event ID 153 from "
+             "source nvlddmkm cannot be found ...\", its data \"Error occurred on GPUID: N\") "
+             "and the Display source's 4101 (\"Display driver nvlddmkm stopped responding and "
+             "has successfully recovered\"): 153 and 4101 are a reset after a hang (TDR), 13 "
+             "and 14 a graphics exception.",
+             "Repeated resets under light load point at the driver or the card: clean-install the "
+             "driver (DDU), run at stock clocks and power limits, check the PSU and cooling; "
+             "raise TdrDelay only for compute kernels that legitimately run long; if resets "
+             "persist with another driver, test the card in another machine (RMA).",
+             rule_app_windows_driver_event},
     RuleInfo{"slurm.gpu_count_low", "app", S::kCritical,
              "Slurm drained a node that reported fewer GPUs than configured",
              "slurmctld's \"gres/gpu count reported lower than configured (N < M)\" (older "
@@ -696,6 +708,18 @@ constexpr std::array kRules = {
              "slurm.conf's Gres=gpu:N match what the node now has, restart slurmd, then "
              "scontrol update NodeName=<node> State=RESUME.",
              rule_slurm_gpu_count_low},
+    RuleInfo{"slurm.gres_device_missing", "app", S::kCritical,
+             "slurmd cannot find a GPU device file its gres.conf names",
+             "slurmd's \"fatal: can't stat gres.conf file /dev/nvidiaN\" (and the \"error: "
+             "Waiting for gres.conf file\" before it), in its log or journal; one finding per "
+             "device file.",
+             "The file exists while the NVIDIA driver is loaded and has made it: on the node run "
+             "nvidia-smi and lsmod | grep nvidia (no module: install or rebuild the driver for "
+             "this kernel); create the files with nvidia-modprobe -c 0 -u (or start "
+             "nvidia-persistenced) before slurmd, e.g. with After= in its unit; if lspci no "
+             "longer shows the GPU, fix or remove it and make gres.conf (File= lines, or "
+             "AutoDetect=nvml) match the GPUs present; then restart slurmd.",
+             rule_slurm_gres_device_missing},
     RuleInfo{"container.device_unhealthy", "app", S::kWarning,
              "Kubernetes withholds a GPU the NVIDIA device plugin marked unhealthy",
              "The device plugin's \"XidCriticalError: Xid=N on Device=GPU-...\" / \"device "

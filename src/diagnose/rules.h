@@ -130,7 +130,9 @@ void rule_app_smi_no_driver(const DiagnoseContext& c, Findings& out);
 void rule_app_no_device_handle(const DiagnoseContext& c, Findings& out);
 void rule_app_docker_no_gpu(const DiagnoseContext& c, Findings& out);
 void rule_app_nvml_init_failed(const DiagnoseContext& c, Findings& out);
+void rule_app_windows_driver_event(const DiagnoseContext& c, Findings& out);
 void rule_slurm_gpu_count_low(const DiagnoseContext& c, Findings& out);
+void rule_slurm_gres_device_missing(const DiagnoseContext& c, Findings& out);
 // container.cpp: device plugin, Kubernetes node and admission, container toolkit hook.
 void rule_container_device_unhealthy(const DiagnoseContext& c, Findings& out);
 void rule_container_plugin_no_devices(const DiagnoseContext& c, Findings& out);

@@ -1384,5 +1384,125 @@ TEST(Unseen11, SinfoAndDraRoutineLinesAreRead) {
   EXPECT_NE(cli::doctor_exit_code(dra), cli::kDoctorHealthy);
 }
 
+TEST(Unseen12, EachMissIsFoundInEveryVariant) {
+  const std::vector<MissCase> cases = {
+      // an NVML status by name in a program's own log
+      {"605-nicehash-nvml-gpuislost-power-load-temp-windows", "nhm.log", "gpu.fallen_off_bus"},
+      // slurmd stopping on a missing GPU device file
+      {"606-journal-slurmd-fatal-cant-stat-gres-dev-nvidia0", "journal.txt",
+       "slurm.gres_device_missing"},
+      // the driver's notice for a GPU only a legacy branch supports
+      {"613-nvrm-595-ignores-tesla-p100-580-legacy-no-gpu-found-proxmox", "nvrm.txt",
+       "driver.no_device_probed"},
+      // an nvlddmkm event in Event Viewer's text
+      {"609-windows-event-nvlddmkm-id153-gpuid-100-rtx3080", "event.txt", "driver.windows_event"},
+  };
+  expect_found_in_every_variant(cases, "unseen12");
+}
+
+// 605: NVML's GPU_IS_LOST in any wrapper's spelling is a GPU fallen off the bus, and .NET or
+// JVM stack frames under a message are read as its context.
+TEST(Unseen12, NvmlGpuIsLostByNameIsAGpuOffTheBus) {
+  for (const std::string line :
+       {"pynvml.nvml.NVMLError_GPUIsLost: GPU is lost",
+        "E1201 10:00:00.000000 1 main.go:77] nvmlDeviceGetPowerUsage: ERROR_GPU_IS_LOST",
+        "2024-05-01 monitor: NVML call returned NVML_ERROR_GPU_IS_LOST for GPU 3",
+        "[ERROR] [NVML] System.Exception: NVML get temp failed with code: GPUIsLost"}) {
+    const cli::DoctorRun run = doctor("lost.log", line + "\n");
+    const Finding* f = finding(run, "gpu.fallen_off_bus");
+    ASSERT_NE(f, nullptr) << line;
+    EXPECT_NE(evidence_text(*f).find("GPU_IS_LOST"), std::string::npos) << line;
+  }
+  // The kernel module's own status keeps its reader (a kernel event, not an application's).
+  const cli::DoctorRun kernel =
+      doctor("k.log",
+             "NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost from the bus "
+             "[NV_ERR_GPU_IS_LOST] (0x0000000F) returned from pRmApi->Control\n");
+  EXPECT_NE(finding(kernel, "gpu.fallen_off_bus"), nullptr);
+  const cli::DoctorRun frames =
+      doctor("605.log", fixture("605-nicehash-nvml-gpuislost-power-load-temp-windows", "nhm.log"));
+  // The three stack frames are read; NVAPI's own status is not (no reader claims it).
+  EXPECT_EQ(frames.obs.coverage.at(0).lines_not_understood, 1u);
+  const cli::DoctorRun java = doctor("j.log",
+                                     "ERROR NVML failed: NVML_ERROR_GPU_IS_LOST\n"
+                                     "\tat com.example.gpu.Monitor.poll(Monitor.java:42)\n");
+  EXPECT_EQ(java.obs.coverage.at(0).lines_not_understood, 0u);
+}
+
+// 606: slurmd's gres device file missing is one finding per file; a path outside /dev is not a
+// GPU's device file.
+TEST(Unseen12, SlurmdMissingGresDeviceFileIsAFinding) {
+  const cli::DoctorRun run = doctor(
+      "606.txt", fixture("606-journal-slurmd-fatal-cant-stat-gres-dev-nvidia0", "journal.txt"));
+  const Finding* f = finding(run, "slurm.gres_device_missing");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("/dev/nvidia0"), std::string::npos) << f->title;
+  EXPECT_NE(f->title.find("slurmd stopped"), std::string::npos) << f->title;
+  EXPECT_EQ(f->evidence.size(), 2u);
+  const cli::DoctorRun waiting =
+      doctor("w.log", "slurmd: error: Waiting for gres.conf file /dev/nvidia3\n");
+  ASSERT_NE(finding(waiting, "slurm.gres_device_missing"), nullptr);
+  EXPECT_EQ(finding(waiting, "slurm.gres_device_missing")->title.find("stopped"),
+            std::string::npos);
+  const cli::DoctorRun other =
+      doctor("o.log", "slurmd: fatal: can't stat gres.conf file /etc/slurm/gres.conf\n");
+  EXPECT_EQ(finding(other, "slurm.gres_device_missing"), nullptr);
+}
+
+// 609: an nvlddmkm event is read with Event Viewer's boilerplate around it; the Display source's
+// 4101 is the same reset; another source's event is not the NVIDIA driver's.
+TEST(Unseen12, WindowsDriverEventsAreReadWithTheirBoilerplate) {
+  const cli::DoctorRun run =
+      doctor("609.txt", fixture("609-windows-event-nvlddmkm-id153-gpuid-100-rtx3080", "event.txt"));
+  const Finding* f = finding(run, "driver.windows_event");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("event 153"), std::string::npos) << f->title;
+  EXPECT_NE(f->title.find("TDR"), std::string::npos) << f->title;
+  EXPECT_EQ(run.obs.coverage.at(0).lines_not_understood, 0u);
+  const cli::DoctorRun display = doctor(
+      "e.txt", "Display driver nvlddmkm stopped responding and has successfully recovered.\n");
+  ASSERT_NE(finding(display, "driver.windows_event"), nullptr);
+  EXPECT_NE(finding(display, "driver.windows_event")->title.find("event 4101"), std::string::npos);
+  const cli::DoctorRun other =
+      doctor("o.txt", "The description for Event ID 153 from source disk cannot be found.\n");
+  EXPECT_EQ(finding(other, "driver.windows_event"), nullptr);
+  // The boilerplate alone backs nothing: it stays unread.
+  const cli::DoctorRun bare = doctor("b.txt", "Error occurred on GPUID: 100\n");
+  EXPECT_EQ(finding(bare, "driver.windows_event"), nullptr);
+}
+
+// 613: the driver's notice for a GPU it does not support, in its current wording (legacy
+// branch) and its older one (not supported by this release), names GPU, branch and driver.
+TEST(Unseen12, UnsupportedGpuNoticeNamesTheLegacyBranch) {
+  const cli::DoctorRun current =
+      doctor("k.log",
+             "[    5.1] NVRM: The NVIDIA GeForce GT 730 GPU installed in this system is\n"
+             "[    5.1] NVRM:  supported through the NVIDIA 470.xx Legacy drivers. Please\n"
+             "[    5.1] NVRM:  visit http://www.nvidia.com/object/unix.html for more\n"
+             "[    5.1] NVRM:  information.  The 535.104.05 NVIDIA driver will ignore\n"
+             "[    5.1] NVRM:  this GPU.  Continuing probe...\n"
+             "[    5.1] NVRM: No NVIDIA GPU found.\n");
+  const Finding* f = finding(current, "driver.no_device_probed");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("535.104.05 does not support the GeForce GT 730"), std::string::npos)
+      << f->title;
+  EXPECT_NE(f->remedy.find("470.xx legacy"), std::string::npos) << f->remedy;
+  EXPECT_EQ(current.obs.coverage.at(0).lines_not_understood, 0u);
+  const cli::DoctorRun older =
+      doctor("k2.log",
+             "NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:0fc1)\n"
+             "NVRM: installed in this system is not supported by the\n"
+             "NVRM: NVIDIA 470.57.02 driver release.\n"
+             "NVRM: Please see 'Appendix A - Supported NVIDIA GPU Products'\n"
+             "NVRM: in this release's README, available on the operating system\n"
+             "NVRM: specific graphics driver download page at www.nvidia.com.\n");
+  const Finding* g = finding(older, "driver.no_device_probed");
+  ASSERT_NE(g, nullptr);
+  EXPECT_NE(g->title.find("470.57.02 does not support the GPU 0000:01:00.0 (PCI ID: 10de:0fc1)"),
+            std::string::npos)
+      << g->title;
+  EXPECT_EQ(older.obs.coverage.at(0).lines_not_understood, 0u);
+}
+
 }  // namespace
 }  // namespace gw

@@ -199,6 +199,9 @@ constexpr std::array kPhrases = {
     Phrase{"CUDA_ERROR_NO_DEVICE", AppMessageKind::kNoCudaDevice, false},
     Phrase{"cudaErrorNoDevice", AppMessageKind::kNoCudaDevice, false},
     Phrase{"Driver/library version mismatch", AppMessageKind::kNvmlVersionMismatch, true},
+    // The NVML status by name ("NV_ERR_GPU_IS_LOST" is the kernel module's, read there).
+    Phrase{"ERROR_GPU_IS_LOST", AppMessageKind::kNvmlGpuLost, false},
+    Phrase{"GPUIsLost", AppMessageKind::kNvmlGpuLost, false},
     Phrase{"Failed to initialize NVML", AppMessageKind::kNvmlInitFailed, true},
     Phrase{"Error starting nv-hostengine: DCGM initialization error",
            AppMessageKind::kNvmlInitFailed, false},
@@ -439,6 +442,29 @@ bool vllm_memory_line(std::string_view s, std::optional<AppMessage>& oom) {
 
 // "NCCL WARN <text>" that reports a failure: NCCL warns of benign things too (a real path it
 // could not find, a missing libibverbs it falls back from), so the text must say so.
+// Event Viewer's text of an nvlddmkm event: "The description for Event ID 153 from source
+// nvlddmkm cannot be found. ...", or the Display source's 4101 "Display driver nvlddmkm stopped
+// responding and has successfully recovered."
+std::optional<AppMessage> windows_driver_event(std::string_view s) {
+  std::string id;
+  if (has(s, "stopped responding and has successfully recovered") && has(s, "nvlddmkm")) {
+    id = "4101";
+  } else if (const size_t src = s.find(" from source nvlddmkm"); src != std::string_view::npos) {
+    const size_t e = s.rfind("Event ID ", src);
+    if (e == std::string_view::npos) return std::nullopt;
+    id = std::string(text::trim(s.substr(e + 9, src - e - 9)));
+    if (id.empty() || id.size() > 5 || id.find_first_not_of("0123456789") != std::string::npos)
+      return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  AppMessage m;
+  m.kind = AppMessageKind::kWindowsDriverEvent;
+  m.framework = "windows";
+  m.detail = id;
+  return m;
+}
+
 std::optional<AppMessage> nccl_warn_failure(std::string_view s) {
   const size_t w = s.find("NCCL WARN ");
   if (w == std::string_view::npos) return std::nullopt;
@@ -534,6 +560,7 @@ std::optional<AppMessage> parse_app_message_line(std::string_view line, std::str
       break;
     }
   }
+  if (!out) out = windows_driver_event(s);
   if (!out) out = nccl_warn_failure(s);
   if (!out) out = cublas_failure(s);
   // Any other error of the CUDA enum, by name, code or text (sources/app/cuda_errors.h).
@@ -751,6 +778,26 @@ bool is_app_context_line(std::string_view line) {
   // self._apply(convert) │", "╰───╯"): its frames, unless a line names the GPU stack (then a
   // reader must judge it).
   if (is_rich_traceback_line(s)) return !names_gpu_stack(s);
+  // Event Viewer's boilerplate around an nvlddmkm event without its message resources, the
+  // event's data ("\Device\Video3", "Error occurred on GPUID: 100").
+  if (has(s, "the component that raises this event is not installed") ||
+      has(s, "If the event originated on another computer") ||
+      has(s, "The following information was included with the event") ||
+      has(s, "The message resource is present but the message was not found") ||
+      (text::starts_with(s, "\\Device\\Video") && s.size() < 24) || has(s, "occurred on GPUID:"))
+    return true;
+  // A session's printed torch device ("cuda:0", "device(type='cuda', index=0)") beside an error.
+  if (text::starts_with(s, "device(type='cuda'")) return true;
+  if (text::starts_with(s, "cuda:") && s.size() <= 8 &&
+      s.find_first_not_of("0123456789", 5) == std::string_view::npos)
+    return true;
+  // .NET and JVM frames: "at NS.Class.Method() in D:\src\X.cs:line 175", "at
+  // com.x.Y.run(Y.java:42)".
+  if (text::starts_with(s, "at ") && s.find('(') != std::string_view::npos) {
+    const std::string_view name = s.substr(3, s.find('(') - 3);
+    if (name.find('.') != std::string_view::npos && name.find(' ') == std::string_view::npos)
+      return true;
+  }
   // Python frames: '  File "train.py", line 12, in <module>'.
   return text::starts_with(s, "File \"") && has(s, "\", line ");
 }

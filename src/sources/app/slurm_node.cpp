@@ -108,6 +108,25 @@ std::optional<AppMessage> parse_slurm_gpu_count_line(std::string_view s) {
   return m;
 }
 
+std::optional<AppMessage> parse_slurm_gres_file_line(std::string_view s) {
+  size_t at = s.find("can't stat gres.conf file ");
+  size_t skip = 26;
+  if (at == std::string_view::npos) {
+    at = s.find("Waiting for gres.conf file ");
+    skip = 27;
+  }
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view rest = s.substr(at + skip);
+  const std::string_view path = rest.substr(0, rest.find_first_of(": "));
+  if (!text::starts_with(path, "/dev/")) return std::nullopt;  // a GPU's device file
+  AppMessage m;
+  m.kind = AppMessageKind::kSlurmGresDeviceMissing;
+  m.framework = "slurm";
+  m.detail = std::string(path);
+  m.text = std::string(s.substr(0, 240));
+  return m;
+}
+
 bool SlurmNodeScanner::take(std::string_view s, std::string_view origin, size_t line_no,
                             std::vector<AppMessage>& out) {
   if (is_sinfo_header(s)) {
@@ -127,6 +146,7 @@ bool SlurmNodeScanner::take(std::string_view s, std::string_view origin, size_t 
     return true;
   }
   auto m = parse_slurm_gpu_count_line(s);
+  if (!m) m = parse_slurm_gres_file_line(s);
   if (m) {
     if (m->detail.empty() && in_block_) m->detail = node_;
     m->origin = fmt::format("{}:{}", origin, line_no);

@@ -21,6 +21,11 @@ namespace gw {
 // configured), or nullopt.
 std::optional<AppMessage> parse_slurm_gpu_count_line(std::string_view trimmed);
 
+// slurmd's "fatal: can't stat gres.conf file /dev/nvidia0: No such file or directory" and the
+// "error: Waiting for gres.conf file /dev/nvidia0" before it -> kSlurmGresDeviceMissing (detail:
+// the path), or nullopt.
+std::optional<AppMessage> parse_slurm_gres_file_line(std::string_view trimmed);
+
 class SlurmNodeScanner {
  public:
   // True when the line was read: a count report (appended to `out`), a line around one, or a
