@@ -340,6 +340,54 @@ std::optional<Unsupported> unsupported_gpu(const DiagnoseContext& c) {
   return u;
 }
 
+// The finding's words when the driver's notice says why it drove no GPU: it does not support it.
+void say_unsupported(const Unsupported& u, std::string& title, std::vector<std::string>& ev,
+                     std::string& remedy) {
+  const std::string gpu = u.gpu.empty() ? std::string("a GPU") : "the " + u.gpu;
+  title = fmt::format("The NVIDIA driver{} does not support {}: it ignores the GPU{}",
+                      u.driver.empty() ? "" : " " + u.driver, gpu,
+                      u.branch.empty() ? "" : " (supported by the " + u.branch + " legacy driver)");
+  ev.push_back(fmt::format("the driver's notice at {}: {} is not supported by this driver{}",
+                           u.origin, gpu,
+                           u.branch.empty() ? "" : ", only by the " + u.branch + " legacy branch"));
+  remedy = u.branch.empty()
+               ? "Install a driver branch that lists this GPU (the README's Appendix A, "
+                 "'Supported NVIDIA GPU Products'), or move the workload to a supported GPU."
+               : fmt::format(
+                     "Install the {} legacy driver branch (the last to support this GPU) "
+                     "and hold it against upgrades, or move the workload to a GPU the "
+                     "current branch supports; the CUDA toolkits a {} driver runs cap "
+                     "the framework versions you can use.",
+                     u.branch, u.branch);
+}
+
+// What the probe lines say: devices the probe was not called for (another driver owns them),
+// devices it failed for, and the candidate drivers the kernel names.
+struct ProbeFacts {
+  std::optional<unsigned> not_called, failed;
+  std::string candidates;
+};
+
+ProbeFacts probe_facts(const std::vector<DriverGroup>& groups) {
+  ProbeFacts f;
+  for (const DriverGroup& g : groups) {
+    for (const Event* e : g.events) {
+      const std::string& t = e->message;
+      if (size_t p = t.find("not called for "); p != std::string::npos)
+        f.not_called = leading_uint(std::string_view(t).substr(p + 15));
+      if (size_t p = t.find("failed for "); p != std::string::npos && t.find("probe") != t.npos)
+        f.failed = leading_uint(std::string_view(t).substr(p + 11));
+      if (size_t p = t.find("such as:"); p != std::string::npos && f.candidates.empty()) {
+        auto rest = trim_text(std::string_view(t).substr(p + 8));
+        const size_t end = rest.find(" NVRM");
+        f.candidates =
+            std::string(trim_text(rest.substr(0, std::min(rest.find(" was loaded"), end))));
+      }
+    }
+  }
+  return f;
+}
+
 }  // namespace
 
 void rule_driver_no_device_probed(const DiagnoseContext& c, Findings& out) {
@@ -350,24 +398,9 @@ void rule_driver_no_device_probed(const DiagnoseContext& c, Findings& out) {
   if (groups.empty() && !unsupported) return;
   // One host-wide finding: the lines name no GPU.
   std::vector<std::string> ev;
-  std::optional<unsigned> not_called, failed;
-  std::string candidates;
-  for (const DriverGroup& g : groups) {
+  for (const DriverGroup& g : groups)
     for (auto& s : g.summary()) ev.push_back(s);
-    for (const Event* e : g.events) {
-      const std::string& t = e->message;
-      if (size_t p = t.find("not called for "); p != std::string::npos)
-        not_called = leading_uint(std::string_view(t).substr(p + 15));
-      if (size_t p = t.find("failed for "); p != std::string::npos && t.find("probe") != t.npos)
-        failed = leading_uint(std::string_view(t).substr(p + 11));
-      if (size_t p = t.find("such as:"); p != std::string::npos && candidates.empty()) {
-        auto rest = trim_text(std::string_view(t).substr(p + 8));
-        const size_t end = rest.find(" NVRM");
-        candidates =
-            std::string(trim_text(rest.substr(0, std::min(rest.find(" was loaded"), end))));
-      }
-    }
-  }
+  auto [not_called, failed, candidates] = probe_facts(groups);
   std::string title, remedy;
   if (not_called) {
     title = fmt::format(
@@ -393,24 +426,7 @@ void rule_driver_no_device_probed(const DiagnoseContext& c, Findings& out) {
         "(lspci -k) or the installed driver does not support it.";
   }
   if (unsupported) {
-    const Unsupported& u = *unsupported;
-    const std::string gpu = u.gpu.empty() ? std::string("a GPU") : "the " + u.gpu;
-    title =
-        fmt::format("The NVIDIA driver{} does not support {}: it ignores the GPU{}",
-                    u.driver.empty() ? "" : " " + u.driver, gpu,
-                    u.branch.empty() ? "" : " (supported by the " + u.branch + " legacy driver)");
-    ev.push_back(
-        fmt::format("the driver's notice at {}: {} is not supported by this driver{}", u.origin,
-                    gpu, u.branch.empty() ? "" : ", only by the " + u.branch + " legacy branch"));
-    remedy = u.branch.empty()
-                 ? "Install a driver branch that lists this GPU (the README's Appendix A, "
-                   "'Supported NVIDIA GPU Products'), or move the workload to a supported GPU."
-                 : fmt::format(
-                       "Install the {} legacy driver branch (the last to support this GPU) "
-                       "and hold it against upgrades, or move the workload to a GPU the "
-                       "current branch supports; the CUDA toolkits a {} driver runs cap "
-                       "the framework versions you can use.",
-                       u.branch, u.branch);
+    say_unsupported(*unsupported, title, ev, remedy);
     not_called.reset();
     failed.reset();
   }

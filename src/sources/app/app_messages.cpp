@@ -447,7 +447,8 @@ bool vllm_memory_line(std::string_view s, std::optional<AppMessage>& oom) {
 // responding and has successfully recovered."
 std::optional<AppMessage> windows_driver_event(std::string_view s) {
   std::string id;
-  if (has(s, "stopped responding and has successfully recovered") && has(s, "nvlddmkm")) {
+  if (!has(s, "nvlddmkm")) return std::nullopt;  // one search on the common path
+  if (has(s, "stopped responding and has successfully recovered")) {
     id = "4101";
   } else if (const size_t src = s.find(" from source nvlddmkm"); src != std::string_view::npos) {
     const size_t e = s.rfind("Event ID ", src);
@@ -780,11 +781,13 @@ bool is_app_context_line(std::string_view line) {
   if (is_rich_traceback_line(s)) return !names_gpu_stack(s);
   // Event Viewer's boilerplate around an nvlddmkm event without its message resources, the
   // event's data ("\Device\Video3", "Error occurred on GPUID: 100").
-  if (has(s, "the component that raises this event is not installed") ||
-      has(s, "If the event originated on another computer") ||
-      has(s, "The following information was included with the event") ||
-      has(s, "The message resource is present but the message was not found") ||
-      (text::starts_with(s, "\\Device\\Video") && s.size() < 24) || has(s, "occurred on GPUID:"))
+  if (text::starts_with(s, "Either the component that raises this event") ||
+      text::starts_with(s, "If the event originated on another computer") ||
+      text::starts_with(s, "The following information was included with the event") ||
+      text::starts_with(s, "The message resource is present but") ||
+      (text::starts_with(s, "\\Device\\Video") && s.size() < 24) ||
+      text::starts_with(s, "Error occurred on GPUID:") ||
+      text::starts_with(s, "Restarting TDR occurred on GPUID:"))
     return true;
   // A session's printed torch device ("cuda:0", "device(type='cuda', index=0)") beside an error.
   if (text::starts_with(s, "device(type='cuda'")) return true;

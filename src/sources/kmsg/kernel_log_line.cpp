@@ -277,9 +277,18 @@ void classify_driver_text(std::string_view t, Event& ev) {
   if (has(t, "eartbeat timed out") || has(t, "_kgspLogRpcTimeout") || has(t, "GSP Timeout *"))
     return set_driver(ev, K::kGspTimeout);
   if (has(t, "API mismatch")) return set_driver(ev, K::kApiMismatch);
-  // The driver's notice for a GPU its branch dropped or never supported, over several NVRM
-  // lines ("The NVIDIA Tesla K80 GPU installed in this system is" / "supported through the
-  // NVIDIA 470.xx Legacy drivers. Please" / "visit http://www.nvidia.com/object/unix.html for
+  if (has(t, "probe routine was not called") || has(t, "probe routine failed") ||
+      has(t, "No NVIDIA graphics adapter") || has(t, "No NVIDIA GPU found") ||
+      has(t, "No NVIDIA devices"))
+    return set_driver(ev, K::kNoDeviceProbed);
+  if (has(t, "FailedNoLog") || has(t, "RmInitAdapter:") || has(t, "_kgspProcessRpcEvent") ||
+      has(t, "_kgspRpcGspEvent") || has(t, "_kgspBootGspRm") || has(t, "GspRmFree failed") ||
+      has(t, "GspRmControl failed") || has(t, "rpcSendMessage failed") ||
+      has(t, "Cannot initialize GSP") || has(t, "cannot initialize GSP") || has(t, "kgspInitRm"))
+    return set_driver(ev, K::kDriverAssert);
+  // Last, being rare: the driver's notice for a GPU its branch dropped or never supported, over
+  // several NVRM lines ("The NVIDIA Tesla K80 GPU installed in this system is" / "supported through
+  // the NVIDIA 470.xx Legacy drivers. Please" / "visit http://www.nvidia.com/object/unix.html for
   // more" / "information.  The 495.44 NVIDIA driver will ignore" / "this GPU.  Continuing
   // probe..."; older: "... is not supported by the" / "NVIDIA 470.57.02 driver release." /
   // "Please see 'Appendix A - Supported NVIDIA GPU Products'" / "in this release's README, ...").
@@ -290,15 +299,6 @@ void classify_driver_text(std::string_view t, Event& ev) {
       has(t, "specific graphics driver download page") ||
       (text::starts_with(t, "The NVIDIA ") && text::ends_with(t, " is")))
     return set_driver(ev, K::kGpuUnsupported);
-  if (has(t, "probe routine was not called") || has(t, "probe routine failed") ||
-      has(t, "No NVIDIA graphics adapter") || has(t, "No NVIDIA GPU found") ||
-      has(t, "No NVIDIA devices"))
-    return set_driver(ev, K::kNoDeviceProbed);
-  if (has(t, "FailedNoLog") || has(t, "RmInitAdapter:") || has(t, "_kgspProcessRpcEvent") ||
-      has(t, "_kgspRpcGspEvent") || has(t, "_kgspBootGspRm") || has(t, "GspRmFree failed") ||
-      has(t, "GspRmControl failed") || has(t, "rpcSendMessage failed") ||
-      has(t, "Cannot initialize GSP") || has(t, "cannot initialize GSP") || has(t, "kgspInitRm"))
-    return set_driver(ev, K::kDriverAssert);
 }
 
 namespace {
