@@ -51,6 +51,9 @@ enum class AppMessageKind {
   // Event ID 153 from source nvlddmkm cannot be found", "Display driver nvlddmkm stopped
   // responding and has successfully recovered" = 4101): detail the event id.
   kWindowsDriverEvent,
+  // TensorFlow's CUDA diagnostics after a failed cuInit: "kernel driver does not appear to be
+  // running on this host (name): /proc/driver/nvidia/version does not exist".
+  kDriverNotLoaded,
   // "Failed to initialize NVML" without the mismatch wording ("Unknown Error", nothing), and
   // the host engine failing on it ("Error starting nv-hostengine: DCGM initialization error").
   kNvmlInitFailed,

@@ -576,18 +576,44 @@ void rule_app_driver_insufficient(const DiagnoseContext& c, Findings& out) {
 }
 
 void rule_app_no_cuda_device(const DiagnoseContext& c, Findings& out) {
-  std::vector<std::string> extra;
+  auto ms = app_messages_of(c, AppMessageKind::kNoCudaDevice);
+  const auto not_loaded = app_messages_of(c, AppMessageKind::kDriverNotLoaded);
+  if (ms.empty() && not_loaded.empty()) return;
+  std::vector<std::string> ev = message_lines(ms);
   if (c.obs.host) {
     if (auto it = c.obs.host->env.find("CUDA_VISIBLE_DEVICES"); it != c.obs.host->env.end())
-      extra.push_back("CUDA_VISIBLE_DEVICES=" + it->second);
+      ev.push_back("CUDA_VISIBLE_DEVICES=" + it->second);
   }
   if (!c.gpus.empty())
-    extra.push_back(
+    ev.push_back(
         fmt::format("{} GPU(s) are visible to nvidia-smi/NVML in the input: the "
                     "process's view differs (CUDA_VISIBLE_DEVICES, container)",
                     c.gpus.size()));
-  simple(c, AppMessageKind::kNoCudaDevice, "cuda.no_device", Severity::kCritical,
-         "The CUDA program found no CUDA-capable device", std::move(extra), out);
+  std::string title = "The CUDA program found no CUDA-capable device";
+  std::string remedy;
+  if (!not_loaded.empty()) {
+    for (auto& line : message_lines(not_loaded)) ev.push_back(std::move(line));
+    title += ": the NVIDIA kernel driver is not loaded on this host";
+    remedy =
+        "Load the driver: lsmod | grep nvidia; sudo modprobe nvidia (an error names the cause: no "
+        "module built for this kernel - dkms status, reinstall the driver; Secure Boot refusing "
+        "an unsigned module); in a container the host's driver counts: run it with --gpus all "
+        "or the NVIDIA runtime.";
+  }
+  // nvidia-smi in the same input cannot reach the driver: that finding is the cause.
+  const bool consequence = !app_messages_of(c, AppMessageKind::kSmiCannotTalkToDriver).empty();
+  if (consequence) {
+    title += " (a consequence: nvidia-smi cannot reach the driver either)";
+    ev.push_back(
+        "nvidia-smi in the same input cannot communicate with the driver: follow "
+        "driver.smi_cannot_communicate");
+  }
+  if (ms.empty()) ms = not_loaded;
+  Finding f =
+      make_finding("cuda.no_device", consequence ? Severity::kInfo : Severity::kCritical, nullptr,
+                   title + gpu_words(*ms.front()), std::move(ev), std::move(remedy));
+  f.pci_bus_id = ms.front()->pci_bus_id;
+  out.push_back(std::move(f));
 }
 
 void rule_app_smi_no_driver(const DiagnoseContext& c, Findings& out) {

@@ -1394,6 +1394,9 @@ TEST(Unseen12, EachMissIsFoundInEveryVariant) {
       // the driver's notice for a GPU only a legacy branch supports
       {"613-nvrm-595-ignores-tesla-p100-580-legacy-no-gpu-found-proxmox", "nvrm.txt",
        "driver.no_device_probed"},
+      // TensorFlow's diagnostics naming the unloaded driver
+      {"601-tf-cuinit-no-device-kernel-driver-not-running-proc-version", "tf.log",
+       "cuda.no_device"},
       // an nvlddmkm event in Event Viewer's text
       {"609-windows-event-nvlddmkm-id153-gpuid-100-rtx3080", "event.txt", "driver.windows_event"},
   };
@@ -1469,6 +1472,45 @@ TEST(Unseen12, WindowsDriverEventsAreReadWithTheirBoilerplate) {
   // The boilerplate alone backs nothing: it stays unread.
   const cli::DoctorRun bare = doctor("b.txt", "Error occurred on GPUID: 100\n");
   EXPECT_EQ(finding(bare, "driver.windows_event"), nullptr);
+}
+
+// 601: TensorFlow's CUDA diagnostics say the kernel driver is not loaded: cuda.no_device names
+// it and its fix; the diagnostics block is read, and a libcuda/module mismatch is the driver's
+// version mismatch. 602: no CUDA device beside nvidia-smi failing to reach the driver is that
+// failure's consequence.
+TEST(Unseen12, TensorflowDiagnosticsNameTheUnloadedDriver) {
+  const cli::DoctorRun run =
+      doctor("601.log",
+             fixture("601-tf-cuinit-no-device-kernel-driver-not-running-proc-version", "tf.log"));
+  const Finding* f = finding(run, "cuda.no_device");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("kernel driver is not loaded"), std::string::npos) << f->title;
+  EXPECT_NE(f->remedy.find("modprobe nvidia"), std::string::npos) << f->remedy;
+  EXPECT_EQ(run.obs.coverage.at(0).gpu_lines_not_read, 0u);
+  const cli::DoctorRun block = doctor(
+      "tf.log",
+      "2023-01-01 10:00:00.1: E tensorflow/compiler/xla/stream_executor/cuda/cuda_driver.cc:266] "
+      "failed call to cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: system has unsupported display "
+      "driver / cuda driver combination\n"
+      "2023-01-01 10:00:00.1: I tensorflow/compiler/xla/stream_executor/cuda/"
+      "cuda_diagnostics.cc:168] retrieving CUDA diagnostic information for host: gpu1\n"
+      "2023-01-01 10:00:00.1: I tensorflow/compiler/xla/stream_executor/cuda/"
+      "cuda_diagnostics.cc:175] hostname: gpu1\n"
+      "2023-01-01 10:00:00.1: I tensorflow/compiler/xla/stream_executor/cuda/"
+      "cuda_diagnostics.cc:199] libcuda reported version is: 525.85.12\n"
+      "2023-01-01 10:00:00.1: I tensorflow/compiler/xla/stream_executor/cuda/"
+      "cuda_diagnostics.cc:203] kernel reported version is: 520.61.5\n"
+      "2023-01-01 10:00:00.1: E tensorflow/compiler/xla/stream_executor/cuda/"
+      "cuda_diagnostics.cc:313] kernel version 520.61.5 does not match DSO version 525.85.12 -- "
+      "cannot find working devices in this configuration\n");
+  EXPECT_NE(finding(block, "driver.version_mismatch"), nullptr);
+  EXPECT_EQ(block.obs.coverage.at(0).lines_not_understood, 0u);
+  std::string both = fixture("602-tf-cuinit-no-device-smi-couldnt-communicate-quoted", "tf.log");
+  both += fixture("602-tf-cuinit-no-device-smi-couldnt-communicate-quoted", "nvidia-smi.txt");
+  const cli::DoctorRun pair = doctor("602.log", both);
+  ASSERT_NE(finding(pair, "cuda.no_device"), nullptr);
+  EXPECT_EQ(finding(pair, "cuda.no_device")->severity, Severity::kInfo);
+  EXPECT_NE(finding(pair, "driver.smi_cannot_communicate"), nullptr);
 }
 
 // 613: the driver's notice for a GPU it does not support, in its current wording (legacy

@@ -202,6 +202,10 @@ constexpr std::array kPhrases = {
     // The NVML status by name ("NV_ERR_GPU_IS_LOST" is the kernel module's, read there).
     Phrase{"ERROR_GPU_IS_LOST", AppMessageKind::kNvmlGpuLost, false},
     Phrase{"GPUIsLost", AppMessageKind::kNvmlGpuLost, false},
+    Phrase{"kernel driver does not appear to be running on this host",
+           AppMessageKind::kDriverNotLoaded, false},
+    // TensorFlow's diagnostics: the loaded module and libcuda differ.
+    Phrase{"does not match DSO version", AppMessageKind::kNvmlVersionMismatch, false},
     Phrase{"Failed to initialize NVML", AppMessageKind::kNvmlInitFailed, true},
     Phrase{"Error starting nv-hostengine: DCGM initialization error",
            AppMessageKind::kNvmlInitFailed, false},
@@ -789,6 +793,13 @@ bool is_app_context_line(std::string_view line) {
       text::starts_with(s, "Error occurred on GPUID:") ||
       text::starts_with(s, "Restarting TDR occurred on GPUID:"))
     return true;
+  // TensorFlow's CUDA diagnostics around a failed cuInit (cuda_diagnostics.cc), and its DMA
+  // matrix's header ("gpu_init.cc:112] DMA: ").
+  if (has(s, "cuda_diagnostics.cc") &&
+      (has(s, "retrieving CUDA diagnostic information") || has(s, "] hostname: ") ||
+       has(s, "reported version is: ") || has(s, "kernel version seems to match DSO")))
+    return true;
+  if (has(s, "gpu_init.cc") && text::ends_with(s, "] DMA:")) return true;
   // A session's printed torch device ("cuda:0", "device(type='cuda', index=0)") beside an error.
   if (text::starts_with(s, "device(type='cuda'")) return true;
   if (text::starts_with(s, "cuda:") && s.size() <= 8 &&
