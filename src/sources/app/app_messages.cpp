@@ -714,12 +714,8 @@ bool is_source_location(std::string_view s) {
          text::ends_with(file, ".h") || text::ends_with(file, ".cu");
 }
 
-}  // namespace
-
-bool is_app_context_line(std::string_view line) {
-  const std::string_view s = text::trim(line);
-  if (s.size() < 6) return false;  // shorter than every key below ("Stats:")
-  if (is_routine_nccl_info(s) || is_nccl_return_trace(s)) return true;
+// A line that carries one of the known phrases around an application error.
+bool is_context_phrase(std::string_view s) {
   static constexpr std::array<std::string_view, 29> kContext = {
       "Traceback (most recent call last)",
       "During handling of the above exception",
@@ -755,6 +751,11 @@ bool is_app_context_line(std::string_view line) {
   };
   for (std::string_view k : kContext)
     if (has(s, k)) return true;
+  return false;
+}
+
+// The native side of an error: ggml's report, a kernel's assertion, C++ and XLA traces.
+bool is_native_trace_line(std::string_view s) {
   // ggml's report after its "CUDA error: ...": "current device: 0, in function
   // ggml_backend_cuda_synchronize at .../ggml-cuda.cu:2530", the failing call on a line of its
   // own ("cudaStreamSynchronize(cuda_ctx->stream())"), ".../ggml-cuda.cu:106: CUDA error".
@@ -774,15 +775,21 @@ bool is_app_context_line(std::string_view line) {
   if (s.find_first_not_of("^~") == std::string_view::npos) return true;
   // XLA's HLO dump inside its error ("%param_0.5 = f32[...] parameter(0)", "ROOT %reduce.5 =").
   if ((text::starts_with(s, "%") || text::starts_with(s, "ROOT %")) && has(s, " = ")) return true;
+  return false;
+}
+
+// What a launcher says about the ranks an error ended (srun, torchrun).
+bool is_launcher_line(std::string_view s) {
   // Slurm's account of the tasks an error ended: "srun: error: node-0: tasks 2-7: Exited with
   // exit code 1".
   if (text::starts_with(s, "srun: error: ") && has(s, ": Exited with exit code ")) return true;
   // torchrun's agent stopping the other ranks after one failed.
   if (has(s, "Sending process ") && has(s, " closing signal SIG")) return true;
-  // rich's boxed traceback ("╭─── Traceback (most recent call last) ───╮", "│ 989 │ return
-  // self._apply(convert) │", "╰───╯"): its frames, unless a line names the GPU stack (then a
-  // reader must judge it).
-  if (is_rich_traceback_line(s)) return !names_gpu_stack(s);
+  return false;
+}
+
+// Event Viewer's text around an nvlddmkm event.
+bool is_windows_event_context(std::string_view s) {
   // Event Viewer's boilerplate around an nvlddmkm event without its message resources, the
   // event's data ("\Device\Video3", "Error occurred on GPUID: 100").
   if (text::starts_with(s, "Either the component that raises this event") ||
@@ -793,6 +800,11 @@ bool is_app_context_line(std::string_view line) {
       text::starts_with(s, "Error occurred on GPUID:") ||
       text::starts_with(s, "Restarting TDR occurred on GPUID:"))
     return true;
+  return false;
+}
+
+// TensorFlow's CUDA diagnostics block and its DMA header.
+bool is_tensorflow_diagnostics(std::string_view s) {
   // TensorFlow's CUDA diagnostics around a failed cuInit (cuda_diagnostics.cc), and its DMA
   // matrix's header ("gpu_init.cc:112] DMA: ").
   if (has(s, "cuda_diagnostics.cc") &&
@@ -800,11 +812,21 @@ bool is_app_context_line(std::string_view line) {
        has(s, "reported version is: ") || has(s, "kernel version seems to match DSO")))
     return true;
   if (has(s, "gpu_init.cc") && text::ends_with(s, "] DMA:")) return true;
+  return false;
+}
+
+// A torch device a session printed.
+bool is_printed_torch_device(std::string_view s) {
   // A session's printed torch device ("cuda:0", "device(type='cuda', index=0)") beside an error.
   if (text::starts_with(s, "device(type='cuda'")) return true;
   if (text::starts_with(s, "cuda:") && s.size() <= 8 &&
       s.find_first_not_of("0123456789", 5) == std::string_view::npos)
     return true;
+  return false;
+}
+
+// .NET, JVM and Python stack frames.
+bool is_stack_frame(std::string_view s) {
   // .NET and JVM frames: "at NS.Class.Method() in D:\src\X.cs:line 175", "at
   // com.x.Y.run(Y.java:42)".
   if (text::starts_with(s, "at ") && s.find('(') != std::string_view::npos) {
@@ -814,6 +836,21 @@ bool is_app_context_line(std::string_view line) {
   }
   // Python frames: '  File "train.py", line 12, in <module>'.
   return text::starts_with(s, "File \"") && has(s, "\", line ");
+}
+
+}  // namespace
+
+bool is_app_context_line(std::string_view line) {
+  const std::string_view s = text::trim(line);
+  if (s.size() < 6) return false;  // shorter than every key below ("Stats:")
+  if (is_routine_nccl_info(s) || is_nccl_return_trace(s)) return true;
+  if (is_context_phrase(s) || is_native_trace_line(s) || is_launcher_line(s)) return true;
+  // rich's boxed traceback ("╭─── Traceback (most recent call last) ───╮", "│ 989 │ return
+  // self._apply(convert) │", "╰───╯"): its frames, unless a line names the GPU stack (then a
+  // reader must judge it).
+  if (is_rich_traceback_line(s)) return !names_gpu_stack(s);
+  return is_windows_event_context(s) || is_tensorflow_diagnostics(s) ||
+         is_printed_torch_device(s) || is_stack_frame(s);
 }
 
 namespace {
