@@ -137,7 +137,37 @@ sim::SimConfig make_config(const SimulateArgs& a, const sim::ClusterSpec& cluste
   c.options.policy.dlas_tiresias_lists = a.dlas_lists;
   c.options.failure = std::move(failure);
   if (a.horizon_days > 0) c.options.horizon_ms = static_cast<int64_t>(a.horizon_days * 86400000);
+  if (!a.dlas_thresholds.empty()) c.options.policy.dlas_thresholds_s = a.dlas_thresholds;
+  // Only the JSON report and --jobs-out list jobs; the rest need the figures alone.
+  c.options.keep_job_outcomes = a.format == "json" || !a.jobs_out.empty();
   return c;
+}
+
+sim::TraceOptions trace_options(const SimulateArgs& a) {
+  sim::TraceOptions t;
+  t.seed = a.seed;
+  if (a.limit > 0) t.limit = a.limit;
+  if (!a.limit_factor.empty()) {
+    t.limit_factor_min = a.limit_factor.front();
+    t.limit_factor_max = a.limit_factor.back();
+  }
+  return t;
+}
+
+// The trace reader opens paths itself: refuse devices and FIFOs before it blocks on one.
+bool trace_path_ok(const SimulateArgs& a, const Io& io) {
+  if (a.trace.empty()) return true;
+  // A missing PATH is read as PATH.gz (docs/traces.md): check what will be read.
+  std::string checked = a.trace;
+  if (input_kind(checked) == InputKind::kMissing &&
+      input_kind(checked + ".gz") != InputKind::kMissing)
+    checked += ".gz";
+  if (Status st = check_input_path(checked, true); !st) {
+    io.err << "gpuwarden simulate: --trace: " << terminal_safe(st.error().to_string()) << " ["
+           << st.error().code << "]\n";
+    return false;
+  }
+  return true;
 }
 
 std::string render(const sim::SimReport& r, const std::string& format, bool color) {
@@ -172,28 +202,8 @@ int simulate(const SimulateArgs& a, const Io& io) {
     // costs more than its interval): a usage error, with the one code every subcommand uses.
     return kUsageError;
   }
-  sim::TraceOptions topt;
-  topt.seed = a.seed;
-  if (a.limit > 0) topt.limit = a.limit;
-  if (!a.limit_factor.empty()) {
-    topt.limit_factor_min = a.limit_factor.front();
-    topt.limit_factor_max = a.limit_factor.back();
-  }
-  std::optional<std::vector<double>> thresholds;
-  if (!a.dlas_thresholds.empty()) thresholds = a.dlas_thresholds;
-  // The trace reader opens paths itself: refuse devices and FIFOs before it blocks on one.
-  if (!a.trace.empty()) {
-    // A missing PATH is read as PATH.gz (docs/traces.md): check what will be read.
-    std::string checked = a.trace;
-    if (input_kind(checked) == InputKind::kMissing &&
-        input_kind(checked + ".gz") != InputKind::kMissing)
-      checked += ".gz";
-    if (Status st = check_input_path(checked, true); !st) {
-      io.err << "gpuwarden simulate: --trace: " << terminal_safe(st.error().to_string()) << " ["
-             << st.error().code << "]\n";
-      return 2;
-    }
-  }
+  const sim::TraceOptions topt = trace_options(a);
+  if (!trace_path_ok(a, io)) return 2;
   Progress progress(io.err, progress_wanted(a.common.quiet));
   progress.update(
       "simulate: reading " + (a.trace.empty() ? std::string("the bundled trace") : a.trace), true);
@@ -211,10 +221,7 @@ int simulate(const SimulateArgs& a, const Io& io) {
            << ": the trace suggests no cluster size; give --nodes and --gpus-per-node\n";
     return 2;
   }
-  sim::SimConfig config = make_config(a, cluster, std::move(*failure));
-  if (thresholds) config.options.policy.dlas_thresholds_s = *thresholds;
-  // Only the JSON report and --jobs-out list jobs; the rest need the figures alone.
-  config.options.keep_job_outcomes = a.format == "json" || !a.jobs_out.empty();
+  const sim::SimConfig config = make_config(a, cluster, std::move(*failure));
   for (const std::string& p : config.policies) {
     if (auto ok = sched::make_policy(p); !ok) {
       io.err << "gpuwarden simulate: " << ok.error().to_string() << "\n";
