@@ -127,12 +127,4 @@ void JobMetricsFold::fill(PolicyResult& r) {
   if (ett_den_ > 0) r.effective_training_time = ett_num_ / ett_den_;
 }
 
-void fill_job_metrics(PolicyResult& r, const JobTable& out, unsigned total_gpus,
-                      const std::vector<std::pair<std::string, double>>& shares, int64_t t_end) {
-  const std::vector<std::string_view> tenants(out.accounts.begin(), out.accounts.end());
-  JobMetricsFold fold(total_gpus, shares, tenants);
-  for (const JobOutcome& j : out.jobs) fold.add(j, out.account_of(j), t_end);
-  fold.fill(r);
-}
-
 }  // namespace gw::sim

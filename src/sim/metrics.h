@@ -57,8 +57,4 @@ class JobMetricsFold {
   double ett_num_ = 0, ett_den_ = 0;  // GPU-weighted useful and elapsed time
 };
 
-// Folds every job of `out` (tenants: its account table) into `r`.
-void fill_job_metrics(PolicyResult& r, const JobTable& out, unsigned total_gpus,
-                      const std::vector<std::pair<std::string, double>>& shares, int64_t t_end);
-
 }  // namespace gw::sim

@@ -47,7 +47,9 @@ TEST(Metrics, FairnessDefinitions) {
   jobs[0].end_ms = 10000;
   jobs[1].end_ms = 40000;
   PolicyResult r;
-  fill_job_metrics(r, out, 4, {}, 40000);
+  JobMetricsFold fold(4, {}, {"a", "b"});
+  for (const JobOutcome& j : out.jobs) fold.add(j, out.account_of(j), 40000);
+  fold.fill(r);
   EXPECT_DOUBLE_EQ(r.jain_fairness, 1.25 * 1.25 / (2 * (1 + 0.0625)));
   // Each tenant's share is 2 GPUs >= 1: alone = runtime; worst JCT/alone is b's 4.
   EXPECT_DOUBLE_EQ(*r.finish_time_fairness, 4.0);
