@@ -72,20 +72,37 @@ size_t dot_or_bracket(const char* d, size_t i, size_t end) {
   return i;
 }
 
-// Lines from `pos` that start "[<digit or space>", are at least 4 bytes long and end in a byte
-// that is not blank: dmesg lines that the reader's per-line test (is_dmesg_bracket on the
-// trimmed line) takes for the kernel log anyway. Takes those starting before `stop`; returns
-// the position after the last one and counts them. Anything else is left to that test.
-size_t skip_dmesg_lines(std::string_view t, size_t pos, size_t stop, size_t& lines) {
+// How far ahead of the walk the text is prefetched. The walk is the first to touch each byte
+// of a mapped log, and the hardware prefetcher stops at every 4 KiB page: without this, the
+// walk waited on memory for about a third of a kernel log's CPU time (docs/perf/parse.md).
+constexpr size_t kPrefetchAhead = 4096;
+
+// A "[ 1234.567890] ..." line from `pos` to its newline `nl`: starts "[<digit or space>", has
+// its '.' before the ']' (an MPI rank tag "[0]" has none), is at least 4 bytes long.
+bool plain_dmesg_line(const char* d, size_t pos, size_t nl) {
+  if (nl < pos + 4 || d[pos] != '[' ||
+      !(d[pos + 1] == ' ' || (d[pos + 1] >= '0' && d[pos + 1] <= '9')))
+    return false;
+  const size_t q = dot_or_bracket(d, pos + 1, std::min(nl, pos + 24));
+  return q < nl && d[q] == '.';
+}
+
+// Lines from `pos` that the reader's per-line test would take for the kernel log anyway, with
+// nothing to trim (a first and a last byte that are not blank): plain dmesg lines and syslog or
+// journal kernel lines (capture_text::is_syslog_kernel). Takes those starting before `stop`;
+// returns the position after the last one and counts them. Anything else is left to that test.
+size_t skip_kernel_lines(std::string_view t, size_t pos, size_t stop, size_t& lines) {
   const char* d = t.data();
   const size_t n = t.size();
-  while (pos < stop && pos + 1 < n && d[pos] == '[' &&
-         (d[pos + 1] == ' ' || (d[pos + 1] >= '0' && d[pos + 1] <= '9'))) {
-    // "[ 1234.567890]" has its '.' before the ']'; an MPI rank tag "[0]" has none.
-    const size_t q = dot_or_bracket(d, pos + 1, std::min(n, pos + 24));
-    if (q >= n || d[q] != '.') break;
+  size_t ahead = pos;
+  while (pos < stop && pos + 1 < n && static_cast<unsigned char>(d[pos]) > ' ') {
+    for (const size_t want = std::min(pos + kPrefetchAhead, n); ahead < want; ahead += 64)
+      __builtin_prefetch(d + ahead);
     const size_t nl = find_newline(d, pos + 1, n);
-    if (nl < pos + 4 || nl >= n || static_cast<unsigned char>(d[nl - 1]) <= ' ') break;
+    if (nl >= n || static_cast<unsigned char>(d[nl - 1]) <= ' ') break;
+    if (!plain_dmesg_line(d, pos, nl) &&
+        !(d[pos] != '[' && capture_text::is_syslog_kernel(std::string_view(d + pos, nl - pos))))
+      break;
     pos = nl + 1;
     ++lines;
   }
@@ -127,7 +144,7 @@ class Reader {
   void add_query_text(std::string_view block, size_t first_line);
   void add_table(std::string_view block, size_t first_line);
   void add_kernel_line(const Line& l);
-  bool take_dmesg_lines();
+  bool take_kernel_lines();
   void flush_kernel(bool more = false);
   void segment(CaptureFormat f, size_t first_line, size_t last_line);
   void not_understood(size_t line_no, std::string_view line);
@@ -192,7 +209,7 @@ class Reader {
   size_t query_line_ = 0;
   // A kernel-log run is parsed in pieces of about this size, so that the text behind the
   // parser can be handed back (InputText::release_before) and is read once, not twice.
-  static constexpr size_t kKernelPiece = size_t{4} << 20;
+  static constexpr size_t kKernelPiece = size_t{1} << 20;
 };
 
 void Reader::segment(CaptureFormat f, size_t first_line, size_t last_line) {
@@ -258,12 +275,12 @@ void Reader::add_kernel_line(const Line& l) {
   k_last_ = l.no;
 }
 
-// Inside a kernel-log run, the plain dmesg lines that follow are added at once, up to the end
+// Inside a kernel-log run, the plain kernel lines that follow are added at once, up to the end
 // of the current piece (add_kernel_line cuts pieces; progress is reported as pieces are parsed).
-bool Reader::take_dmesg_lines() {
+bool Reader::take_kernel_lines() {
   const size_t stop = std::min(k_begin_ + kKernelPiece, text_.size());
   size_t lines = 0;
-  const size_t end = skip_dmesg_lines(text_, pos_, stop, lines);
+  const size_t end = skip_kernel_lines(text_, pos_, stop, lines);
   if (lines == 0) return false;
   line_no_ += lines;
   cov_.lines += lines;
@@ -948,7 +965,7 @@ std::vector<CaptureSegment> Reader::run() {
   std::string clean;  // the line without ANSI escapes, when it had any
   while (pos_ < text_.size()) {
     if (pos_ >= next_report_) report(k_begin_ == std::string_view::npos ? pos_ : k_begin_);
-    if (k_begin_ != std::string_view::npos && take_dmesg_lines()) continue;
+    if (k_begin_ != std::string_view::npos && take_kernel_lines()) continue;
     Line l = line_at(pos_);
     l.no = ++line_no_;
     ++cov_.lines;

@@ -284,13 +284,26 @@ bool is_dmesg_bracket(std::string_view t) {
          (t.compare(close + 1, 2, " [") != 0 || t.find("] [tid ", close) == std::string_view::npos);
 }
 
+namespace {
+
+// Whether " kernel: " is in the line, found by its colon: string_view::find stops at every
+// space (a memchr and a memcmp each) and glibc's memmem costs ~250 instructions a line, on
+// every line of a journal.
+bool has_kernel_tag(std::string_view t) {
+  for (size_t i = 7; i + 1 < t.size(); ++i)
+    if (t[i] == ':' && t[i + 1] == ' ' && t.substr(i - 7, 7) == " kernel") return true;
+  return false;
+}
+
+}  // namespace
+
 bool is_syslog_kernel(std::string_view t) {
   if (t.size() < 20) return false;
   size_t m = 0;
   const bool syslog_date =
       text::month_word(t, m) != 0 && m + 9 < t.size() && t[m + 6] == ':' && t[m + 9] == ':';
   const bool iso_date = is_digit(t[0]) && is_digit(t[3]) && t[4] == '-' && t[7] == '-';
-  return (syslog_date || iso_date) && t.find(" kernel: ") != std::string_view::npos;
+  return (syslog_date || iso_date) && has_kernel_tag(t);
 }
 
 bool is_prompt(std::string_view t) {

@@ -95,7 +95,7 @@ TEST(AnchorScan, VectorPathsFindEveryStartTheByteScanFinds) {
           size_t none = 0;
           const auto want = starts(AnchorScan::kScalar, text, from, to, mentions, &none);
           EXPECT_EQ(none, 0U);
-          for (AnchorScan path : {AnchorScan::kSse2, AnchorScan::kSsse3}) {
+          for (AnchorScan path : {AnchorScan::kSse2, AnchorScan::kSsse3, AnchorScan::kAvx2}) {
             size_t false_stops = 0;
             EXPECT_EQ(starts(path, text, from, to, mentions, &false_stops), want)
                 << "path " << static_cast<int>(path) << " mentions " << mentions << " from " << from
@@ -128,7 +128,8 @@ TEST(AnchorScan, EveryAnchorAndMentionIsFoundAtEveryAlignment) {
     for (size_t at = 0; at < 80; ++at) {
       std::string text(160, '.');
       text.replace(at, word.size(), word);
-      for (AnchorScan path : {AnchorScan::kScalar, AnchorScan::kSse2, AnchorScan::kSsse3}) {
+      for (AnchorScan path :
+           {AnchorScan::kScalar, AnchorScan::kSse2, AnchorScan::kSsse3, AnchorScan::kAvx2}) {
         const size_t want = next_anchor_scalar(text, 0, text.size(), mention);
         ASSERT_LT(want, text.size()) << word;
         EXPECT_EQ(next_anchor_using(path, text, 0, text.size(), mention), want)

@@ -164,6 +164,52 @@ bool has_ssse3() {
   static const bool yes = __builtin_cpu_supports("ssse3");
   return yes;
 }
+
+// AVX2: the same buckets 32 positions at a time (vpshufb looks up within each 128-bit lane, so
+// the 16-entry tables are repeated in both lanes); half the instructions per byte of SSSE3.
+__attribute__((target("avx2"), always_inline)) inline __m256i buckets32(const char* at, __m256i lo,
+                                                                        __m256i hi) {
+  const __m256i nib = _mm256_set1_epi8(0x0F);
+  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
+  return _mm256_and_si256(_mm256_shuffle_epi8(lo, _mm256_and_si256(v, nib)),
+                          _mm256_shuffle_epi8(hi, _mm256_and_si256(_mm256_srli_epi16(v, 4), nib)));
+}
+
+__attribute__((target("avx2"), always_inline)) inline uint32_t teddy_mask32(const char* d,
+                                                                            const __m256i (&lo)[3],
+                                                                            const __m256i (&hi)[3],
+                                                                            __m256i enabled) {
+  const __m256i m =
+      _mm256_and_si256(_mm256_and_si256(buckets32(d, lo[0], hi[0]), buckets32(d + 1, lo[1], hi[1])),
+                       _mm256_and_si256(buckets32(d + 2, lo[2], hi[2]), enabled));
+  return ~static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, _mm256_setzero_si256())));
+}
+
+__attribute__((target("avx2"))) size_t next_anchor_avx2(std::string_view text, size_t from,
+                                                        size_t to, bool mentions) {
+  static const NibbleTables t;
+  const char* d = text.data();
+  const size_t n = text.size();
+  __m256i lo[3], hi[3];
+  for (unsigned p = 0; p < 3; ++p) {
+    lo[p] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(t.lo[p])));
+    hi[p] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(t.hi[p])));
+  }
+  const __m256i enabled = _mm256_set1_epi8(static_cast<char>(mentions ? 0xFF : 0x3B));
+  size_t i = from;
+  for (; i + 64 <= to && i + 66 <= n; i += 64) {
+    const uint32_t m_lo = teddy_mask32(d + i, lo, hi, enabled);
+    const uint32_t m_hi = teddy_mask32(d + i + 32, lo, hi, enabled);
+    if ((m_lo | m_hi) != 0)
+      return i + static_cast<size_t>(__builtin_ctzll(m_lo | (uint64_t{m_hi} << 32)));
+  }
+  return next_anchor_ssse3(text, i, to, mentions);
+}
+
+bool has_avx2() {
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
 #endif
 
 }  // namespace
@@ -171,7 +217,9 @@ bool has_ssse3() {
 size_t next_anchor_using(AnchorScan path, std::string_view text, size_t from, size_t to,
                          bool mentions) {
 #if defined(__x86_64__)
-  if (path == AnchorScan::kSsse3 && has_ssse3()) return next_anchor_ssse3(text, from, to, mentions);
+  if (path == AnchorScan::kAvx2 && has_avx2()) return next_anchor_avx2(text, from, to, mentions);
+  if ((path == AnchorScan::kSsse3 || path == AnchorScan::kAvx2) && has_ssse3())
+    return next_anchor_ssse3(text, from, to, mentions);
 #endif
 #if defined(__SSE2__)
   if (path != AnchorScan::kScalar) return next_anchor_sse2(text, from, to, mentions);
@@ -180,7 +228,7 @@ size_t next_anchor_using(AnchorScan path, std::string_view text, size_t from, si
 }
 
 size_t next_anchor(std::string_view text, size_t from, size_t to, bool mentions) {
-  return next_anchor_using(AnchorScan::kSsse3, text, from, to, mentions);
+  return next_anchor_using(AnchorScan::kAvx2, text, from, to, mentions);
 }
 
 }  // namespace gw::kmsg

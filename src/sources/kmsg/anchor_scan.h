@@ -1,7 +1,7 @@
 // The kernel-log parser's one pass over the text: where the next line worth reading may start.
 // Every anchor (NVRM, SXid, AER, hung task, PCIe bandwidth, [Hardware Error]) starts a rare byte
 // pair, and every mention of the GPU stack (nvidia, GPU, CUDA, NCCL, DCGM) a byte triple, so the
-// scan looks for those pairs and triples only, 16 bytes at a time.
+// scan looks for those pairs and triples only, 16 or 32 bytes at a time.
 #pragma once
 
 #include <cstddef>
@@ -27,7 +27,7 @@ size_t next_anchor_scalar(std::string_view text, size_t from, size_t to, bool me
 
 // The vector paths by name (next_anchor takes the best this CPU has); a path the build or the
 // CPU lacks falls back to the next one down. For tests and benchmarks.
-enum class AnchorScan { kScalar, kSse2, kSsse3 };
+enum class AnchorScan { kScalar, kSse2, kSsse3, kAvx2 };
 size_t next_anchor_using(AnchorScan path, std::string_view text, size_t from, size_t to,
                          bool mentions);
 

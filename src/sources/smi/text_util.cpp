@@ -305,6 +305,32 @@ std::vector<std::pair<std::string_view, unsigned>> month_words() {
   return out;
 }
 
+// "Jan".."Dec" as syslog writes them, by first letter (a switch, not twelve compares: this
+// runs on every line of a journal).
+unsigned english_month(char a, char b, char c) {
+  auto is = [&](const char* w) { return b == w[1] && c == w[2]; };
+  switch (a) {
+    case 'J':
+      return is("Jan") ? 1 : is("Jun") ? 6 : is("Jul") ? 7 : 0;
+    case 'F':
+      return is("Feb") ? 2 : 0;
+    case 'M':
+      return is("Mar") ? 3 : is("May") ? 5 : 0;
+    case 'A':
+      return is("Apr") ? 4 : is("Aug") ? 8 : 0;
+    case 'S':
+      return is("Sep") ? 9 : 0;
+    case 'O':
+      return is("Oct") ? 10 : 0;
+    case 'N':
+      return is("Nov") ? 11 : 0;
+    case 'D':
+      return is("Dec") ? 12 : 0;
+    default:
+      return 0;
+  }
+}
+
 }  // namespace
 
 unsigned month_word(std::string_view s, size_t& len) {
@@ -320,12 +346,8 @@ unsigned month_word(std::string_view s, size_t& len) {
     return m >= 1 && m <= 12 && (unit == "\xE6\x9C\x88" || unit == "\xEC\x9B\x94") ? m : 0;
   }
   // The common case first: an English abbreviation as syslog writes it ("Dec").
-  if (len == 3) {
-    static constexpr std::string_view kEnglish = "JanFebMarAprMayJunJulAugSepOctNovDec";
-    for (size_t m = 0; m < 12; ++m)
-      if (s[0] == kEnglish[3 * m] && s[1] == kEnglish[3 * m + 1] && s[2] == kEnglish[3 * m + 2])
-        return static_cast<unsigned>(m + 1);
-  }
+  if (len == 3)
+    if (const unsigned m = english_month(s[0], s[1], s[2]); m != 0) return m;
   // The word folded to ASCII lower case, on the stack: this runs on every syslog line.
   char buf[12];
   size_t n = 0;
