@@ -1,7 +1,10 @@
 // A long kernel log is parsed in pieces (capture_reader.cpp, kernel_log_piece_may_start): the
 // pieces must give what one pass over the whole text gives. Every dmesg capture in fixtures/ is
-// repeated to ~6 MiB (so that a piece is cut inside it) and read both ways: the
+// repeated to ~6 MiB (so that a piece is cut inside it) and read both ways, as it is and as a
+// journal: the
 // exact counts per (kind, GPU, code), and each kept event's message, time and line.
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -9,8 +12,6 @@
 #include <string>
 #include <tuple>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/observation.h"
 #include "sources/captures.h"
@@ -44,36 +45,70 @@ std::vector<fs::path> dmesg_captures() {
   return out;
 }
 
+// The pieces of `text` against one pass over it: the same counts and the same kept events.
+void expect_pieces_equal_one_pass(const std::string& text) {
+  // One pass over the whole text, kept the way the reader keeps (first 1000 per key).
+  std::map<Key, uint64_t> whole_counts;
+  std::vector<Event> whole_kept;
+  parse_kernel_log_stream(
+      text, "x",
+      [&](Event&& e) {
+        if (++whole_counts[key_of(e.kind, e.pci_bus_id, e.code)] <= 1000)
+          whole_kept.push_back(std::move(e));
+      },
+      nullptr);
+  Observation obs;
+  add_capture(text, "x", obs);
+  std::map<Key, uint64_t> piece_counts;
+  for (const auto& c : obs.event_counts)
+    piece_counts[key_of(c.kind, c.pci_bus_id, c.code)] = c.count;
+  EXPECT_EQ(piece_counts, whole_counts);
+  ASSERT_EQ(obs.events.size(), whole_kept.size());
+  for (size_t i = 0; i < obs.events.size(); ++i) {
+    EXPECT_EQ(obs.events[i].message, whole_kept[i].message) << i;
+    EXPECT_EQ(obs.events[i].origin, whole_kept[i].origin) << i;
+    EXPECT_EQ(obs.events[i].uptime_s, whole_kept[i].uptime_s) << i;
+    EXPECT_EQ(obs.events[i].time_in_year_ms, whole_kept[i].time_in_year_ms) << i;
+    if (::testing::Test::HasFailure()) break;
+  }
+}
+
+// "[ 12.345] text" -> "Dec  5 07:12:33 node7 kernel: text", every other line as it was: the
+// same log as journalctl -k writes it.
+std::string as_journal(const std::string& dmesg) {
+  std::istringstream in(dmesg);
+  std::string out, line;
+  while (std::getline(in, line)) {
+    const size_t close = line.find("] ");
+    if (line.size() > 2 && line[0] == '[' && close != std::string::npos && line.find('.') < close)
+      line = "Dec  5 07:12:33 node7 kernel: " + line.substr(close + 2);
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
 TEST(KernelLogPieces, PiecesGiveWhatOnePassGives) {
   const auto files = dmesg_captures();
   ASSERT_GE(files.size(), 5u);
   for (const auto& f : files) {
     SCOPED_TRACE(f.string());
-    const std::string text = repeated(f, size_t{6} << 20);
-    // One pass over the whole text, kept the way the reader keeps (first 1000 per key).
-    std::map<Key, uint64_t> whole_counts;
-    std::vector<Event> whole_kept;
-    parse_kernel_log_stream(
-        text, "x",
-        [&](Event&& e) {
-          if (++whole_counts[key_of(e.kind, e.pci_bus_id, e.code)] <= 1000)
-            whole_kept.push_back(std::move(e));
-        },
-        nullptr);
-    Observation obs;
-    add_capture(text, "x", obs);
-    std::map<Key, uint64_t> piece_counts;
-    for (const auto& c : obs.event_counts) piece_counts[key_of(c.kind, c.pci_bus_id, c.code)] = c.count;
-    EXPECT_EQ(piece_counts, whole_counts);
-    ASSERT_EQ(obs.events.size(), whole_kept.size());
-    for (size_t i = 0; i < obs.events.size(); ++i) {
-      EXPECT_EQ(obs.events[i].message, whole_kept[i].message) << i;
-      EXPECT_EQ(obs.events[i].origin, whole_kept[i].origin) << i;
-      EXPECT_EQ(obs.events[i].uptime_s, whole_kept[i].uptime_s) << i;
-      EXPECT_EQ(obs.events[i].time_in_year_ms, whole_kept[i].time_in_year_ms) << i;
-      if (HasFailure()) break;
-    }
+    expect_pieces_equal_one_pass(repeated(f, size_t{6} << 20));
   }
+}
+
+// Journal lines are taken by the reader's fast walk too (capture_reader.cpp,
+// skip_kernel_lines): cut into pieces, they still give what one pass gives.
+TEST(KernelLogPieces, JournalLinesInPiecesGiveWhatOnePassGives) {
+  size_t converted = 0;
+  for (const auto& f : dmesg_captures()) {
+    SCOPED_TRACE(f.string());
+    const std::string journal = as_journal(repeated(f, size_t{3} << 20));
+    if (journal.find(" kernel: ") == std::string::npos) continue;  // no "[ sec.usec]" lines
+    ++converted;
+    expect_pieces_equal_one_pass(journal);
+  }
+  EXPECT_GE(converted, 5u);
 }
 
 }  // namespace
