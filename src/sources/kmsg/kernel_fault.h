@@ -30,6 +30,9 @@ struct FaultSite {
 
 // What an NVIDIA line of a fault report is; kNone for any other line.
 FaultLine classify_fault_line(std::string_view line);
+// Where an IP line's instruction-pointer text starts: after "RIP: ", "EIP: ", "pc : " (the
+// first of them, in that order) or a lone "IP: "; nullopt on any other line.
+std::optional<size_t> ip_marker(std::string_view line);
 // The function and module of an IP line (kIp), or of a frame.
 std::optional<FaultSite> fault_site(std::string_view line);
 

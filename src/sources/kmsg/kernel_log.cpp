@@ -680,6 +680,12 @@ constexpr std::array<std::string_view, 30> kRoutine = {
     // driver uses MSI either way.
     "PCI INT ",
 };
+// is_routine_driver_line tests a pattern's first three bytes before comparing the rest.
+static_assert([] {
+  for (std::string_view r : kRoutine)
+    if (r.size() < 3) return false;
+  return true;
+}());
 
 }  // namespace
 
@@ -730,7 +736,9 @@ bool is_routine_driver_line(std::string_view line) {
     const RoutineIndex::Bucket& b = index.by_first[static_cast<unsigned char>(d[i])];
     for (uint8_t k = 0; k < b.n; ++k) {
       const std::string_view r = kRoutine[b.ids[k]];
-      if (d[i + 1] == r[1] && n - i >= r.size() && std::memcmp(d + i, r.data(), r.size()) == 0)
+      // Every pattern has 3 bytes or more: the third is tested before the call.
+      if (d[i + 1] == r[1] && n - i >= r.size() && d[i + 2] == r[2] &&
+          std::memcmp(d + i, r.data(), r.size()) == 0)
         return true;
     }
   }
