@@ -5,6 +5,10 @@
 #include <array>
 #include <cctype>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/event.h"
 #include "sources/app/app_messages.h"
 #include "sources/env/env_reports.h"
@@ -286,12 +290,26 @@ bool is_dmesg_bracket(std::string_view t) {
 
 namespace {
 
-// Whether " kernel: " is in the line, found by its colon: string_view::find stops at every
-// space (a memchr and a memcmp each) and glibc's memmem costs ~250 instructions a line, on
-// every line of a journal.
+// Whether " kernel: " is in the line, found by its ": " (16 positions a step where SSE2 is
+// there): string_view::find stops at every space (a memchr and a memcmp each), and glibc's
+// memmem costs ~250 instructions a line, on every line of a journal.
 bool has_kernel_tag(std::string_view t) {
-  for (size_t i = 7; i + 1 < t.size(); ++i)
-    if (t[i] == ':' && t[i + 1] == ' ' && t.substr(i - 7, 7) == " kernel") return true;
+  const char* d = t.data();
+  const size_t n = t.size();
+  const auto tag_at = [&](size_t i) { return i >= 7 && t.substr(i - 7, 7) == " kernel"; };
+  size_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 17 <= n; i += 16) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + i + 1));
+    auto m = static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(
+        _mm_cmpeq_epi8(a, _mm_set1_epi8(':')), _mm_cmpeq_epi8(b, _mm_set1_epi8(' ')))));
+    for (; m != 0; m &= m - 1)
+      if (tag_at(i + static_cast<size_t>(__builtin_ctz(m)))) return true;
+  }
+#endif
+  for (; i + 1 < n; ++i)
+    if (d[i] == ':' && d[i + 1] == ' ' && tag_at(i)) return true;
   return false;
 }
 

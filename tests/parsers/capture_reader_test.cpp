@@ -6,12 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <random>
 #include <sstream>
 #include <string>
 
 #include "fixture_util.h"
+#include "sources/capture_text.h"
 #include "sources/captures.h"
 #include "sources/env/env_reports.h"
+#include "sources/smi/text_util.h"
 
 namespace gw {
 namespace {
@@ -339,6 +342,42 @@ TEST(Reader, ErrorsNameFileLinesNotBlockLines) {
   ASSERT_EQ(obs.input_errors.size(), 1u);
   EXPECT_EQ(obs.input_errors[0].where, "in.txt:4");
   EXPECT_EQ(obs.coverage.at(0).lines_not_understood, 0u);
+}
+
+// is_syslog_kernel finds " kernel: " by its ": " sixteen positions a step; string_view::find is
+// the reference, on lines built at random around the tag and at every length across a step.
+bool syslog_kernel_by_find(std::string_view t) {
+  if (t.size() < 20) return false;
+  size_t m = 0;
+  const bool syslog_date =
+      text::month_word(t, m) != 0 && m + 9 < t.size() && t[m + 6] == ':' && t[m + 9] == ':';
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  const bool iso_date = digit(t[0]) && digit(t[3]) && t[4] == '-' && t[7] == '-';
+  return (syslog_date || iso_date) && t.find(" kernel: ") != std::string_view::npos;
+}
+
+TEST(CaptureText, SyslogKernelLinesAreFoundAsByASearch) {
+  std::mt19937 rng(5);
+  const std::vector<std::string> heads = {"Dec  5 07:12:33 ", "2026-12-05T07:12:33+00:00 ",
+                                          "Mon 07:12:33 ", "Dec 5 7:12:33 "};
+  const std::vector<std::string> parts = {" kernel: ", " kernel:",  "kernel: ", ": ",
+                                          " ",         "node7",     " kernel",  ":",
+                                          "x",         "NVRM: Xid", "  "};
+  size_t yes = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string line = heads[rng() % heads.size()];
+    for (int k = static_cast<int>(rng() % 12); k >= 0; --k) line += parts[rng() % parts.size()];
+    EXPECT_EQ(capture_text::is_syslog_kernel(line), syslog_kernel_by_find(line)) << line;
+    if (syslog_kernel_by_find(line)) ++yes;
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(yes, 1000u);
+  // The tag at every offset, across the 16-byte steps and the tail.
+  for (size_t pad = 0; pad < 40; ++pad) {
+    const std::string line = "Dec  5 07:12:33 " + std::string(pad, 'h') + " kernel: x";
+    EXPECT_TRUE(capture_text::is_syslog_kernel(line)) << line;
+    EXPECT_FALSE(capture_text::is_syslog_kernel(line.substr(0, line.size() - 2))) << line;
+  }
 }
 
 }  // namespace
