@@ -525,6 +525,16 @@ TEST(KernelLogDriver, PcieBandwidthLimited114) {
       "GT/s PCIe x16 link at 0000:01:00.0 (capable of 504.112 Gb/s with 32.0 GT/s PCIe x16 link)");
   EXPECT_EQ(e.driver_kind, DriverMessageKind::kPcieLinkLimited);
   EXPECT_EQ(e.pci_bus_id, "00000000:04:00.0");
+  // The phrase counts only after a blank: glued to a word first, then as the kernel prints it.
+  const Event glued =
+      one("[   10.735323] pci 0000:04:00.0: x252.048Gb/s available PCIe bandwidth, limited by 16.0 "
+          "GT/s PCIe x16 link at 0000:01:00.0 (capable of 504.112 Gb/s available PCIe bandwidth, "
+          "limited by 32.0 GT/s PCIe x16 link)");
+  EXPECT_EQ(glued.driver_kind, DriverMessageKind::kPcieLinkLimited);
+  EXPECT_EQ(glued.pci_bus_id, "00000000:04:00.0");
+  EXPECT_TRUE(parse("[ 1.0] pci 0000:04:00.0: 8Gb/s available PCIe bandwidth, limited by 2.5 "
+                    "GT/s PCIe x1 link at 0000:01:00.0\n")
+                  .empty());
 }
 
 // ---- what was understood: mixed content counted line by line ----

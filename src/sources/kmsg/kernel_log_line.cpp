@@ -306,6 +306,15 @@ namespace {
 // The kinds of kernel line parse_line reads, by the anchor that starts their message.
 enum class Anchor { kNvrm, kSxidLine, kAer, kHung, kLimitedLine };
 
+// line.find(kLimited), searched by its "Gb/s": a search for the leading blank stops (and
+// compares 44 bytes) at every word of every line that names the driver.
+size_t find_limited(std::string_view line) {
+  const std::string_view tail = kLimited.substr(1);
+  for (size_t at = line.find(tail); at != std::string_view::npos; at = line.find(tail, at + 1))
+    if (at > 0 && line[at - 1] == ' ') return at - 1;
+  return std::string_view::npos;
+}
+
 // Where the message starts ("NVRM:", "SXid (", "AER: ", ...) and what kind of line it is.
 std::optional<std::pair<Anchor, size_t>> anchor_of(std::string_view line) {
   size_t at = line.find("NVRM");
@@ -317,7 +326,7 @@ std::optional<std::pair<Anchor, size_t>> anchor_of(std::string_view line) {
   if ((at = line.find("AER: ")) != std::string_view::npos ||
       (at = line.find("PCIe Bus Error: ")) != std::string_view::npos)
     return std::make_pair(Anchor::kAer, at);
-  if ((at = line.find(kLimited)) != std::string_view::npos)
+  if ((at = find_limited(line)) != std::string_view::npos)
     return std::make_pair(Anchor::kLimitedLine, at);
   if ((at = line.find("INFO: task ")) != std::string_view::npos &&
       has(line.substr(at), " blocked for more than"))
