@@ -289,5 +289,28 @@ TEST(CsvFast, LongRowsAcrossSimdBlocks) {
   expect_same(text, 10);
 }
 
+TEST(CsvFast, RowEndsAtEveryOffsetOfABlock) {
+  // The fast path finds a row's end and its commas in one pass (find_line_commas): the end at
+  // every offset of a 16-byte block, the next row's commas in the same block, LF and CRLF, a
+  // last row with and without its newline, a blank line between rows.
+  for (const char* eol : {"\n", "\r\n"})
+    for (const bool last_eol : {false, true}) {
+      std::string text = std::string("index, name, temperature.gpu") + eol;
+      for (int i = 0; i < 48; ++i) {
+        text += std::to_string(i % 4) + "," + std::string(static_cast<size_t>(i), 'n') + "," +
+                std::to_string(30 + i) + eol;
+        if (i == 20) text += eol;
+      }
+      text += std::string("1,last,77") + (last_eol ? eol : "");
+      SCOPED_TRACE(std::string(eol == std::string("\n") ? "LF" : "CRLF") +
+                   (last_eol ? " with" : " without") + " a final newline");
+      expect_same(text, 12);
+      const Parsed p = parse(text, CsvPath::kFast);
+      ASSERT_FALSE(p.snaps.empty());
+      ASSERT_FALSE(p.snaps.back().gpus.empty());
+      EXPECT_EQ(p.snaps.back().gpus.back().sample.temp_c, 77);
+    }
+}
+
 }  // namespace
 }  // namespace gw

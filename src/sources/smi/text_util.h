@@ -71,6 +71,9 @@ class LineReader {
  public:
   explicit LineReader(std::string_view text) : text_(text) {}
   bool next(std::string_view& line);
+  // The next line when its length up to its '\n' (or the text's end) is known: what next()
+  // would give, without searching for the '\n' again.
+  void take(size_t len, std::string_view& line);
   size_t line_no() const { return line_no_; }
   size_t offset() const { return pos_; }
 
