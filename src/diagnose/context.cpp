@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "core/snapshot.h"
 
@@ -70,13 +71,30 @@ DiagnoseContext::DiagnoseContext(const Observation& o) : obs(o) {
     if (auto pci = normalise_pci(g.info->pci_bus_id)) pci_to_gpu.emplace(*pci, g.index);
   }
 
-  // Group events by (kind, GPU or PCI address, code) in one pass.
+  // Group events by (kind, GPU or PCI address, code) in one pass. A big log keeps thousands of
+  // events of a few addresses: each address is normalised and looked up once.
+  struct Where {
+    std::string pci;
+    std::optional<unsigned> gpu;
+  };
+  std::unordered_map<std::string, Where> where_of;
+  const auto where = [&](const std::string& raw) -> const Where& {
+    auto [it, fresh] = where_of.try_emplace(raw);
+    if (fresh) {
+      it->second.pci = normalise_pci(raw).value_or(raw);
+      it->second.gpu = gpu_by_pci(it->second.pci);
+    }
+    return it->second;
+  };
   std::map<std::tuple<int, std::string, unsigned>, size_t> by_group;
   for (const Event& e : obs.events) {
     std::optional<unsigned> gpu_idx = e.gpu_index;
     std::optional<std::string> pci;
-    if (e.pci_bus_id) pci = normalise_pci(*e.pci_bus_id).value_or(*e.pci_bus_id);
-    if (!gpu_idx && pci) gpu_idx = gpu_by_pci(*pci);
+    if (e.pci_bus_id) {
+      const Where& w = where(*e.pci_bus_id);
+      pci = w.pci;
+      if (!gpu_idx) gpu_idx = w.gpu;
+    }
     if (gpu_idx && !pci) {
       if (const GpuSeries* g = gpu(*gpu_idx); g && !g->pci().empty()) pci = g->pci();
     }

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include "diagnose/context.h"
 
@@ -141,8 +142,17 @@ DriverGpuMap driver_gpu_map(const DiagnoseContext& c) {
   std::optional<std::string> one_address;
   std::optional<unsigned> one_number;
   bool many_addresses = false, many_numbers = false;
+  // Thousands of kept events of a big log name a few addresses: each is normalised once.
+  std::unordered_map<std::string, std::optional<std::string>> normalised;
+  const std::optional<std::string> none;
+  const auto normalise = [&](const std::optional<std::string>& raw) -> const auto& {
+    if (!raw) return none;
+    auto [it, fresh] = normalised.try_emplace(*raw);
+    if (fresh) it->second = normalise_event_pci(raw);
+    return it->second;
+  };
   for (const Event& e : c.obs.events) {
-    const auto pci = normalise_event_pci(e.pci_bus_id);
+    const std::optional<std::string>& pci = normalise(e.pci_bus_id);
     if (!pci) {
       if (e.driver_gpu && !many_numbers) {
         many_numbers = one_number && *one_number != *e.driver_gpu;

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <string_view>
+#include <utility>
 
 #include "diagnose/context.h"
 #include "diagnose/kernel_events.h"
@@ -52,8 +55,11 @@ std::string who(const EventGroup& g) {
 
 std::string processes(const EventGroup& g) {
   std::set<std::string> names;
+  // A big log keeps thousands of lines of one process: each (name, pid) is formatted once.
+  std::set<std::pair<std::string_view, std::optional<uint32_t>>> seen;
   for (const Event* e : g.events) {
-    if (e->process_name && *e->process_name != "<unknown>") {
+    if (e->process_name && *e->process_name != "<unknown>" &&
+        seen.emplace(*e->process_name, e->pid).second) {
       names.insert(e->pid ? fmt::format("{} (pid {})", *e->process_name, *e->pid)
                           : *e->process_name);
     }
