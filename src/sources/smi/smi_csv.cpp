@@ -643,6 +643,29 @@ size_t csv_row_fields(std::string_view row) {
   return static_cast<size_t>(std::count(bare.begin(), bare.end(), ',')) + 1;
 }
 
+namespace {
+
+// One data row: 0 when it was read, else its field count. A note after the row ("<= GPU is
+// unusable, ...") is not a column: the row is tried again without it.
+size_t read_row(CsvParser& p, std::string_view line, size_t line_no, const char* text_end,
+                CsvPath path, size_t fields) {
+  const bool fast = path == CsvPath::kFast;
+  const size_t got =
+      fast ? p.row_fast(line, line_no, text_end, fields) : p.row_reference(line, line_no);
+  if (got == 0) return 0;
+  const std::string_view bare = without_annotation(line);
+  if (bare.size() == line.size()) return got;
+  return fast ? p.row_fast(bare, line_no, text_end) : p.row_reference(bare, line_no);
+}
+
+// In a mixed file a line with no comma, one another reader claims, or a sentence ends the
+// table; so does any other row of rows without a header (they were a guess).
+bool ends_table(std::string_view line, size_t got, bool given, const CsvStopFn* is_other) {
+  return is_other && (got == 1 || given || (*is_other)(line) || !smi::looks_like_csv_values(line));
+}
+
+}  // namespace
+
 Result<size_t> parse_smi_csv_block(std::string_view text, std::string_view origin,
                                    const SnapshotSink& sink, std::vector<Error>* errors,
                                    CsvPath path, const CsvStopFn* is_other, CsvBlockInfo* info) {
@@ -651,26 +674,30 @@ Result<size_t> parse_smi_csv_block(std::string_view text, std::string_view origi
   const char* text_end = text.data() + text.size();
   text::LineReader rd(text);
   std::string_view line;
+  const bool given = info && !info->header.empty();
   bool have_header = false;
-  if (info && !info->header.empty()) {
+  if (given) {
     if (auto st = p.header(info->header, 0, true); !st) return st.error();
     have_header = true;
   }
-  size_t start = 0, last_end = 0, last_line = 0;
+  size_t last_end = 0, last_line = 0, fields = 0;
+  const auto taken = [&] {  // the block reaches this far
+    last_end = rd.offset();
+    last_line = rd.line_no();
+  };
   constexpr size_t kProgressStep = size_t{1} << 20;
   size_t next_report = info && info->on_progress ? kProgressStep : std::string_view::npos;
   while (true) {
-    start = rd.offset();
-    if (start >= next_report) {
-      info->on_progress(start);
-      next_report = start + kProgressStep;
+    if (rd.offset() >= next_report) {
+      info->on_progress(rd.offset());
+      next_report = rd.offset() + kProgressStep;
     }
     // Past the header the fast path finds a row's end and its commas in one pass.
-    size_t fields = 0;
+    fields = 0;
     if (path == CsvPath::kFast && have_header) {
-      if (start >= text.size()) break;
+      if (rd.offset() >= text.size()) break;
       size_t len = 0;
-      fields = p.scan_row(text.data() + start, text_end, len);
+      fields = p.scan_row(text.data() + rd.offset(), text_end, len);
       rd.take(len, line);
     } else if (!rd.next(line)) {
       break;
@@ -680,50 +707,23 @@ Result<size_t> parse_smi_csv_block(std::string_view text, std::string_view origi
     if (!have_header) {
       if (auto st = p.header(line, rd.line_no()); !st) return st.error();
       have_header = true;
-      last_end = rd.offset();
-      last_line = rd.line_no();
-      continue;
-    }
-    if (line == p.header_line()) {  // a repeated header (appended logs) is skipped
-      last_end = rd.offset();
-      last_line = rd.line_no();
-      continue;
-    }
-    size_t got = path == CsvPath::kFast ? p.row_fast(line, rd.line_no(), text_end, fields)
-                                        : p.row_reference(line, rd.line_no());
-    if (got != 0) {  // a note after the row ("<= GPU is unusable, ...") is not a column
-      const std::string_view bare = without_annotation(line);
-      if (bare.size() < line.size())
-        got = path == CsvPath::kFast ? p.row_fast(bare, rd.line_no(), text_end)
-                                     : p.row_reference(bare, rd.line_no());
-    }
-    if (got == 0) {
+    } else if (line == p.header_line()) {  // a repeated header (appended logs) is skipped
+    } else if (const size_t got = read_row(p, line, rd.line_no(), text_end, path, fields);
+               got == 0) {
       if (info) ++info->rows;
-      last_end = rd.offset();
-      last_line = rd.line_no();
-      continue;
-    }
-    if (text::is_elision_line(t)) {  // "[...]" left by whoever pasted the log
+    } else if (text::is_elision_line(t)) {  // "[...]" left by whoever pasted the log
       if (info) ++info->elided;
-      last_end = rd.offset();
-      last_line = rd.line_no();
-      continue;
-    }
-    // In a mixed file a line with no comma, one another reader claims, or a sentence ends the
-    // table; so does any other row of rows without a header (they were a guess).
-    const bool given = info && !info->header.empty();
-    if (is_other && (got == 1 || given || (*is_other)(line) || !smi::looks_like_csv_values(line))) {
+    } else if (ends_table(line, got, given, is_other)) {
       if (info) {
         info->end = last_end;
         info->end_line = last_line;
       }
-      (void)start;
       return p.finish();
+    } else {
+      p.row_error(rd.line_no(), got);
+      if (info) ++info->bad_rows;
     }
-    p.row_error(rd.line_no(), got);
-    if (info) ++info->bad_rows;
-    last_end = rd.offset();
-    last_line = rd.line_no();
+    taken();
   }
   if (!have_header) {
     return make_error("capture.smi_csv", "expected a CSV header line, found no text",
