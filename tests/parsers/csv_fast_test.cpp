@@ -2,6 +2,7 @@
 // value on odd inputs, and Snapshot by Snapshot on fixtures and on awkward logs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -277,6 +278,69 @@ TEST(CsvFast, BadRowsAndRepeatedHeadersMatch) {
   bool wide = false;  // the 101-field row is reported with its true field count
   for (const auto& e : p.errors) wide |= e.message.find("got 101;") != std::string::npos;
   EXPECT_TRUE(wide);
+}
+
+// A -l log as the fast path's memo meets it (SlotMemo): each GPU's field repeats the bytes of
+// its previous row most of the time and changes, changes length, fails or recovers now and
+// then; GPUs go missing from a second and come back, swap places; the header is repeated
+// (appended logs). Every snapshot must be what the reference path builds.
+std::string repeating_log(const std::vector<std::string>& headers, size_t gpus, size_t seconds,
+                          const char* eol, uint32_t seed) {
+  const std::vector<std::vector<std::string>> choices = {
+      {"45", "45", "46", "100", " 7", "[GPU is lost]", "ERR!"},
+      {"78.32 W", "78.32 W", "102.10 W", "[N/A]", "[Unknown Error]", "9.5 W"},
+      {"1024 MiB", "1024 MiB", "81559 MiB", "0 MiB", "[GPU requires reset]", "1 GiB"},
+      {"0x0000000000000000", "0x0000000000000000", "0x0000000000000004", "[N/A]"},
+      {"P0", "P0", "P8", "[Unknown Error]"},
+      {"Enabled", "Enabled", "Disabled", "[GPU is lost]"},
+      {"GPU-aaaa-1111", "GPU-aaaa-1111", "GPU-bbbb-2222", "[GPU is lost]"},
+      {"NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "[N/A]"},
+  };
+  uint32_t r = seed;
+  auto next = [&] {
+    r = r * 1664525u + 1013904223u;
+    return r >> 8;
+  };
+  std::vector<std::vector<size_t>> last(gpus, std::vector<size_t>(32, 0));
+  std::string out;
+  for (size_t h = 0; h < headers.size(); ++h) {
+    out += headers[h] + eol;
+    // The fields after timestamp, index and bus id.
+    const size_t cols =
+        static_cast<size_t>(std::count(headers[h].begin(), headers[h].end(), ',')) + 1 - 3;
+    for (size_t sec = 0; sec < seconds; ++sec) {
+      std::vector<size_t> order(gpus);
+      for (size_t g = 0; g < gpus; ++g) order[g] = g;
+      if (next() % 7 == 0) std::swap(order[0], order[gpus - 1]);
+      for (const size_t g : order) {
+        if (next() % 11 == 0) continue;  // this GPU is missing from this second
+        out += "2025/03/04 05:" + std::to_string(10 + h) + ":" + std::to_string(10 + sec % 50) +
+               ".100, " + std::to_string(g) + ", 00000000:1" + std::to_string(g) + ":00.0";
+        for (size_t c = 0; c < cols; ++c) {
+          const auto& pick = choices[c % choices.size()];
+          if (next() % 4 == 0) last[g][c] = next() % pick.size();  // else the bytes repeat
+          out += ", " + pick[last[g][c]];
+        }
+        out += next() % 13 == 0 ? std::string("   <= note") + eol : std::string(eol);
+      }
+    }
+  }
+  return out;
+}
+
+TEST(CsvFast, RepeatedFieldsKeptByTheMemoMatch) {
+  const std::string h1 =
+      "timestamp, index, pci.bus_id, temperature.gpu, power.draw [W], memory.used [MiB], "
+      "clocks_event_reasons.active, pstate, ecc.mode.current, uuid, name";
+  const std::string h2 =  // other columns; an ignored one; the name named twice
+      "timestamp, index, pci.bus_id, temperature.memory, power.limit [W], memory.total [MiB], "
+      "serial_number_x, pstate, persistence_mode, uuid, name, utilization.gpu [%], name";
+  for (const char* eol : {"\n", "\r\n"})
+    for (uint32_t seed : {1u, 2u, 3u}) {
+      SCOPED_TRACE("seed " + std::to_string(seed));
+      expect_same(repeating_log({h1, h1}, 4, 60, eol, seed), 100);
+      expect_same(repeating_log({h2}, 5, 60, eol, seed), 50);
+    }
 }
 
 TEST(CsvFast, LongRowsAcrossSimdBlocks) {

@@ -154,6 +154,67 @@ size_t find_line_commas(const char* p, const char* limit, uint32_t* ends, size_t
   return k + 1;
 }
 
+// How many of the first `cols` entries of a and b are equal; both hold 4 readable entries past
+// any index below cols.
+size_t same_prefix(const uint32_t* a, const uint32_t* b, size_t cols) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  for (; i < cols; i += 4) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i));
+    const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
+    const auto differ = ~static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi32(x, y))) & 0xFFFFu;
+    if (differ != 0) return std::min(cols, i + static_cast<size_t>(__builtin_ctz(differ)) / 4);
+  }
+  return cols;
+#else
+  while (i < cols && a[i] == b[i]) ++i;
+  return i;
+#endif
+}
+
+// The fields of a row (`ends` as find_commas leaves them, ends[cols - 1] = the row's length,
+// cols <= 64) whose bytes differ from those of the row in `prev` (its field ends in
+// `prev_ends`), as bits; `prev` becomes a copy of the row. Once the two rows' fields stop
+// ending at the same offsets every later field counts as changed; before that, a field
+// changed when a byte in it did. `prev` holds the row's length rounded up to 16 bytes, both
+// end arrays 4 entries past cols.
+uint64_t changed_fields(std::string_view line, const char* text_end, const uint32_t* ends,
+                        size_t cols, char* prev, uint32_t* prev_ends) {
+  const size_t same = same_prefix(ends, prev_ends, cols);
+  uint64_t changed = same < cols ? ~uint64_t{0} << same : 0;
+  std::memcpy(prev_ends, ends, cols * sizeof(uint32_t));
+  const size_t scan_end = same == 0 ? 0 : ends[same - 1];  // the bytes of those fields
+  size_t f = 0;
+  // Bit k of `differ`: byte at + k differs. One step per changed field, not per byte.
+  auto note = [&](size_t at, uint32_t differ) {
+    while (differ != 0) {
+      const size_t pos = at + static_cast<size_t>(__builtin_ctz(differ));
+      while (ends[f] < pos) ++f;
+      changed |= uint64_t{1} << f;
+      const size_t past = ends[f] + 1 - at;  // the bytes of field f and its comma
+      differ = past >= 32 ? 0 : differ & (~0u << past);
+    }
+  };
+  const size_t n = line.size(), whole = (scan_end + 15) & ~size_t{15};
+  if (static_cast<size_t>(text_end - line.data()) < whole) {  // the text's last row
+    std::memcpy(prev, line.data(), n);
+    return ~uint64_t{0};
+  }
+#if defined(__SSE2__)
+  for (size_t at = 0; at < whole; at += 16) {  // past scan_end: `prev` is padded, see above
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(line.data() + at));
+    const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(prev + at));
+    const auto differ = ~static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y))) & 0xFFFFu;
+    note(at, scan_end - at < 16 ? differ & ((1u << (scan_end - at)) - 1u) : differ);
+  }
+#else
+  for (size_t at = 0; at < scan_end; ++at)
+    if (line[at] != prev[at]) note(at, 1u);
+#endif
+  std::memcpy(prev, line.data(), n);
+  return cols == 64 ? changed : changed & ((uint64_t{1} << cols) - 1);
+}
+
 // Clears a reused GpuState but keeps its identity strings: the identity columns overwrite
 // them only when they differ (see apply_identity), saving an allocation per row.
 void reset_gpu(GpuState& g) {
@@ -193,6 +254,24 @@ bool small_canonical_id(std::string_view id, unsigned& out) {
   return true;
 }
 
+// The columns of a lean plan whose field may be kept when its bytes repeat (SlotMemo): those
+// that set their own slot from the field alone, and ignored columns (only checked for a failed
+// reading). Not the index (it falls back to the row's place in its group), not the generic
+// ones (they write the snapshot), not an identity column named twice (the later one wins).
+uint64_t memo_columns(const smi::CsvPlan& plan) {
+  uint64_t out = 0;
+  for (size_t i = 0; i < plan.cols.size() && i < 64; ++i) {
+    const FastOp op = plan.cols[i].op;
+    if (op == FastOp::kGeneric || op == FastOp::kIndex) continue;
+    const bool identity = op == FastOp::kName || op == FastOp::kUuid || op == FastOp::kBusId;
+    if (identity && std::count_if(plan.cols.begin(), plan.cols.end(),
+                                  [&](const smi::FastColumn& c) { return c.op == op; }) > 1)
+      continue;
+    out |= uint64_t{1} << i;
+  }
+  return out;
+}
+
 class CsvParser {
  public:
   CsvParser(std::string_view origin, const SnapshotSink& sink, std::vector<Error>* errors)
@@ -224,6 +303,18 @@ class CsvParser {
   std::optional<int64_t> fast_timestamp(std::string_view field);
   GpuState& next_gpu(std::optional<int64_t> ts);
   void apply_fast(const smi::FastColumn& c, size_t col, std::string_view v, GpuState& g);
+  void apply_row(std::string_view line, const char* text_end, GpuState& g);
+  void apply_field(size_t i, std::string_view line, GpuState& g, uint64_t& reusable);
+
+  // Lean plans: the last row each slot of a group held. A -l log repeats most of a GPU's row
+  // from one second to the next (identity, limits, totals, steady clocks and loads), and a
+  // field whose bytes equal that row's field still holds the value parsed then in the reused
+  // GpuState: it is neither parsed nor checked for a failed reading again.
+  struct SlotMemo {
+    std::vector<char> text;      // the row, its length rounded up to 16 (changed_fields)
+    std::vector<uint32_t> ends;  // its field ends, as ends_
+    uint64_t reusable = 0;       // bit i: field i was parsed, is no failed reading, may be kept
+  };
 
   std::string_view origin_;
   const SnapshotSink& sink_;
@@ -231,6 +322,8 @@ class CsvParser {
   std::vector<smi::CsvColumn> cols_;
   smi::CsvPlan plan_;
   std::vector<uint32_t> ends_;
+  std::vector<SlotMemo> memo_;  // per slot of a group (lean plans only)
+  uint64_t memo_cols_ = 0;      // bit i: column i's op may be kept (memo_able)
   std::string_view header_text_;
   size_t header_line_no_ = 0;
   int id_col_ = -1, ts_col_ = -1;
@@ -277,6 +370,8 @@ Status CsvParser::header(std::string_view line, size_t line_no, bool given) {
   }
   plan_ = smi::make_csv_plan(cols_);
   ends_.assign(cols_.size() + 16, 0);  // +16: see find_commas
+  memo_.clear();
+  memo_cols_ = plan_.lean && cols_.size() <= 64 ? memo_columns(plan_) : 0;
   return {};
 }
 
@@ -375,7 +470,8 @@ void CsvParser::note_fast_id(std::string_view id, bool canon, unsigned num) {
   group_ids_[other_ids_++].assign(id);
 }
 
-void CsvParser::apply_fast(const smi::FastColumn& c, size_t col, std::string_view v, GpuState& g) {
+__attribute__((always_inline)) inline void CsvParser::apply_fast(const smi::FastColumn& c, size_t col,
+                                                             std::string_view v, GpuState& g) {
   namespace fast = smi::fast;
   GpuSample& s = g.sample;
   switch (c.op) {
@@ -453,20 +549,53 @@ size_t CsvParser::row_fast(std::string_view line, size_t line_no, const char* te
     g.failed_readings.clear();
   }
   g.info.index = static_cast<unsigned>(in_group_);
-  const smi::FastColumn* plan = plan_.cols.data();
-  for (size_t i = 0; i < cols; ++i) {
-    const std::string_view v = field(i);
-    apply_fast(plan[i], i, v, g);
-    if (smi::may_be_failed_reading(v) && smi::note_failed_reading(cols_[i].name, v, g))
-      failures_seen_ = true;
-  }
+  apply_row(line, text_end, g);
   ++in_group_;
   return 0;
+}
+
+// Field i of the row into g; its bit joins `reusable` when the memo may keep it.
+__attribute__((always_inline)) inline void CsvParser::apply_field(size_t i, std::string_view line,
+                                                                  GpuState& g,
+                                                                  uint64_t& reusable) {
+  const size_t b = i == 0 ? 0 : ends_[i - 1] + 1;
+  const std::string_view v(line.data() + b, ends_[i] - b);
+  apply_fast(plan_.cols[i], i, v, g);
+  if (smi::may_be_failed_reading(v) && smi::note_failed_reading(cols_[i].name, v, g))
+    failures_seen_ = true;
+  else if (i < 64)
+    reusable |= memo_cols_ & (uint64_t{1} << i);
+}
+
+// The row's fields into g, each parsed and checked for a failed reading, except those the
+// memo of g's slot holds already (lean plans).
+void CsvParser::apply_row(std::string_view line, const char* text_end, GpuState& g) {
+  const size_t cols = cols_.size();
+  uint64_t parse = ~uint64_t{0}, reusable = 0;
+  SlotMemo* m = nullptr;
+  if (memo_cols_ != 0) {
+    if (in_group_ >= memo_.size()) {
+      memo_.resize(in_group_ + 1);
+      memo_.back().ends.assign(cols + 4, 0);  // + 4: see same_prefix
+    }
+    m = &memo_[in_group_];
+    if (m->text.size() < line.size() + 16) m->text.resize(line.size() + 16);  // >= `whole`
+    const uint64_t changed =
+        changed_fields(line, text_end, ends_.data(), cols, m->text.data(), m->ends.data());
+    parse = changed | ~m->reusable;
+    reusable = m->reusable & ~parse;
+  }
+  if (cols < 64) parse &= (uint64_t{1} << cols) - 1;
+  for (uint64_t left = parse; left != 0; left &= left - 1)
+    apply_field(static_cast<size_t>(__builtin_ctzll(left)), line, g, reusable);
+  for (size_t i = 64; i < cols; ++i) apply_field(i, line, g, reusable);  // no memo this wide
+  if (m) m->reusable = reusable;
 }
 
 void CsvParser::emit() {
   if (in_group_ == 0) return;
   cur_.gpus.resize(in_group_);
+  if (memo_.size() > in_group_) memo_.resize(in_group_);  // those GpuStates are gone
   for (auto& g : cur_.gpus) smi::derive_capabilities(g);
   sink_(cur_);
   ++emitted_;
