@@ -55,6 +55,11 @@ std::optional<Capability> capability_from_name(std::string_view name);
 class CapabilitySet {
  public:
   void set(Capability c, bool on = true) { bits_.set(static_cast<size_t>(c), on); }
+  // The capabilities whose bit (1 << Capability) is in `which` become those in `on`, at once.
+  void assign(uint64_t which, uint64_t on) {
+    static_assert(kCapabilityCount <= 64);
+    bits_ = (bits_ & ~std::bitset<kCapabilityCount>(which)) | std::bitset<kCapabilityCount>(on & which);
+  }
   bool has(Capability c) const { return bits_.test(static_cast<size_t>(c)); }
   size_t count() const { return bits_.count(); }
   bool operator==(const CapabilitySet&) const = default;

@@ -146,6 +146,29 @@ TEST(CsvFast, NumbersMatchTextUtil) {
   }
 }
 
+TEST(CsvFast, WattsAndBytesMatchTextUtilOverManyDecimals) {
+  // The integer arithmetic of fast::watts_mw and fast::mem_bytes against text_util's doubles:
+  // 0 to 7 fraction digits, near the 4e6 W cap and 2^33 units, every unit nvidia-smi prints.
+  uint64_t r = 12345;
+  auto next = [&] {
+    r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+    return r >> 17;
+  };
+  const uint64_t edges[] = {0, 1, 9, 999, 4000000, 3999999, 4000001, 8589934591ULL, 8589934592ULL};
+  const char* units[] = {"", " W", "W", " mW", " MiB", " GiB", " KiB", " B", " KB", " GB", " X"};
+  for (int k = 0; k < 40000; ++k) {
+    const uint64_t whole = k < 9 * 8 ? edges[k % 9] : next() % (k % 3 == 0 ? 9000000 : 100000);
+    std::string v = (k % 5 == 0 ? " " : "") + std::to_string(whole);
+    const int fd = static_cast<int>(next() % 8);
+    if (fd > 0 || k % 7 == 0) v += ".";
+    for (int i = 0; i < fd; ++i) v += static_cast<char>('0' + next() % 10);
+    v += units[next() % (sizeof units / sizeof units[0])];
+    SCOPED_TRACE("value '" + v + "'");
+    ASSERT_EQ(fast::watts_mw(v), text::parse_watts_mw(v));
+    ASSERT_EQ(fast::mem_bytes(v), text::parse_mem_bytes(v));
+  }
+}
+
 TEST(CsvFast, NumbersDecideTheCommonShapes) {
   // Guards against a fast path that silently always falls back (or always gives nullopt).
   EXPECT_EQ(fast::to_unsigned(" 1980 MHz"), 1980u);

@@ -138,9 +138,12 @@ bool apply_fabric_health(std::string_view field, std::string_view value, GpuSamp
 bool note_failed_reading(std::string_view column, std::string_view value, GpuState& gpu);
 // Cheap pre-check for the hot path: could this field be a failure at all?
 inline bool may_be_failed_reading(std::string_view v) {
-  size_t i = 0;
-  while (i < v.size() && v[i] == ' ') ++i;
-  return i < v.size() && (v[i] == '[' || v[i] == 'E' || v[i] == 'U' || v[i] == 'G');
+  size_t i = v.size() > 1 && v[0] == ' ' ? 1 : 0;  // nvidia-smi's one space after a comma
+  if (i < v.size() && v[i] == ' ')
+    while (i < v.size() && v[i] == ' ') ++i;
+  if (i >= v.size()) return false;
+  const char c = v[i];
+  return c == '[' || c == 'E' || c == 'U' || c == 'G';
 }
 
 }  // namespace gw::smi

@@ -20,6 +20,16 @@ std::string normalize(std::string_view s) {
   return out;
 }
 
+// Capabilities gathered as bits; `which` folds to a constant.
+struct Bits {
+  uint64_t which = 0, on = 0;
+  void set(Capability cap, bool v) {
+    const uint64_t b = uint64_t{1} << static_cast<unsigned>(cap);
+    which |= b;
+    if (v) on |= b;
+  }
+};
+
 bool contains(std::string_view s, std::string_view p) {
   return s.find(p) != std::string_view::npos;
 }
@@ -29,7 +39,7 @@ bool contains(std::string_view s, std::string_view p) {
 void derive_capabilities(GpuState& gpu) {
   const GpuSample& s = gpu.sample;
   const DeviceInfo& d = gpu.info;
-  CapabilitySet& c = gpu.info.caps;
+  Bits c;  // set at once: called for every GPU of every sample of a big log
   c.set(Capability::kTemperature, s.temp_c.has_value());
   c.set(Capability::kTempThresholds, d.temp_slowdown_c || d.temp_shutdown_c);
   c.set(Capability::kMemoryTemperature, s.mem_temp_c.has_value());
@@ -60,6 +70,7 @@ void derive_capabilities(GpuState& gpu) {
   c.set(Capability::kMigMode, s.mig_enabled.has_value());
   c.set(Capability::kProcesses, s.processes.has_value());
   c.set(Capability::kNvLink, !s.nvlinks.empty());
+  gpu.info.caps.assign(c.which, c.on);
 }
 
 std::optional<int> parse_cuda_version(std::string_view v) {

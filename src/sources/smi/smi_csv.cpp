@@ -173,13 +173,12 @@ size_t same_prefix(const uint32_t* a, const uint32_t* b, size_t cols) {
 }
 
 // The fields of a row (`ends` as find_commas leaves them, ends[cols - 1] = the row's length,
-// cols <= 64) whose bytes differ from those of the row in `prev` (its field ends in
-// `prev_ends`), as bits; `prev` becomes a copy of the row. Once the two rows' fields stop
-// ending at the same offsets every later field counts as changed; before that, a field
-// changed when a byte in it did. `prev` holds the row's length rounded up to 16 bytes, both
-// end arrays 4 entries past cols.
+// cols <= 64) whose bytes differ from those of an earlier row of the same text at `prev` (its
+// field ends in `prev_ends`), as bits. Once the two rows' fields stop ending at the same
+// offsets every later field counts as changed; before that, a field changed when a byte in it
+// did. Both end arrays hold 4 entries past cols.
 uint64_t changed_fields(std::string_view line, const char* text_end, const uint32_t* ends,
-                        size_t cols, char* prev, uint32_t* prev_ends) {
+                        size_t cols, const char* prev, uint32_t* prev_ends) {
   const size_t same = same_prefix(ends, prev_ends, cols);
   uint64_t changed = same < cols ? ~uint64_t{0} << same : 0;
   std::memcpy(prev_ends, ends, cols * sizeof(uint32_t));
@@ -195,13 +194,12 @@ uint64_t changed_fields(std::string_view line, const char* text_end, const uint3
       differ = past >= 32 ? 0 : differ & (~0u << past);
     }
   };
-  const size_t n = line.size(), whole = (scan_end + 15) & ~size_t{15};
-  if (static_cast<size_t>(text_end - line.data()) < whole) {  // the text's last row
-    std::memcpy(prev, line.data(), n);
-    return ~uint64_t{0};
-  }
+  // Read in steps of 16 up to `whole`: past the row's end, but inside the text (the earlier
+  // row lies before this one), except for the text's last row, which counts as all changed.
+  const size_t whole = (scan_end + 15) & ~size_t{15};
+  if (static_cast<size_t>(text_end - line.data()) < whole) return ~uint64_t{0};
 #if defined(__SSE2__)
-  for (size_t at = 0; at < whole; at += 16) {  // past scan_end: `prev` is padded, see above
+  for (size_t at = 0; at < whole; at += 16) {
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(line.data() + at));
     const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(prev + at));
     const auto differ = ~static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y))) & 0xFFFFu;
@@ -211,7 +209,6 @@ uint64_t changed_fields(std::string_view line, const char* text_end, const uint3
   for (size_t at = 0; at < scan_end; ++at)
     if (line[at] != prev[at]) note(at, 1u);
 #endif
-  std::memcpy(prev, line.data(), n);
   return cols == 64 ? changed : changed & ((uint64_t{1} << cols) - 1);
 }
 
@@ -311,7 +308,7 @@ class CsvParser {
   // field whose bytes equal that row's field still holds the value parsed then in the reused
   // GpuState: it is neither parsed nor checked for a failed reading again.
   struct SlotMemo {
-    std::vector<char> text;      // the row, its length rounded up to 16 (changed_fields)
+    const char* row = nullptr;   // the row, in the text being parsed (it outlives the parse)
     std::vector<uint32_t> ends;  // its field ends, as ends_
     uint64_t reusable = 0;       // bit i: field i was parsed, is no failed reading, may be kept
   };
@@ -579,11 +576,15 @@ void CsvParser::apply_row(std::string_view line, const char* text_end, GpuState&
       memo_.back().ends.assign(cols + 4, 0);  // + 4: see same_prefix
     }
     m = &memo_[in_group_];
-    if (m->text.size() < line.size() + 16) m->text.resize(line.size() + 16);  // >= `whole`
-    const uint64_t changed =
-        changed_fields(line, text_end, ends_.data(), cols, m->text.data(), m->ends.data());
-    parse = changed | ~m->reusable;
-    reusable = m->reusable & ~parse;
+    if (m->reusable != 0) {
+      const uint64_t changed =
+          changed_fields(line, text_end, ends_.data(), cols, m->row, m->ends.data());
+      parse = changed | ~m->reusable;
+      reusable = m->reusable & ~parse;
+    } else {
+      std::memcpy(m->ends.data(), ends_.data(), cols * sizeof(uint32_t));
+    }
+    m->row = line.data();
   }
   if (cols < 64) parse &= (uint64_t{1} << cols) - 1;
   for (uint64_t left = parse; left != 0; left &= left - 1)

@@ -47,23 +47,38 @@ inline std::string_view unit_of(const char* p, const char* e) {
   return std::string_view(p, static_cast<size_t>(e - p));
 }
 
-// "612.34" with at most 15 integer and 6 fraction digits and no exponent, computed with the
-// same arithmetic as text_util's simple_number (so the doubles are bit-identical).
-// Returns false for any other shape; `p` then points past the number.
-inline bool simple_decimal(const char*& p, const char* e, double& num) {
-  uint64_t whole = 0;
-  const size_t used = digits(p, e, whole);
-  if (used == 0 || used >= 16) return false;
-  num = static_cast<double>(whole);
+// "612.34": the digits before and after the point, as read; `p` moves past them.
+struct Decimal {
+  uint64_t whole = 0, frac = 0;
+  size_t whole_digits = 0, frac_digits = 0;
+};
+
+// "612.34" with at most 15 integer and 6 fraction digits and no exponent. Returns false for
+// any other shape; `p` then points past the number.
+inline bool simple_parts(const char*& p, const char* e, Decimal& d) {
+  d.whole_digits = digits(p, e, d.whole);
+  if (d.whole_digits == 0 || d.whole_digits >= 16) return false;
   if (p < e && *p == '.') {
     ++p;
-    uint64_t frac = 0;
-    const size_t fused = digits(p, e, frac);
-    static constexpr double kScale[] = {1, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6};
-    if (fused > 6) return false;
-    num += static_cast<double>(frac) * kScale[fused];
+    d.frac_digits = digits(p, e, d.frac);
+    if (d.frac_digits > 6) return false;
   }
   return !(p < e && (*p == 'e' || *p == 'E'));
+}
+
+// The number as text_util's simple_number computes it (so the doubles are bit-identical).
+inline double to_double(const Decimal& d) {
+  static constexpr double kScale[] = {1, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6};
+  double num = static_cast<double>(d.whole);
+  if (d.frac_digits > 0) num += static_cast<double>(d.frac) * kScale[d.frac_digits];
+  return num;
+}
+
+inline bool simple_decimal(const char*& p, const char* e, double& num) {
+  Decimal d;
+  if (!simple_parts(p, e, d)) return false;
+  num = to_double(d);
+  return true;
 }
 
 }  // namespace detail
@@ -105,38 +120,51 @@ inline std::optional<int> to_int(std::string_view v) {
 }
 
 // == text::parse_watts_mw(v)
+// With at most 3 fraction digits and a unit in watts the milliwatts are whole: the double
+// arithmetic (num * 1000 + 0.5, truncated) lands within 1e-6 of that integer, so integer
+// arithmetic gives the very same value.
 inline std::optional<uint32_t> watts_mw(std::string_view v) {
   const char* e = v.data() + v.size();
   const char* p = detail::skip_spaces(v.data(), e);
   if (p < e && *p == '[') return std::nullopt;  // "[N/A]": no number text_util would read
-  double num = 0;
-  if (!detail::simple_decimal(p, e, num)) return text::parse_watts_mw(v);
-  if (num > 4.0e6) return std::nullopt;
+  detail::Decimal d;
+  if (!detail::simple_parts(p, e, d)) return text::parse_watts_mw(v);
   const std::string_view unit = detail::unit_of(p, e);
-  const double mult = unit.size() == 2 && unit == "mW" ? 1.0 : 1000.0;
-  return static_cast<uint32_t>(num * mult + 0.5);
+  const bool milli = unit.size() == 2 && unit == "mW";
+  if (!milli && d.frac_digits <= 3 && d.whole <= 4000000) {
+    static constexpr uint32_t kMilli[] = {1000, 100, 10, 1};
+    const uint64_t mw = d.whole * 1000 + d.frac * kMilli[d.frac_digits];
+    if (mw > 4000000000u) return std::nullopt;  // num > 4.0e6
+    return static_cast<uint32_t>(mw);
+  }
+  const double num = detail::to_double(d);
+  if (num > 4.0e6) return std::nullopt;
+  return static_cast<uint32_t>(num * (milli ? 1.0 : 1000.0) + 0.5);
 }
 
 // == text::parse_mem_bytes(v)
+// A whole number of units (every unit is a power of two bytes) below 2^33 gives its bytes
+// exactly in double arithmetic too: integer arithmetic then gives the very same value.
 inline std::optional<uint64_t> mem_bytes(std::string_view v) {
   const char* e = v.data() + v.size();
   const char* p = detail::skip_spaces(v.data(), e);
   if (p < e && *p == '[') return std::nullopt;
-  double num = 0;
-  if (!detail::simple_decimal(p, e, num)) return text::parse_mem_bytes(v);
+  detail::Decimal d;
+  if (!detail::simple_parts(p, e, d)) return text::parse_mem_bytes(v);
   const std::string_view unit = detail::unit_of(p, e);
-  double mult = 1024.0 * 1024.0;  // MiB, also for "" (nounits) and unknown units
+  unsigned shift = 20;  // MiB, also for "" (nounits) and unknown units
   if (unit.size() > 1 &&
       !(unit.size() == 3 && unit[0] == 'M' && unit[1] == 'i' && unit[2] == 'B')) {
     if (unit == "GiB" || unit == "GB")
-      mult = 1024.0 * 1024.0 * 1024.0;
+      shift = 30;
     else if (unit == "KiB" || unit == "KB")
-      mult = 1024.0;
+      shift = 10;
   } else if (unit == "B") {
-    mult = 1.0;
+    shift = 0;
   }
+  if (d.frac == 0 && d.whole < (uint64_t{1} << 33)) return d.whole << shift;
   // As text::parse_mem_bytes: a value past 2^64 bytes is unknown (converting it would be UB).
-  const double bytes = num * mult + 0.5;
+  const double bytes = detail::to_double(d) * static_cast<double>(uint64_t{1} << shift) + 0.5;
   if (!(bytes >= 0) || bytes >= 18446744073709551616.0) return std::nullopt;
   return static_cast<uint64_t>(bytes);
 }
