@@ -312,7 +312,7 @@ class CsvParser {
   std::optional<int64_t> fast_timestamp(std::string_view field);
   GpuState& next_gpu(std::optional<int64_t> ts);
   void apply_fast(const smi::FastColumn& c, size_t col, std::string_view v, GpuState& g);
-  void apply_row(std::string_view line, const char* text_end, GpuState& g);
+  void apply_row(std::string_view line, const char* text_end, GpuState& g, uint64_t done);
   void apply_field(size_t i, std::string_view line, GpuState& g, uint64_t& reusable);
 
   // Lean plans: the last row each slot of a group held. A -l log repeats most of a GPU's row
@@ -558,7 +558,12 @@ size_t CsvParser::row_fast(std::string_view line, size_t line_no, const char* te
     g.failed_readings.clear();
   }
   g.info.index = static_cast<unsigned>(in_group_);
-  apply_row(line, text_end, g);
+  uint64_t done = 0;  // an index column read as the id already: "0".."99" is that number
+  if (canon && id_col_ < 64 && plan_.cols[static_cast<size_t>(id_col_)].op == FastOp::kIndex) {
+    g.info.index = num;
+    done = uint64_t{1} << id_col_;
+  }
+  apply_row(line, text_end, g, done);
   ++in_group_;
   return 0;
 }
@@ -577,8 +582,9 @@ __attribute__((always_inline)) inline void CsvParser::apply_field(size_t i, std:
 }
 
 // The row's fields into g, each parsed and checked for a failed reading, except those the
-// memo of g's slot holds already (lean plans).
-void CsvParser::apply_row(std::string_view line, const char* text_end, GpuState& g) {
+// memo of g's slot holds already (lean plans) and those in `done`.
+void CsvParser::apply_row(std::string_view line, const char* text_end, GpuState& g,
+                          uint64_t done) {
   const size_t cols = cols_.size();
   uint64_t parse = ~uint64_t{0}, reusable = 0;
   SlotMemo* m = nullptr;
@@ -599,6 +605,7 @@ void CsvParser::apply_row(std::string_view line, const char* text_end, GpuState&
     m->row = line.data();
   }
   if (cols < 64) parse &= (uint64_t{1} << cols) - 1;
+  parse &= ~done;
   for (uint64_t left = parse; left != 0; left &= left - 1)
     apply_field(static_cast<size_t>(__builtin_ctzll(left)), line, g, reusable);
   for (size_t i = 64; i < cols; ++i) apply_field(i, line, g, reusable);  // no memo this wide

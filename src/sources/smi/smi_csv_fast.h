@@ -13,6 +13,9 @@
 
 namespace gw::smi::fast {
 
+// The parsers below are forced inline: each runs per field of every row of a big log, and as
+// calls they cost about as much as their work.
+
 namespace detail {
 
 inline const char* skip_spaces(const char* p, const char* e) {
@@ -84,7 +87,7 @@ inline bool simple_decimal(const char*& p, const char* e, double& num) {
 }  // namespace detail
 
 // == text::to_unsigned(text::parse_u64(text::trim(v)))
-inline std::optional<unsigned> to_unsigned(std::string_view v) {
+[[gnu::always_inline]] inline std::optional<unsigned> to_unsigned(std::string_view v) {
   const char* p = v.data();
   const char* e = p + v.size();
   if (p < e && *p == ' ') ++p;  // ", 85 %": the one space nvidia-smi puts after a comma
@@ -108,7 +111,7 @@ inline std::optional<uint64_t> to_u64(std::string_view v) {
 }
 
 // == text::to_int(text::parse_i64(text::trim(v)))
-inline std::optional<int> to_int(std::string_view v) {
+[[gnu::always_inline]] inline std::optional<int> to_int(std::string_view v) {
   const char* e = v.data() + v.size();
   const char* p = detail::skip_spaces(v.data(), e);
   const bool neg = p < e && *p == '-';
@@ -123,7 +126,7 @@ inline std::optional<int> to_int(std::string_view v) {
 // With at most 3 fraction digits and a unit in watts the milliwatts are whole: the double
 // arithmetic (num * 1000 + 0.5, truncated) lands within 1e-6 of that integer, so integer
 // arithmetic gives the very same value.
-inline std::optional<uint32_t> watts_mw(std::string_view v) {
+[[gnu::always_inline]] inline std::optional<uint32_t> watts_mw(std::string_view v) {
   const char* e = v.data() + v.size();
   const char* p = detail::skip_spaces(v.data(), e);
   if (p < e && *p == '[') return std::nullopt;  // "[N/A]": no number text_util would read
@@ -145,7 +148,7 @@ inline std::optional<uint32_t> watts_mw(std::string_view v) {
 // == text::parse_mem_bytes(v)
 // A whole number of units (every unit is a power of two bytes) below 2^33 gives its bytes
 // exactly in double arithmetic too: integer arithmetic then gives the very same value.
-inline std::optional<uint64_t> mem_bytes(std::string_view v) {
+[[gnu::always_inline]] inline std::optional<uint64_t> mem_bytes(std::string_view v) {
   const char* e = v.data() + v.size();
   const char* p = detail::skip_spaces(v.data(), e);
   if (p < e && *p == '[') return std::nullopt;
@@ -170,7 +173,7 @@ inline std::optional<uint64_t> mem_bytes(std::string_view v) {
 }
 
 // == text::parse_hex(text::trim(v))  ("0x0000000000000004")
-inline std::optional<uint64_t> hex(std::string_view v) {
+[[gnu::always_inline]] inline std::optional<uint64_t> hex(std::string_view v) {
   const char* e = v.data() + v.size();
   const char* p = detail::skip_spaces(v.data(), e);
   if (e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {

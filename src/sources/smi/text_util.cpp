@@ -48,14 +48,6 @@ std::string strip_ansi(std::string_view s) {
   return out;
 }
 
-void LineReader::take(size_t len, std::string_view& line) {
-  const char* base = text_.data() + pos_;
-  pos_ += len < text_.size() - pos_ ? len + 1 : len;  // the '\n' after the line, if any
-  if (len > 0 && base[len - 1] == '\r') --len;
-  line = std::string_view(base, len);
-  ++line_no_;
-}
-
 bool LineReader::next(std::string_view& line) {
   if (pos_ >= text_.size()) return false;
   const char* base = text_.data() + pos_;
