@@ -26,7 +26,7 @@ struct Bits {
   void set(Capability cap, bool v) {
     const uint64_t b = uint64_t{1} << static_cast<unsigned>(cap);
     which |= b;
-    if (v) on |= b;
+    on |= b & (0 - static_cast<uint64_t>(v));  // no branch: the pattern varies by GPU
   }
 };
 

@@ -345,7 +345,8 @@ class CsvParser {
   std::optional<int64_t> group_ts_;
   std::string last_ts_text_;
   std::optional<int64_t> last_ts_;
-  std::string ts_prefix_;  // fast path: the "YYYY/MM/DD hh:mm:ss" last parsed
+  uint64_t ts_prefix_[3] = {};  // fast path: the "YYYY/MM/DD hh:mm:ss" last parsed (words)
+  bool ts_prefix_set_ = false;
   std::optional<int64_t> ts_prefix_ms_;
   size_t emitted_ = 0, bad_rows_ = 0;
   bool failures_seen_ = false;  // a failed reading was noted: lean rows clear them per row
@@ -447,8 +448,14 @@ GpuState& CsvParser::next_gpu(std::optional<int64_t> ts) {
 std::optional<int64_t> CsvParser::fast_timestamp(std::string_view field) {
   const std::string_view v = text::trim(field);
   if (v.size() < 19) return std::nullopt;
-  if (ts_prefix_.size() != 19 || std::memcmp(v.data(), ts_prefix_.data(), 19) != 0) {
-    ts_prefix_.assign(v.substr(0, 19));
+  // "YYYY/MM/DD hh:mm:ss" as three overlapping 8-byte words: bytes 0-7, 8-15 and 11-18.
+  uint64_t w[3];
+  std::memcpy(&w[0], v.data(), 8);
+  std::memcpy(&w[1], v.data() + 8, 8);
+  std::memcpy(&w[2], v.data() + 11, 8);
+  if (!ts_prefix_set_ || w[0] != ts_prefix_[0] || w[1] != ts_prefix_[1] || w[2] != ts_prefix_[2]) {
+    std::memcpy(ts_prefix_, w, sizeof w);
+    ts_prefix_set_ = true;
     ts_prefix_ms_ = parse_ts_seconds(v);
   }
   if (!ts_prefix_ms_) return std::nullopt;
