@@ -12,6 +12,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "core/event.h"
 #include "sources/smi/csv_fields.h"
@@ -153,6 +156,47 @@ size_t find_line_commas(const char* p, const char* limit, uint32_t* ends, size_t
     if (p[i] == ',') add(i);
   len = i;
   return k + 1;
+}
+
+#if defined(__x86_64__)
+// find_line_commas 32 bytes a step, for CPUs with AVX2 (chosen at run time, line_commas).
+__attribute__((target("avx2"))) size_t find_line_commas_avx2(const char* p, const char* limit,
+                                                             uint32_t* ends, size_t cap,
+                                                             size_t& len) {
+  size_t k = 0, i = 0;
+  const __m256i comma = _mm256_set1_epi8(','), nl = _mm256_set1_epi8('\n');
+  for (; static_cast<size_t>(limit - (p + i)) >= 32 && k + 32 <= cap; i += 32) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    auto mask = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, comma)));
+    const auto end = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl)));
+    if (end != 0) mask &= (end & (0U - end)) - 1U;  // the commas before the first '\n'
+    for (; mask != 0; mask &= mask - 1)
+      ends[k++] = static_cast<uint32_t>(i + static_cast<size_t>(__builtin_ctz(mask)));
+    if (end != 0) {
+      len = i + static_cast<size_t>(__builtin_ctz(end));
+      return k + 1;
+    }
+  }
+  // The rest (the text's last bytes, or a row with more commas than `cap` holds) as SSE2 does.
+  size_t rest = 0;
+  const size_t more = find_line_commas(p + i, limit, ends + k, cap - k, rest);
+  for (size_t j = k; j < std::min(cap, k + more - 1); ++j) ends[j] += static_cast<uint32_t>(i);
+  len = i + rest;
+  return k + more;
+}
+
+bool has_avx2() {
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
+#endif
+
+// The commas and end of the line at `p` (find_line_commas), by the widest path this CPU has.
+size_t line_commas(const char* p, const char* limit, uint32_t* ends, size_t cap, size_t& len) {
+#if defined(__x86_64__)
+  if (has_avx2()) return find_line_commas_avx2(p, limit, ends, cap, len);
+#endif
+  return find_line_commas(p, limit, ends, cap, len);
 }
 
 // How many of the first `cols` entries of a and b are equal; both hold 4 readable entries past
@@ -297,7 +341,7 @@ class CsvParser {
   // The line from `p` up to its '\n' or `limit`: its length, its commas into place for
   // row_fast; returns the field count.
   size_t scan_row(const char* p, const char* limit, size_t& len) {
-    return find_line_commas(p, limit, ends_.data(), ends_.size(), len);
+    return line_commas(p, limit, ends_.data(), ends_.size(), len);
   }
   void row_error(size_t line_no, size_t got);
   size_t finish();
@@ -379,7 +423,7 @@ Status CsvParser::header(std::string_view line, size_t line_no, bool given) {
                       std::string(origin_) + ":" + std::to_string(line_no));
   }
   plan_ = smi::make_csv_plan(cols_);
-  ends_.assign(cols_.size() + 16, 0);  // +16: see find_commas
+  ends_.assign(cols_.size() + 32, 0);  // +32: see find_commas, find_line_commas_avx2
   memo_.clear();
   memo_cols_ = plan_.lean && cols_.size() <= 64 ? memo_columns(plan_) : 0;
   return {};
