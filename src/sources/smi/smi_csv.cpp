@@ -275,12 +275,15 @@ void reset_gpu(GpuState& g) {
 // slot = v, written as the value and then the flag: assigning the optional whole made the
 // compiler build it on the stack in two stores and load it back in one, a stalled
 // store-to-load forward per field.
+// Returns whether the slot went from empty to set or back (what capabilities are made of).
 template <class T>
-__attribute__((always_inline)) inline void put(std::optional<T>& slot, std::optional<T> v) {
+__attribute__((always_inline)) inline bool put(std::optional<T>& slot, std::optional<T> v) {
+  const bool was = slot.has_value();
   if (v)
     slot = *v;
   else
     slot.reset();
+  return was != v.has_value();
 }
 
 // "1, Reset   <= GPU is unusable, reset required": what a person wrote after a row.
@@ -355,7 +358,8 @@ class CsvParser {
   void note_fast_id(std::string_view id, bool canon, unsigned num);
   std::optional<int64_t> fast_timestamp(std::string_view field);
   GpuState& next_gpu(std::optional<int64_t> ts);
-  void apply_fast(const smi::FastColumn& c, size_t col, std::string_view v, GpuState& g);
+  // Returns whether a capability of g may have changed.
+  bool apply_fast(const smi::FastColumn& c, size_t col, std::string_view v, GpuState& g);
   void apply_row(std::string_view line, const char* text_end, GpuState& g, uint64_t done);
   void apply_field(size_t i, std::string_view line, GpuState& g, uint64_t& reusable);
 
@@ -382,6 +386,9 @@ class CsvParser {
   int id_col_ = -1, ts_col_ = -1;
   std::vector<std::string_view> fields_;
   Snapshot cur_;
+  // Per GPU of cur_: derive_capabilities is due (a slot was filled or emptied since). A lean
+  // plan's rows mostly refill the same slots, so most snapshots need none.
+  std::vector<uint8_t> caps_stale_;
   size_t in_group_ = 0;
   std::vector<std::string> group_ids_;  // reference path; fast path: other (non-canonical) ids
   size_t other_ids_ = 0;
@@ -468,6 +475,7 @@ size_t CsvParser::row_reference(std::string_view line, size_t line_no) {
   group_ids_[in_group_].assign(id);
   GpuState& g = next_gpu(ts);
   reset_gpu(g);
+  caps_stale_[in_group_] = 1;
   g.info.index = static_cast<unsigned>(in_group_);
   for (size_t i = 0; i < cols_.size(); ++i) {
     if (cols_[i].field != smi::CsvField::kIgnore)
@@ -483,7 +491,10 @@ GpuState& CsvParser::next_gpu(std::optional<int64_t> ts) {
     group_ts_ = ts;
     cur_.time_ms = ts.value_or(0);
   }
-  if (in_group_ >= cur_.gpus.size()) cur_.gpus.emplace_back();
+  if (in_group_ >= cur_.gpus.size()) {
+    cur_.gpus.emplace_back();
+    caps_stale_.push_back(1);
+  }
   return cur_.gpus[in_group_];
 }
 
@@ -530,56 +541,49 @@ void CsvParser::note_fast_id(std::string_view id, bool canon, unsigned num) {
   group_ids_[other_ids_++].assign(id);
 }
 
-__attribute__((always_inline)) inline void CsvParser::apply_fast(const smi::FastColumn& c, size_t col,
+__attribute__((always_inline)) inline bool CsvParser::apply_fast(const smi::FastColumn& c, size_t col,
                                                              std::string_view v, GpuState& g) {
   namespace fast = smi::fast;
   GpuSample& s = g.sample;
   switch (c.op) {
     case FastOp::kSkip:
-      return;
+      return false;
     case FastOp::kGeneric:
-      return smi::apply_csv_value(cols_[col], v, cur_, g);
+      smi::apply_csv_value(cols_[col], v, cur_, g);
+      return true;
     case FastOp::kUnsigned:
-      put(s.*c.u, fast::to_unsigned(v));
-      return;
+      return put(s.*c.u, fast::to_unsigned(v));
     case FastOp::kU64:
-      put(s.*c.u64, fast::to_u64(v));
-      return;
+      return put(s.*c.u64, fast::to_u64(v));
     case FastOp::kInt:
-      put(s.*c.i, fast::to_int(v));
-      return;
+      return put(s.*c.i, fast::to_int(v));
     case FastOp::kWatts:
-      put(s.*c.w, fast::watts_mw(v));
-      return;
+      return put(s.*c.w, fast::watts_mw(v));
     case FastOp::kMem:
-      put(s.*c.u64, fast::mem_bytes(v));
-      return;
+      return put(s.*c.u64, fast::mem_bytes(v));
     case FastOp::kMemTotal:
-      put(s.mem_total_bytes, fast::mem_bytes(v));
-      g.info.mem_total_bytes = s.mem_total_bytes;
-      return;
+      g.info.mem_total_bytes = fast::mem_bytes(v);
+      return put(s.mem_total_bytes, g.info.mem_total_bytes);
     case FastOp::kHex:
-      put(s.clock_reasons, fast::hex(v));
-      return;
+      return put(s.clock_reasons, fast::hex(v));
     case FastOp::kPstate:
-      put(s.pstate, fast::pstate(v));
-      return;
+      return put(s.pstate, fast::pstate(v));
     case FastOp::kBool:
-      put(s.*c.b, fast::to_bool(v));
-      return;
+      return put(s.*c.b, fast::to_bool(v));
     case FastOp::kIndex:
       g.info.index = fast::to_unsigned(v).value_or(g.info.index);
-      return;
+      return false;
     case FastOp::kName:
       if (const auto t = text::trim(v); g.info.name != t) g.info.name.assign(t);
-      return;
+      return false;
     case FastOp::kUuid:
       if (const auto t = text::trim(v); g.info.uuid != t) g.info.uuid.assign(t);
-      return;
+      return false;
     case FastOp::kBusId:  // rows of a -l log repeat the normalised id: nothing to do
       if (text::trim(v) != g.info.pci_bus_id) smi::apply_csv_value(cols_[col], v, cur_, g);
-      return;
+      return false;
   }
+  return true;
 }
 
 size_t CsvParser::row_fast(std::string_view line, size_t line_no, const char* text_end,
@@ -604,6 +608,7 @@ size_t CsvParser::row_fast(std::string_view line, size_t line_no, const char* te
   GpuState& g = next_gpu(ts);
   if (!plan_.lean) {
     reset_gpu(g);
+    caps_stale_[in_group_] = 1;
   } else if (failures_seen_) {  // a lean plan reuses the state: clear last row's failures
     g.access = GpuAccess::kOk;
     g.failed_readings.clear();
@@ -625,7 +630,7 @@ __attribute__((always_inline)) inline void CsvParser::apply_field(size_t i, std:
                                                                   uint64_t& reusable) {
   const size_t b = i == 0 ? 0 : ends_[i - 1] + 1;
   const std::string_view v(line.data() + b, ends_[i] - b);
-  apply_fast(plan_.cols[i], i, v, g);
+  if (apply_fast(plan_.cols[i], i, v, g)) caps_stale_[in_group_] = 1;
   if (smi::may_be_failed_reading(v) && smi::note_failed_reading(cols_[i].name, v, g))
     failures_seen_ = true;
   else if (i < 64)
@@ -666,8 +671,13 @@ void CsvParser::apply_row(std::string_view line, const char* text_end, GpuState&
 void CsvParser::emit() {
   if (in_group_ == 0) return;
   cur_.gpus.resize(in_group_);
+  caps_stale_.resize(in_group_);
   if (memo_.size() > in_group_) memo_.resize(in_group_);  // those GpuStates are gone
-  for (auto& g : cur_.gpus) smi::derive_capabilities(g);
+  for (size_t i = 0; i < in_group_; ++i) {
+    if (!caps_stale_[i]) continue;
+    smi::derive_capabilities(cur_.gpus[i]);
+    caps_stale_[i] = 0;
+  }
   sink_(cur_);
   ++emitted_;
   in_group_ = 0;
