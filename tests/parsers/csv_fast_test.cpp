@@ -366,6 +366,25 @@ TEST(CsvFast, RepeatedFieldsKeptByTheMemoMatch) {
     }
 }
 
+TEST(CsvFast, AnIndexColumnNamedTwiceMatches) {
+  // Found by fuzz_smi_csv: the fast path read the id column's index once and skipped that
+  // column, but with two index columns the later one must still win, as in the reference.
+  const char* texts[] = {
+      "timestamp, index, pstate, index, temperature.gpu\n"
+      "2024/01/16 14:44:16.977, 0, P8, 39, 40\n2024/01/16 14:44:16.978, 1, P8, 38, 41\n"
+      "2024/01/16 14:44:17.977, 0, P8, 39, 42\n2024/01/16 14:44:17.978, 1, P0, 38, 43\n",
+      "index, index, temperature.gpu\n3, x, 1\n4, 5, 2\n3, 6, 3\n",
+  };
+  for (const char* t : texts) {
+    SCOPED_TRACE(t);
+    expect_same(t, 1);
+  }
+  const Parsed p = parse(texts[0], CsvPath::kFast);
+  ASSERT_FALSE(p.snaps.empty());
+  ASSERT_EQ(p.snaps[0].gpus.size(), 2u);
+  EXPECT_EQ(p.snaps[0].gpus[0].info.index, 39u);
+}
+
 TEST(CsvFast, LongRowsAcrossSimdBlocks) {
   // Rows longer and shorter than 16 bytes, the last one ending at the very end of the text.
   std::string text = "index, name, temperature.gpu\n";

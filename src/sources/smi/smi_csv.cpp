@@ -384,6 +384,7 @@ class CsvParser {
   std::string_view header_text_;
   size_t header_line_no_ = 0;
   int id_col_ = -1, ts_col_ = -1;
+  bool id_is_index_ = false;  // the id column is the one index column (row_fast reads it once)
   std::vector<std::string_view> fields_;
   Snapshot cur_;
   // Per GPU of cur_: derive_capabilities is due (a slot was filled or emptied since). A lean
@@ -433,6 +434,9 @@ Status CsvParser::header(std::string_view line, size_t line_no, bool given) {
   ends_.assign(cols_.size() + 32, 0);  // +32: see find_commas, find_line_commas_avx2
   memo_.clear();
   memo_cols_ = plan_.lean && cols_.size() <= 64 ? memo_columns(plan_) : 0;
+  const auto is_index = [](const smi::FastColumn& c) { return c.op == FastOp::kIndex; };
+  id_is_index_ = id_col_ >= 0 && id_col_ < 64 && is_index(plan_.cols[static_cast<size_t>(id_col_)]) &&
+                 std::count_if(plan_.cols.begin(), plan_.cols.end(), is_index) == 1;
   return {};
 }
 
@@ -615,7 +619,7 @@ size_t CsvParser::row_fast(std::string_view line, size_t line_no, const char* te
   }
   g.info.index = static_cast<unsigned>(in_group_);
   uint64_t done = 0;  // an index column read as the id already: "0".."99" is that number
-  if (canon && id_col_ < 64 && plan_.cols[static_cast<size_t>(id_col_)].op == FastOp::kIndex) {
+  if (canon && id_is_index_) {
     g.info.index = num;
     done = uint64_t{1} << id_col_;
   }
