@@ -385,6 +385,25 @@ TEST(CsvFast, AnIndexColumnNamedTwiceMatches) {
   EXPECT_EQ(p.snaps[0].gpus[0].info.index, 39u);
 }
 
+TEST(CsvFast, FailedReadingsAfterATabMatch) {
+  // Found by fuzz_smi_csv: the fast path's pre-check skipped only blanks before a value, so a
+  // failed reading after a tab went unnoted where the reference path notes it.
+  const char* texts[] = {
+      "timestamp\n\tERR!",
+      "index, temperature.gpu, power.draw [W]\n0,\t[GPU is lost], 5 W\n1, \t[Unknown Error], "
+      "\t ERR!\n0, 40, 5 W\n",
+  };
+  for (const char* t : texts) {
+    SCOPED_TRACE(t);
+    expect_same(t, 1);
+  }
+  const Parsed p = parse(texts[1], CsvPath::kFast);
+  ASSERT_FALSE(p.snaps.empty());
+  ASSERT_EQ(p.snaps[0].gpus.size(), 2u);
+  EXPECT_EQ(p.snaps[0].gpus[0].access, GpuAccess::kLost);
+  EXPECT_EQ(p.snaps[0].gpus[1].failed_readings.size(), 2u);
+}
+
 TEST(CsvFast, LongRowsAcrossSimdBlocks) {
   // Rows longer and shorter than 16 bytes, the last one ending at the very end of the text.
   std::string text = "index, name, temperature.gpu\n";

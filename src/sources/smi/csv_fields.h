@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/snapshot.h"
+#include "sources/smi/text_util.h"
 
 namespace gw::smi {
 
@@ -137,10 +138,10 @@ bool apply_fabric_health(std::string_view field, std::string_view value, GpuSamp
 // the value is no failure.
 bool note_failed_reading(std::string_view column, std::string_view value, GpuState& gpu);
 // Cheap pre-check for the hot path: could this field be a failure at all?
+// It skips what text::trim skips (a tab too: fuzz_smi_csv found "\tERR!" let through).
 inline bool may_be_failed_reading(std::string_view v) {
   size_t i = v.size() > 1 && v[0] == ' ' ? 1 : 0;  // nvidia-smi's one space after a comma
-  if (i < v.size() && v[i] == ' ')
-    while (i < v.size() && v[i] == ' ') ++i;
+  while (i < v.size() && text::is_space(v[i])) ++i;
   if (i >= v.size()) return false;
   const char c = v[i];
   return c == '[' || c == 'E' || c == 'U' || c == 'G';
