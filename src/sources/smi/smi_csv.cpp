@@ -349,6 +349,14 @@ class CsvParser {
   void row_error(size_t line_no, size_t got);
   size_t finish();
   std::string_view header_line() const { return header_text_; }
+  // How far the text (from `base`) is done with: `offset`, or the oldest row the memo may still
+  // compare with. Its pages are handed back behind this point; reading one after that would
+  // fault it in again and keep it (with the pages around it) for the rest of the run.
+  size_t read_behind(const char* base, size_t offset) const {
+    for (const SlotMemo& m : memo_)
+      if (m.row != nullptr) offset = std::min(offset, static_cast<size_t>(m.row - base));
+    return offset;
+  }
 
  private:
   void emit();
@@ -381,7 +389,7 @@ class CsvParser {
   std::vector<uint32_t> ends_;
   std::vector<SlotMemo> memo_;  // per slot of a group (lean plans only)
   uint64_t memo_cols_ = 0;      // bit i: column i's op may be kept (memo_able)
-  std::string_view header_text_;
+  std::string header_text_;  // a copy: the text's first pages are handed back (read_behind)
   size_t header_line_no_ = 0;
   int id_col_ = -1, ts_col_ = -1;
   bool id_is_index_ = false;  // the id column is the one index column (row_fast reads it once)
@@ -409,7 +417,7 @@ class CsvParser {
 };
 
 Status CsvParser::header(std::string_view line, size_t line_no, bool given) {
-  header_text_ = line;
+  header_text_.assign(line);
   header_line_no_ = line_no;
   rows_are_gpus_ = given;
   split_row(line, fields_);
@@ -903,7 +911,7 @@ Result<size_t> parse_smi_csv_block(std::string_view text, std::string_view origi
   size_t next_report = info && info->on_progress ? kProgressStep : std::string_view::npos;
   while (true) {
     if (rd.offset() >= next_report) {
-      info->on_progress(rd.offset());
+      info->on_progress(p.read_behind(text.data(), rd.offset()));
       next_report = rd.offset() + kProgressStep;
     }
     // Past the header the fast path finds a row's end and its commas in one pass.
