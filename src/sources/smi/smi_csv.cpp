@@ -867,6 +867,14 @@ size_t csv_row_fields(std::string_view row) {
 
 namespace {
 
+// The row scan is the first to touch each byte of a mapped log, and the hardware prefetcher
+// stops at every 4 KiB page: the text a page ahead of `at` is asked for, a cache line at a
+// time (`ahead`: how far it was asked for already).
+inline void prefetch_ahead(std::string_view text, size_t at, size_t& ahead) {
+  for (const size_t want = std::min(text.size(), at + kPrefetchAhead); ahead < want; ahead += 64)
+    __builtin_prefetch(text.data() + ahead);
+}
+
 // One data row: 0 when it was read, else its field count. A note after the row ("<= GPU is
 // unusable, ...") is not a column: the row is tried again without it.
 size_t read_row(CsvParser& p, std::string_view line, size_t line_no, const char* text_end,
@@ -918,11 +926,7 @@ Result<size_t> parse_smi_csv_block(std::string_view text, std::string_view origi
     fields = 0;
     if (path == CsvPath::kFast && have_header) {
       if (rd.offset() >= text.size()) break;
-      // The scan is the first to touch each byte of a mapped log, and the hardware prefetcher
-      // stops at every 4 KiB page: ask for the text a page ahead, a cache line at a time.
-      for (const size_t want = std::min(text.size(), rd.offset() + kPrefetchAhead); ahead < want;
-           ahead += 64)
-        __builtin_prefetch(text.data() + ahead);
+      prefetch_ahead(text, rd.offset(), ahead);
       size_t len = 0;
       fields = p.scan_row(text.data() + rd.offset(), text_end, len);
       rd.take(len, line);
