@@ -58,7 +58,8 @@ class CapabilitySet {
   // The capabilities whose bit (1 << Capability) is in `which` become those in `on`, at once.
   void assign(uint64_t which, uint64_t on) {
     static_assert(kCapabilityCount <= 64);
-    bits_ = (bits_ & ~std::bitset<kCapabilityCount>(which)) | std::bitset<kCapabilityCount>(on & which);
+    bits_ =
+        (bits_ & ~std::bitset<kCapabilityCount>(which)) | std::bitset<kCapabilityCount>(on & which);
   }
   bool has(Capability c) const { return bits_.test(static_cast<size_t>(c)); }
   size_t count() const { return bits_.count(); }

@@ -389,7 +389,7 @@ class CsvParser {
   std::vector<uint32_t> ends_;
   std::vector<SlotMemo> memo_;  // per slot of a group (lean plans only)
   uint64_t memo_cols_ = 0;      // bit i: column i's op may be kept (memo_able)
-  std::string header_text_;  // a copy: the text's first pages are handed back (read_behind)
+  std::string header_text_;     // a copy: the text's first pages are handed back (read_behind)
   size_t header_line_no_ = 0;
   int id_col_ = -1, ts_col_ = -1;
   bool id_is_index_ = false;  // the id column is the one index column (row_fast reads it once)
@@ -443,7 +443,8 @@ Status CsvParser::header(std::string_view line, size_t line_no, bool given) {
   memo_.clear();
   memo_cols_ = plan_.lean && cols_.size() <= 64 ? memo_columns(plan_) : 0;
   const auto is_index = [](const smi::FastColumn& c) { return c.op == FastOp::kIndex; };
-  id_is_index_ = id_col_ >= 0 && id_col_ < 64 && is_index(plan_.cols[static_cast<size_t>(id_col_)]) &&
+  id_is_index_ = id_col_ >= 0 && id_col_ < 64 &&
+                 is_index(plan_.cols[static_cast<size_t>(id_col_)]) &&
                  std::count_if(plan_.cols.begin(), plan_.cols.end(), is_index) == 1;
   return {};
 }
@@ -553,8 +554,9 @@ void CsvParser::note_fast_id(std::string_view id, bool canon, unsigned num) {
   group_ids_[other_ids_++].assign(id);
 }
 
-__attribute__((always_inline)) inline bool CsvParser::apply_fast(const smi::FastColumn& c, size_t col,
-                                                             std::string_view v, GpuState& g) {
+__attribute__((always_inline)) inline bool CsvParser::apply_fast(const smi::FastColumn& c,
+                                                                 size_t col, std::string_view v,
+                                                                 GpuState& g) {
   namespace fast = smi::fast;
   GpuSample& s = g.sample;
   switch (c.op) {
@@ -638,8 +640,7 @@ size_t CsvParser::row_fast(std::string_view line, size_t line_no, const char* te
 
 // Field i of the row into g; its bit joins `reusable` when the memo may keep it.
 __attribute__((always_inline)) inline void CsvParser::apply_field(size_t i, std::string_view line,
-                                                                  GpuState& g,
-                                                                  uint64_t& reusable) {
+                                                                  GpuState& g, uint64_t& reusable) {
   const size_t b = i == 0 ? 0 : ends_[i - 1] + 1;
   const std::string_view v(line.data() + b, ends_[i] - b);
   if (apply_fast(plan_.cols[i], i, v, g)) caps_stale_[in_group_] = 1;
@@ -651,8 +652,7 @@ __attribute__((always_inline)) inline void CsvParser::apply_field(size_t i, std:
 
 // The row's fields into g, each parsed and checked for a failed reading, except those the
 // memo of g's slot holds already (lean plans) and those in `done`.
-void CsvParser::apply_row(std::string_view line, const char* text_end, GpuState& g,
-                          uint64_t done) {
+void CsvParser::apply_row(std::string_view line, const char* text_end, GpuState& g, uint64_t done) {
   const size_t cols = cols_.size();
   uint64_t parse = ~uint64_t{0}, reusable = 0;
   SlotMemo* m = nullptr;
