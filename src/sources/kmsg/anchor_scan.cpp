@@ -6,6 +6,8 @@
 #include <immintrin.h>
 #endif
 
+#include "core/cpu_features.h"
+
 namespace gw::kmsg {
 
 bool anchor_pair(char a, char b) {
@@ -160,11 +162,6 @@ __attribute__((target("ssse3"))) size_t next_anchor_ssse3(std::string_view text,
   return next_anchor_scalar(text, i, to, mentions);
 }
 
-bool has_ssse3() {
-  static const bool yes = __builtin_cpu_supports("ssse3");
-  return yes;
-}
-
 // AVX2: the same buckets 32 positions at a time (vpshufb looks up within each 128-bit lane, so
 // the 16-entry tables are repeated in both lanes); half the instructions per byte of SSSE3.
 __attribute__((target("avx2"), always_inline)) inline __m256i buckets32(const char* at, __m256i lo,
@@ -206,10 +203,6 @@ __attribute__((target("avx2"))) size_t next_anchor_avx2(std::string_view text, s
   return next_anchor_ssse3(text, i, to, mentions);
 }
 
-bool has_avx2() {
-  static const bool yes = __builtin_cpu_supports("avx2");
-  return yes;
-}
 #endif
 
 }  // namespace
@@ -217,8 +210,9 @@ bool has_avx2() {
 size_t next_anchor_using(AnchorScan path, std::string_view text, size_t from, size_t to,
                          bool mentions) {
 #if defined(__x86_64__)
-  if (path == AnchorScan::kAvx2 && has_avx2()) return next_anchor_avx2(text, from, to, mentions);
-  if ((path == AnchorScan::kSsse3 || path == AnchorScan::kAvx2) && has_ssse3())
+  if (path == AnchorScan::kAvx2 && cpu::has_avx2())
+    return next_anchor_avx2(text, from, to, mentions);
+  if ((path == AnchorScan::kSsse3 || path == AnchorScan::kAvx2) && cpu::has_ssse3())
     return next_anchor_ssse3(text, from, to, mentions);
 #endif
 #if defined(__SSE2__)

@@ -16,6 +16,7 @@
 #include <immintrin.h>
 #endif
 
+#include "core/cpu_features.h"
 #include "core/event.h"
 #include "sources/smi/csv_fields.h"
 #include "sources/smi/model_util.h"
@@ -184,17 +185,12 @@ __attribute__((target("avx2"))) size_t find_line_commas_avx2(const char* p, cons
   len = i + rest;
   return k + more;
 }
-
-bool has_avx2() {
-  static const bool yes = __builtin_cpu_supports("avx2");
-  return yes;
-}
 #endif
 
 // The commas and end of the line at `p` (find_line_commas), by the widest path this CPU has.
 size_t line_commas(const char* p, const char* limit, uint32_t* ends, size_t cap, size_t& len) {
 #if defined(__x86_64__)
-  if (has_avx2()) return find_line_commas_avx2(p, limit, ends, cap, len);
+  if (cpu::has_avx2()) return find_line_commas_avx2(p, limit, ends, cap, len);
 #endif
   return find_line_commas(p, limit, ends, cap, len);
 }
@@ -272,10 +268,10 @@ void reset_gpu(GpuState& g) {
   g.failed_readings.clear();
 }
 
-// slot = v, written as the value and then the flag: assigning the optional whole made the
+// slot = v, written as the value and then the flag (assigning the optional whole made the
 // compiler build it on the stack in two stores and load it back in one, a stalled
-// store-to-load forward per field.
-// Returns whether the slot went from empty to set or back (what capabilities are made of).
+// store-to-load forward per field). Returns whether the slot went from empty to set or back:
+// capabilities are made of that.
 template <class T>
 __attribute__((always_inline)) inline bool put(std::optional<T>& slot, std::optional<T> v) {
   const bool was = slot.has_value();
@@ -310,6 +306,12 @@ bool small_canonical_id(std::string_view id, unsigned& out) {
   return true;
 }
 
+// How many columns of the plan have `op`.
+size_t columns_with(const smi::CsvPlan& plan, FastOp op) {
+  return static_cast<size_t>(std::count_if(plan.cols.begin(), plan.cols.end(),
+                                           [op](const smi::FastColumn& c) { return c.op == op; }));
+}
+
 // The columns of a lean plan whose field may be kept when its bytes repeat (SlotMemo): those
 // that set their own slot from the field alone, and ignored columns (only checked for a failed
 // reading). Not the index (it falls back to the row's place in its group), not the generic
@@ -320,9 +322,7 @@ uint64_t memo_columns(const smi::CsvPlan& plan) {
     const FastOp op = plan.cols[i].op;
     if (op == FastOp::kGeneric || op == FastOp::kIndex) continue;
     const bool identity = op == FastOp::kName || op == FastOp::kUuid || op == FastOp::kBusId;
-    if (identity && std::count_if(plan.cols.begin(), plan.cols.end(),
-                                  [&](const smi::FastColumn& c) { return c.op == op; }) > 1)
-      continue;
+    if (identity && columns_with(plan, op) > 1) continue;
     out |= uint64_t{1} << i;
   }
   return out;
@@ -388,7 +388,7 @@ class CsvParser {
   smi::CsvPlan plan_;
   std::vector<uint32_t> ends_;
   std::vector<SlotMemo> memo_;  // per slot of a group (lean plans only)
-  uint64_t memo_cols_ = 0;      // bit i: column i's op may be kept (memo_able)
+  uint64_t memo_cols_ = 0;      // bit i: column i may be kept (memo_columns)
   std::string header_text_;     // a copy: the text's first pages are handed back (read_behind)
   size_t header_line_no_ = 0;
   int id_col_ = -1, ts_col_ = -1;
@@ -442,10 +442,9 @@ Status CsvParser::header(std::string_view line, size_t line_no, bool given) {
   ends_.assign(cols_.size() + 32, 0);  // +32: see find_commas, find_line_commas_avx2
   memo_.clear();
   memo_cols_ = plan_.lean && cols_.size() <= 64 ? memo_columns(plan_) : 0;
-  const auto is_index = [](const smi::FastColumn& c) { return c.op == FastOp::kIndex; };
   id_is_index_ = id_col_ >= 0 && id_col_ < 64 &&
-                 is_index(plan_.cols[static_cast<size_t>(id_col_)]) &&
-                 std::count_if(plan_.cols.begin(), plan_.cols.end(), is_index) == 1;
+                 plan_.cols[static_cast<size_t>(id_col_)].op == FastOp::kIndex &&
+                 columns_with(plan_, FastOp::kIndex) == 1;
   return {};
 }
 
