@@ -9,7 +9,6 @@
 
 #include "common/fuzz_check.h"
 #include "sources/smi/smi_csv.h"
-#include "sources/smi/smi_parsers.h"
 
 namespace {
 

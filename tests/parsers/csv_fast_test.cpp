@@ -215,6 +215,15 @@ void expect_same(std::string_view text, size_t min_snaps) {
   }
 }
 
+// expect_same over each text, named in the failure.
+template <size_t N>
+void expect_each_same(const char* const (&texts)[N], size_t min_snaps) {
+  for (const char* t : texts) {
+    SCOPED_TRACE(t);
+    expect_same(t, min_snaps);
+  }
+}
+
 TEST(CsvFast, EveryFixtureCsvGivesTheSameSnapshots) {
   size_t files = 0;
   for (const auto& dir :
@@ -283,10 +292,7 @@ TEST(CsvFast, GroupingMatchesForOddIds) {
       "2025/01/01 00:00:00.800, 0, 4\nbad, 1, 5\n2025/13/01 00:00:00.000, 2, 6\n"
       "2025/01/01 00:00:01, 0, 7\n2025/01/01 00:00:01.5, 1, 8\n2025/01/01 00:00:01.xyz, 2, 9\n",
   };
-  for (const char* t : texts) {
-    SCOPED_TRACE(t);
-    expect_same(t, 2);
-  }
+  expect_each_same(texts, 2);
 }
 
 TEST(CsvFast, BadRowsAndRepeatedHeadersMatch) {
@@ -378,10 +384,7 @@ TEST(CsvFast, AnIndexColumnNamedTwiceMatches) {
       "2024/01/16 14:44:17.977, 0, P8, 39, 42\n2024/01/16 14:44:17.978, 1, P0, 38, 43\n",
       "index, index, temperature.gpu\n3, x, 1\n4, 5, 2\n3, 6, 3\n",
   };
-  for (const char* t : texts) {
-    SCOPED_TRACE(t);
-    expect_same(t, 1);
-  }
+  expect_each_same(texts, 1);
   const Parsed p = parse(texts[0], CsvPath::kFast);
   ASSERT_FALSE(p.snaps.empty());
   ASSERT_EQ(p.snaps[0].gpus.size(), 2u);
@@ -396,10 +399,7 @@ TEST(CsvFast, FailedReadingsAfterATabMatch) {
       "index, temperature.gpu, power.draw [W]\n0,\t[GPU is lost], 5 W\n1, \t[Unknown Error], "
       "\t ERR!\n0, 40, 5 W\n",
   };
-  for (const char* t : texts) {
-    SCOPED_TRACE(t);
-    expect_same(t, 1);
-  }
+  expect_each_same(texts, 1);
   const Parsed p = parse(texts[1], CsvPath::kFast);
   ASSERT_FALSE(p.snaps.empty());
   ASSERT_EQ(p.snaps[0].gpus.size(), 2u);
