@@ -10,8 +10,9 @@ inline bool has_ssse3() {
   return yes;
 }
 
+// AVX2 paths may use POPCNT too (every CPU with AVX2 has it; asked all the same).
 inline bool has_avx2() {
-  static const bool yes = __builtin_cpu_supports("avx2");
+  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
   return yes;
 }
 #endif

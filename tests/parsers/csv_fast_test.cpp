@@ -375,6 +375,78 @@ TEST(CsvFast, RepeatedFieldsKeptByTheMemoMatch) {
     }
 }
 
+// A -l log as scan_like_avx2 meets it: each row is scanned against its slot's last row, 32
+// bytes a step. The name's length moves every later comma across the steps' bounds. Fields
+// grow and shrink by a byte: a comma moves inside a step, or only the row's end does ("P12"
+// to "P1"). A row gains a comma (a bad row), a name grows longer than RowLayout keeps, a row's
+// end flips between LF and CRLF. GPUs appear, vanish and swap places (the slot guessed is not
+// the one filled). The text ends a few bytes after the last row's start.
+std::string shifting_log(size_t gpus, size_t seconds, uint32_t seed) {
+  uint32_t r = seed;
+  auto next = [&] {
+    r = r * 1664525u + 1013904223u;
+    return r >> 8;
+  };
+  struct Gpu {
+    std::string name, temp = "45", power = "78.32 W", mem = "1024 MiB", pstate = "P0";
+    bool crlf = false;
+  };
+  std::vector<Gpu> g(gpus + 1);
+  for (size_t i = 0; i < g.size(); ++i) g[i].name = "GPU " + std::string(i * 7 % 40, 'n');
+  std::string out =
+      "timestamp, index, name, temperature.gpu, power.draw [W], memory.used [MiB], pstate\n";
+  for (size_t sec = 0; sec < seconds; ++sec) {
+    const size_t added = next() % 5 == 0 ? 1 : 0, gone = next() % 6 == 0 && gpus > 1 ? 1 : 0;
+    const size_t here = gpus + added - gone;
+    std::vector<size_t> order(here);
+    for (size_t i = 0; i < here; ++i) order[i] = i;
+    if (next() % 7 == 0) std::swap(order[0], order[here - 1]);
+    for (const size_t i : order) {
+      Gpu& x = g[i];
+      switch (next() % 12) {
+        case 0:
+          x.temp = std::to_string(next() % 120);
+          break;  // 1 to 3 bytes
+        case 1:
+          x.name += 'n';
+          break;
+        case 2:
+          if (x.name.size() > 4) x.name.pop_back();
+          break;
+        case 3:
+          x.power = std::to_string(next() % 1000) + ".5 W";
+          break;
+        case 4:
+          x.mem = next() % 2 ? "1024 MiB" : "81559 MiB";
+          break;
+        case 5:
+          x.crlf = !x.crlf;
+          break;
+        case 6:
+          x.pstate = std::vector<std::string>{"P1", "P12", "P0", "[GPU is lost]"}[next() % 4];
+          break;
+        case 7:
+          x.name = next() % 3 ? "GPU " + std::string(next() % 64, 'n') : std::string(5000, 'L');
+          break;
+        default:
+          break;  // the bytes repeat
+      }
+      const bool extra_comma = next() % 29 == 0;
+      out += "2025/03/04 05:06:" + std::to_string(10 + sec % 50) + ".100, " + std::to_string(i) +
+             ", " + x.name + (extra_comma ? ",x" : "") + ", " + x.temp + ", " + x.power + ", " +
+             x.mem + ", " + x.pstate + (x.crlf ? "\r\n" : "\n");
+    }
+  }
+  return out + "2025/03/04 05:07:00.100, 0, a, 1";  // ends within a step of its start
+}
+
+TEST(CsvFast, RowsScannedAgainstTheirSlotsLastRowMatch) {
+  for (uint32_t seed : {1u, 2u, 3u, 4u, 5u, 6u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    expect_same(shifting_log(1 + seed % 4, 120, seed), 60);
+  }
+}
+
 TEST(CsvFast, AnIndexColumnNamedTwiceMatches) {
   // Found by fuzz_smi_csv: the fast path read the id column's index once and skipped that
   // column, but with two index columns the later one must still win, as in the reference.

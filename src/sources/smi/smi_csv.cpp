@@ -195,6 +195,88 @@ size_t line_commas(const char* p, const char* limit, uint32_t* ends, size_t cap,
   return find_line_commas(p, limit, ends, cap, len);
 }
 
+// Where an earlier row of the text has its commas and its '\n', per 32-byte step: a later row
+// laid out the same way is scanned against it (scan_like_avx2).
+struct RowLayout {
+  struct Step {
+    uint32_t commas = 0, end = 0;  // bit b: a comma / the '\n' at byte 32 * step + b
+  };
+  std::vector<Step> steps;  // up to the step holding the '\n'; empty: nothing to compare with
+
+  // From the row's first `commas` field ends and the offset of its '\n'.
+  void set(const uint32_t* ends, size_t commas, size_t nl) {
+    steps.clear();
+    if (nl >= kMaxBytes) return;  // a row this long is scanned alone
+    steps.resize(nl / 32 + 1);
+    for (size_t j = 0; j < commas; ++j) steps[ends[j] / 32].commas |= 1u << (ends[j] % 32);
+    steps[nl / 32].end = 1u << (nl % 32);
+  }
+  static constexpr size_t kMaxBytes = 4096;
+};
+
+// What scan_like_avx2 found of a row against the earlier one.
+struct RowDiff {
+  const char* from = nullptr;  // the earlier row; nullptr: the row was scanned alone
+  uint64_t changed = 0;        // bit f: field f's bytes differ, or were not compared
+  bool same_layout = false;    // every comma and the '\n' where the earlier row has them
+};
+
+// The fields that the bytes marked in `differ` fall in, as bits into `changed`: `commas` marks
+// the step's commas (none of them differs) and `first` is the field the step begins in. One
+// turn per changed field, not per byte.
+inline void note_fields(uint32_t differ, uint32_t commas, size_t first, uint64_t& changed) {
+  while (differ != 0) {
+    const uint32_t below = (differ & (0u - differ)) - 1u;  // the bytes before the first one
+    const size_t f = first + static_cast<size_t>(__builtin_popcount(commas & below));
+    if (f < 64) changed |= uint64_t{1} << f;
+    const uint32_t after = commas & ~below;  // the field's own comma comes first
+    differ = after == 0 ? 0 : differ & ~((after & (0u - after)) * 2u - 1u);
+  }
+}
+
+#if defined(__x86_64__)
+// line_commas for a row that likely has the layout of an earlier one (`prev`, its field ends
+// and `layout`; it lies before `p` in the same text). While each 32-byte step holds its commas
+// and '\n' where the earlier row's does, the ends are that row's and only the bytes that
+// differ are looked at, as the fields they fall in. From the first step that differs on, the
+// row is scanned alone and its later fields count as changed. Returns the field count.
+__attribute__((target("avx2,popcnt"))) size_t scan_like_avx2(
+    const char* p, const char* limit, const char* prev, const uint32_t* prev_ends,
+    const RowLayout& layout, uint32_t* ends, size_t cap, size_t& len, RowDiff& diff) {
+  const __m256i comma = _mm256_set1_epi8(','), nl = _mm256_set1_epi8('\n');
+  size_t i = 0, k = 0;
+  uint64_t changed = 0;
+  for (const RowLayout::Step& want : layout.steps) {
+    if (static_cast<size_t>(limit - (p + i)) < 32) break;
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    auto commas = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, comma)));
+    const auto nls = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl)));
+    const uint32_t end = nls & (0u - nls);
+    if (end != 0) commas &= end - 1u;
+    if (commas != want.commas || end != want.end) break;
+    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(prev + i));
+    auto differ = ~static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, w)));
+    if (end != 0) differ &= end - 1u;
+    note_fields(differ, commas, k, changed);
+    k += static_cast<size_t>(__builtin_popcount(commas));
+    if (end != 0) {
+      std::memcpy(ends, prev_ends, k * sizeof(uint32_t));
+      len = i + static_cast<size_t>(__builtin_ctz(end));
+      diff = {prev, changed, true};
+      return k + 1;
+    }
+    i += 32;
+  }
+  std::memcpy(ends, prev_ends, k * sizeof(uint32_t));
+  diff = {prev, changed | (k < 64 ? ~uint64_t{0} << k : 0), false};
+  size_t rest = 0;
+  const size_t more = line_commas(p + i, limit, ends + k, cap - k, rest);
+  for (size_t j = k; j < std::min(cap, k + more - 1); ++j) ends[j] += static_cast<uint32_t>(i);
+  len = i + rest;
+  return k + more;
+}
+#endif
+
 // How many of the first `cols` entries of a and b are equal; both hold 4 readable entries past
 // any index below cols.
 size_t same_prefix(const uint32_t* a, const uint32_t* b, size_t cols) {
@@ -219,10 +301,9 @@ size_t same_prefix(const uint32_t* a, const uint32_t* b, size_t cols) {
 // offsets every later field counts as changed; before that, a field changed when a byte in it
 // did. Both end arrays hold 4 entries past cols.
 uint64_t changed_fields(std::string_view line, const char* text_end, const uint32_t* ends,
-                        size_t cols, const char* prev, uint32_t* prev_ends) {
+                        size_t cols, const char* prev, const uint32_t* prev_ends) {
   const size_t same = same_prefix(ends, prev_ends, cols);
   uint64_t changed = same < cols ? ~uint64_t{0} << same : 0;
-  std::memcpy(prev_ends, ends, cols * sizeof(uint32_t));
   const size_t scan_end = same == 0 ? 0 : ends[same - 1];  // the bytes of those fields
   size_t f = 0;
   // Bit k of `differ`: byte at + k differs. One step per changed field, not per byte.
@@ -343,9 +424,7 @@ class CsvParser {
   size_t row_fast(std::string_view line, size_t line_no, const char* text_end, size_t fields = 0);
   // The line from `p` up to its '\n' or `limit`: its length, its commas into place for
   // row_fast; returns the field count.
-  size_t scan_row(const char* p, const char* limit, size_t& len) {
-    return line_commas(p, limit, ends_.data(), ends_.size(), len);
-  }
+  size_t scan_row(const char* p, const char* limit, size_t& len);
   void row_error(size_t line_no, size_t got);
   size_t finish();
   std::string_view header_line() const { return header_text_; }
@@ -379,7 +458,10 @@ class CsvParser {
     const char* row = nullptr;   // the row, in the text being parsed (it outlives the parse)
     std::vector<uint32_t> ends;  // its field ends, as ends_
     uint64_t reusable = 0;       // bit i: field i was parsed, is no failed reading, may be kept
+    RowLayout layout;            // its commas and '\n' (AVX2 only: scan_like_avx2)
   };
+  const SlotMemo* likely_memo() const;
+  void remember(SlotMemo& m, std::string_view line, bool same_layout);
 
   std::string_view origin_;
   const SnapshotSink& sink_;
@@ -387,9 +469,12 @@ class CsvParser {
   std::vector<smi::CsvColumn> cols_;
   smi::CsvPlan plan_;
   std::vector<uint32_t> ends_;
-  std::vector<SlotMemo> memo_;  // per slot of a group (lean plans only)
-  uint64_t memo_cols_ = 0;      // bit i: column i may be kept (memo_columns)
-  std::string header_text_;     // a copy: the text's first pages are handed back (read_behind)
+  std::vector<SlotMemo> memo_;     // per slot of a group (lean plans only)
+  RowDiff diff_;                   // the last scanned row against likely_memo()'s
+  const char* scanned_ = nullptr;  // that row, and the offset of its '\n'
+  size_t scanned_nl_ = 0;
+  uint64_t memo_cols_ = 0;   // bit i: column i may be kept (memo_columns)
+  std::string header_text_;  // a copy: the text's first pages are handed back (read_behind)
   size_t header_line_no_ = 0;
   int id_col_ = -1, ts_col_ = -1;
   bool id_is_index_ = false;  // the id column is the one index column (row_fast reads it once)
@@ -602,6 +687,7 @@ __attribute__((always_inline)) inline bool CsvParser::apply_fast(const smi::Fast
 size_t CsvParser::row_fast(std::string_view line, size_t line_no, const char* text_end,
                            size_t fields) {
   (void)line_no;
+  if (fields == 0) diff_ = {}, scanned_ = nullptr;  // not the row scan_row saw
   uint32_t* ends = ends_.data();
   const size_t cols = cols_.size();
   const size_t n = fields != 0 ? fields : find_commas(line, text_end, ends, ends_.size());
@@ -661,15 +747,15 @@ void CsvParser::apply_row(std::string_view line, const char* text_end, GpuState&
       memo_.back().ends.assign(cols + 4, 0);  // + 4: see same_prefix
     }
     m = &memo_[in_group_];
+    const bool scanned_against = diff_.from != nullptr && diff_.from == m->row;
     if (m->reusable != 0) {
-      const uint64_t changed =
-          changed_fields(line, text_end, ends_.data(), cols, m->row, m->ends.data());
+      const uint64_t changed = scanned_against ? diff_.changed
+                                               : changed_fields(line, text_end, ends_.data(), cols,
+                                                                m->row, m->ends.data());
       parse = changed | ~m->reusable;
       reusable = m->reusable & ~parse;
-    } else {
-      std::memcpy(m->ends.data(), ends_.data(), cols * sizeof(uint32_t));
     }
-    m->row = line.data();
+    remember(*m, line, scanned_against && diff_.same_layout);
   }
   if (cols < 64) parse &= (uint64_t{1} << cols) - 1;
   parse &= ~done;
@@ -677,6 +763,49 @@ void CsvParser::apply_row(std::string_view line, const char* text_end, GpuState&
     apply_field(static_cast<size_t>(__builtin_ctzll(left)), line, g, reusable);
   for (size_t i = 64; i < cols; ++i) apply_field(i, line, g, reusable);  // no memo this wide
   if (m) m->reusable = reusable;
+}
+
+size_t CsvParser::scan_row(const char* p, const char* limit, size_t& len) {
+  diff_ = {};
+  scanned_ = p;
+  size_t n = 0;
+#if defined(__x86_64__)
+  if (const SlotMemo* like = likely_memo())
+    n = scan_like_avx2(p, limit, like->row, like->ends.data(), like->layout, ends_.data(),
+                       ends_.size(), len, diff_);
+  else
+#endif
+    n = line_commas(p, limit, ends_.data(), ends_.size(), len);
+  scanned_nl_ = len;
+  return n;
+}
+
+// The memo of the slot the next row most likely fills: the group's next one, or the first once
+// the group is as large as the last (a new moment begins). AVX2 only (scan_like_avx2).
+const CsvParser::SlotMemo* CsvParser::likely_memo() const {
+#if defined(__x86_64__)
+  if (memo_.empty() || !cpu::has_avx2()) return nullptr;
+  const SlotMemo& m = memo_[in_group_ < memo_.size() ? in_group_ : 0];
+  return m.row != nullptr && m.reusable != 0 && !m.layout.steps.empty() ? &m : nullptr;
+#else
+  return nullptr;
+#endif
+}
+
+// The row as its slot's memo: its place, its ends, and its layout unless it is the same.
+void CsvParser::remember(SlotMemo& m, std::string_view line, bool same_layout) {
+  const size_t cols = cols_.size();
+  m.row = line.data();
+  std::memcpy(m.ends.data(), ends_.data(), cols * sizeof(uint32_t));
+#if defined(__x86_64__)
+  if (same_layout || !cpu::has_avx2()) return;
+  if (scanned_ == line.data())
+    m.layout.set(ends_.data(), cols - 1, scanned_nl_);
+  else
+    m.layout.steps.clear();
+#else
+  (void)same_layout;
+#endif
 }
 
 void CsvParser::emit() {
