@@ -447,6 +447,24 @@ TEST(CsvFast, RowsScannedAgainstTheirSlotsLastRowMatch) {
   }
 }
 
+TEST(CsvFast, RowsOfMoreThan64FieldsMatch) {
+  // The memo keeps fields 0-63 only and scan_like_avx2 serves rows of up to 64 fields: fields
+  // that change on both sides of that line, in a row of 70.
+  std::string header = "timestamp, index, temperature.gpu";
+  for (int c = 3; c < 70; ++c)
+    header += c == 68 ? ", power.draw [W]" : ", extra_" + std::to_string(c);
+  std::string text = header + "\n";
+  for (int sec = 0; sec < 40; ++sec)
+    for (int g = 0; g < 2; ++g) {
+      text += "2025/03/04 05:06:" + std::to_string(10 + sec) + ".100, " + std::to_string(g) + ", " +
+              std::to_string(40 + sec % 3);
+      for (int c = 3; c < 70; ++c)
+        text += ", " + (c == 68 ? std::to_string(100 + sec % 4) + " W" : std::to_string(c));
+      text += "\n";
+    }
+  expect_same(text, 30);
+}
+
 TEST(CsvFast, AnIndexColumnNamedTwiceMatches) {
   // Found by fuzz_smi_csv: the fast path read the id column's index once and skipped that
   // column, but with two index columns the later one must still win, as in the reference.

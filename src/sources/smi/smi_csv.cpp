@@ -198,18 +198,16 @@ size_t line_commas(const char* p, const char* limit, uint32_t* ends, size_t cap,
 // Where an earlier row of the text has its commas and its '\n', per 32-byte step: a later row
 // laid out the same way is scanned against it (scan_like_avx2).
 struct RowLayout {
-  struct Step {
-    uint32_t commas = 0, end = 0;  // bit b: a comma / the '\n' at byte 32 * step + b
-  };
-  std::vector<Step> steps;  // up to the step holding the '\n'; empty: nothing to compare with
+  // Per step, bit b: a comma at byte 32 * step + b; bit 32 + b: the '\n' there.
+  std::vector<uint64_t> steps;  // up to the step holding the '\n'; empty: nothing to compare with
 
   // From the row's first `commas` field ends and the offset of its '\n'.
   void set(const uint32_t* ends, size_t commas, size_t nl) {
     steps.clear();
     if (nl >= kMaxBytes) return;  // a row this long is scanned alone
     steps.resize(nl / 32 + 1);
-    for (size_t j = 0; j < commas; ++j) steps[ends[j] / 32].commas |= 1u << (ends[j] % 32);
-    steps[nl / 32].end = 1u << (nl % 32);
+    for (size_t j = 0; j < commas; ++j) steps[ends[j] / 32] |= uint64_t{1} << (ends[j] % 32);
+    steps[nl / 32] |= uint64_t{1} << (32 + nl % 32);
   }
   static constexpr size_t kMaxBytes = 4096;
 };
@@ -222,13 +220,12 @@ struct RowDiff {
 };
 
 // The fields that the bytes marked in `differ` fall in, as bits into `changed`: `commas` marks
-// the step's commas (none of them differs) and `first` is the field the step begins in. One
-// turn per changed field, not per byte.
+// the step's commas (none of them differs) and `first` is the field the step begins in; rows
+// have at most 64 fields here. One turn per changed field, not per byte.
 inline void note_fields(uint32_t differ, uint32_t commas, size_t first, uint64_t& changed) {
   while (differ != 0) {
     const uint32_t below = (differ & (0u - differ)) - 1u;  // the bytes before the first one
-    const size_t f = first + static_cast<size_t>(__builtin_popcount(commas & below));
-    if (f < 64) changed |= uint64_t{1} << f;
+    changed |= uint64_t{1} << (first + static_cast<size_t>(__builtin_popcount(commas & below)));
     const uint32_t after = commas & ~below;  // the field's own comma comes first
     differ = after == 0 ? 0 : differ & ~((after & (0u - after)) * 2u - 1u);
   }
@@ -246,14 +243,14 @@ __attribute__((target("avx2,popcnt"))) size_t scan_like_avx2(
   const __m256i comma = _mm256_set1_epi8(','), nl = _mm256_set1_epi8('\n');
   size_t i = 0, k = 0;
   uint64_t changed = 0;
-  for (const RowLayout::Step& want : layout.steps) {
-    if (static_cast<size_t>(limit - (p + i)) < 32) break;
+  const size_t steps = std::min(layout.steps.size(), static_cast<size_t>(limit - p) / 32);
+  for (size_t s = 0; s < steps; ++s) {
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
     auto commas = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, comma)));
     const auto nls = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl)));
     const uint32_t end = nls & (0u - nls);
     if (end != 0) commas &= end - 1u;
-    if (commas != want.commas || end != want.end) break;
+    if ((commas | uint64_t{end} << 32) != layout.steps[s]) break;
     const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(prev + i));
     auto differ = ~static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, w)));
     if (end != 0) differ &= end - 1u;
@@ -781,10 +778,11 @@ size_t CsvParser::scan_row(const char* p, const char* limit, size_t& len) {
 }
 
 // The memo of the slot the next row most likely fills: the group's next one, or the first once
-// the group is as large as the last (a new moment begins). AVX2 only (scan_like_avx2).
+// the group is as large as the last (a new moment begins). AVX2 and rows of up to 64 fields
+// only (scan_like_avx2).
 const CsvParser::SlotMemo* CsvParser::likely_memo() const {
 #if defined(__x86_64__)
-  if (memo_.empty() || !cpu::has_avx2()) return nullptr;
+  if (memo_.empty() || cols_.size() > 64 || !cpu::has_avx2()) return nullptr;
   const SlotMemo& m = memo_[in_group_ < memo_.size() ? in_group_ : 0];
   return m.row != nullptr && m.reusable != 0 && !m.layout.steps.empty() ? &m : nullptr;
 #else
