@@ -26,6 +26,9 @@ set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE amd64)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# libcurl is dlopen'ed by webhook and Alertmanager sinks (src/alert/curl_library.h), so the
+# shlibs scan does not see it.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS libcurl4)
 # Debug info stays in the build tree; the package carries stripped binaries.
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA

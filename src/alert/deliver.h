@@ -11,6 +11,8 @@
 
 namespace gw::alert {
 
+struct CurlApi;
+
 struct Attempt {
   bool ok = false;
   bool retry = true;  // false: a permanent failure (4xx, command not found): do not retry
@@ -18,7 +20,8 @@ struct Attempt {
 };
 
 // One HTTP client per sink worker. Reuses its connection between posts. `wake_fd` becomes
-// readable when the notifier wants the attempt abandoned (shutdown deadline).
+// readable when the notifier wants the attempt abandoned (shutdown deadline). libcurl is
+// loaded by the first poster (curl_library.h); without it every post fails, saying why.
 class HttpPoster {
  public:
   explicit HttpPoster(int wake_fd);
@@ -31,8 +34,10 @@ class HttpPoster {
                     std::chrono::milliseconds timeout, const std::atomic<bool>& abort);
 
  private:
-  void* easy_;
-  void* multi_;
+  const CurlApi* curl_ = nullptr;
+  std::string unavailable_;  // why curl_ is null
+  void* easy_ = nullptr;
+  void* multi_ = nullptr;
   int wake_fd_;
 };
 

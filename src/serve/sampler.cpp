@@ -43,7 +43,7 @@ struct InitResult {
   std::optional<int> cuda_version;
 };
 
-std::optional<std::string> read_text(const nvml::Sym<nvmlReturn_t (*)(char*, unsigned)>& s,
+std::optional<std::string> read_text(const Sym<nvmlReturn_t (*)(char*, unsigned)>& s,
                                      CallTracker& t) {
   if (!s) return std::nullopt;
   std::array<char, nvml::kVersionBufferSize> buf{};

@@ -59,6 +59,9 @@ grep -q "^ Package: gpuwarden$" "$tmp/info" || fail "control: Package"
 grep -q "^ Version: $version$" "$tmp/info" || fail "control: Version"
 grep -q "^ Architecture: amd64$" "$tmp/info" || fail "control: Architecture"
 grep -q "^ Depends: .*libc6" "$tmp/info" || fail "control: no shlibs Depends"
+grep -q "^ Recommends: .*libcurl4" "$tmp/info" || fail "control: libcurl4 (dlopen'ed) not recommended"
+# Linking libcurl again would make every command load ~30 libraries at start (docs/alerts.md).
+if readelf -d "$build/gpuwarden" | grep -q "NEEDED.*libcurl"; then fail "gpuwarden links libcurl"; fi
 [[ $(dpkg-deb -f "$new_deb" Version) == "$version" ]] || fail "version field"
 [[ $(dpkg-deb -f "$old_deb" Version) == "$old" ]] || fail "old version field"
 dpkg-deb -e "$new_deb" "$tmp/control"

@@ -5,7 +5,6 @@
 #include <initializer_list>
 #include <type_traits>
 
-#include "sources/dl_symbols.h"
 
 namespace gw::cuda {
 namespace {

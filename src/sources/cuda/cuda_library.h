@@ -8,13 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "core/dl_symbols.h"
 #include "core/result.h"
 #include "sources/cuda/cuda_types.h"
-#include "sources/nvml/nvml_library.h"
 
 namespace gw::cuda {
 
-using nvml::Sym;
 using Ctx = CUcontext;
 using Ptr = CUdeviceptr;
 

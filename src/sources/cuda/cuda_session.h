@@ -37,7 +37,7 @@ class Calls {
  public:
   Calls(const CudaLibrary& lib, nvml::CallTracker& t) : lib_(lib), api_(lib.api()), t_(t) {}
   template <class F, class... A>
-  CUresult operator()(const nvml::Sym<F>& s, A... args) {
+  CUresult operator()(const Sym<F>& s, A... args) {
     if (!s) return kNotFound;
     t_.begin(s.name);
     const CUresult r = s.fn(args...);
@@ -47,7 +47,7 @@ class Calls {
   const CudaApi& api() const { return api_; }
   // "cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY: out of memory (2)"
   template <class F>
-  std::string fail(const nvml::Sym<F>& s, CUresult r) const {
+  std::string fail(const Sym<F>& s, CUresult r) const {
     return std::string(s.name) + ": " + lib_.describe(r);
   }
 

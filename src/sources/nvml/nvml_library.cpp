@@ -7,7 +7,6 @@
 #include <string>
 #include <type_traits>
 
-#include "sources/dl_symbols.h"
 
 namespace gw::nvml {
 namespace {

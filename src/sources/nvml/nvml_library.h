@@ -7,18 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "core/dl_symbols.h"
 #include "core/result.h"
 #include "sources/nvml/nvml_types.h"
 
 namespace gw::nvml {
-
-// One resolved export: the function and the name it was found under (for messages).
-template <class F>
-struct Sym {
-  F fn = nullptr;
-  const char* name = "";
-  explicit operator bool() const { return fn != nullptr; }
-};
 
 using Dev = nvmlDevice_t;
 using Uint = unsigned int;

@@ -1,6 +1,6 @@
-// Binding a dlopen'ed driver library's table of symbols (NVML, the CUDA driver): each slot takes
-// the first of its spellings the library exports (versioned first: nvmlInit_v2, then nvmlInit).
-// `for_each(api, f)` calls f(slot, names, required) for every slot of the table.
+// Binding a dlopen'ed library's table of symbols (NVML, the CUDA driver, libcurl): each slot
+// takes the first of its spellings the library exports (versioned first: nvmlInit_v2, then
+// nvmlInit). `for_each(api, f)` calls f(slot, names, required) for every slot of the table.
 #pragma once
 
 #include <dlfcn.h>
@@ -11,6 +11,14 @@
 #include <vector>
 
 namespace gw {
+
+// One resolved export: the function and the name it was found under (for messages).
+template <class F>
+struct Sym {
+  F fn = nullptr;
+  const char* name = "";
+  explicit operator bool() const { return fn != nullptr; }
+};
 
 // Returns the required symbols the library lacks ("a, b"), empty when it is usable. A slot
 // left unbound keeps its first spelling as its name, for messages.
