@@ -36,19 +36,29 @@ std::string key_name(EventKind kind, const std::optional<std::string>& pci,
 }  // namespace
 
 bool SampleReducer::is_pinned(const Snapshot& s) {
+  // The peaks as locals while the GPUs are read: stored to through `this`, the compiler must
+  // reload them (and the GPU's readings) after every raise. This runs for every snapshot.
+  auto temp = max_temp_;
+  auto power = max_power_;
+  auto mem = max_mem_;
+  auto ecc = max_ecc_;
   bool pin = false;
   for (const auto& g : s.gpus) {
     const GpuSample& x = g.sample;
     if (x.clock_reasons && (*x.clock_reasons & kLimiting)) pin = true;
     // Every raise() must run (to track the peaks), hence no short-circuit.
-    pin = raise(max_temp_, x.temp_c) || pin;
-    pin = raise(max_power_, x.power_mw) || pin;
-    pin = raise(max_mem_, x.mem_used_bytes) || pin;
-    std::optional<uint64_t> ecc;
+    pin = raise(temp, x.temp_c) || pin;
+    pin = raise(power, x.power_mw) || pin;
+    pin = raise(mem, x.mem_used_bytes) || pin;
     if (x.ecc_dbe_volatile || x.ecc_sbe_volatile)
-      ecc = x.ecc_dbe_volatile.value_or(0) + x.ecc_sbe_volatile.value_or(0);
-    pin = raise(max_ecc_, ecc) || pin;
+      pin = raise(ecc, std::optional<uint64_t>(x.ecc_dbe_volatile.value_or(0) +
+                                               x.ecc_sbe_volatile.value_or(0))) ||
+            pin;
   }
+  max_temp_ = temp;
+  max_power_ = power;
+  max_mem_ = mem;
+  max_ecc_ = ecc;
   return pin;
 }
 
