@@ -447,6 +447,29 @@ TEST(CsvFast, RowsScannedAgainstTheirSlotsLastRowMatch) {
   }
 }
 
+TEST(CsvFast, TimestampsAcrossDaysMatch) {
+  // The fast path does the calendar arithmetic once per day of log (seconds_of): rows across
+  // midnight, a month's and a leap year's end, a date that does not exist, a time with a
+  // non-digit on a valid day (it must not spoil that day for the next row), '-' separators.
+  const char* stamps[] = {
+      "2024/02/28 23:59:59.900", "2024/02/29 00:00:00.100", "2024/02/29 12:34:56.000",
+      "2024/02/29 0x:34:56.000", "2024/02/29 12:34:57.000", "2024/03/01 00:00:01.000",
+      "2024/13/01 00:00:01.000", "2024/13/01 00:00:02.000", "2024/12/31 23:59:59.999",
+      "2025/01/01 00:00:00.000", "2025-01-01 00:00:03.500", "2025/01/01 00:00:04",
+      "2025/01/01 00:60:99.000", "2025/01/01 00:00:05.000",
+  };
+  std::string text = "timestamp, index, temperature.gpu\n";
+  for (size_t i = 0; i < std::size(stamps); ++i)
+    for (int g = 0; g < 2; ++g)
+      text +=
+          std::string(stamps[i]) + ", " + std::to_string(g) + ", " + std::to_string(40 + i) + "\n";
+  expect_same(text, 8);
+  const Parsed p = parse(text, CsvPath::kFast);
+  ASSERT_FALSE(p.snaps.empty());
+  EXPECT_EQ(p.snaps.front().time_ms, 1709164799900);  // 2024-02-28T23:59:59.900Z
+  EXPECT_EQ(p.snaps.back().time_ms, 1735689605000);   // 2025-01-01T00:00:05Z
+}
+
 TEST(CsvFast, RowsOfMoreThan64FieldsMatch) {
   // The memo keeps fields 0-63 only and scan_like_avx2 serves rows of up to 64 fields: fields
   // that change on both sides of that line, in a row of 70.

@@ -441,6 +441,7 @@ class CsvParser {
                       unsigned num) const;
   void note_fast_id(std::string_view id, bool canon, unsigned num);
   std::optional<int64_t> fast_timestamp(std::string_view field);
+  std::optional<int64_t> seconds_of(std::string_view v);
   GpuState& next_gpu(std::optional<int64_t> ts);
   // Returns whether a capability of g may have changed.
   bool apply_fast(const smi::FastColumn& c, size_t col, std::string_view v, GpuState& g);
@@ -490,6 +491,9 @@ class CsvParser {
   uint64_t ts_prefix_[3] = {};  // fast path: the "YYYY/MM/DD hh:mm:ss" last parsed (words)
   bool ts_prefix_set_ = false;
   std::optional<int64_t> ts_prefix_ms_;
+  uint64_t ts_day_[2] = {};  // "YYYY/MM/DD " of the day last parsed (words), and its start
+  bool ts_day_set_ = false;
+  std::optional<int64_t> ts_day_ms_;
   size_t emitted_ = 0, bad_rows_ = 0;
   bool failures_seen_ = false;  // a failed reading was noted: lean rows clear them per row
   // Headerless rows pasted without any GPU identity column (name and values only) are the GPUs
@@ -605,10 +609,33 @@ std::optional<int64_t> CsvParser::fast_timestamp(std::string_view field) {
   if (!ts_prefix_set_ || w[0] != ts_prefix_[0] || w[1] != ts_prefix_[1] || w[2] != ts_prefix_[2]) {
     std::memcpy(ts_prefix_, w, sizeof w);
     ts_prefix_set_ = true;
-    ts_prefix_ms_ = parse_ts_seconds(v);
+    ts_prefix_ms_ = seconds_of(v);
   }
   if (!ts_prefix_ms_) return std::nullopt;
   return *ts_prefix_ms_ + parse_ts_millis(v);
+}
+
+// parse_ts_seconds of a trimmed timestamp of >= 19 bytes, the calendar arithmetic once per day
+// of log: the second changes every cycle, the date once a day.
+std::optional<int64_t> CsvParser::seconds_of(std::string_view v) {
+  auto two = [&](size_t at) -> int {
+    const unsigned a = smi::fast::detail::digit(v[at]), b = smi::fast::detail::digit(v[at + 1]);
+    return a <= 9 && b <= 9 ? static_cast<int>(a * 10 + b) : -1;
+  };
+  const int h = two(11), mi = two(14), sec = two(17);
+  if (h < 0 || mi < 0 || sec < 0) return std::nullopt;
+  const int64_t in_day = ((int64_t{h} * 60 + mi) * 60 + sec) * 1000;
+  uint64_t day[2] = {0, 0};
+  std::memcpy(&day[0], v.data(), 8);
+  std::memcpy(&day[1], v.data() + 8, 3);
+  if (!ts_day_set_ || day[0] != ts_day_[0] || day[1] != ts_day_[1]) {
+    std::memcpy(ts_day_, day, sizeof day);
+    ts_day_set_ = true;
+    const auto whole = parse_ts_seconds(v);  // the time's digits are valid: only the date fails
+    ts_day_ms_ = whole ? std::optional<int64_t>(*whole - in_day) : std::nullopt;
+  }
+  if (!ts_day_ms_) return std::nullopt;
+  return *ts_day_ms_ + in_day;
 }
 
 bool CsvParser::fast_new_group(std::string_view id, std::optional<int64_t> ts, bool canon,
@@ -1059,8 +1086,8 @@ Result<size_t> parse_smi_csv_block(std::string_view text, std::string_view origi
     } else if (!rd.next(line)) {
       break;
     }
-    const std::string_view t = text::trim(line);
-    if (t.empty()) continue;
+    // A blank line is skipped; a row starts with its first field's text (trimmed only then).
+    if (line.empty() || (text::is_space(line.front()) && text::trim(line).empty())) continue;
     if (!have_header) {
       if (auto st = p.header(line, rd.line_no()); !st) return st.error();
       have_header = true;
@@ -1068,7 +1095,7 @@ Result<size_t> parse_smi_csv_block(std::string_view text, std::string_view origi
     } else if (const size_t got = read_row(p, line, rd.line_no(), text_end, path, fields);
                got == 0) {
       if (info) ++info->rows;
-    } else if (text::is_elision_line(t)) {  // "[...]" left by whoever pasted the log
+    } else if (text::is_elision_line(text::trim(line))) {  // "[...]" left by whoever pasted the log
       if (info) ++info->elided;
     } else if (ends_table(line, got, given, is_other)) {
       if (info) {
