@@ -159,6 +159,18 @@ size_t find_line_commas(const char* p, const char* limit, uint32_t* ends, size_t
   return k + 1;
 }
 
+// The line's rest from byte i on, where k of its commas are known, scanned by `scan` (a
+// find_line_commas) and its ends shifted to count from p. Returns the field count.
+template <class Scan>
+size_t scan_rest(Scan scan, const char* p, size_t i, const char* limit, uint32_t* ends, size_t cap,
+                 size_t k, size_t& len) {
+  size_t rest = 0;
+  const size_t more = scan(p + i, limit, ends + k, cap - k, rest);
+  for (size_t j = k; j < std::min(cap, k + more - 1); ++j) ends[j] += static_cast<uint32_t>(i);
+  len = i + rest;
+  return k + more;
+}
+
 #if defined(__x86_64__)
 // find_line_commas 32 bytes a step, for CPUs with AVX2 (chosen at run time, line_commas).
 __attribute__((target("avx2"))) size_t find_line_commas_avx2(const char* p, const char* limit,
@@ -179,11 +191,7 @@ __attribute__((target("avx2"))) size_t find_line_commas_avx2(const char* p, cons
     }
   }
   // The rest (the text's last bytes, or a row with more commas than `cap` holds) as SSE2 does.
-  size_t rest = 0;
-  const size_t more = find_line_commas(p + i, limit, ends + k, cap - k, rest);
-  for (size_t j = k; j < std::min(cap, k + more - 1); ++j) ends[j] += static_cast<uint32_t>(i);
-  len = i + rest;
-  return k + more;
+  return scan_rest(find_line_commas, p, i, limit, ends, cap, k, len);
 }
 #endif
 
@@ -266,11 +274,7 @@ __attribute__((target("avx2,popcnt"))) size_t scan_like_avx2(
   }
   std::memcpy(ends, prev_ends, k * sizeof(uint32_t));
   diff = {prev, changed | (k < 64 ? ~uint64_t{0} << k : 0), false};
-  size_t rest = 0;
-  const size_t more = line_commas(p + i, limit, ends + k, cap - k, rest);
-  for (size_t j = k; j < std::min(cap, k + more - 1); ++j) ends[j] += static_cast<uint32_t>(i);
-  len = i + rest;
-  return k + more;
+  return scan_rest(line_commas, p, i, limit, ends, cap, k, len);
 }
 #endif
 
