@@ -16,8 +16,9 @@ DoctorRun run_from_files(const std::vector<std::string>& paths, const ReadProgre
   for (size_t i = 0; i < paths.size(); ++i) {
     const std::string& p = paths[i];
     run.source += (run.source.empty() ? "" : ", ") + p;
-    // Regular files are mapped (page cache, not heap); pipes and `-` are read with a cap.
-    auto in = read_input(p);
+    // Regular files are mapped (page cache, not heap), big ones copied in ahead of the reader;
+    // pipes and `-` are read with a cap.
+    auto in = read_input(p, {}, InputAccess::kOnePass);
     if (!in) {
       run.obs.input_errors.push_back(in.error());
       continue;

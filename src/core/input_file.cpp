@@ -12,6 +12,8 @@
 #include <cstring>
 #include <utility>
 
+#include "core/read_ahead_mapping.h"
+
 namespace gw {
 namespace {
 
@@ -118,13 +120,19 @@ Result<InputText> read_stream(int fd, const std::string& path, const InputLimits
   return InputText::from_buffer(std::move(buf));
 }
 
+// From this size on a one-pass read copies the file in (read_ahead_mapping.h): below it the
+// few faults cost less than setting the copies up.
+constexpr uint64_t kReadAheadFrom = uint64_t{16} << 20;
+
 Result<InputText> map_file(int fd, const std::string& path, uint64_t size,
-                           const InputLimits& limits) {
+                           const InputLimits& limits, InputAccess access) {
   if (size > limits.max_file_bytes)
     return make_error("input.too_large",
                       "larger than " + std::to_string(limits.max_file_bytes >> 30) + " GiB",
                       shown(path));
   if (size == 0) return InputText::from_buffer({});
+  if (access == InputAccess::kOnePass && size >= kReadAheadFrom)
+    if (auto m = ReadAheadMapping::open(fd, size)) return InputText::from_read_ahead(std::move(m));
   void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   if (m == MAP_FAILED) return errno_error(path, errno, "mapping");
   // Parsers walk the text once from the start: let the kernel read ahead and drop behind.
@@ -179,7 +187,8 @@ Status check_input_path(const std::string& path, bool allow_directory, bool allo
   return {};
 }
 
-Result<InputText> read_input(const std::string& path, const InputLimits& limits) {
+Result<InputText> read_input(const std::string& path, const InputLimits& limits,
+                             InputAccess access) {
   struct stat st {};
   if (path == "-") {
     if (::isatty(STDIN_FILENO) == 1)
@@ -189,7 +198,7 @@ Result<InputText> read_input(const std::string& path, const InputLimits& limits)
     const InputKind k = kind_of(st.st_mode);
     if (Status s = refuse_kind(path, k, false); !s) return s.error();
     if (k == InputKind::kRegular)
-      return map_file(STDIN_FILENO, path, static_cast<uint64_t>(st.st_size), limits);
+      return map_file(STDIN_FILENO, path, static_cast<uint64_t>(st.st_size), limits, access);
     return read_stream(STDIN_FILENO, path, limits);
   }
   if (path.empty()) return make_error("input.not_found", "empty file name", "(empty)");
@@ -202,7 +211,7 @@ Result<InputText> read_input(const std::string& path, const InputLimits& limits)
   const InputKind k = kind_of(st.st_mode);  // the path may have changed since stat
   if (Status s = refuse_kind(path, k, false); !s) return s.error();
   if (k == InputKind::kRegular)
-    return map_file(fd.get(), path, static_cast<uint64_t>(st.st_size), limits);
+    return map_file(fd.get(), path, static_cast<uint64_t>(st.st_size), limits, access);
   return read_stream(fd.get(), path, limits);
 }
 
@@ -211,7 +220,8 @@ InputText::~InputText() {
 }
 
 InputText::InputText(InputText&& o) noexcept
-    : map_(std::exchange(o.map_, nullptr)),
+    : ahead_(std::move(o.ahead_)),
+      map_(std::exchange(o.map_, nullptr)),
       map_size_(std::exchange(o.map_size_, 0)),
       released_(std::exchange(o.released_, 0)),
       buffer_(std::move(o.buffer_)) {}
@@ -219,6 +229,7 @@ InputText::InputText(InputText&& o) noexcept
 InputText& InputText::operator=(InputText&& o) noexcept {
   if (this != &o) {
     release();
+    ahead_ = std::move(o.ahead_);
     map_ = std::exchange(o.map_, nullptr);
     map_size_ = std::exchange(o.map_size_, 0);
     released_ = std::exchange(o.released_, 0);
@@ -228,6 +239,7 @@ InputText& InputText::operator=(InputText&& o) noexcept {
 }
 
 void InputText::release() {
+  ahead_.reset();
   if (map_ != nullptr) ::munmap(map_, map_size_);
   map_ = nullptr;
   map_size_ = 0;
@@ -235,6 +247,10 @@ void InputText::release() {
 }
 
 void InputText::release_before(uint64_t offset) {
+  if (ahead_ != nullptr) {
+    ahead_->advance(offset);
+    return;
+  }
   if (map_ == nullptr) return;
   static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   const uint64_t end = std::min(offset, map_size_) / page * page;
@@ -245,6 +261,7 @@ void InputText::release_before(uint64_t offset) {
 }
 
 std::string_view InputText::text() const {
+  if (ahead_ != nullptr) return {ahead_->data(), map_size_};
   if (map_ != nullptr) return {static_cast<const char*>(map_), map_size_};
   return buffer_;
 }
@@ -259,6 +276,13 @@ InputText InputText::from_mapping(void* map, uint64_t size) {
   InputText t;
   t.map_ = map;
   t.map_size_ = size;
+  return t;
+}
+
+InputText InputText::from_read_ahead(std::unique_ptr<ReadAheadMapping> m) {
+  InputText t;
+  t.map_size_ = m->size();
+  t.ahead_ = std::move(m);
   return t;
 }
 

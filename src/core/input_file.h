@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -43,6 +44,17 @@ std::string_view input_kind_name(InputKind k);  // "a directory", "a character d
 // Error codes: input.not_found, input.unreadable, input.is_directory, input.special_file.
 Status check_input_path(const std::string& path, bool allow_directory, bool allow_fifo = false);
 
+// How the caller reads a regular file's text.
+enum class InputAccess {
+  kAnyOrder,  // a plain mapping
+  // Once from the start, saying how far with release_before: files of 16 MiB and more are
+  // copied in ahead of the reader instead of being mapped (read_ahead_mapping.h). Reading
+  // anywhere else still gives the file's bytes, only slower.
+  kOnePass,
+};
+
+class ReadAheadMapping;
+
 // The text of one input: a read-only mapping of a regular file, or a buffer with what a
 // stream gave. Move-only; the text lives as long as the object.
 class InputText {
@@ -55,20 +67,23 @@ class InputText {
   InputText& operator=(const InputText&) = delete;
 
   std::string_view text() const;
-  bool mapped() const { return map_ != nullptr; }
+  bool mapped() const { return map_ != nullptr || ahead_ != nullptr; }
   uint64_t size() const { return mapped() ? map_size_ : buffer_.size(); }
 
   // Says the reader is done with text()[0, offset): for a mapping the whole pages below it are
   // dropped from this process (MADV_DONTNEED), so a single pass over a file of any size keeps
   // only what it is reading resident. Reading below `offset` later still works (the kernel
   // reads the pages from the file again), it only costs time. Buffers are left as they are.
+  // With InputAccess::kOnePass it also copies in the chunks after `offset`.
   void release_before(uint64_t offset);
 
   static InputText from_buffer(std::string buffer);
   static InputText from_mapping(void* map, uint64_t size);
+  static InputText from_read_ahead(std::unique_ptr<ReadAheadMapping> m);
 
  private:
   void release();
+  std::unique_ptr<ReadAheadMapping> ahead_;  // a one-pass read of a big file (map_ unused)
   void* map_ = nullptr;
   uint64_t map_size_ = 0;
   uint64_t released_ = 0;  // [0, released_) of the mapping was handed back
@@ -78,6 +93,7 @@ class InputText {
 // Reads `path` ("-" = standard input). Errors name the path and what was wrong; codes as for
 // check_input_path plus input.too_large, input.no_writer (FIFO/pipe: nothing arrived within
 // limits.first_data), input.stalled and input.stdin_is_terminal.
-Result<InputText> read_input(const std::string& path, const InputLimits& limits = {});
+Result<InputText> read_input(const std::string& path, const InputLimits& limits = {},
+                             InputAccess access = InputAccess::kAnyOrder);
 
 }  // namespace gw

@@ -9,11 +9,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <thread>
+
+#include "core/read_ahead_mapping.h"
 
 namespace gw {
 namespace {
@@ -201,6 +205,74 @@ TEST_F(InputFileTest, CheckInputPathAllowsFoldersOnlyWhenAsked) {
   EXPECT_EQ(check_input_path(fifo, true).error().code, "input.special_file");
   EXPECT_TRUE(check_input_path(fifo, false, true).ok());
   EXPECT_TRUE(check_input_path(file("ok", "x"), false).ok());
+}
+
+std::string random_bytes(size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::string s(n, '\0');
+  for (auto& c : s) c = static_cast<char>(gen() & 0xFF);
+  return s;
+}
+
+// Where two texts first differ (npos: equal), so that a failure names an offset instead of
+// printing megabytes.
+size_t first_difference(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return std::min(a.size(), b.size());
+  const auto d = std::mismatch(a.begin(), a.end(), b.begin());
+  return d.first == a.end() ? std::string_view::npos : static_cast<size_t>(d.first - a.begin());
+}
+constexpr size_t kSame = std::string_view::npos;
+
+// Every byte of the view is the file's: ahead of the reader (copied in, or not yet), at it,
+// behind it (given back to the file mapping), wherever the reader stands and whatever the size
+// (no whole chunk, fewer chunks than buffers, a multiple of the chunk, a tail).
+TEST_F(InputFileTest, ReadAheadViewHoldsTheFilesBytesBehindAtAndAheadOfTheReader) {
+  constexpr uint64_t kChunk = ReadAheadMapping::kChunk;
+  for (const uint64_t size : {kChunk - 1, 3 * kChunk, 5 * kChunk + 12345}) {
+    SCOPED_TRACE(size);
+    const std::string text = random_bytes(size, static_cast<unsigned>(size));
+    const auto p = file("big", text);
+    const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    auto m = ReadAheadMapping::open(fd, size);
+    ::close(fd);  // it keeps a descriptor of its own
+    ASSERT_NE(m, nullptr);
+    ASSERT_TRUE(m->copying()) << "this kernel refused the copies (MREMAP_DONTUNMAP: Linux 5.13)";
+    EXPECT_EQ(m->copied_chunks(), std::min<uint64_t>(size / kChunk, ReadAheadMapping::kSlots));
+    const std::string_view view(m->data(), m->size()), want(text);
+    ASSERT_EQ(view.size(), size);
+    size_t most = 0;
+    constexpr uint64_t kStep = 700001;  // lands anywhere in a chunk
+    for (uint64_t done = 0; done < size; done += kStep) {
+      const uint64_t end = std::min(done + kStep, size);
+      ASSERT_EQ(first_difference(view.substr(done, end - done), want.substr(done, end - done)),
+                kSame)
+          << "at the reader, from " << done;
+      m->advance(end);
+      most = std::max(most, m->copied_chunks());
+      ASSERT_TRUE(m->copying());
+      ASSERT_EQ(first_difference(view.substr(0, end), want.substr(0, end)), kSame)
+          << "behind the reader, done with " << end;
+      const uint64_t tail = size - std::min<uint64_t>(size, 5000);
+      ASSERT_EQ(first_difference(view.substr(tail), want.substr(tail)), kSame)
+          << "the file's end, read ahead of the copies";
+    }
+    EXPECT_LE(most, ReadAheadMapping::kSlots);
+    EXPECT_EQ(m->copied_chunks(), 0u) << "every copy goes back once the reader is past it";
+    EXPECT_EQ(first_difference(view, want), kSame);
+  }
+}
+
+TEST_F(InputFileTest, OnePassReadOfABigFileGivesItsBytesAndMovesWithTheObject) {
+  const std::string text = random_bytes((size_t{16} << 20) + 3, 11);
+  auto in = read_input(file("big", text), {}, InputAccess::kOnePass);
+  ASSERT_TRUE(in.ok()) << in.error().to_string();
+  EXPECT_TRUE(in->mapped());
+  EXPECT_EQ(in->size(), text.size());
+  for (uint64_t done = 0; done < text.size(); done += uint64_t{3} << 20) in->release_before(done);
+  InputText moved = std::move(*in);
+  EXPECT_EQ(first_difference(moved.text(), text), kSame);
+  moved.release_before(text.size());
+  EXPECT_EQ(first_difference(moved.text(), text), kSame);
 }
 
 }  // namespace

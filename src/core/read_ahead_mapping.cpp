@@ -1,0 +1,148 @@
+#include "core/read_ahead_mapping.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+
+namespace gw {
+namespace {
+
+constexpr uint64_t kPage = 4096;  // a lower bound of the page size: only used to round down
+constexpr uint64_t kDropBatch = uint64_t{1} << 20;
+
+uint64_t round_up(uint64_t n, uint64_t to) {
+  return (n + to - 1) / to * to;
+}
+
+}  // namespace
+
+std::unique_ptr<ReadAheadMapping> ReadAheadMapping::open(int fd, uint64_t size) {
+  if (size == 0) return nullptr;
+  std::unique_ptr<ReadAheadMapping> m(new ReadAheadMapping());
+  if (!m->set_up(fd, size)) return nullptr;
+  return m;
+}
+
+ReadAheadMapping::~ReadAheadMapping() {
+  if (reserved_ != nullptr) ::munmap(reserved_, reserved_size_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+// One reservation holds the view (2 MiB aligned, so that a chunk moves as one huge page) and
+// the buffers right after it; the file is mapped over the view's start.
+bool ReadAheadMapping::set_up(int fd, uint64_t size) {
+  fd_ = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (fd_ < 0) return false;
+  size_ = size;
+  whole_chunks_ = size / kChunk;
+  const uint64_t view_bytes = round_up(size, kChunk);
+  reserved_size_ = view_bytes + kSlots * kChunk + kChunk;
+  void* r = ::mmap(nullptr, reserved_size_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+  if (r == MAP_FAILED) return false;
+  reserved_ = r;
+  view_ = reinterpret_cast<char*>(round_up(reinterpret_cast<uintptr_t>(r), kChunk));
+  pool_ = view_ + view_bytes;
+  if (::mmap(view_, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd_, 0) == MAP_FAILED) return false;
+  (void)::madvise(view_, size, MADV_SEQUENTIAL);
+  if (::mmap(pool_, kSlots * kChunk, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+    return false;
+  (void)::madvise(pool_, kSlots * kChunk, MADV_HUGEPAGE);  // refused: 4 KiB pages, still reused
+  (void)::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  for (size_t s = kSlots; s-- > 0;) free_slots_.push_back(s);
+  fill_from(0);
+  return true;
+}
+
+void ReadAheadMapping::advance(uint64_t done) {
+  done = std::min(done, size_);
+  while (!in_view_.empty() && (in_view_.front().chunk + 1) * kChunk <= done) {
+    const InView v = in_view_.front();
+    if (!give_back(v.chunk, v.slot)) {
+      copying_ = false;  // the copy stays: it holds the file's bytes
+      break;
+    }
+    in_view_.pop_front();
+    free_slots_.push_back(v.slot);
+  }
+  // The file pages below `done`, a MiB at a time, around the copies still in the view
+  // (MADV_DONTNEED on a copy would leave zeros where the file's bytes were).
+  const uint64_t end = done / kPage * kPage;
+  if (end >= dropped_ + kDropBatch) {
+    uint64_t from = dropped_;
+    for (const InView& v : in_view_) {
+      const uint64_t b = v.chunk * kChunk;
+      if (b >= end) break;
+      if (b > from) (void)::madvise(view_ + from, b - from, MADV_DONTNEED);
+      from = std::max(from, b + kChunk);
+    }
+    if (end > from) (void)::madvise(view_ + from, end - from, MADV_DONTNEED);
+    dropped_ = end;
+  }
+  fill_from(done / kChunk);
+}
+
+// Copies chunks in from `chunk` on while buffers are free; the chunks skipped stay mapped.
+void ReadAheadMapping::fill_from(uint64_t chunk) {
+  next_ = std::max(next_, chunk);
+  while (copying_ && !free_slots_.empty() && next_ < whole_chunks_) {
+    const size_t slot = free_slots_.back();
+    if (!copy_in(next_, slot)) {
+      copying_ = false;
+      break;
+    }
+    free_slots_.pop_back();
+    in_view_.push_back({next_, slot});
+    ++next_;
+  }
+}
+
+bool ReadAheadMapping::copy_in(uint64_t chunk, size_t slot) {
+  char* buf = slot_at(slot);
+  const uint64_t off = chunk * kChunk;
+  uint64_t got = 0;
+  while (got < kChunk) {
+    const ssize_t n = ::pread(fd_, buf + got, kChunk - got, static_cast<off_t>(off + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;  // an error, or the file shrank: the mapping stays
+    got += static_cast<uint64_t>(n);
+  }
+  // Read-only in the view, as the file mapping it replaces. MREMAP_DONTUNMAP leaves the
+  // buffer's range mapped (empty): a hole in the reservation could be taken by any mmap in the
+  // process (malloc's among them), and moving the copy back would then land on it.
+  if (::mprotect(buf, kChunk, PROT_READ) != 0) return false;
+  if (::mremap(buf, kChunk, kChunk, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
+               chunk_at(chunk)) == MAP_FAILED) {
+    (void)::mprotect(buf, kChunk, PROT_READ | PROT_WRITE);
+    return false;  // MREMAP_DONTUNMAP needs Linux 5.13 for this; nothing moved
+  }
+  return true;
+}
+
+bool ReadAheadMapping::give_back(uint64_t chunk, size_t slot) {
+  char* at = chunk_at(chunk);
+  char* buf = slot_at(slot);
+  // The chunk's range stays mapped (empty) until the file is mapped over it: never a hole.
+  if (::mremap(at, kChunk, kChunk, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP, buf) ==
+      MAP_FAILED)
+    return false;
+  if (::mmap(at, kChunk, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd_,
+             static_cast<off_t>(chunk * kChunk)) != MAP_FAILED) {
+    (void)::mprotect(buf, kChunk, PROT_READ | PROT_WRITE);
+    return true;
+  }
+  // The chunk's range reads as zeros now: the copy goes back, it holds the file's bytes.
+  if (::mremap(buf, kChunk, kChunk, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP, at) !=
+      MAP_FAILED)
+    return false;
+  std::fputs("gpuwarden: could not restore the mapping of an input file\n", stderr);
+  std::abort();  // the view would give zeros for the file's bytes
+}
+
+}  // namespace gw

@@ -1,0 +1,76 @@
+// A big file read once from the start, the way grep reads it, behind the same contiguous view a
+// mapping gives: the chunks just ahead of the reader are copied in with pread() into a few
+// recycled 2 MiB buffers and moved into place (mremap); a chunk the reader is done with goes
+// back to being a plain, unfaulted file mapping. Every byte of the view is the file's at all
+// times, so a parser that looks behind, or far ahead, still reads the right bytes (from the
+// file mapping, as before, only slower).
+//
+// Why: a mapping costs a page-table entry per 4 KiB page, set up on a fault. On some virtual
+// machines that costs more than copying the page: touching a 256 MB file through a mapping took
+// 110-150 ms of CPU where read() into a reused buffer took 30 ms, and this ~35 ms
+// (docs/perf/parse.md, 2026-12-05 night). The buffers are advised for transparent huge pages, so
+// where the kernel grants them each chunk moves as one entry.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace gw {
+
+class ReadAheadMapping {
+ public:
+  static constexpr uint64_t kChunk = uint64_t{2} << 20;  // the huge-page size on x86-64 and arm64
+  static constexpr size_t kSlots = 4;                    // copied-in chunks at most: 8 MiB
+
+  // Maps `fd` (its first `size` bytes, size > 0) and copies the first chunks in; the descriptor
+  // is duplicated, the caller keeps its own. nullptr when the view cannot be set up: map the
+  // file plainly then.
+  static std::unique_ptr<ReadAheadMapping> open(int fd, uint64_t size);
+  ~ReadAheadMapping();
+  ReadAheadMapping(const ReadAheadMapping&) = delete;
+  ReadAheadMapping& operator=(const ReadAheadMapping&) = delete;
+
+  const char* data() const { return view_; }
+  uint64_t size() const { return size_; }
+
+  // The reader is done with [0, done): the copied chunks wholly below it go back to the file
+  // mapping, the file pages below it are dropped (MADV_DONTNEED), and the freed buffers take
+  // the next chunks from `done` on.
+  void advance(uint64_t done);
+
+  // Chunks now held as copies (for tests: 0 once copying stopped or the file is read).
+  size_t copied_chunks() const { return in_view_.size(); }
+  // False once a call failed: from then on the rest of the file is read through the mapping.
+  bool copying() const { return copying_; }
+
+ private:
+  ReadAheadMapping() = default;
+  bool set_up(int fd, uint64_t size);
+  void fill_from(uint64_t chunk);
+  bool copy_in(uint64_t chunk, size_t slot);
+  bool give_back(uint64_t chunk, size_t slot);
+  char* chunk_at(uint64_t chunk) const { return view_ + chunk * kChunk; }
+  char* slot_at(size_t slot) const { return pool_ + slot * kChunk; }
+
+  int fd_ = -1;
+  void* reserved_ = nullptr;  // view, buffers and alignment slack, unmapped as one
+  size_t reserved_size_ = 0;
+  char* view_ = nullptr;  // 2 MiB aligned, the file's bytes
+  char* pool_ = nullptr;  // kSlots buffers, each a hole while its chunk is in the view
+  uint64_t size_ = 0;
+  uint64_t whole_chunks_ = 0;  // the last partial chunk is never copied
+  uint64_t next_ = 0;          // the next chunk to copy in
+  uint64_t dropped_ = 0;       // [0, dropped_) of the file mapping was handed back
+  struct InView {
+    uint64_t chunk;
+    size_t slot;
+  };
+  std::deque<InView> in_view_;  // oldest first
+  std::vector<size_t> free_slots_;
+  bool copying_ = true;
+};
+
+}  // namespace gw
