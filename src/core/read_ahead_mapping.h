@@ -6,10 +6,10 @@
 // file mapping, as before, only slower).
 //
 // Why: a mapping costs a page-table entry per 4 KiB page, set up on a fault. On some virtual
-// machines that costs more than copying the page: touching a 256 MB file through a mapping took
-// 110-150 ms of CPU where read() into a reused buffer took 30 ms, and this ~35 ms
-// (docs/perf/parse.md, 2026-12-05 night). The buffers are advised for transparent huge pages, so
-// where the kernel grants them each chunk moves as one entry.
+// machines that costs far more than copying the page: touching a 256 MB file through a mapping
+// took ~140 ms of CPU, through read() into a reused buffer ~27 ms, and through this ~40 ms
+// (bench/parse/page_cost, docs/perf/parse.md). The buffers are advised for transparent huge
+// pages, so where the kernel grants them each chunk moves as one page-table entry.
 #pragma once
 
 #include <cstddef>
