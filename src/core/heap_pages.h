@@ -14,8 +14,9 @@ namespace gw {
 // Grows the heap by `bytes` now and advises that range for huge pages (madvise
 // MADV_HUGEPAGE), so that the allocations that follow are carved from it. Blocks up to 32 MiB
 // are then taken from the heap rather than mapped one by one, and freed memory is not
-// returned at once. Process-wide: only for a command that runs once and exits. Where the
-// kernel has no transparent huge pages, or refuses, nothing changes but those two settings.
-void prefer_huge_heap_pages(size_t bytes);
+// returned at once. Process-wide: only for a command that runs once and exits. False when
+// nothing was advised: `bytes` under 4 MiB, an allocator that takes no such settings (the
+// sanitizers'), a kernel without transparent huge pages.
+bool prefer_huge_heap_pages(size_t bytes);
 
 }  // namespace gw
