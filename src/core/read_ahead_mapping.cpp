@@ -14,6 +14,7 @@ namespace {
 
 constexpr uint64_t kPage = 4096;  // a lower bound of the page size: only used to round down
 constexpr uint64_t kDropBatch = uint64_t{1} << 20;
+constexpr uint64_t kLookBehind = uint64_t{64} << 10;
 
 uint64_t round_up(uint64_t n, uint64_t to) {
   return (n + to - 1) / to * to;
@@ -61,7 +62,12 @@ bool ReadAheadMapping::set_up(int fd, uint64_t size) {
 }
 
 void ReadAheadMapping::advance(uint64_t done) {
-  done = std::min(done, size_);
+  // Readers look a little behind where they say they are (the CSV reader compares a row with
+  // the same GPU's row one moment earlier): that stays in place until the end.
+  if (done < size_)
+    done = done > kLookBehind ? done - kLookBehind : 0;
+  else
+    done = size_;
   while (!in_view_.empty() && (in_view_.front().chunk + 1) * kChunk <= done) {
     const InView v = in_view_.front();
     if (!give_back(v.chunk, v.slot)) {

@@ -36,9 +36,9 @@ class ReadAheadMapping {
   const char* data() const { return view_; }
   uint64_t size() const { return size_; }
 
-  // The reader is done with [0, done): the copied chunks wholly below it go back to the file
-  // mapping, the file pages below it are dropped (MADV_DONTNEED), and the freed buffers take
-  // the next chunks from `done` on.
+  // The reader is done with [0, done): the copied chunks wholly below it (less 64 KiB it may
+  // still look back at, until `done` is the end) go back to the file mapping, the file pages
+  // below it are dropped (MADV_DONTNEED), and the freed buffers take the next chunks.
   void advance(uint64_t done);
 
   // Chunks now held as copies (for tests: 0 once copying stopped or the file is read).
