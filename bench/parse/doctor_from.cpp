@@ -1,12 +1,14 @@
 // The parse path of `gpuwarden doctor --from FILE...` as a process of its own, without the rules
 // and the report: read_input, add_capture with the pages already read handed back (as
-// cli/doctor_offline.cpp does), then one line of counts. For profiling and CPU / RSS figures
-// (docs/perf/parse.md) when the whole binary is not at hand; GW_KEEP_PAGES=1 skips the hand-back.
+// cli/doctor_offline.cpp does: big files copied in ahead of the reader, the heap in huge pages),
+// then one line of counts. For profiling and CPU / RSS figures (docs/perf/parse.md) when the
+// whole binary is not at hand; GW_KEEP_PAGES=1 maps the files plainly and keeps their pages.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
 
+#include "core/heap_pages.h"
 #include "core/input_file.h"
 #include "core/observation.h"
 #include "sources/captures.h"
@@ -32,8 +34,10 @@ std::string memory_line() {
 int main(int argc, char** argv) {
   const bool keep = std::getenv("GW_KEEP_PAGES") != nullptr;
   gw::Observation obs;
+  if (!keep) gw::prefer_huge_heap_pages(size_t{30} << 20);
   for (int i = 1; i < argc; ++i) {
-    auto in = gw::read_input(argv[i]);
+    auto in =
+        gw::read_input(argv[i], {}, keep ? gw::InputAccess::kAnyOrder : gw::InputAccess::kOnePass);
     if (!in) {
       std::fprintf(stderr, "%s\n", in.error().to_string().c_str());
       return 2;
