@@ -62,8 +62,8 @@ bool ReadAheadMapping::set_up(int fd, uint64_t size) {
 }
 
 void ReadAheadMapping::advance(uint64_t done) {
-  // Readers look a little behind where they say they are (the CSV reader compares a row with
-  // the same GPU's row one moment earlier): that stays in place until the end.
+  // Readers may look a little behind what they report (the kernel-log parser reads up to
+  // 16 KiB back for the lines of an Oops report): that stays copied in until the end.
   if (done < size_)
     done = done > kLookBehind ? done - kLookBehind : 0;
   else
