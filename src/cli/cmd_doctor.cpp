@@ -88,6 +88,7 @@ int run_doctor(DoctorArgs& args, const Io& base_io) {
       progress.update(read_progress_line(i, n, path, done, total), done == total);
     };
   std::optional<DoctorRun> demo;
+  if (!opts.from.empty()) prepare_heap_for_inputs(opts.from);
   DoctorRun run = opts.from.empty() ? run_live(opts, &demo) : run_from_files(opts.from, on_read);
   progress.clear();
   // A scenario the fake NVML could not load is the user's file, not a sick GPU.

@@ -29,6 +29,10 @@ bool any_input_from(const std::vector<std::string>& paths, uint64_t bytes) {
 
 }  // namespace
 
+void prepare_heap_for_inputs(const std::vector<std::string>& paths) {
+  if (any_input_from(paths, kBigInput)) prefer_huge_heap_pages(kWorkingSetBytes);
+}
+
 DoctorRun run_from_files(const std::vector<std::string>& paths) {
   return run_from_files(paths, ReadProgress{});
 }
@@ -36,9 +40,6 @@ DoctorRun run_from_files(const std::vector<std::string>& paths) {
 DoctorRun run_from_files(const std::vector<std::string>& paths, const ReadProgress& progress) {
   DoctorRun run;
   run.mode = "from";
-  // A big input fills the bounded working set (kept snapshots and events) at once: in huge
-  // pages that is a few dozen faults instead of thousands (core/heap_pages.h).
-  if (any_input_from(paths, kBigInput)) prefer_huge_heap_pages(kWorkingSetBytes);
   for (size_t i = 0; i < paths.size(); ++i) {
     const std::string& p = paths[i];
     run.source += (run.source.empty() ? "" : ", ") + p;

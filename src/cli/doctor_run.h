@@ -70,6 +70,11 @@ DoctorRun run_from_files(const std::vector<std::string>& paths);
 using ReadProgress =
     std::function<void(size_t file, const std::string& path, size_t done, size_t total)>;
 DoctorRun run_from_files(const std::vector<std::string>& paths, const ReadProgress& progress);
+// For the `doctor --from` process, before run_from_files: when an input is 16 MiB or more, its
+// bounded working set (kept snapshots and events) is filled at once, so the heap is advised for
+// huge pages (core/heap_pages.h: a few dozen faults instead of thousands). Process-wide, hence
+// not inside run_from_files, which tests call in their own process.
+void prepare_heap_for_inputs(const std::vector<std::string>& paths);
 
 // Live mode (also --demo / --scenario). `fallback_demo` is set when no NVIDIA driver was found
 // and the demo fleet was diagnosed in addition to this machine's host checks.
