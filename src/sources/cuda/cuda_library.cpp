@@ -3,8 +3,6 @@
 #include <dlfcn.h>
 
 #include <initializer_list>
-#include <type_traits>
-
 
 namespace gw::cuda {
 namespace {

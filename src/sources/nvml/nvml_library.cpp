@@ -5,8 +5,6 @@
 #include <cstring>
 #include <initializer_list>
 #include <string>
-#include <type_traits>
-
 
 namespace gw::nvml {
 namespace {
