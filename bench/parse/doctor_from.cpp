@@ -11,6 +11,7 @@
 #include "core/heap_pages.h"
 #include "core/input_file.h"
 #include "core/observation.h"
+#include "sources/capture_merge.h"
 #include "sources/captures.h"
 
 namespace {
@@ -34,7 +35,7 @@ std::string memory_line() {
 int main(int argc, char** argv) {
   const bool keep = std::getenv("GW_KEEP_PAGES") != nullptr;
   gw::Observation obs;
-  if (!keep) gw::prefer_huge_heap_pages(size_t{30} << 20);
+  if (!keep) gw::prefer_huge_heap_pages(gw::kCaptureWorkingSetBytes);
   for (int i = 1; i < argc; ++i) {
     auto in =
         gw::read_input(argv[i], {}, keep ? gw::InputAccess::kAnyOrder : gw::InputAccess::kOnePass);

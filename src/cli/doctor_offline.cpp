@@ -7,15 +7,11 @@
 #include "core/heap_pages.h"
 #include "core/input_file.h"
 #include "diagnose/diagnose.h"
+#include "sources/capture_merge.h"
 #include "sources/captures.h"
 
 namespace gw::cli {
 namespace {
-
-constexpr uint64_t kBigInput = uint64_t{16} << 20;
-// What doctor keeps of any input (capture_merge.h: 24 MiB of snapshots, their strings, the
-// kept events), rounded up.
-constexpr size_t kWorkingSetBytes = size_t{30} << 20;
 
 bool any_input_from(const std::vector<std::string>& paths, uint64_t bytes) {
   for (const auto& p : paths) {
@@ -30,7 +26,8 @@ bool any_input_from(const std::vector<std::string>& paths, uint64_t bytes) {
 }  // namespace
 
 void prepare_heap_for_inputs(const std::vector<std::string>& paths) {
-  if (any_input_from(paths, kBigInput)) prefer_huge_heap_pages(kWorkingSetBytes);
+  // The inputs that are copied in ahead are those big enough to fill the working set at once.
+  if (any_input_from(paths, kReadAheadFromBytes)) prefer_huge_heap_pages(kCaptureWorkingSetBytes);
 }
 
 DoctorRun run_from_files(const std::vector<std::string>& paths) {

@@ -120,10 +120,6 @@ Result<InputText> read_stream(int fd, const std::string& path, const InputLimits
   return InputText::from_buffer(std::move(buf));
 }
 
-// From this size on a one-pass read copies the file in (read_ahead_mapping.h): below it the
-// few faults cost less than setting the copies up.
-constexpr uint64_t kReadAheadFrom = uint64_t{16} << 20;
-
 Result<InputText> map_file(int fd, const std::string& path, uint64_t size,
                            const InputLimits& limits, InputAccess access) {
   if (size > limits.max_file_bytes)
@@ -131,7 +127,7 @@ Result<InputText> map_file(int fd, const std::string& path, uint64_t size,
                       "larger than " + std::to_string(limits.max_file_bytes >> 30) + " GiB",
                       shown(path));
   if (size == 0) return InputText::from_buffer({});
-  if (access == InputAccess::kOnePass && size >= kReadAheadFrom)
+  if (access == InputAccess::kOnePass && size >= kReadAheadFromBytes)
     if (auto m = ReadAheadMapping::open(fd, size)) return InputText::from_read_ahead(std::move(m));
   void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   if (m == MAP_FAILED) return errno_error(path, errno, "mapping");

@@ -53,6 +53,10 @@ enum class InputAccess {
   kOnePass,
 };
 
+// The size from which a kOnePass read copies the file in: below it the few faults cost less
+// than setting the copies up.
+inline constexpr uint64_t kReadAheadFromBytes = uint64_t{16} << 20;
+
 class ReadAheadMapping;
 
 // The text of one input: a read-only mapping of a regular file, or a buffer with what a

@@ -22,6 +22,9 @@ inline constexpr size_t kDefaultSampleCap = 4096;
 // below kMinSampleCap (issue 20: doctor --from's peak RSS under 64 MB).
 inline constexpr size_t kSampleBudgetBytes = size_t{24} << 20;
 inline constexpr size_t kMinSampleCap = 64;
+// All that a big input's reading keeps on the heap at most: the snapshots' budget, their strings
+// and the kept events, rounded up (heap_pages.h sizes the huge-page range from it).
+inline constexpr size_t kCaptureWorkingSetBytes = size_t{30} << 20;
 inline constexpr size_t kDefaultEventsPerKey = 1000;
 // Events kept in all: past this, each (kind, GPU, code) keeps only its first
 // kEventsPerKeyWhenFull, so memory stays bounded however many GPUs and codes a log names
