@@ -3,6 +3,8 @@
 # directory packs what that build made (the release preset for a package to ship).
 include(GNUInstallDirs)
 install(TARGETS gpuwarden RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# serve, watch, check and the Slurm hooks (src/cli_http), where the binary looks for them.
+install(TARGETS gw_cli_http LIBRARY DESTINATION lib/gpuwarden)
 # The fake NVML and the scenarios, where `--demo` looks for them beside an installed binary
 # (src/sources/gpu_source.cpp): bin/../lib/gpuwarden and bin/../share/gpuwarden/scenarios.
 install(TARGETS gw_fake_nvml_current LIBRARY DESTINATION lib/gpuwarden)

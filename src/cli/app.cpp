@@ -54,7 +54,7 @@ int run(int argc, const char* const* argv, const Io& io) {
   // At most one subcommand; "none" is reported after parsing, so that an unknown option such
   // as `gpuwarden --bogus` is named instead of hidden behind "a subcommand is required".
   app.require_subcommand(0, 1);
-  app.set_version_flag("--version", "gpuwarden 0.1.0");
+  app.set_version_flag("--version", "gpuwarden " GW_VERSION);
 
   std::vector<std::pair<CLI::App*, Action>> actions;
   for (const auto& spec : command_table()) {

@@ -4,12 +4,14 @@
 
 #include "cli/command.h"
 #include "cli/gpu_options.h"
+#include "cli/http_commands.h"
 #include "cli/options.h"
 #include "slurm/check_command.h"
 
 namespace gw::cli {
 
-// `gpuwarden check`: parsing only; the work is slurm::run_check (src/slurm/check_command.cpp).
+// `gpuwarden check`: parsing only; the work is slurm::run_check (src/slurm/check_command.cpp),
+// run from the HTTP commands' plugin (it asks the daemon first).
 Action configure_check(CLI::App& sub, const Io& io) {
   auto o = std::make_shared<slurm::CheckOptions>();
   // (--no-color lands in no_color and is otherwise unused: the output is one plain line.)
@@ -37,7 +39,8 @@ Action configure_check(CLI::App& sub, const Io& io) {
       return slurm::kCheckUsage;
     }
     o->source_given = o->source.demo || o->source.scenario || o->source.nvml_library;
-    return slurm::run_check(*o, io.out, io.err);
+    const HttpCommands* http = http_commands("check", io);
+    return http ? http->check(*o, io) : kHttpPluginUnavailable;
   };
 }
 

@@ -3,12 +3,13 @@
 
 #include "cli/command.h"
 #include "cli/gpu_options.h"
+#include "cli/http_commands.h"
 #include "cli/options.h"
-#include "serve/run.h"
 
 namespace gw::cli {
 
-// `gpuwarden serve`: parsing only; the daemon is serve::run_serve (src/serve/run.cpp).
+// `gpuwarden serve`: parsing only; the daemon is serve::run_serve (src/serve/run.cpp), run from
+// the HTTP commands' plugin (cli/http_commands.h).
 Action configure_serve(CLI::App& sub, const Io& io) {
   auto o = std::make_shared<serve::ServeCommandOptions>();
   auto* demo = sub.add_flag("--demo", o->source.demo, "Serve the bundled demo fleet (fake NVML)");
@@ -38,7 +39,10 @@ Action configure_serve(CLI::App& sub, const Io& io) {
   // Accepted as everywhere (docs/cli.md); the daemon's log lines carry no colour.
   auto common = std::make_shared<CommonFlags>();
   add_common_flags(sub, *common);
-  return [o, common, &io] { return serve::run_serve(*o, io.out, io.err); };
+  return [o, common, &io] {
+    const HttpCommands* http = http_commands("serve", io);
+    return http ? http->serve(*o, io) : kHttpPluginUnavailable;
+  };
 }
 
 }  // namespace gw::cli

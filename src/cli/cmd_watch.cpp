@@ -1,68 +1,18 @@
-#include <langinfo.h>
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
-#include <cstdlib>
-#include <cstring>
+#include <clocale>
 #include <memory>
 
 #include "cli/command.h"
 #include "cli/gpu_options.h"
+#include "cli/http_commands.h"
 #include "cli/options.h"
-#include "core/text_safety.h"
-#include "watch/watch.h"
 
 namespace gw::cli {
-namespace {
 
-struct WatchCliOptions {
-  GpuSourceOptions source;
-  CommonFlags common;
-  std::string url = "http://127.0.0.1:9400";
-  bool plain = false;
-  int refresh_ms = 1000;
-  int frames = 1;
-  int columns = 100;
-};
-
-bool direct_source_asked(const WatchCliOptions& o) {
-  return o.source.demo || o.source.scenario || o.source.nvml_library;
-}
-
-// The daemon when one answers (or when --url was given), else the GPUs straight from NVML.
-Result<std::unique_ptr<watch::Feed>> open_feed(const WatchCliOptions& o, bool url_given) {
-  if (!direct_source_asked(o)) {
-    if (url_given || watch::daemon_answers(o.url, 300)) return watch::make_api_feed(o.url, 2000);
-  }
-  auto src = open_gpu_source(o.source);
-  if (!src) return src.error();
-  return watch::make_direct_feed(std::move(*src));
-}
-
-int run(const WatchCliOptions& o, bool url_given, const Io& io) {
-  auto feed = open_feed(o, url_given);
-  if (!feed) {
-    io.err << "gpuwarden watch: " << terminal_safe(feed.error().to_string()) << " ["
-           << feed.error().code << "]\n";
-    return 69;
-  }
-  const char* term = std::getenv("TERM");
-  const bool tty = ::isatty(STDOUT_FILENO) != 0 && ::isatty(STDIN_FILENO) != 0;
-  watch::RunOptions r;
-  r.refresh_ms = o.refresh_ms;
-  r.plain = o.plain || !tty || term == nullptr || std::strcmp(term, "dumb") == 0;
-  r.color = !o.common.no_color && color_wanted(tty, std::getenv("NO_COLOR"), term);
-  r.unicode = std::strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
-  r.frames = o.frames;
-  r.plain_cols = o.columns;
-  return watch::run_watch(**feed, r, io.out, io.err);
-}
-
-}  // namespace
-
-// `gpuwarden watch`: parsing only; the loop and the screen are src/watch.
+// `gpuwarden watch`: parsing only; the loop and the screen are src/watch, run from the HTTP
+// commands' plugin (the daemon's API is its first source).
 Action configure_watch(CLI::App& sub, const Io& io) {
-  auto o = std::make_shared<WatchCliOptions>();
+  auto o = std::make_shared<WatchCommandOptions>();
   add_gpu_source_options(sub, o->source);
   add_common_flags(sub, o->common);
   auto* url = sub.add_option("--url", o->url,
@@ -79,7 +29,9 @@ Action configure_watch(CLI::App& sub, const Io& io) {
                  "Plain mode: the width of a frame");
   return [o, url, &io] {
     std::setlocale(LC_ALL, "");
-    return run(*o, url->count() > 0, io);
+    o->url_given = url->count() > 0;
+    const HttpCommands* http = http_commands("watch", io);
+    return http ? http->watch(*o, io) : kHttpPluginUnavailable;
   };
 }
 

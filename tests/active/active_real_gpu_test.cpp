@@ -42,7 +42,7 @@ std::vector<std::vector<std::string>> smi_rows() {
 
 TEST(ActiveRealGpu, StressMeasuresWhatTheLinkAndNvidiaSmiSay) {
   const auto r = run_gpuwarden({"doctor", "--stress", "20", "--force", "--json", "--no-host"},
-                               {{}, std::chrono::milliseconds(600000), {}});
+                               {{}, std::chrono::milliseconds(600000), {}, {}});
   ASSERT_FALSE(r.timed_out) << r.describe();
   const json doc = json::parse(r.out);
   const json& active = doc.at("active");

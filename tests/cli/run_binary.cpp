@@ -121,7 +121,8 @@ std::filesystem::path scenario_path(const std::string& name) {
 }
 
 RunResult run_gpuwarden(const std::vector<std::string>& args, const RunOptions& options) {
-  std::vector<std::string> argv_s{gpuwarden_path().string()};
+  std::vector<std::string> argv_s{
+      (options.binary.empty() ? gpuwarden_path() : options.binary).string()};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<std::string> env_s = child_environment(options);
   auto argv = c_strings(argv_s);

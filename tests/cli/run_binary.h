@@ -27,10 +27,11 @@ struct RunOptions {
   // A value of std::nullopt removes the variable.
   std::map<std::string, std::optional<std::string>> env;
   std::chrono::milliseconds timeout{60000};
-  std::filesystem::path cwd;  // empty: this process's working directory
+  std::filesystem::path cwd;     // empty: this process's working directory
+  std::filesystem::path binary;  // empty: GW_BINARY_DIR/gpuwarden
 };
 
-// Runs GW_BINARY_DIR/gpuwarden with `args` (argv[1..]).
+// Runs GW_BINARY_DIR/gpuwarden (or options.binary) with `args` (argv[1..]).
 RunResult run_gpuwarden(const std::vector<std::string>& args, const RunOptions& options = {});
 
 std::filesystem::path gpuwarden_path();

@@ -45,6 +45,7 @@ dpkg-deb -Zgzip -z1 -b "$tmp/old/tree" "$old_deb" >/dev/null
 dpkg-deb -c "$new_deb" >"$tmp/contents"
 for f in ./usr/bin/gpuwarden ./usr/lib/systemd/system/gpuwarden.service \
   ./etc/gpuwarden/gpuwarden.toml ./usr/lib/gpuwarden/libnvidia-ml.so.1 \
+  ./usr/lib/gpuwarden/gpuwarden-http.so \
   ./usr/share/gpuwarden/scenarios/demo.json ./usr/share/doc/gpuwarden/serve.md \
   ./usr/share/doc/gpuwarden/packaging.md ./usr/share/gpuwarden/grafana/gpuwarden-dashboard.json \
   ./usr/share/gpuwarden/prometheus/gpuwarden-rules.yml ./usr/share/gpuwarden/slurm/prolog.sh; do
@@ -62,6 +63,14 @@ grep -q "^ Depends: .*libc6" "$tmp/info" || fail "control: no shlibs Depends"
 grep -q "^ Recommends: .*libcurl4" "$tmp/info" || fail "control: libcurl4 (dlopen'ed) not recommended"
 # Linking libcurl again would make every command load ~30 libraries at start (docs/alerts.md).
 if readelf -d "$build/gpuwarden" | grep -q "NEEDED.*libcurl"; then fail "gpuwarden links libcurl"; fi
+# The same for cpp-httplib (OpenSSL, brotli): serve, watch, check and the Slurm hooks bring it
+# in their plugin, /usr/lib/gpuwarden/gpuwarden-http.so (src/cli/http_commands.h).
+if readelf -d "$build/gpuwarden" | grep -Eq "NEEDED.*(httplib|libssl|libcrypto)"; then
+  fail "gpuwarden links cpp-httplib or OpenSSL"
+fi
+readelf -d "$build/gpuwarden-http.so" | grep -q "NEEDED.*libcpp-httplib" ||
+  fail "gpuwarden-http.so does not link cpp-httplib"
+grep -q "^ Depends: .*libcpp-httplib" "$tmp/info" || fail "control: the plugin's libcpp-httplib"
 [[ $(dpkg-deb -f "$new_deb" Version) == "$version" ]] || fail "version field"
 [[ $(dpkg-deb -f "$old_deb" Version) == "$old" ]] || fail "old version field"
 dpkg-deb -e "$new_deb" "$tmp/control"

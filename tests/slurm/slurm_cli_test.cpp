@@ -53,7 +53,7 @@ TEST(Check, HungGpuIsSickAfterOneDeadline) {
   // hung-call.json: GPU 3's power reading hangs for 30 s; the check gives up after 300 ms.
   const auto r = run_gpuwarden(
       {"check", "--scenario", servetest::scenario("hung-call"), "--deadline-ms", "300"},
-      RunOptions{{}, 20s, {}});
+      RunOptions{{}, 20s, {}, {}});
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   EXPECT_THAT(r.out, StartsWith("gpuwarden: GPU 3 gpu.hung: "));
 }
@@ -85,7 +85,7 @@ TEST(Check, DrainWithoutScontrolOrWithASilentSlurmChangesNothing) {
       "slow.toml", "[check]\nscontrol = \"" + hang.string() + "\"\nscontrol_timeout = \"300ms\"\n");
   r = run_gpuwarden(
       {"check", "--scenario", lost_now(t), "--drain", "--node", "vm", "--config", slow.string()},
-      RunOptions{{}, 20s, {}});
+      RunOptions{{}, 20s, {}, {}});
   EXPECT_EQ(r.exit_code, 69) << r.describe();
   EXPECT_THAT(r.err, HasSubstr("did not finish within 300 ms"));
   // Only the state query ran: no drain was attempted on a node whose state is unknown.
