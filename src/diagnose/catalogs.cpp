@@ -52,8 +52,9 @@ XidCause cause_from(std::string_view s) {
 
 std::vector<XidInfo> load_xids() {
   std::vector<XidInfo> rows;
+  rows.reserve(256);  // the catalog's ~200 rows: built by every process that reads a kernel log
   for_each_row(embedded_xid_catalog_tsv(), [&rows](const std::vector<std::string_view>& f) {
-    if (f.size() < 8) return;
+    if (f.size() < 9) return;  // up to the investigatory action; the notes may be missing
     XidInfo x;
     if (std::from_chars(f[0].data(), f[0].data() + f[0].size(), x.xid).ec != std::errc{}) return;
     x.short_name = f[1];
