@@ -38,7 +38,6 @@ Action configure_check(CLI::App& sub, const Io& io) {
       io.err << "gpuwarden check: --cuda-lib only applies to --active\n";
       return slurm::kCheckUsage;
     }
-    o->source_given = o->source.demo || o->source.scenario || o->source.nvml_library;
     const HttpCommands* http = http_commands("check", io);
     return http ? http->check(*o, io) : kHttpPluginUnavailable;
   };

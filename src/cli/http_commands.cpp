@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/text_safety.h"
+#include "sources/gpu_source.h"
 
 namespace gw::cli {
 namespace {
@@ -19,11 +20,9 @@ namespace fs = std::filesystem;
 // package installs it. Never a path from the environment or the build machine: whatever is
 // found runs as the caller, root for the daemon.
 std::vector<fs::path> plugin_candidates() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  const fs::path dir = exe.parent_path();
-  return {dir / kHttpPluginName, dir / ".." / "lib" / "gpuwarden" / kHttpPluginName};
+  const auto dir = exe_dir();
+  if (!dir) return {};
+  return {*dir / kHttpPluginName, *dir / ".." / "lib" / "gpuwarden" / kHttpPluginName};
 }
 
 struct Loaded {
@@ -34,12 +33,12 @@ struct Loaded {
 Loaded open_plugin() {
   std::string tried;
   for (const fs::path& p : plugin_candidates()) {
+    const std::string path = p.lexically_normal().string();
     std::error_code ec;
     if (!fs::exists(p, ec)) {
-      tried += (tried.empty() ? "" : ", ") + p.lexically_normal().string();
+      tried += (tried.empty() ? "" : ", ") + path;
       continue;
     }
-    const std::string path = p.lexically_normal().string();
     // RTLD_LOCAL: the plugin's copies of the project's code stay its own.
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) return {nullptr, "cannot open " + path + ": " + dlerror()};

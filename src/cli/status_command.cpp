@@ -33,10 +33,6 @@ Reading read_once(const GpuSourceOptions& options, const SourceOpener& open) {
   return {std::move(*snap), std::nullopt, (*source)->describe()};
 }
 
-bool explicit_source(const GpuSourceOptions& o) {
-  return o.demo || o.scenario.has_value() || o.nvml_library.has_value();
-}
-
 // One sentence on what to do, for the whole-source failures a person can fix.
 std::string_view hint_for(const Error& e) {
   if (e.code == "nvml.lib_rm_version_mismatch") {
@@ -82,7 +78,7 @@ bool is_no_driver_error(const Error& error) {
 int run_status(const StatusCommandOptions& options, const Io& io, const SourceOpener& open) {
   Reading r = read_once(options.source, open);
   std::optional<Error> fallback;  // why we show the demo fleet instead of this machine
-  if (r.error && is_no_driver_error(*r.error) && !explicit_source(options.source)) {
+  if (r.error && is_no_driver_error(*r.error) && !options.source.named()) {
     fallback = r.error;
     GpuSourceOptions demo = options.source;
     demo.demo = true;

@@ -27,8 +27,7 @@ int check(const slurm::CheckOptions& o, const Io& io) {
 
 // The daemon when one answers (or when --url was given), else the GPUs straight from NVML.
 Result<std::unique_ptr<watch::Feed>> open_feed(const WatchCommandOptions& o) {
-  const bool direct = o.source.demo || o.source.scenario || o.source.nvml_library;
-  if (!direct && (o.url_given || watch::daemon_answers(o.url, 300)))
+  if (!o.source.named() && (o.url_given || watch::daemon_answers(o.url, 300)))
     return watch::make_api_feed(o.url, 2000);
   auto src = open_gpu_source(o.source);
   if (!src) return src.error();
@@ -69,7 +68,6 @@ int slurm_hook(const SlurmHookOptions& o, const Io& io) {
   }
   slurm::HookOptions h;
   h.request.source = o.source;
-  h.request.explicit_source = o.source.demo || o.source.scenario || o.source.nvml_library;
   h.no_admin_comment = o.no_admin_comment;
   return o.prolog ? slurm::run_prolog(*c, *job, h, io.err) : slurm::run_epilog(*c, *job, h, io.err);
 }

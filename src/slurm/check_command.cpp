@@ -29,7 +29,6 @@ int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
   }
   CheckRequest req;
   req.source = o.source;
-  req.explicit_source = o.source_given;
   if (o.gpus) {
     auto g = parse_gpu_list(*o.gpus);
     if (!g) {

@@ -21,7 +21,6 @@ inline constexpr const char* kDefaultConfig = "/etc/gpuwarden/gpuwarden.toml";
 
 struct CheckOptions {
   GpuSourceOptions source;
-  bool source_given = false;
   std::optional<std::string> config_path;
   bool drain = false;
   std::optional<std::string> node;

@@ -90,7 +90,7 @@ std::optional<jobreport::JobReport> history_report(const CheckConfig& c,
 JobSummary summarize_job(const CheckConfig& c, const JobSummaryInput& in,
                          const CheckRequest& request) {
   std::string from = "daemon " + c.daemon_url;
-  auto seen = request.explicit_source ? std::nullopt : from_daemon(c, in);
+  auto seen = request.source.named() ? std::nullopt : from_daemon(c, in);
   if (!seen) {
     seen = from_snapshot(in, request);
     from = "one snapshot at the job's end (no daemon answered)";

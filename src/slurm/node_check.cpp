@@ -152,7 +152,7 @@ std::vector<Finding> gather(const CheckConfig& config, const CheckRequest& reque
                                             : ""));
     return f;
   }
-  if (!request.explicit_source && !config.daemon_url.empty()) {
+  if (!request.source.named() && !config.daemon_url.empty()) {
     auto d = daemon_findings(config.daemon_url, config.daemon_timeout);
     if (d) {
       from_daemon = true;

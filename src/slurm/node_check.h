@@ -25,7 +25,6 @@ struct Verdict {
 
 struct CheckRequest {
   GpuSourceOptions source;
-  bool explicit_source = false;            // --demo/--scenario/--nvml-lib: never ask the daemon
   std::optional<std::set<unsigned>> gpus;  // only these GPUs (a job's); host findings always
   // --active: load the GPUs this many seconds through the CUDA driver (active::run_stress) and
   // judge what the load showed; never read from the daemon, which does not load GPUs.

@@ -12,7 +12,6 @@
 #include "sources/nvml/nvml_source.h"
 
 namespace gw {
-namespace {
 
 namespace fs = std::filesystem;
 
@@ -22,6 +21,8 @@ std::optional<fs::path> exe_dir() {
   if (ec) return std::nullopt;
   return exe.parent_path();
 }
+
+namespace {
 
 // The first candidate that exists; `env` (when set) wins and is not second-guessed.
 Result<std::string> locate(const char* env, const std::vector<fs::path>& candidates,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -51,7 +52,14 @@ struct GpuSourceOptions {
   std::optional<std::string> scenario;            // a scenario file played by the fake NVML
   std::optional<std::string> nvml_library;        // path overriding libnvidia-ml.so.1
   std::chrono::milliseconds call_deadline{2000};  // every NVML call runs under it
+
+  // The caller named a source (fake or library) instead of leaving it to the default search.
+  bool named() const { return demo || scenario || nvml_library; }
 };
+
+// The running binary's folder: what it ships beside itself (the fake NVML and CUDA, the
+// scenarios, the HTTP commands' plugin) is looked for from there. nullopt without /proc.
+std::optional<std::filesystem::path> exe_dir();
 
 // Which library (and scenario) open_gpu_source would load, without opening it: for callers
 // that drive the NVML loader themselves (the daemon's per-GPU sampler).
