@@ -104,7 +104,7 @@ void BM_StreamCsv(benchmark::State& st) {
   for (auto _ : st) {
     n = 0;
     auto r = gw::parse_smi_csv(
-        text, "csv", [&](const gw::Snapshot&) { ++n; }, nullptr);
+        text, "csv", [&](const gw::Snapshot&, bool) { ++n; }, nullptr);
     benchmark::DoNotOptimize(r);
   }
   st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(text.size()));
@@ -133,7 +133,7 @@ void stream_csv_mapped(benchmark::State& st, bool sequential) {
     n = 0;
     auto r = gw::parse_smi_csv(
         std::string_view(static_cast<const char*>(map), size), "csv",
-        [&](const gw::Snapshot&) { ++n; }, nullptr);
+        [&](const gw::Snapshot&, bool) { ++n; }, nullptr);
     benchmark::DoNotOptimize(r);
     ::munmap(map, size);
   }

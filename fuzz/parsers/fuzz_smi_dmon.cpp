@@ -11,15 +11,19 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   std::vector<gw::Error> errors;
-  size_t gpus = 0, snapshots = 0;
+  size_t gpus = 0, snapshots = 0, lasts = 0;
+  bool last_was_last = true;
   auto r = gw::parse_smi_dmon(
       text, "fuzz",
-      [&](const gw::Snapshot& s) {
+      [&](const gw::Snapshot& s, bool last) {
+        if (lasts > 0) last_was_last = false;
+        lasts += last ? 1 : 0;
         ++snapshots;
         gpus += s.gpus.size();
       },
       &errors);
   if (r) GW_FUZZ_CHECK(*r == snapshots);
+  GW_FUZZ_CHECK(last_was_last && lasts == (snapshots == 0 ? 0u : 1u));
   GW_FUZZ_CHECK(gpus <= gw::fuzz::lines_in(text));
   GW_FUZZ_CHECK(errors.size() <= gw::fuzz::lines_in(text));
   return 0;

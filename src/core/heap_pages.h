@@ -1,7 +1,7 @@
 // Backing the heap of a one-shot run over big inputs with transparent huge pages.
 //
 // Why: `doctor --from` on a big capture fills its bounded working set (the kept snapshots,
-// ~30 MB at 8 GPUs) once, and each fresh 4 KiB page costs a fault. On the virtual machines
+// ~10 MB at 8 GPUs) once, and each fresh 4 KiB page costs a fault. On the virtual machines
 // measured that was ~8,000 faults and 60-70 ms of a 290 ms run (docs/perf/parse.md); with huge
 // pages it is a few dozen. glibc only does this when told by an environment variable
 // (GLIBC_TUNABLES=glibc.malloc.hugetlb=1), so the run asks for it itself.

@@ -42,10 +42,12 @@ bool SampleReducer::is_pinned(const Snapshot& s) {
   auto power = max_power_;
   auto mem = max_mem_;
   auto ecc = max_ecc_;
-  bool pin = false;
+  bool pin = seen_ > 1 && s.gpus.size() != prev_gpus_;  // a GPU came or went
+  prev_gpus_ = s.gpus.size();
   for (const auto& g : s.gpus) {
     const GpuSample& x = g.sample;
     if (x.clock_reasons && (*x.clock_reasons & kLimiting)) pin = true;
+    if (g.access != GpuAccess::kOk || !g.failed_readings.empty()) pin = true;
     // Every raise() must run (to track the peaks), hence no short-circuit.
     pin = raise(temp, x.temp_c) || pin;
     pin = raise(power, x.power_mw) || pin;
@@ -62,21 +64,21 @@ bool SampleReducer::is_pinned(const Snapshot& s) {
   return pin;
 }
 
-void SampleReducer::add(const Snapshot& s) {
+void SampleReducer::add(const Snapshot& s, bool last) {
   if (s.gpus.size() > widest_) {
     widest_ = s.gpus.size();
     cap_ =
         std::min(cap_, std::max(kMinSampleCap, kSampleBudgetBytes / (widest_ * sizeof(GpuState))));
   }
   const size_t seq = seen_++;
-  const bool pin = is_pinned(s);
-  if (!pin && seq % stride_ != 0) return;  // decided before any copy
+  const size_t pin_seq = is_pinned(s) ? pins_seen_++ : kUnpinned;
+  if (!keeps(seq, pin_seq, last)) return;  // decided before any copy
   if (spare_.empty()) {
-    kept_.push_back({seq, pin, s});
+    kept_.push_back({seq, pin_seq, last, s});
   } else {
     // Copy-assign into a dropped snapshot: its GPU vector and strings are reused, so keeping
     // a snapshot costs no allocation once the first compaction has run.
-    kept_.push_back({seq, pin, std::move(spare_.back())});
+    kept_.push_back({seq, pin_seq, last, std::move(spare_.back())});
     spare_.pop_back();
     kept_.back().snap = s;
   }
@@ -84,16 +86,22 @@ void SampleReducer::add(const Snapshot& s) {
 }
 
 void SampleReducer::compact() {
-  // Double the stride until the regular samples fit; if peaks/throttled samples alone
-  // overflow half the cap, thin them with the same stride too. Order is kept; dropped
-  // snapshots go to the spare pool (at most cap/2: what the next round of adds can use).
-  while (kept_.size() > cap_) {
-    stride_ *= 2;
-    const bool thin_pinned = pinned() > cap_ / 2;
+  // The strided samples and the pinned ones share the cap: whichever holds more than half of
+  // it is thinned, by doubling its own stride. A stride of its own keeps the pinned ones from
+  // thinning the regular samples (a GPU throttled for a whole log pins every snapshot), and
+  // stops once nothing is left to thin. Order is kept; dropped snapshots go to the spare pool
+  // (at most cap/2: what the next round of adds can use).
+  while (kept_.size() > cap_ && (stride_ < seen_ || pin_stride_ < pins_seen_)) {
+    const auto strided = static_cast<size_t>(std::count_if(
+        kept_.begin(), kept_.end(), [&](const Kept& k) { return k.seq % stride_ == 0; }));
+    if ((strided > cap_ / 2 && stride_ < seen_) || pin_stride_ >= pins_seen_)
+      stride_ *= 2;
+    else
+      pin_stride_ *= 2;
     size_t out = 0;
     for (size_t i = 0; i < kept_.size(); ++i) {
       Kept& k = kept_[i];
-      if (k.seq % stride_ != 0 && (!k.pinned || thin_pinned)) {
+      if (!keeps(k.seq, k.pin_seq, k.last)) {
         if (spare_.size() < cap_ / 2) spare_.push_back(std::move(k.snap));
         continue;
       }
@@ -105,8 +113,8 @@ void SampleReducer::compact() {
 }
 
 size_t SampleReducer::pinned() const {
-  return static_cast<size_t>(
-      std::count_if(kept_.begin(), kept_.end(), [](const Kept& k) { return k.pinned; }));
+  return static_cast<size_t>(std::count_if(kept_.begin(), kept_.end(),
+                                           [](const Kept& k) { return k.pin_seq != kUnpinned; }));
 }
 
 std::vector<Snapshot> SampleReducer::take() {
@@ -122,10 +130,15 @@ void merge_samples(SampleReducer& r, std::string_view origin, Observation& obs) 
   const size_t seen = r.seen(), stride = r.stride(), pinned = r.pinned();
   auto kept = r.take();
   if (kept.size() < seen) {
+    const std::string pins = r.pin_stride() > 1
+                                 ? "every " + std::to_string(r.pin_stride()) + "th of the " +
+                                       std::to_string(r.pins_seen()) + " pinned"
+                                 : "the " + std::to_string(pinned) + " pinned";
     obs.notes.push_back(std::string(origin) + ": kept " + std::to_string(kept.size()) + " of " +
-                        std::to_string(seen) + " snapshots (every " + std::to_string(stride) +
-                        "th, plus " + std::to_string(pinned) +
-                        " with a limiting clock reason or a new peak)");
+                        std::to_string(seen) + " snapshots: every " + std::to_string(stride) +
+                        "th, " + pins +
+                        " (a limiting clock reason, a new peak, a GPU not read cleanly or a "
+                        "change in the GPU count) and the newest");
   }
   for (auto& s : kept) obs.samples.push_back(std::move(s));
 }

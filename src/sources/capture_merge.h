@@ -1,7 +1,9 @@
 // Keeps what a doctor run over a huge capture needs in bounded memory:
 // - SampleReducer: all snapshots up to a cap; beyond it an evenly strided subset (the stride
-//   doubles each time the cap is hit) that always keeps snapshots with an active throttle
-//   reason or a new peak (temperature, power, memory used, ECC count).
+//   doubles each time the cap is hit) that always keeps the newest snapshot (the state a report
+//   is about) and pins snapshots with an active throttle reason, a new peak (temperature, power,
+//   memory used, ECC count), a GPU not read cleanly (lost, a failed reading) or a change in the
+//   number of GPUs (one fell off the bus): a moment like that is never skipped by the stride.
 // - EventReducer: every event up to a cap per (kind, GPU, code), with exact counts for all.
 #pragma once
 
@@ -20,11 +22,11 @@ inline constexpr size_t kDefaultSampleCap = 4096;
 // The kept snapshots' own size is bounded too, whatever the GPU count: the cap shrinks to what
 // this budget holds at the widest snapshot seen (8 GPUs: about 2,400; 64 GPUs: about 300), never
 // below kMinSampleCap (issue 20: doctor --from's peak RSS under 64 MB).
-inline constexpr size_t kSampleBudgetBytes = size_t{24} << 20;
+inline constexpr size_t kSampleBudgetBytes = size_t{8} << 20;
 inline constexpr size_t kMinSampleCap = 64;
 // All that a big input's reading keeps on the heap at most: the snapshots' budget, their strings
 // and the kept events, rounded up (heap_pages.h sizes the huge-page range from it).
-inline constexpr size_t kCaptureWorkingSetBytes = size_t{30} << 20;
+inline constexpr size_t kCaptureWorkingSetBytes = size_t{14} << 20;
 inline constexpr size_t kDefaultEventsPerKey = 1000;
 // Events kept in all: past this, each (kind, GPU, code) keeps only its first
 // kEventsPerKeyWhenFull, so memory stays bounded however many GPUs and codes a log names
@@ -35,28 +37,40 @@ inline constexpr size_t kEventsPerKeyWhenFull = 16;
 class SampleReducer {
  public:
   explicit SampleReducer(size_t cap = kDefaultSampleCap) : cap_(cap < 2 ? 2 : cap) {}
-  void add(const Snapshot& s);
+  // `last`: the final snapshot of its input, kept whatever the stride.
+  void add(const Snapshot& s, bool last = false);
   size_t seen() const { return seen_; }
   size_t stride() const { return stride_; }
+  // Pinned snapshots seen, and the stride that thins them once they fill half the cap.
+  size_t pins_seen() const { return pins_seen_; }
+  size_t pin_stride() const { return pin_stride_; }
   size_t pinned() const;
   // Moves the kept snapshots (oldest first) out.
   std::vector<Snapshot> take();
 
  private:
+  static constexpr size_t kUnpinned = ~size_t{0};
   struct Kept {
     size_t seq;
-    bool pinned;
+    size_t pin_seq;  // its place among the pinned ones; kUnpinned
+    bool last;       // never dropped
     Snapshot snap;
   };
   bool is_pinned(const Snapshot& s);
+  bool keeps(size_t seq, size_t pin_seq, bool last) const {
+    return last || seq % stride_ == 0 || (pin_seq != kUnpinned && pin_seq % pin_stride_ == 0);
+  }
   void compact();
 
   size_t cap_;
   size_t stride_ = 1;
+  size_t pin_stride_ = 1;
   size_t seen_ = 0;
+  size_t pins_seen_ = 0;
   std::vector<Kept> kept_;
   std::vector<Snapshot> spare_;  // dropped snapshots, reused as copy targets
   size_t widest_ = 0;            // the most GPUs in one snapshot so far
+  size_t prev_gpus_ = 0;         // the GPU count of the snapshot before
   std::optional<int> max_temp_;
   std::optional<uint32_t> max_power_;
   std::optional<uint64_t> max_mem_;

@@ -399,7 +399,8 @@ void Reader::parse_block_text(CaptureFormat f, std::string_view block, size_t fi
     case CaptureFormat::kSmiDmon: {
       SampleReducer reducer;
       auto r = parse_smi_dmon(
-          block, origin_, [&](const Snapshot& s) { reducer.add(s); }, &obs_.input_errors);
+          block, origin_, [&](const Snapshot& s, bool last) { reducer.add(s, last); },
+          &obs_.input_errors);
       if (!r)
         obs_.input_errors.push_back(r.error());
       else if (r.value() == 0)
@@ -553,8 +554,8 @@ bool Reader::take_csv(const Line& l) {
   const std::string_view rest = text_.substr(l.begin);
   if (progress_) info.on_progress = [this, &l](size_t done) { report(l.begin + done); };
   auto r = smi::parse_smi_csv_block(
-      rest, origin_, [&](const Snapshot& s) { reducer.add(s); }, &obs_.input_errors,
-      smi::CsvPath::kFast, &other, &info);
+      rest, origin_, [&](const Snapshot& s, bool last) { reducer.add(s, last); },
+      &obs_.input_errors, smi::CsvPath::kFast, &other, &info);
   if (!r) {
     obs_.input_errors.push_back(r.error());
     return false;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -213,6 +214,44 @@ TEST(Reducer, SamplesBoundedKeepThrottledAndPeaks) {
   for (size_t i = 1; i < kept.size(); ++i) EXPECT_LT(kept[i - 1].time_ms, kept[i].time_ms);
 }
 
+// The stride never hides a GPU that was lost or gave a failed reading, nor one that fell out of
+// the snapshot, and the newest snapshot (the state a report is about) is always kept.
+TEST(Reducer, LostGpusMissingGpusAndTheNewestSnapshotAreKept) {
+  SampleReducer r(64);
+  const int64_t n = 100000;
+  for (int64_t i = 0; i < n; ++i) {
+    Snapshot s = sample(i, 60, clock_reason::kGpuIdle);
+    s.gpus.resize(i == 41111 ? 1 : 2);  // GPU 1 missing from one snapshot
+    if (i == 23457) s.gpus[0].access = GpuAccess::kLost;
+    if (i == 65537) s.gpus[0].failed_readings.push_back("temperature.gpu: [Unknown Error]");
+    r.add(s, i == n - 1);
+  }
+  EXPECT_GT(r.stride(), 1000u);
+  const auto kept = r.take();
+  EXPECT_LE(kept.size(), 64u);
+  auto has = [&](int64_t t) {
+    return std::any_of(kept.begin(), kept.end(), [&](const Snapshot& s) { return s.time_ms == t; });
+  };
+  EXPECT_TRUE(has(23457));
+  EXPECT_TRUE(has(65537));
+  EXPECT_TRUE(has(41111));  // one GPU
+  EXPECT_TRUE(has(41112));  // two again
+  ASSERT_FALSE(kept.empty());
+  EXPECT_EQ(kept.back().time_ms, n - 1);
+  EXPECT_TRUE(has(0));
+}
+
+// Thinning pinned snapshots (every one of them pinned here) keeps the newest too.
+TEST(Reducer, TheNewestSurvivesThinningOfPinnedSnapshots) {
+  SampleReducer r(16);
+  for (int64_t i = 0; i < 5001; ++i) r.add(sample(i, 60, clock_reason::kHwSlowdown), i == 5000);
+  const auto kept = r.take();
+  EXPECT_LE(kept.size(), 16u);
+  ASSERT_FALSE(kept.empty());
+  EXPECT_EQ(kept.back().time_ms, 5000);
+  for (size_t i = 1; i < kept.size(); ++i) EXPECT_LT(kept[i - 1].time_ms, kept[i].time_ms);
+}
+
 // The kept snapshots' memory is bounded whatever the GPU count: 64 GPUs keep fewer snapshots
 // (kSampleBudgetBytes at the widest), 2 GPUs the whole default cap.
 TEST(Reducer, ManyGpusKeepFewerSnapshotsWithinTheBudget) {
@@ -229,6 +268,26 @@ TEST(Reducer, ManyGpusKeepFewerSnapshotsWithinTheBudget) {
   EXPECT_LE(kept.size(), cap);
   EXPECT_GT(kept.size(), cap / 4);
   EXPECT_LE(kept.size() * 64 * sizeof(GpuState), kSampleBudgetBytes);
+}
+
+// A GPU power-capped for a whole long log pins every snapshot: they are thinned with a stride
+// of their own, and the log is read to its end (the stride once doubled per handful of rows
+// until it overflowed: a division by zero).
+TEST(Reducer, AGpuCappedForAWholeLongLogIsReadToTheEnd) {
+  std::string csv = "timestamp, index, temperature.gpu, clocks_event_reasons.active\n";
+  const int n = 200000;
+  for (int s = 0; s < n; ++s)
+    csv += fmt::format("2025/01/{:02d} {:02d}:{:02d}:{:02d}.000, 0, 60, 0x4\n", 1 + s / 86400,
+                       s / 3600 % 24, s / 60 % 60, s % 60);
+  Observation obs;
+  add_capture(csv, "capped.csv", obs);
+  EXPECT_TRUE(obs.input_errors.empty());
+  ASSERT_GT(obs.samples.size(), kDefaultSampleCap / 4);
+  EXPECT_LE(obs.samples.size(), kDefaultSampleCap);
+  EXPECT_EQ(obs.samples.back().time_ms - obs.samples.front().time_ms, int64_t{n - 1} * 1000);
+  ASSERT_EQ(obs.notes.size(), 1u);
+  EXPECT_NE(obs.notes[0].find("of 200000 snapshots"), std::string::npos) << obs.notes[0];
+  EXPECT_NE(obs.notes[0].find("th of the 200000 pinned"), std::string::npos) << obs.notes[0];
 }
 
 TEST(Reducer, LongCsvSeriesIsReducedWithANote) {
@@ -255,6 +314,9 @@ TEST(Reducer, LongCsvSeriesIsReducedWithANote) {
   }
   EXPECT_TRUE(brake);
   EXPECT_TRUE(hot);
+  // The newest moment is kept (5999 is off the stride of 2): the samples span the whole log.
+  ASSERT_FALSE(obs.samples.empty());
+  EXPECT_EQ(obs.samples.back().time_ms - obs.samples.front().time_ms, int64_t{5999} * 1000);
 }
 
 }  // namespace

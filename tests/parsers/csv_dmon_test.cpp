@@ -130,7 +130,7 @@ TEST(Csv, WrongColumnCountNamesLineAndKeepsOtherRows) {
 TEST(Csv, UnknownHeaderIsAnError) {
   std::vector<Error> errors;
   auto r = parse_smi_csv(
-      "foo, bar\n1, 2\n", "x.csv", [](const Snapshot&) {}, &errors);
+      "foo, bar\n1, 2\n", "x.csv", [](const Snapshot&, bool) {}, &errors);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().where, "x.csv:1");
 }

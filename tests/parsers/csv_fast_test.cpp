@@ -195,7 +195,7 @@ struct Parsed {
 Parsed parse(std::string_view text, CsvPath path) {
   Parsed p;
   auto r = smi::parse_smi_csv_path(
-      text, "t.csv", [&](const Snapshot& s) { p.snaps.push_back(s); }, &p.errors, path);
+      text, "t.csv", [&](const Snapshot& s, bool) { p.snaps.push_back(s); }, &p.errors, path);
   p.ok = r.ok();
   if (r) p.count = r.value();
   return p;
@@ -548,7 +548,8 @@ TEST(CsvFast, NothingIsReadBehindWhatItReportsDone) {
   };
   std::vector<Error> errors;
   const auto r = smi::parse_smi_csv_block(
-      text, "t.csv", [&](const Snapshot&) { ++snaps; }, &errors, CsvPath::kFast, nullptr, &info);
+      text, "t.csv", [&](const Snapshot&, bool) { ++snaps; }, &errors, CsvPath::kFast, nullptr,
+      &info);
   ::munmap(map, size);
   ASSERT_TRUE(r.ok());
   EXPECT_GE(reports, 2u);

@@ -30,15 +30,34 @@ Snapshot varied(int64_t seq) {
 }
 
 TEST(ReducerPool, KeptSnapshotsAreExactCopiesOnTheStride) {
+  // All the same GPU count: nothing is pinned, the stride alone decides.
   SampleReducer r(16);
-  for (int64_t i = 0; i < 1000; ++i) r.add(varied(i));
+  auto same = [](int64_t seq) {
+    Snapshot s = varied(seq);
+    s.gpus.resize(3, s.gpus.front());
+    return s;
+  };
+  for (int64_t i = 0; i < 1000; ++i) r.add(same(i));
   EXPECT_EQ(r.stride(), 64u);
   const auto kept = r.take();
   ASSERT_EQ(kept.size(), 16u);  // 0, 64, ..., 960
   for (size_t k = 0; k < kept.size(); ++k) {
     const auto seq = static_cast<int64_t>(k * 64);
-    EXPECT_EQ(kept[k], varied(seq)) << "snapshot " << seq;
+    EXPECT_EQ(kept[k], same(seq)) << "snapshot " << seq;
   }
+}
+
+// Every snapshot here changes the GPU count, so every one is pinned: the pinned ones are thinned
+// by their own stride, and whichever were kept are exact copies, the newest among them.
+TEST(ReducerPool, PinnedSnapshotsAreExactCopiesToo) {
+  SampleReducer r(16);
+  for (int64_t i = 0; i < 1000; ++i) r.add(varied(i), i == 999);
+  EXPECT_GT(r.pin_stride(), 1u);
+  const auto kept = r.take();
+  ASSERT_LE(kept.size(), 16u);
+  ASSERT_GE(kept.size(), 8u);
+  for (const auto& s : kept) EXPECT_EQ(s, varied(s.time_ms / 1000)) << "snapshot " << s.time_ms;
+  EXPECT_EQ(kept.back().time_ms, 999000);
 }
 
 }  // namespace

@@ -439,7 +439,7 @@ class CsvParser {
   }
 
  private:
-  void emit();
+  void emit(bool last = false);
   bool starts_new_group(std::string_view id, std::optional<int64_t> ts) const;
   bool fast_new_group(std::string_view id, std::optional<int64_t> ts, bool canon,
                       unsigned num) const;
@@ -837,7 +837,7 @@ void CsvParser::remember(SlotMemo& m, std::string_view line, bool same_layout) {
 #endif
 }
 
-void CsvParser::emit() {
+void CsvParser::emit(bool last) {
   if (in_group_ == 0) return;
   cur_.gpus.resize(in_group_);
   caps_stale_.resize(in_group_);
@@ -847,13 +847,13 @@ void CsvParser::emit() {
     smi::derive_capabilities(cur_.gpus[i]);
     caps_stale_[i] = 0;
   }
-  sink_(cur_);
+  sink_(cur_, last);
   ++emitted_;
   in_group_ = 0;
 }
 
 size_t CsvParser::finish() {
-  emit();
+  emit(true);
   if (errors_ && bad_rows_ > kMaxRowErrors) {
     errors_->push_back(make_error("capture.smi_csv",
                                   std::to_string(bad_rows_ - kMaxRowErrors) +
@@ -1135,7 +1135,7 @@ std::vector<Snapshot> collect_smi_csv(std::string_view text, std::string_view or
                                       std::vector<Error>* errors) {
   std::vector<Snapshot> out;
   auto r = parse_smi_csv(
-      text, origin, [&](const Snapshot& s) { out.push_back(s); }, errors);
+      text, origin, [&](const Snapshot& s, bool) { out.push_back(s); }, errors);
   if (!r && errors) errors->push_back(r.error());
   return out;
 }

@@ -144,10 +144,10 @@ struct DmonState {
   size_t emitted = 0;
 };
 
-void emit(DmonState& st, const SnapshotSink& sink) {
+void emit(DmonState& st, const SnapshotSink& sink, bool last = false) {
   if (st.cur.gpus.empty()) return;
   for (auto& g : st.cur.gpus) smi::derive_capabilities(g);
-  sink(st.cur);
+  sink(st.cur, last);
   ++st.emitted;
   st.cur.gpus.clear();
   st.seen.clear();
@@ -209,7 +209,7 @@ Result<size_t> parse_smi_dmon(std::string_view text, std::string_view origin,
     }
     dmon_row(st, sink);
   }
-  emit(st, sink);
+  emit(st, sink, true);
   if (st.cols.empty())
     return make_error("capture.smi_dmon", "expected a '# gpu pwr ...' header line",
                       std::string(origin) + ":1");
@@ -220,7 +220,7 @@ std::vector<Snapshot> collect_smi_dmon(std::string_view text, std::string_view o
                                        std::vector<Error>* errors) {
   std::vector<Snapshot> out;
   auto r = parse_smi_dmon(
-      text, origin, [&](const Snapshot& s) { out.push_back(s); }, errors);
+      text, origin, [&](const Snapshot& s, bool) { out.push_back(s); }, errors);
   if (!r && errors) errors->push_back(r.error());
   return out;
 }

@@ -14,7 +14,9 @@
 
 namespace gw {
 
-using SnapshotSink = std::function<void(const Snapshot&)>;
+// Takes each snapshot a streaming parser completes, in order; `last` is true for the final one
+// of its text (a reducer keeps that one: the newest state is what a report is about).
+using SnapshotSink = std::function<void(const Snapshot&, bool last)>;
 
 // nvidia-smi -q (text), any driver generation, Linux or Windows.
 Result<Snapshot> parse_smi_query_text(std::string_view text, std::string_view origin);
