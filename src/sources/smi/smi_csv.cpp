@@ -441,12 +441,15 @@ class CsvParser {
  private:
   void emit(bool last = false);
   bool starts_new_group(std::string_view id, std::optional<int64_t> ts) const;
-  bool fast_new_group(std::string_view id, std::optional<int64_t> ts, bool canon,
-                      unsigned num) const;
+  bool fast_new_group(std::string_view id, bool has_ts, int64_t ts, bool canon, unsigned num) const;
+  // Whether a row's time (`has_ts`: it has one) lies outside the group's window.
+  bool leaves_group(bool has_ts, int64_t ts) const {
+    return has_ts && group_has_ts_ && (ts - group_ts_ms_ > kGroupWindowMs || ts < group_ts_ms_);
+  }
   void note_fast_id(std::string_view id, bool canon, unsigned num);
   std::optional<int64_t> fast_timestamp(std::string_view field);
   std::optional<int64_t> seconds_of(std::string_view v);
-  GpuState& next_gpu(std::optional<int64_t> ts);
+  GpuState& next_gpu(bool has_ts, int64_t ts);
   // Returns whether a capability of g may have changed.
   bool apply_fast(const smi::FastColumn& c, size_t col, std::string_view v, GpuState& g);
   void apply_row(std::string_view line, const char* text_end, GpuState& g, uint64_t done);
@@ -489,7 +492,10 @@ class CsvParser {
   std::vector<std::string> group_ids_;  // reference path; fast path: other (non-canonical) ids
   size_t other_ids_ = 0;
   uint64_t id_bits_[2] = {0, 0};  // fast path: canonical ids 0..99 seen in the group
-  std::optional<int64_t> group_ts_;
+  // The group's time, as two scalars: an optional copied per row went through the stack as a
+  // byte and a word read back as 16 bytes, a store-forwarding stall (a quarter of row_fast).
+  int64_t group_ts_ms_ = 0;
+  bool group_has_ts_ = false;
   std::string last_ts_text_;
   std::optional<int64_t> last_ts_;
   uint64_t ts_prefix_[3] = {};  // fast path: the "YYYY/MM/DD hh:mm:ss" last parsed (words)
@@ -540,7 +546,7 @@ Status CsvParser::header(std::string_view line, size_t line_no, bool given) {
 
 bool CsvParser::starts_new_group(std::string_view id, std::optional<int64_t> ts) const {
   if (in_group_ == 0) return false;
-  if (ts && group_ts_ && (*ts - *group_ts_ > kGroupWindowMs || *ts < *group_ts_)) return true;
+  if (leaves_group(ts.has_value(), ts.value_or(0))) return true;
   if (id_col_ < 0) return !rows_are_gpus_ || in_group_ >= kMaxPastedGpus;  // see rows_are_gpus_
   for (size_t i = 0; i < in_group_; ++i)
     if (group_ids_[i] == id) return true;
@@ -575,7 +581,7 @@ size_t CsvParser::row_reference(std::string_view line, size_t line_no) {
   if (starts_new_group(id, ts)) emit();
   if (in_group_ >= group_ids_.size()) group_ids_.emplace_back();
   group_ids_[in_group_].assign(id);
-  GpuState& g = next_gpu(ts);
+  GpuState& g = next_gpu(ts.has_value(), ts.value_or(0));
   reset_gpu(g);
   caps_stale_[in_group_] = 1;
   g.info.index = static_cast<unsigned>(in_group_);
@@ -588,12 +594,11 @@ size_t CsvParser::row_reference(std::string_view line, size_t line_no) {
   return 0;
 }
 
-// Inlined: called out of line, the optional went through the stack as a byte store read back
-// as a word, a store-forwarding stall on every row (a quarter of row_fast's time).
-__attribute__((always_inline)) inline GpuState& CsvParser::next_gpu(std::optional<int64_t> ts) {
+__attribute__((always_inline)) inline GpuState& CsvParser::next_gpu(bool has_ts, int64_t ts) {
   if (in_group_ == 0) {
-    group_ts_ = ts;
-    cur_.time_ms = ts.value_or(0);
+    group_has_ts_ = has_ts;
+    group_ts_ms_ = ts;
+    cur_.time_ms = has_ts ? ts : 0;
   }
   if (in_group_ >= cur_.gpus.size()) {
     cur_.gpus.emplace_back();
@@ -644,10 +649,10 @@ std::optional<int64_t> CsvParser::seconds_of(std::string_view v) {
   return *ts_day_ms_ + in_day;
 }
 
-bool CsvParser::fast_new_group(std::string_view id, std::optional<int64_t> ts, bool canon,
+bool CsvParser::fast_new_group(std::string_view id, bool has_ts, int64_t ts, bool canon,
                                unsigned num) const {
   if (in_group_ == 0) return false;
-  if (ts && group_ts_ && (*ts - *group_ts_ > kGroupWindowMs || *ts < *group_ts_)) return true;
+  if (leaves_group(has_ts, ts)) return true;
   if (id_col_ < 0) return !rows_are_gpus_ || in_group_ >= kMaxPastedGpus;
   if (canon) return (id_bits_[num >> 6] >> (num & 63)) & 1u;
   for (size_t i = 0; i < other_ids_; ++i)
@@ -729,12 +734,14 @@ size_t CsvParser::row_fast(std::string_view line, size_t line_no, const char* te
   };
   std::optional<int64_t> ts;
   if (ts_col_ >= 0) ts = fast_timestamp(field(static_cast<size_t>(ts_col_)));
+  const bool has_ts = ts.has_value();
+  const int64_t ts_ms = ts.value_or(0);
   const std::string_view id = id_col_ >= 0 ? text::trim(field(static_cast<size_t>(id_col_))) : "";
   unsigned num = 0;
   const bool canon = id_col_ >= 0 && small_canonical_id(id, num);
-  if (fast_new_group(id, ts, canon, num)) emit();
+  if (fast_new_group(id, has_ts, ts_ms, canon, num)) emit();
   note_fast_id(id, canon, num);
-  GpuState& g = next_gpu(ts);
+  GpuState& g = next_gpu(has_ts, ts_ms);
   if (!plan_.lean) {
     reset_gpu(g);
     caps_stale_[in_group_] = 1;
