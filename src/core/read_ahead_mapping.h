@@ -23,7 +23,7 @@ namespace gw {
 class ReadAheadMapping {
  public:
   static constexpr uint64_t kChunk = uint64_t{2} << 20;  // the huge-page size on x86-64 and arm64
-  static constexpr size_t kSlots = 4;                    // copied-in chunks at most: 8 MiB
+  static constexpr size_t kSlots = 2;                    // copied-in chunks at most: 4 MiB
 
   // Maps `fd` (its first `size` bytes, size > 0) and copies the first chunks in; the descriptor
   // is duplicated, the caller keeps its own. nullptr when the view cannot be set up: map the
