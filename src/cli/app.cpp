@@ -12,14 +12,20 @@
 namespace gw::cli {
 namespace {
 
-// The subcommand a failed parse was in: CLI11's record of it, else the first argument that
-// names one (an error can come before CLI11 has entered the subcommand).
-std::string command_named(CLI::App& app, int argc, const char* const* argv) {
-  for (const CLI::App* sub : app.get_subcommands()) return sub->get_name();
+// The first argument that names a subcommand: the one CLI11 will enter (the top level has no
+// option that takes a value). Empty when none does.
+std::string_view command_in(int argc, const char* const* argv) {
   for (int i = 1; i < argc; ++i)
     for (const auto& spec : command_table())
       if (std::string_view(argv[i]) == spec.name) return spec.name;
   return {};
+}
+
+// The subcommand a failed parse was in: CLI11's record of it, else the first argument that
+// names one (an error can come before CLI11 has entered the subcommand).
+std::string command_named(CLI::App& app, int argc, const char* const* argv) {
+  for (const CLI::App* sub : app.get_subcommands()) return sub->get_name();
+  return std::string(command_in(argc, argv));
 }
 
 }  // namespace
@@ -56,10 +62,14 @@ int run(int argc, const char* const* argv, const Io& io) {
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", "gpuwarden " GW_VERSION);
 
+  // Only the subcommand the command line names gets its options, checks and action: building
+  // all of them was a third of every run's start (docs/perf/parse.md). The others are listed
+  // by name and summary, which is all `--help` and a mistyped name need.
+  const std::string_view named = command_in(argc, argv);
   std::vector<std::pair<CLI::App*, Action>> actions;
   for (const auto& spec : command_table()) {
     CLI::App* sub = app.add_subcommand(spec.name, spec.summary);
-    actions.emplace_back(sub, spec.configure(*sub, io));
+    if (spec.name == named) actions.emplace_back(sub, spec.configure(*sub, io));
   }
   try {
     app.parse(argc, argv);

@@ -24,6 +24,21 @@ TEST(CliMisc, HelpListsEverySubcommand) {
     EXPECT_THAT(r.out, HasSubstr(std::string("\n  ") + sub + " ")) << sub;
 }
 
+// Only the subcommand named on the command line is configured (app.cpp): each one, named,
+// still gets its own options; the top level still lists them all.
+TEST(CliMisc, EachSubcommandNamedGetsItsOwnOptions) {
+  const auto top = run_gpuwarden({"--help"});
+  for (const char* sub :
+       {"doctor", "status", "capture", "simulate", "serve", "history", "submit", "queue", "cancel",
+        "hold", "release", "job", "gpu", "check", "slurm", "watch"}) {
+    EXPECT_THAT(top.out, HasSubstr(std::string("\n  ") + sub + " ")) << sub;
+    const auto r = run_gpuwarden({sub, "--help"});
+    EXPECT_EQ(r.exit_code, 0) << sub << ": " << r.describe();
+    EXPECT_THAT(r.out, HasSubstr(std::string("Usage: gpuwarden ") + sub)) << sub;
+    EXPECT_THAT(r.out, HasSubstr("--no-color")) << sub;
+  }
+}
+
 TEST(CliMisc, ListChecksListsCodesWithSeverities) {
   const auto r = run_gpuwarden({"doctor", "--list-checks"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
