@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <variant>
 
 #include "cli/command.h"
 #include "cli/gpu_options.h"
@@ -49,8 +50,9 @@ int fail(const Io& io, const Error& e, int code) {
   return code;
 }
 
-int run_capture(const CaptureArgs& a, const Io& io) {
-  // A scenario is JSON: "-o box.html" (or .csv, .txt) names a format capture cannot write.
+// The sink -o names: standard output, or a new file (refused when it exists, unless --force).
+// A scenario is JSON: "-o box.html" (or .csv, .txt) names a format capture cannot write.
+std::optional<int> open_sink(const CaptureArgs& a, const Io& io, std::optional<Sink>& sink) {
   if (const std::string implied = format_from_extension(a.output);
       !implied.empty() && implied != "json") {
     io.err << "gpuwarden capture: -o " << one_line(a.output)
@@ -64,24 +66,32 @@ int run_capture(const CaptureArgs& a, const Io& io) {
     if (!f) return fail(io, f.error(), f.error().code == "output.exists" ? kUsageError : 1);
     file.emplace(std::move(*f));
   }
-  Sink sink(io, std::move(file));
-  auto src = open_gpu_source(a.source);
-  if (!src) return fail(io, src.error(), 2);
+  sink.emplace(io, std::move(file));
+  return std::nullopt;
+}
 
-  const InterruptGuard interrupt;
+// What the sampling loop ended with.
+struct Taken {
+  int count = 0;
+  std::optional<Error> stopped_by;  // a sample failed after some were taken
+};
+
+// Samples --samples times, --interval-ms apart, streaming each as scenario text into the sink,
+// until done, interrupted or a sample fails. An exit code when nothing can be kept.
+std::variant<Taken, int> take_samples(const CaptureArgs& a, const Io& io, GpuSource& src,
+                                      Sink& sink, const InterruptGuard& interrupt,
+                                      nvml::ScenarioBuilder& builder) {
   Progress progress(io.err, progress_wanted(a.common.quiet));
   const SystemClock clock;
-  nvml::ScenarioBuilder builder;
-  int taken = 0;
+  Taken taken;
   bool first_entry = true;
-  std::optional<Error> stopped_by;  // a sample failed after some were taken
   for (int k = 0; k < a.samples; ++k) {
     if (k > 0 && !interrupt.sleep_for(std::chrono::milliseconds(a.interval_ms))) break;
     if (interrupt.requested()) break;
-    auto snap = (*src)->sample();
+    auto snap = src.sample();
     if (!snap) {
       if (k == 0) return fail(io, snap.error(), 2);
-      stopped_by = snap.error();
+      taken.stopped_by = snap.error();
       break;
     }
     snap->time_ms = clock.now_ms();
@@ -89,7 +99,7 @@ int run_capture(const CaptureArgs& a, const Io& io) {
     if (k == 0) {
       builder.start(*snap, "capture");
       nvml::Scenario& sc = builder.scenario();
-      sc.description = "captured by gpuwarden from " + (*src)->describe() + " (" +
+      sc.description = "captured by gpuwarden from " + src.describe() + " (" +
                        std::to_string(a.samples) + " sample(s) requested, " +
                        std::to_string(a.interval_ms) + " ms apart)";
       text = nvml::scenario_stream_begin(sc);
@@ -101,36 +111,56 @@ int run_capture(const CaptureArgs& a, const Io& io) {
       }
     }
     if (Status st = sink.write(text); !st) return fail(io, st.error(), kWriteError);
-    ++taken;
-    progress.update("capture: sample " + std::to_string(taken) + " of " +
+    ++taken.count;
+    progress.update("capture: sample " + std::to_string(taken.count) + " of " +
                     std::to_string(a.samples));
   }
   progress.clear();
-  if (taken == 0) {
-    io.err << "gpuwarden capture: interrupted by " << signal_name(interrupt.signal())
-           << " before the first sample; nothing written\n";
-    return 128 + interrupt.signal();
-  }
+  return taken;
+}
+
+// Closes the scenario and says how the capture ended: all samples, interrupted, or stopped by
+// a failed sample (what was taken before is kept in every case).
+int finish_capture(const CaptureArgs& a, const Io& io, Sink& sink, const Taken& taken,
+                   const InterruptGuard& interrupt, size_t gpus, const GpuSource& src) {
   if (Status st = sink.write(nvml::scenario_stream_end()); !st)
     return fail(io, st.error(), kWriteError);
   if (Status st = sink.commit(); !st) return fail(io, st.error(), kWriteError);
   const std::string where = a.output == "-" ? std::string("standard output") : a.output;
   if (interrupt.requested()) {
     io.err << "gpuwarden capture: interrupted by " << signal_name(interrupt.signal()) << " after "
-           << taken << " of " << a.samples << " sample(s); kept them in " << where << "\n";
+           << taken.count << " of " << a.samples << " sample(s); kept them in " << where << "\n";
     return 128 + interrupt.signal();
   }
-  if (stopped_by) {
-    io.err << "gpuwarden capture: sample " << taken + 1 << " failed (" << stopped_by->to_string()
-           << " [" << stopped_by->code << "]); kept the " << taken << " before it in " << where
-           << "\n";
+  if (taken.stopped_by) {
+    io.err << "gpuwarden capture: sample " << taken.count + 1 << " failed ("
+           << taken.stopped_by->to_string() << " [" << taken.stopped_by->code << "]); kept the "
+           << taken.count << " before it in " << where << "\n";
     return 2;
   }
   if (a.output != "-")
-    io.err << "captured " << taken << " sample(s) of " << builder.scenario().gpus.size()
-           << " GPU(s) from " << (*src)->describe() << " into " << a.output
-           << " (replay: gpuwarden status --scenario " << a.output << ")\n";
+    io.err << "captured " << taken.count << " sample(s) of " << gpus << " GPU(s) from "
+           << src.describe() << " into " << a.output << " (replay: gpuwarden status --scenario "
+           << a.output << ")\n";
   return 0;
+}
+
+int run_capture(const CaptureArgs& a, const Io& io) {
+  std::optional<Sink> sink;
+  if (const auto code = open_sink(a, io, sink)) return *code;
+  auto src = open_gpu_source(a.source);
+  if (!src) return fail(io, src.error(), 2);
+  const InterruptGuard interrupt;
+  nvml::ScenarioBuilder builder;
+  const auto taken = take_samples(a, io, **src, *sink, interrupt, builder);
+  if (const int* code = std::get_if<int>(&taken)) return *code;
+  if (std::get<Taken>(taken).count == 0) {
+    io.err << "gpuwarden capture: interrupted by " << signal_name(interrupt.signal())
+           << " before the first sample; nothing written\n";
+    return 128 + interrupt.signal();
+  }
+  return finish_capture(a, io, *sink, std::get<Taken>(taken), interrupt,
+                        builder.scenario().gpus.size(), **src);
 }
 
 }  // namespace
