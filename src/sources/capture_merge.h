@@ -20,7 +20,7 @@ namespace gw {
 
 inline constexpr size_t kDefaultSampleCap = 4096;
 // The kept snapshots' own size is bounded too, whatever the GPU count: the cap shrinks to what
-// this budget holds at the widest snapshot seen (8 GPUs: about 2,400; 64 GPUs: about 300), never
+// this budget holds at the widest snapshot seen (8 GPUs: about 800; 64 GPUs: about 100), never
 // below kMinSampleCap (issue 20: doctor --from's peak RSS under 64 MB).
 inline constexpr size_t kSampleBudgetBytes = size_t{8} << 20;
 inline constexpr size_t kMinSampleCap = 64;
