@@ -254,13 +254,28 @@ __attribute__((target("avx2,popcnt"))) size_t scan_like_avx2(
   const size_t steps = std::min(layout.steps.size(), static_cast<size_t>(limit - p) / 32);
   for (size_t s = 0; s < steps; ++s) {
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(prev + i));
+    const auto same = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, w)));
+    if (same == ~0u) {
+      // The earlier row's 32 bytes (identity, limits, steady readings: most of a -l row): its
+      // commas and '\n' are this row's, nothing changed here, no search needed.
+      const uint64_t at = layout.steps[s];
+      k += static_cast<size_t>(__builtin_popcount(static_cast<uint32_t>(at)));
+      if (const auto end = static_cast<uint32_t>(at >> 32); end != 0) {
+        std::memcpy(ends, prev_ends, k * sizeof(uint32_t));
+        len = i + static_cast<size_t>(__builtin_ctz(end));
+        diff = {prev, changed, true};
+        return k + 1;
+      }
+      i += 32;
+      continue;
+    }
     auto commas = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, comma)));
     const auto nls = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl)));
     const uint32_t end = nls & (0u - nls);
     if (end != 0) commas &= end - 1u;
     if ((commas | uint64_t{end} << 32) != layout.steps[s]) break;
-    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(prev + i));
-    auto differ = ~static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, w)));
+    auto differ = ~same;
     if (end != 0) differ &= end - 1u;
     note_fields(differ, commas, k, changed);
     k += static_cast<size_t>(__builtin_popcount(commas));
