@@ -70,6 +70,23 @@ void ReadAheadMapping::advance(uint64_t done) {
     done = size_;
   while (!in_view_.empty() && (in_view_.front().chunk + 1) * kChunk <= done) {
     const InView v = in_view_.front();
+    const uint64_t to = std::max(next_, done / kChunk);
+    if (copying_ && to < whole_chunks_) {
+      const Moved m = move_copy(v.chunk, to);
+      if (m == Moved::kNot) {
+        copying_ = false;  // the copy stays: it holds the file's bytes
+        break;
+      }
+      in_view_.pop_front();
+      if (m == Moved::kAndFilled) {
+        in_view_.push_back({to, v.slot});
+        next_ = to + 1;
+      } else {
+        free_slots_.push_back(v.slot);  // the buffer is gone; the file is mapped at both
+        copying_ = false;
+      }
+      continue;
+    }
     if (!give_back(v.chunk, v.slot)) {
       copying_ = false;  // the copy stays: it holds the file's bytes
       break;
@@ -109,16 +126,47 @@ void ReadAheadMapping::fill_from(uint64_t chunk) {
   }
 }
 
-bool ReadAheadMapping::copy_in(uint64_t chunk, size_t slot) {
-  char* buf = slot_at(slot);
+// The file's bytes of `chunk` into `to` (kChunk bytes).
+bool ReadAheadMapping::read_chunk(char* to, uint64_t chunk) const {
   const uint64_t off = chunk * kChunk;
   uint64_t got = 0;
   while (got < kChunk) {
-    const ssize_t n = ::pread(fd_, buf + got, kChunk - got, static_cast<off_t>(off + got));
+    const ssize_t n = ::pread(fd_, to + got, kChunk - got, static_cast<off_t>(off + got));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;  // an error, or the file shrank: the mapping stays
+    if (n <= 0) return false;  // an error, or the file shrank
     got += static_cast<uint64_t>(n);
   }
+  return true;
+}
+
+// The file mapped over `chunk` again; the view would read zeros there otherwise.
+void ReadAheadMapping::map_file(uint64_t chunk) const {
+  if (::mmap(chunk_at(chunk), kChunk, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd_,
+             static_cast<off_t>(chunk * kChunk)) != MAP_FAILED)
+    return;
+  std::fputs("gpuwarden: could not restore the mapping of an input file\n", stderr);
+  std::abort();
+}
+
+// The copy of `from`, which the reader is done with, moves straight to `to` and is filled
+// there: one page-table move per chunk, where giving it back to its buffer and moving the
+// buffer in again took two (each a trap to the hypervisor on some virtual machines).
+ReadAheadMapping::Moved ReadAheadMapping::move_copy(uint64_t from, uint64_t to) {
+  if (::mremap(chunk_at(from), kChunk, kChunk, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
+               chunk_at(to)) == MAP_FAILED)
+    return Moved::kNot;
+  // Until both are mended `from` reads as zeros and `to` holds the bytes of `from`; nothing
+  // reads the view before advance() returns.
+  const bool filled = read_chunk(chunk_at(to), to);
+  map_file(from);
+  if (filled) return Moved::kAndFilled;
+  map_file(to);
+  return Moved::kButNotFilled;
+}
+
+bool ReadAheadMapping::copy_in(uint64_t chunk, size_t slot) {
+  char* buf = slot_at(slot);
+  if (!read_chunk(buf, chunk)) return false;  // the mapping stays
   // MREMAP_DONTUNMAP leaves the buffer's range mapped (empty): a hole in the reservation
   // could be taken by any mmap in the process (malloc's among them), and moving the copy back
   // would then land on it. The copy stays writable: making it read-only and writable again

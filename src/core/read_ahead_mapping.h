@@ -1,9 +1,10 @@
 // A big file read once from the start, the way grep reads it, behind the same contiguous view a
 // mapping gives: the chunks just ahead of the reader are copied in with pread() into a few
 // recycled 2 MiB buffers and moved into place (mremap); a chunk the reader is done with goes
-// back to being a plain, unfaulted file mapping. Every byte of the view is the file's at all
-// times, so a parser that looks behind, or far ahead, still reads the right bytes (from the
-// file mapping, as before, only slower).
+// back to being a plain, unfaulted file mapping, its buffer moved straight on to the next chunk
+// and filled there. Every byte of the view is the file's whenever the reader can look, so a
+// parser that looks behind, or far ahead, still reads the right bytes (from the file mapping,
+// as before, only slower).
 //
 // Why: a mapping costs a page-table entry per 4 KiB page, set up on a fault. On some virtual
 // machines that costs far more than copying the page: touching a 256 MB file through a mapping
@@ -37,8 +38,8 @@ class ReadAheadMapping {
   uint64_t size() const { return size_; }
 
   // The reader is done with [0, done): the copied chunks wholly below it (less 64 KiB it may
-  // still look back at, until `done` is the end) go back to the file mapping, the file pages
-  // below it are dropped (MADV_DONTNEED), and the freed buffers take the next chunks.
+  // still look back at, until `done` is the end) go back to the file mapping, their buffers
+  // take the next chunks, and the file pages below it are dropped (MADV_DONTNEED).
   void advance(uint64_t done);
 
   // Chunks now held as copies (for tests: 0 once copying stopped or the file is read).
@@ -50,6 +51,10 @@ class ReadAheadMapping {
   ReadAheadMapping() = default;
   bool set_up(int fd, uint64_t size);
   void fill_from(uint64_t chunk);
+  bool read_chunk(char* to, uint64_t chunk) const;
+  void map_file(uint64_t chunk) const;
+  enum class Moved { kNot, kAndFilled, kButNotFilled };
+  Moved move_copy(uint64_t from, uint64_t to);
   bool copy_in(uint64_t chunk, size_t slot);
   bool give_back(uint64_t chunk, size_t slot);
   char* chunk_at(uint64_t chunk) const { return view_ + chunk * kChunk; }
