@@ -31,7 +31,7 @@ inline unsigned digit(char c) {
 // The decimal digits at p (p moves past them). Returns how many; `out` is only meaningful
 // for up to 19 of them, so callers check the count before using it. With 8 bytes left before
 // e they are read as one word: the digits found and converted without a loop per digit.
-inline size_t digits(const char*& p, const char* e, uint64_t& out) {
+[[gnu::always_inline]] inline size_t digits(const char*& p, const char* e, uint64_t& out) {
   const char* d = p;
   uint64_t n = 0;
   if (e - p >= 8) {
@@ -67,7 +67,7 @@ inline bool no_number(const char* p, const char* e) {
 }
 
 // The unit after a number: spaces skipped, trailing white space dropped.
-inline std::string_view unit_of(const char* p, const char* e) {
+[[gnu::always_inline]] inline std::string_view unit_of(const char* p, const char* e) {
   while (p < e && text::is_space(*p)) ++p;
   while (e > p && text::is_space(e[-1])) --e;
   return std::string_view(p, static_cast<size_t>(e - p));
@@ -81,7 +81,7 @@ struct Decimal {
 
 // "612.34" with at most 15 integer and 6 fraction digits and no exponent. Returns false for
 // any other shape; `p` then points past the number.
-inline bool simple_parts(const char*& p, const char* e, Decimal& d) {
+[[gnu::always_inline]] inline bool simple_parts(const char*& p, const char* e, Decimal& d) {
   const size_t whole_digits = digits(p, e, d.whole);
   if (whole_digits == 0 || whole_digits >= 16) return false;
   if (p < e && *p == '.') {
