@@ -262,6 +262,51 @@ TEST_F(InputFileTest, ReadAheadViewHoldsTheFilesBytesBehindAtAndAheadOfTheReader
   }
 }
 
+// A reader that reports progress in long jumps: the buffer of a chunk it is done with moves on
+// to the chunk the reader is in (or the next not copied yet), never to one it skipped behind.
+TEST_F(InputFileTest, ReadAheadViewHoldsTheFilesBytesWhenTheReaderJumpsChunks) {
+  constexpr uint64_t kChunk = ReadAheadMapping::kChunk;
+  const uint64_t size = 9 * kChunk + 777;
+  const std::string text = random_bytes(size, 9);
+  const int fd = ::open(file("jumps", text).c_str(), O_RDONLY | O_CLOEXEC);
+  auto m = ReadAheadMapping::open(fd, size);
+  ::close(fd);
+  ASSERT_NE(m, nullptr);
+  const std::string_view view(m->data(), m->size()), want(text);
+  for (const uint64_t done : {kChunk + 1, 4 * kChunk + 5, 4 * kChunk + 9, 8 * kChunk, size}) {
+    m->advance(done);
+    ASSERT_TRUE(m->copying());
+    ASSERT_LE(m->copied_chunks(), ReadAheadMapping::kSlots);
+    ASSERT_EQ(first_difference(view, want), kSame) << "done with " << done;
+  }
+  EXPECT_EQ(m->copied_chunks(), 0u);
+}
+
+// The file shrinks under the reader: the chunk a buffer moved on to cannot be filled. Copying
+// stops, the buffer is dropped, the file is mapped where it was, and the bytes that are still
+// the file's read as they did.
+TEST_F(InputFileTest, ReadAheadStopsCopyingWhenTheFileShrinksAndKeepsItsBytes) {
+  constexpr uint64_t kChunk = ReadAheadMapping::kChunk;
+  const uint64_t size = 6 * kChunk, left = 3 * kChunk + kChunk / 2;
+  const std::string text = random_bytes(size, 6);
+  const auto p = file("shrinks", text);
+  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  auto m = ReadAheadMapping::open(fd, size);
+  ::close(fd);
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(::truncate(p.c_str(), static_cast<off_t>(left)), 0);
+  const std::string_view view(m->data(), left), want(std::string_view(text).substr(0, left));
+  m->advance(kChunk + (uint64_t{64} << 10));  // chunk 0's buffer moves on to chunk 2: filled
+  EXPECT_TRUE(m->copying());
+  EXPECT_EQ(first_difference(view, want), kSame);
+  m->advance(2 * kChunk + (uint64_t{64} << 10));  // chunk 1's to chunk 3: half of it is gone
+  EXPECT_FALSE(m->copying());
+  EXPECT_EQ(m->copied_chunks(), 1u) << "chunk 2 stays copied; the other buffer is dropped";
+  EXPECT_EQ(first_difference(view, want), kSame);
+  m->advance(left);
+  EXPECT_EQ(first_difference(view, want), kSame);
+}
+
 TEST_F(InputFileTest, OnePassReadOfABigFileGivesItsBytesAndMovesWithTheObject) {
   const std::string text = random_bytes((size_t{16} << 20) + 3, 11);
   auto in = read_input(file("big", text), {}, InputAccess::kOnePass);
