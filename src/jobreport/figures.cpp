@@ -10,7 +10,6 @@ namespace gw::jobreport {
 namespace {
 
 constexpr double kLoadUtil = 50;          // "under load"
-constexpr double kIdleUtil = 10;          // "idle"
 constexpr double kBusyUtil = 90;          // "looks busy" for the hang test
 constexpr double kHangMemUtil = 1;        // memory controller busy share at or below: no traffic
 constexpr double kHangPowerShare = 0.35;  // of the enforced limit
