@@ -265,27 +265,21 @@ __attribute__((target("avx2,popcnt"))) size_t scan_like_avx2(
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
     const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(prev + i));
     const auto same = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, w)));
-    if (same == ~0u) {
-      // The earlier row's 32 bytes (identity, limits, steady readings: most of a -l row): its
-      // commas and '\n' are this row's, nothing changed here, no search needed.
-      const uint64_t at = layout.steps[s];
-      k += static_cast<size_t>(__builtin_popcount(static_cast<uint32_t>(at)));
-      if (const auto end = static_cast<uint32_t>(at >> 32); end != 0) {
-        copy_ends(ends, prev_ends, k);
-        len = i + static_cast<size_t>(__builtin_ctz(end));
-        diff = {prev, changed, true};
-        return k + 1;
-      }
-      i += 32;
-      continue;
+    // The earlier row's commas and '\n' in this step; where all 32 bytes are that row's
+    // (identity, limits, steady readings: most of a -l row) they are this row's too, and
+    // nothing changed: no search needed.
+    const uint64_t at = layout.steps[s];
+    auto commas = static_cast<uint32_t>(at);
+    auto end = static_cast<uint32_t>(at >> 32);
+    uint32_t differ = 0;
+    if (same != ~0u) {
+      commas = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, comma)));
+      const auto nls = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl)));
+      end = nls & (0u - nls);
+      if (end != 0) commas &= end - 1u;
+      if ((commas | uint64_t{end} << 32) != at) break;
+      differ = end != 0 ? ~same & (end - 1u) : ~same;
     }
-    auto commas = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, comma)));
-    const auto nls = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl)));
-    const uint32_t end = nls & (0u - nls);
-    if (end != 0) commas &= end - 1u;
-    if ((commas | uint64_t{end} << 32) != layout.steps[s]) break;
-    auto differ = ~same;
-    if (end != 0) differ &= end - 1u;
     note_fields(differ, commas, k, changed);
     k += static_cast<size_t>(__builtin_popcount(commas));
     if (end != 0) {
