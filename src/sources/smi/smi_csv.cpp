@@ -368,20 +368,6 @@ void reset_gpu(GpuState& g) {
   g.failed_readings.clear();
 }
 
-// slot = v, written as the value and then the flag (assigning the optional whole made the
-// compiler build it on the stack in two stores and load it back in one, a stalled
-// store-to-load forward per field). Returns whether the slot went from empty to set or back:
-// capabilities are made of that.
-template <class T>
-__attribute__((always_inline)) inline bool put(std::optional<T>& slot, std::optional<T> v) {
-  const bool was = slot.has_value();
-  if (v)
-    slot = *v;
-  else
-    slot.reset();
-  return was != v.has_value();
-}
-
 // "1, Reset   <= GPU is unusable, reset required": what a person wrote after a row.
 std::string_view without_annotation(std::string_view row) {
   for (std::string_view mark : {"<=", "<--", "<-", " # ", " // "}) {
@@ -703,24 +689,26 @@ __attribute__((always_inline)) inline bool CsvParser::apply_fast(const smi::Fast
       smi::apply_csv_value(cols_[col], v, cur_, g);
       return true;
     case FastOp::kUnsigned:
-      return put(s.*c.u, fast::to_unsigned(v));
+      return fast::put_unsigned(s.*c.u, v);
     case FastOp::kU64:
-      return put(s.*c.u64, fast::to_u64(v));
+      return fast::put_u64(s.*c.u64, v);
     case FastOp::kInt:
-      return put(s.*c.i, fast::to_int(v));
+      return fast::put_int(s.*c.i, v);
     case FastOp::kWatts:
-      return put(s.*c.w, fast::watts_mw(v));
+      return fast::put_watts_mw(s.*c.w, v);
     case FastOp::kMem:
-      return put(s.*c.u64, fast::mem_bytes(v));
-    case FastOp::kMemTotal:
-      g.info.mem_total_bytes = fast::mem_bytes(v);
-      return put(s.mem_total_bytes, g.info.mem_total_bytes);
+      return fast::put_mem_bytes(s.*c.u64, v);
+    case FastOp::kMemTotal: {
+      const bool changed = fast::put_mem_bytes(s.mem_total_bytes, v);
+      g.info.mem_total_bytes = s.mem_total_bytes;
+      return changed;
+    }
     case FastOp::kHex:
-      return put(s.clock_reasons, fast::hex(v));
+      return fast::put_hex(s.clock_reasons, v);
     case FastOp::kPstate:
-      return put(s.pstate, fast::pstate(v));
+      return fast::put_pstate(s.pstate, v);
     case FastOp::kBool:
-      return put(s.*c.b, fast::to_bool(v));
+      return fast::put_bool(s.*c.b, v);
     case FastOp::kIndex:
       g.info.index = fast::to_unsigned(v).value_or(g.info.index);
       return false;

@@ -102,74 +102,106 @@ inline double to_double(const Decimal& d) {
 
 }  // namespace detail
 
+// Each parser writes its value into a slot and returns whether the slot went from empty to set
+// or back (capabilities are made of that). The value is stored on every return path by itself:
+// had the paths merged into one returned std::optional, GCC would build it on the stack in two
+// stores (value, flag) and read it back in one load, a store-to-load forward that stalls on
+// every field of every row (a third of apply_row's samples in `perf annotate`). Each has a
+// plain form returning the optional, for callers off the hot path and for the tests.
+
+namespace detail {
+
+template <class T>
+[[gnu::always_inline]] inline bool set(std::optional<T>& slot, T v) {
+  const bool was = slot.has_value();
+  slot = v;
+  return !was;
+}
+
+template <class T>
+[[gnu::always_inline]] inline bool set(std::optional<T>& slot, std::nullopt_t) {
+  const bool was = slot.has_value();
+  slot.reset();
+  return was;
+}
+
+// The slow paths: text_util's result, which comes back whole from a call.
+template <class T>
+inline bool set(std::optional<T>& slot, const std::optional<T>& v) {
+  return v ? set(slot, *v) : set(slot, std::nullopt);
+}
+
+}  // namespace detail
+
 // == text::to_unsigned(text::parse_u64(text::trim(v)))
-[[gnu::always_inline]] inline std::optional<unsigned> to_unsigned(std::string_view v) {
+[[gnu::always_inline]] inline bool put_unsigned(std::optional<unsigned>& slot, std::string_view v) {
   const char* p = v.data();
   const char* e = p + v.size();
   if (p < e && *p == ' ') ++p;  // ", 85 %": the one space nvidia-smi puts after a comma
-  if (p == e) return std::nullopt;
+  if (p == e) return detail::set(slot, std::nullopt);
   unsigned x = detail::digit(*p);
   if (x <= 9) {
     const char* d = p;
     uint32_t n = x;  // wraps past 9 digits; such values take the careful path below
     for (++p; p < e && (x = detail::digit(*p)) <= 9; ++p) n = n * 10 + x;
     const auto used = p - d;
-    if (used <= 9 && !(used == 1 && p < e && (*p | 0x20) == 'x')) return n;
+    if (used <= 9 && !(used == 1 && p < e && (*p | 0x20) == 'x')) return detail::set(slot, n);
   } else if (!text::is_space(*p)) {
-    return std::nullopt;  // "[N/A]", "[Not Supported]": no digit after trimming
+    return detail::set(slot, std::nullopt);  // "[N/A]", "[Not Supported]": no digit after trim
   }
-  return text::to_unsigned(text::parse_u64(text::trim(v)));
+  return detail::set(slot, text::to_unsigned(text::parse_u64(text::trim(v))));
 }
 
 // == text::parse_u64(text::trim(v))
-inline std::optional<uint64_t> to_u64(std::string_view v) {
-  return text::parse_u64(text::trim(v));
+inline bool put_u64(std::optional<uint64_t>& slot, std::string_view v) {
+  return detail::set(slot, text::parse_u64(text::trim(v)));
 }
 
 // == text::to_int(text::parse_i64(text::trim(v)))
-[[gnu::always_inline]] inline std::optional<int> to_int(std::string_view v) {
+[[gnu::always_inline]] inline bool put_int(std::optional<int>& slot, std::string_view v) {
   const char* e = v.data() + v.size();
   const char* p = detail::skip_spaces(v.data(), e);
   const bool neg = p < e && *p == '-';
   if (neg) ++p;
   uint64_t n = 0;
   const size_t used = detail::digits(p, e, n);
-  if (used >= 1 && used <= 9) return neg ? -static_cast<int>(n) : static_cast<int>(n);
-  return text::to_int(text::parse_i64(text::trim(v)));
+  if (used >= 1 && used <= 9)
+    return detail::set(slot, neg ? -static_cast<int>(n) : static_cast<int>(n));
+  return detail::set(slot, text::to_int(text::parse_i64(text::trim(v))));
 }
 
 // == text::parse_watts_mw(v)
 // With at most 3 fraction digits and a unit in watts the milliwatts are whole: the double
 // arithmetic (num * 1000 + 0.5, truncated) lands within 1e-6 of that integer, so integer
 // arithmetic gives the very same value.
-[[gnu::always_inline]] inline std::optional<uint32_t> watts_mw(std::string_view v) {
+[[gnu::always_inline]] inline bool put_watts_mw(std::optional<uint32_t>& slot, std::string_view v) {
   const char* e = v.data() + v.size();
   const char* p = detail::skip_spaces(v.data(), e);
-  if (p < e && *p == '[') return std::nullopt;  // "[N/A]": no number text_util would read
+  if (p < e && *p == '[') return detail::set(slot, std::nullopt);  // "[N/A]": no number
   detail::Decimal d;
-  if (!detail::simple_parts(p, e, d)) return text::parse_watts_mw(v);
+  if (!detail::simple_parts(p, e, d)) return detail::set(slot, text::parse_watts_mw(v));
   const std::string_view unit = detail::unit_of(p, e);
   const bool milli = unit.size() == 2 && unit == "mW";
   if (!milli && d.frac_digits <= 3 && d.whole <= 4000000) {
     static constexpr uint32_t kMilli[] = {1000, 100, 10, 1};
     const uint64_t mw = d.whole * 1000 + d.frac * kMilli[d.frac_digits];
-    if (mw > 4000000000u) return std::nullopt;  // num > 4.0e6
-    return static_cast<uint32_t>(mw);
+    if (mw > 4000000000u) return detail::set(slot, std::nullopt);  // num > 4.0e6
+    return detail::set(slot, static_cast<uint32_t>(mw));
   }
   const double num = detail::to_double(d);
-  if (num > 4.0e6) return std::nullopt;
-  return static_cast<uint32_t>(num * (milli ? 1.0 : 1000.0) + 0.5);
+  if (num > 4.0e6) return detail::set(slot, std::nullopt);
+  return detail::set(slot, static_cast<uint32_t>(num * (milli ? 1.0 : 1000.0) + 0.5));
 }
 
 // == text::parse_mem_bytes(v)
 // A whole number of units (every unit is a power of two bytes) below 2^33 gives its bytes
 // exactly in double arithmetic too: integer arithmetic then gives the very same value.
-[[gnu::always_inline]] inline std::optional<uint64_t> mem_bytes(std::string_view v) {
+[[gnu::always_inline]] inline bool put_mem_bytes(std::optional<uint64_t>& slot, std::string_view v) {
   const char* e = v.data() + v.size();
   const char* p = detail::skip_spaces(v.data(), e);
-  if (p < e && *p == '[') return std::nullopt;
+  if (p < e && *p == '[') return detail::set(slot, std::nullopt);
   detail::Decimal d;
-  if (!detail::simple_parts(p, e, d)) return text::parse_mem_bytes(v);
+  if (!detail::simple_parts(p, e, d)) return detail::set(slot, text::parse_mem_bytes(v));
   const std::string_view unit = detail::unit_of(p, e);
   unsigned shift = 20;  // MiB, also for "" (nounits) and unknown units
   if (unit.size() > 1 &&
@@ -181,15 +213,15 @@ inline std::optional<uint64_t> to_u64(std::string_view v) {
   } else if (unit == "B") {
     shift = 0;
   }
-  if (d.frac == 0 && d.whole < (uint64_t{1} << 33)) return d.whole << shift;
+  if (d.frac == 0 && d.whole < (uint64_t{1} << 33)) return detail::set(slot, d.whole << shift);
   // As text::parse_mem_bytes: a value past 2^64 bytes is unknown (converting it would be UB).
   const double bytes = detail::to_double(d) * static_cast<double>(uint64_t{1} << shift) + 0.5;
-  if (!(bytes >= 0) || bytes >= 18446744073709551616.0) return std::nullopt;
-  return static_cast<uint64_t>(bytes);
+  if (!(bytes >= 0) || bytes >= 18446744073709551616.0) return detail::set(slot, std::nullopt);
+  return detail::set(slot, static_cast<uint64_t>(bytes));
 }
 
 // == text::parse_hex(text::trim(v))  ("0x0000000000000004")
-[[gnu::always_inline]] inline std::optional<uint64_t> hex(std::string_view v) {
+[[gnu::always_inline]] inline bool put_hex(std::optional<uint64_t>& slot, std::string_view v) {
   const char* e = v.data() + v.size();
   const char* p = detail::skip_spaces(v.data(), e);
   if (e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
@@ -208,13 +240,13 @@ inline std::optional<uint64_t> to_u64(std::string_view v) {
       n = (n << 4) | x;
     }
     const auto used = p - d;
-    if (used >= 1 && used <= 16) return n;
+    if (used >= 1 && used <= 16) return detail::set(slot, n);
   }
-  return text::parse_hex(text::trim(v));
+  return detail::set(slot, text::parse_hex(text::trim(v)));
 }
 
 // == text::parse_pstate(v)  ("P0")
-inline std::optional<unsigned> pstate(std::string_view v) {
+inline bool put_pstate(std::optional<unsigned>& slot, std::string_view v) {
   const char* e = v.data() + v.size();
   const char* p = detail::skip_spaces(v.data(), e);
   if (p < e && (*p == 'P' || *p == 'p')) {
@@ -222,14 +254,38 @@ inline std::optional<unsigned> pstate(std::string_view v) {
     uint64_t n = 0;
     const size_t used = detail::digits(p, e, n);
     if (used >= 1 && used <= 9 && !(used == 1 && p < e && (*p == 'x' || *p == 'X')))
-      return static_cast<unsigned>(n);
+      return detail::set(slot, static_cast<unsigned>(n));
   }
-  return text::parse_pstate(v);
+  return detail::set(slot, text::parse_pstate(v));
 }
 
 // == text::parse_bool(text::trim(v))
-inline std::optional<bool> to_bool(std::string_view v) {
-  return text::parse_bool(text::trim(v));
+inline bool put_bool(std::optional<bool>& slot, std::string_view v) {
+  return detail::set(slot, text::parse_bool(text::trim(v)));
 }
+
+// The plain forms.
+template <class T, bool (*kPut)(std::optional<T>&, std::string_view)>
+inline std::optional<T> parsed(std::string_view v) {
+  std::optional<T> out;
+  kPut(out, v);
+  return out;
+}
+inline std::optional<unsigned> to_unsigned(std::string_view v) {
+  return parsed<unsigned, put_unsigned>(v);
+}
+inline std::optional<uint64_t> to_u64(std::string_view v) { return parsed<uint64_t, put_u64>(v); }
+inline std::optional<int> to_int(std::string_view v) { return parsed<int, put_int>(v); }
+inline std::optional<uint32_t> watts_mw(std::string_view v) {
+  return parsed<uint32_t, put_watts_mw>(v);
+}
+inline std::optional<uint64_t> mem_bytes(std::string_view v) {
+  return parsed<uint64_t, put_mem_bytes>(v);
+}
+inline std::optional<uint64_t> hex(std::string_view v) { return parsed<uint64_t, put_hex>(v); }
+inline std::optional<unsigned> pstate(std::string_view v) {
+  return parsed<unsigned, put_pstate>(v);
+}
+inline std::optional<bool> to_bool(std::string_view v) { return parsed<bool, put_bool>(v); }
 
 }  // namespace gw::smi::fast
