@@ -13,16 +13,21 @@ constexpr uint64_t kLimiting = clock_reason::kSwPowerCap | clock_reason::kHwSlow
                                clock_reason::kSwThermalSlowdown | clock_reason::kHwThermalSlowdown |
                                clock_reason::kHwPowerBrakeSlowdown;
 
-template <class T>
-bool raise(std::optional<T>& peak, const std::optional<T>& v) {
-  if (!v) return false;
-  if (!peak) {
-    peak = v;
+template <class Peak, class T>
+bool raise(Peak& peak, T v) {
+  if (!peak.set) {
+    peak.value = v;
+    peak.set = true;
     return false;  // the first value is not a peak worth pinning on its own
   }
-  if (*v <= *peak) return false;
-  peak = v;
+  if (v <= peak.value) return false;
+  peak.value = v;
   return true;
+}
+
+template <class Peak, class T>
+bool raise(Peak& peak, const std::optional<T>& v) {
+  return v && raise(peak, *v);
 }
 
 std::string key_name(EventKind kind, const std::optional<std::string>& pci,
@@ -53,9 +58,7 @@ bool SampleReducer::is_pinned(const Snapshot& s) {
     pin = raise(power, x.power_mw) || pin;
     pin = raise(mem, x.mem_used_bytes) || pin;
     if (x.ecc_dbe_volatile || x.ecc_sbe_volatile)
-      pin = raise(ecc, std::optional<uint64_t>(x.ecc_dbe_volatile.value_or(0) +
-                                               x.ecc_sbe_volatile.value_or(0))) ||
-            pin;
+      pin = raise(ecc, x.ecc_dbe_volatile.value_or(0) + x.ecc_sbe_volatile.value_or(0)) || pin;
   }
   max_temp_ = temp;
   max_power_ = power;

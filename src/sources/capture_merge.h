@@ -71,10 +71,18 @@ class SampleReducer {
   std::vector<Snapshot> spare_;  // dropped snapshots, reused as copy targets
   size_t widest_ = 0;            // the most GPUs in one snapshot so far
   size_t prev_gpus_ = 0;         // the GPU count of the snapshot before
-  std::optional<int> max_temp_;
-  std::optional<uint32_t> max_power_;
-  std::optional<uint64_t> max_mem_;
-  std::optional<uint64_t> max_ecc_;
+  // The highest reading so far, as two plain scalars: a std::optional copied into a local and
+  // back (is_pinned, every snapshot) went through the stack as a value and a flag stored apart
+  // and loaded whole, a stalled store-to-load forward each.
+  template <class T>
+  struct Peak {
+    T value{};
+    bool set = false;
+  };
+  Peak<int> max_temp_;
+  Peak<uint32_t> max_power_;
+  Peak<uint64_t> max_mem_;
+  Peak<uint64_t> max_ecc_;
 };
 
 class EventReducer {
