@@ -89,9 +89,12 @@ bool strip_kmsg_record(std::string_view& s, LogPrefix& p) {
 
 // "<node>: kern: warning: [<RFC 3339>]: " (talosctl dmesg and similar node-log tools).
 bool strip_node_log(std::string_view& s, LogPrefix& p) {
-  const size_t k = s.substr(0, 88).find(": kern:");
-  if (k == std::string_view::npos || k == 0 || k > 80 || s.substr(0, k).find(' ') != s.npos)
-    return false;
+  // The node's name is the first word, so ": kern:" can only begin one byte before the first
+  // space: looked for there alone (a search of the line ran for every line, up to four times).
+  size_t sp = 0;
+  while (sp < s.size() && sp <= 81 && s[sp] != ' ') ++sp;
+  if (sp < 2 || sp > 81 || s.substr(sp - 1, 7) != ": kern:") return false;
+  const size_t k = sp - 1;
   std::string_view r = ltrim(s.substr(k + 7));
   size_t i = 0;
   while (i < r.size() && lower(r[i])) ++i;
