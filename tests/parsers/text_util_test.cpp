@@ -73,6 +73,24 @@ TEST(TextUtil, MonthWordReadsEnglishAbbreviationsLikeTheirLowerCaseForms) {
   EXPECT_EQ(text::month_word("Dec", len), 0U);  // a word with nothing after it is no date
 }
 
+TEST(TextUtil, MonthWordReadsLocalWordsAndTurnsAwayWordsWithOtherSigns) {
+  const std::pair<const char*, unsigned> local[] = {
+      {"janv.", 1}, {"Févr.", 2}, {"févr", 2}, {"Mär", 3},  {"avril", 4}, {"MAI", 5},
+      {"juin", 6},  {"juil.", 7}, {"août", 8}, {"sept.", 9}, {"paź", 10}, {"Dez.", 12},
+      {"дек", 12},  {"май", 5}};
+  for (const auto& [word, m] : local) {
+    size_t len = 0;
+    EXPECT_EQ(text::month_word(std::string(word) + " 4 10:17:39 host kernel:", len), m) << word;
+    EXPECT_EQ(len, std::string_view(word).size()) << word;
+  }
+  // A word with a sign no month has: a dmesg message, a clock, a tag. None is a month.
+  for (const char* word : {"NVRM: Xid", "kernel: x", "10:17:39 x", "Dec: 4 10", "ja.n 4 10",
+                           "Dec1 08:14", "déc, 4 10"}) {
+    size_t len = 0;
+    EXPECT_EQ(text::month_word(word, len), 0U) << word;
+  }
+}
+
 TEST(TextUtil, DaysFromCivilCountsFromTheEpochAcrossLeapYears) {
   EXPECT_EQ(text::days_from_civil(1970, 1, 1), 0);
   EXPECT_EQ(text::days_from_civil(1969, 12, 31), -1);
