@@ -54,6 +54,22 @@ TEST(HeapPages, AllocationsThatFollowComeFromTheRangeAdvisedForHugePages) {
   EXPECT_EXIT(std::exit(block_after_the_call_is_advised(false)), ::testing::ExitedWithCode(1), "");
 }
 
+// 0: the first block allocated after the call begins in the advised range, 1: below it (in the
+// heap's first, partial 2 MiB, which faults in 4 KiB pages), 2: the call advised nothing.
+int first_block_after_the_call_is_advised() {
+  if (!prefer_huge_heap_pages(size_t{16} << 20)) return 2;
+  // Larger than any free chunk the process could hold from before: it comes from the top.
+  auto* p = static_cast<char*>(std::malloc(size_t{512} << 10));
+  const bool advised = flags_of_mapping_holding(p).find(" hg") != std::string::npos;
+  std::free(p);
+  return advised ? 0 : 1;
+}
+
+TEST(HeapPages, TheFirstBlockAfterTheCallIsInTheAdvisedRange) {
+  EXPECT_EXIT(std::exit(first_block_after_the_call_is_advised()),
+              ::testing::ExitedWithCode(kGlibcMalloc ? 0 : 2), "");
+}
+
 TEST(HeapPages, SmallRequestsChangeNothing) {
   EXPECT_EXIT(
       {
