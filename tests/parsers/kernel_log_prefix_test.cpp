@@ -290,6 +290,27 @@ TEST(KernelLogPrefix, NodeLogRfc3339NineDigits) {
   EXPECT_EQ(ip.time_ms, 1757796405810);
 }
 
+// The node's name is one word of 1 to 80 bytes, ": kern:" right after it; anything else is
+// not this prefix (and the line's first word stays in the message).
+TEST(KernelLogPrefix, NodeLogNameIsOneWordOfUpTo80Bytes) {
+  const std::string rest = ": kern: warning: [2023-08-18T13:36:47.378241465Z]: tpm tpm0: x";
+  for (const size_t len : {size_t{1}, size_t{79}, size_t{80}}) {
+    kmsg::LogPrefix p;
+    const std::string line = std::string(len, 'n') + rest;
+    EXPECT_EQ(kmsg::strip_log_prefix(line, p), "tpm tpm0: x") << len;
+    EXPECT_EQ(p.time_ms, 1692365807378) << len;
+  }
+  const std::vector<std::string> not_node_logs = {
+      std::string(81, 'n') + rest, "two words" + rest,      rest,
+      "host: kern warning: x",     "host:  kern: warning: x"};
+  for (const std::string& line : not_node_logs) {
+    kmsg::LogPrefix p;
+    const auto body = kmsg::strip_log_prefix(line, p);
+    EXPECT_FALSE(p.time_ms.has_value()) << line;
+    EXPECT_NE(body.find("kern"), std::string_view::npos) << line;
+  }
+}
+
 // dmesg -H / -wH: delta lines "[  +0.000844]" (real,
 // https://github.com/rwth-i6/returnn/issues/1500) after a minute line. No published capture starts
 // with the minute line, so one in the format util-linux prints ("[Jan21 10:19]": month, day without
