@@ -300,9 +300,9 @@ TEST(KernelLogPrefix, NodeLogNameIsOneWordOfUpTo80Bytes) {
     EXPECT_EQ(kmsg::strip_log_prefix(line, p), "tpm tpm0: x") << len;
     EXPECT_EQ(p.time_ms, 1692365807378) << len;
   }
-  const std::vector<std::string> not_node_logs = {
-      std::string(81, 'n') + rest, "two words" + rest,      rest,
-      "host: kern warning: x",     "host:  kern: warning: x"};
+  const std::vector<std::string> not_node_logs = {std::string(81, 'n') + rest, "two words" + rest,
+                                                  rest, "host: kern warning: x",
+                                                  "host:  kern: warning: x"};
   for (const std::string& line : not_node_logs) {
     kmsg::LogPrefix p;
     const auto body = kmsg::strip_log_prefix(line, p);

@@ -196,7 +196,8 @@ inline bool put_u64(std::optional<uint64_t>& slot, std::string_view v) {
 // == text::parse_mem_bytes(v)
 // A whole number of units (every unit is a power of two bytes) below 2^33 gives its bytes
 // exactly in double arithmetic too: integer arithmetic then gives the very same value.
-[[gnu::always_inline]] inline bool put_mem_bytes(std::optional<uint64_t>& slot, std::string_view v) {
+[[gnu::always_inline]] inline bool put_mem_bytes(std::optional<uint64_t>& slot,
+                                                 std::string_view v) {
   const char* e = v.data() + v.size();
   const char* p = detail::skip_spaces(v.data(), e);
   if (p < e && *p == '[') return detail::set(slot, std::nullopt);
@@ -274,18 +275,26 @@ inline std::optional<T> parsed(std::string_view v) {
 inline std::optional<unsigned> to_unsigned(std::string_view v) {
   return parsed<unsigned, put_unsigned>(v);
 }
-inline std::optional<uint64_t> to_u64(std::string_view v) { return parsed<uint64_t, put_u64>(v); }
-inline std::optional<int> to_int(std::string_view v) { return parsed<int, put_int>(v); }
+inline std::optional<uint64_t> to_u64(std::string_view v) {
+  return parsed<uint64_t, put_u64>(v);
+}
+inline std::optional<int> to_int(std::string_view v) {
+  return parsed<int, put_int>(v);
+}
 inline std::optional<uint32_t> watts_mw(std::string_view v) {
   return parsed<uint32_t, put_watts_mw>(v);
 }
 inline std::optional<uint64_t> mem_bytes(std::string_view v) {
   return parsed<uint64_t, put_mem_bytes>(v);
 }
-inline std::optional<uint64_t> hex(std::string_view v) { return parsed<uint64_t, put_hex>(v); }
+inline std::optional<uint64_t> hex(std::string_view v) {
+  return parsed<uint64_t, put_hex>(v);
+}
 inline std::optional<unsigned> pstate(std::string_view v) {
   return parsed<unsigned, put_pstate>(v);
 }
-inline std::optional<bool> to_bool(std::string_view v) { return parsed<bool, put_bool>(v); }
+inline std::optional<bool> to_bool(std::string_view v) {
+  return parsed<bool, put_bool>(v);
+}
 
 }  // namespace gw::smi::fast
