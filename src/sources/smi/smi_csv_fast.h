@@ -100,17 +100,7 @@ inline double to_double(const Decimal& d) {
   return num;
 }
 
-}  // namespace detail
-
-// Each parser writes its value into a slot and returns whether the slot went from empty to set
-// or back (capabilities are made of that). The value is stored on every return path by itself:
-// had the paths merged into one returned std::optional, GCC would build it on the stack in two
-// stores (value, flag) and read it back in one load, a store-to-load forward that stalls on
-// every field of every row (a third of apply_row's samples in `perf annotate`). Each has a
-// plain form returning the optional, for callers off the hot path and for the tests.
-
-namespace detail {
-
+// slot = v, and whether the slot went from empty to set or back (see the parsers below).
 template <class T>
 [[gnu::always_inline]] inline bool set(std::optional<T>& slot, T v) {
   const bool was = slot.has_value();
@@ -132,6 +122,13 @@ inline bool set(std::optional<T>& slot, const std::optional<T>& v) {
 }
 
 }  // namespace detail
+
+// Each parser writes its value into a slot and returns whether the slot went from empty to set
+// or back (capabilities are made of that). The value is stored on every return path by itself:
+// had the paths merged into one returned std::optional, GCC would build it on the stack in two
+// stores (value, flag) and read it back in one load, a store-to-load forward that stalls on
+// every field of every row (a third of apply_row's samples in `perf annotate`). Each has a
+// plain form returning the optional, for callers off the hot path and for the tests.
 
 // == text::to_unsigned(text::parse_u64(text::trim(v)))
 [[gnu::always_inline]] inline bool put_unsigned(std::optional<unsigned>& slot, std::string_view v) {
