@@ -3,9 +3,7 @@
 // file:line and keep the verdict from HEALTHY; one decorative line does not. Inputs are real
 // lines from fixtures/captures (sources in each expected.md), in their class variants.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -16,6 +14,7 @@
 
 #include "cli/doctor_report.h"
 #include "cli/doctor_run.h"
+#include "scratch_file.h"
 #include "sources/captures.h"
 #include "sources/kmsg/kernel_log.h"
 
@@ -39,12 +38,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 cli::DoctorRun doctor(const std::string& name, const std::string& text) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("gw-coverage-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto p = dir / name;
-  std::ofstream(p, std::ios::binary) << text;
-  return cli::run_from_files({p.string()});
+  return cli::run_from_files({test::scratch_file(name, text)});
 }
 
 InputCoverage coverage(const std::string& text) {

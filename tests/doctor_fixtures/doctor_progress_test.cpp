@@ -2,27 +2,20 @@
 // goes (about every MiB, then once at the end), for kernel logs and CSV alike, and the
 // progress line is rewritten in place on stderr, never printed when disabled.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/doctor_run.h"
 #include "cli/progress.h"
+#include "scratch_file.h"
 
 namespace gw {
 namespace {
 
 std::string temp_file(const std::string& name, const std::string& text) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("gw-progress-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto p = dir / name;
-  std::ofstream(p, std::ios::binary) << text;
-  return p.string();
+  return test::scratch_file(name, text);
 }
 
 struct Call {

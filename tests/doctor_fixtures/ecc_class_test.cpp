@@ -3,9 +3,7 @@
 // in -q -x XML and in --query-gpu CSV; volatile against aggregate; SRAM against DRAM. Inputs
 // are the real captures' ECC sections with their counters set (structure and keys unchanged).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -13,6 +11,7 @@
 
 #include "cli/doctor_run.h"
 #include "diagnose/diagnose.h"
+#include "scratch_file.h"
 
 namespace gw {
 namespace {
@@ -26,12 +25,7 @@ std::string fixture(const std::string& dir, const std::string& file) {
 }
 
 std::vector<Finding> doctor(const std::string& name, const std::string& text) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("gw-ecc-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto p = dir / name;
-  std::ofstream(p, std::ios::binary) << text;
-  const cli::DoctorRun run = cli::run_from_files({p.string()});
+  const cli::DoctorRun run = cli::run_from_files({test::scratch_file(name, text)});
   EXPECT_EQ(run.inputs_read, 1u) << name;
   return run.findings;
 }

@@ -8,11 +8,9 @@
 // reason. Its assertions are unchanged: they are collected, and the case must still fail
 // while it is listed; once it passes, the listing itself fails so that it gets removed.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
@@ -20,6 +18,7 @@
 
 #include "cli/doctor_run.h"
 #include "diagnose/diagnose.h"
+#include "scratch_file.h"
 
 namespace gw {
 namespace {
@@ -350,12 +349,7 @@ TEST(Fixture132, NvLinkMeshWithNicsIsHealthy) {
 // ---- issue 10: inputs that are what they are, never HEALTHY ----------------------------
 
 std::string temp_file(const std::string& name, const std::string& text) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("gw-fixtures-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto p = dir / name;
-  std::ofstream(p, std::ios::binary) << text;
-  return p.string();
+  return test::scratch_file(name, text);
 }
 
 std::string first_line_of(const std::string& path) {
