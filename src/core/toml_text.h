@@ -1,6 +1,7 @@
 // TOML text to a table, with a syntax error named as "origin:line:column" like every other
-// input error. Header-only: include it only from modules that link toml++ (serve, slurm,
-// alert); core itself does not.
+// input error. Header-only: include it only from modules that link toml++ (gw_toml: serve,
+// slurm, alert); core itself does not. The one way in to toml++: what it cannot read safely is
+// refused first (core/toml_guard.h).
 #pragma once
 
 #include <toml++/toml.h>
@@ -9,12 +10,17 @@
 #include <string_view>
 
 #include "core/result.h"
+#include "core/toml_guard.h"
 
 namespace gw {
 
 inline Result<toml::table> parse_toml_text(std::string_view text, std::string_view origin,
                                            std::string code = "config.syntax",
                                            std::string_view prefix = "") {
+  if (auto refused = toml_refusal(text))
+    return make_error(std::move(code), std::string(prefix) + refused->description,
+                      std::string(origin) + ":" + std::to_string(refused->line) + ":" +
+                          std::to_string(refused->column));
   try {
     return toml::parse(text, origin);
   } catch (const toml::parse_error& e) {
