@@ -68,6 +68,12 @@ if readelf -d "$build/gpuwarden" | grep -q "NEEDED.*libcurl"; then fail "gpuward
 if readelf -d "$build/gpuwarden" | grep -Eq "NEEDED.*(httplib|libssl|libcrypto)"; then
   fail "gpuwarden links cpp-httplib or OpenSSL"
 fi
+# The C++ runtime, toml++ and pugixml are compiled into the binary (CMakeLists.txt): as shared
+# objects they cost every command's start. Sanitizer builds keep the shared runtime.
+if ! readelf -d "$build/gpuwarden" | grep -Eq "NEEDED.*lib(asan|tsan)" &&
+  readelf -d "$build/gpuwarden" | grep -Eq "NEEDED.*(libstdc\+\+|libgcc_s|libpugixml|libtomlplusplus)"; then
+  fail "gpuwarden loads the C++ runtime, pugixml or toml++ as a shared object"
+fi
 readelf -d "$build/gpuwarden-http.so" | grep -q "NEEDED.*libcpp-httplib" ||
   fail "gpuwarden-http.so does not link cpp-httplib"
 grep -q "^ Depends: .*libcpp-httplib" "$tmp/info" || fail "control: the plugin's libcpp-httplib"
