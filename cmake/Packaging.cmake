@@ -31,6 +31,9 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # libcurl is dlopen'ed by webhook and Alertmanager sinks (src/alert/curl_library.h), so the
 # shlibs scan does not see it.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS libcurl4)
+# Nor SQLite, dlopen'ed by the first database opened (src/store/sqlite_library.h): the history
+# and the queue need it, so it is a dependency (3.20: sqlite3_prepare_v3).
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libsqlite3-0 (>= 3.20)")
 # Debug info stays in the build tree; the package carries stripped binaries.
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA

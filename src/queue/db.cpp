@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "store/sql.h"
+#include "store/sqlite_library.h"
 
 namespace gw::queue {
 namespace sql = gw::store::sql;
@@ -54,6 +55,7 @@ Status QueueDb::exec(const char* text) const {
 Result<std::unique_ptr<QueueDb>> QueueDb::open(const std::string& path) {
   std::unique_ptr<QueueDb> q(new QueueDb());
   q->path_ = path;
+  if (Status s = store::sqlite_library(); !s) return s.error();
   if (sqlite3_open_v2(path.c_str(), &q->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
       SQLITE_OK)
     return sql::error(q->db_, "opening the queue database", path);

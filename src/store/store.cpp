@@ -7,6 +7,7 @@
 
 #include "store/metrics.h"
 #include "store/sql.h"
+#include "store/sqlite_library.h"
 
 namespace gw::store {
 
@@ -176,6 +177,7 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, const StoreO
     if (!lock) return lock.error();
     st->lock_.emplace(std::move(*lock));
   }
+  if (Status s = sqlite_library(); !s) return s.error();
   const int flags =
       options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   if (sqlite3_open_v2(path.c_str(), &st->db_, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
