@@ -35,17 +35,14 @@ struct Loaded {
 Loaded open_curl() {
   static constexpr const char* kName = "libcurl.so.4";
   Loaded out;
-  void* h = dlopen(kName, RTLD_NOW | RTLD_LOCAL);
-  if (h == nullptr) {
-    const char* why = dlerror();
-    out.status = make_error("alert.curl_not_found",
-                            "cannot load libcurl (" + std::string(why ? why : "") +
-                                "): webhooks need it; install libcurl4 (Debian) or libcurl",
-                            kName);
+  auto h = open_library(kName, RTLD_NOW | RTLD_LOCAL, "alert.curl_not_found", "libcurl",
+                        ": webhooks need it; install libcurl4 (Debian) or libcurl");
+  if (!h) {
+    out.status = h.error();
     return out;
   }
   const std::string missing =
-      bind_symbols(h, out.api, [](auto& a, auto f) { for_each_symbol(a, f); });
+      bind_symbols(*h, out.api, [](auto& a, auto f) { for_each_symbol(a, f); });
   if (!missing.empty())
     out.status =
         make_error("alert.curl_too_old",

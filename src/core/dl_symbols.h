@@ -10,7 +10,19 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/result.h"
+
 namespace gw {
+
+// dlopen(path, flags), or the error `code` at `path`: "cannot load <what> (<dlerror>)<then>",
+// `then` saying what needs the library or what to try (it brings its own "; " or ": ").
+inline Result<void*> open_library(const std::string& path, int flags, const char* code,
+                                  const std::string& what, const std::string& then) {
+  if (void* h = dlopen(path.c_str(), flags)) return h;
+  const char* why = dlerror();
+  return make_error(code, "cannot load " + what + " (" + std::string(why ? why : "") + ")" + then,
+                    path);
+}
 
 // One resolved export: the function and the name it was found under (for messages).
 template <class F>

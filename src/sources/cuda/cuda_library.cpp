@@ -57,20 +57,16 @@ void for_each_symbol(CudaApi& a, Bind&& b) {
 Result<std::shared_ptr<const CudaLibrary>> CudaLibrary::open(const std::string& path) {
   // RTLD_LOCAL: the driver's symbols stay out of the process's global namespace (the fake and
   // a real driver must never interpose on each other).
-  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (h == nullptr) {
-    const char* why = dlerror();
-    return make_error("cuda.library_not_found",
-                      "cannot load the CUDA driver library (" + std::string(why ? why : "") +
-                          "); the NVIDIA driver's libcuda.so.1 is not installed or not on the "
-                          "library path (try --cuda-lib PATH)",
-                      path);
-  }
+  auto h =
+      open_library(path, RTLD_NOW | RTLD_LOCAL, "cuda.library_not_found", "the CUDA driver library",
+                   "; the NVIDIA driver's libcuda.so.1 is not installed or not on the "
+                   "library path (try --cuda-lib PATH)");
+  if (!h) return h.error();
   std::shared_ptr<CudaLibrary> lib(new CudaLibrary());
-  lib->handle_ = h;
+  lib->handle_ = *h;
   lib->path_ = path;
   const std::string missing =
-      bind_symbols(h, lib->api_, [](auto& api, auto f) { for_each_symbol(api, f); });
+      bind_symbols(*h, lib->api_, [](auto& api, auto f) { for_each_symbol(api, f); });
   if (!missing.empty())
     return make_error("cuda.incompatible_library",
                       "the library does not export " + missing + "; it is not a usable libcuda",

@@ -104,20 +104,16 @@ bool ends_with_version(const char* name) {
 Result<std::shared_ptr<const NvmlLibrary>> NvmlLibrary::open(const std::string& path) {
   // RTLD_LOCAL: NVML's symbols must not leak into the global namespace of the process (the
   // fake and a real library could otherwise interpose on each other in one test process).
-  void* h = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
-  if (h == nullptr) {
-    const char* why = dlerror();
-    return make_error("nvml.library_not_found",
-                      "cannot load the NVIDIA management library (" + std::string(why ? why : "") +
-                          "); no NVIDIA driver seems to be installed, or it is not on the "
-                          "library path (try --nvml-lib PATH)",
-                      path);
-  }
+  auto h = open_library(path, RTLD_LAZY | RTLD_LOCAL, "nvml.library_not_found",
+                        "the NVIDIA management library",
+                        "; no NVIDIA driver seems to be installed, or it is not on the library "
+                        "path (try --nvml-lib PATH)");
+  if (!h) return h.error();
   std::shared_ptr<NvmlLibrary> lib(new NvmlLibrary());
-  lib->handle_ = h;
+  lib->handle_ = *h;
   lib->path_ = path;
   const std::string missing_required =
-      bind_symbols(h, lib->api_, [](auto& api, auto f) { for_each_symbol(api, f); });
+      bind_symbols(*h, lib->api_, [](auto& api, auto f) { for_each_symbol(api, f); });
   if (!missing_required.empty()) {
     return make_error(
         "nvml.incompatible_library",
