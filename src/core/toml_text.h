@@ -17,17 +17,18 @@ namespace gw {
 inline Result<toml::table> parse_toml_text(std::string_view text, std::string_view origin,
                                            std::string code = "config.syntax",
                                            std::string_view prefix = "") {
+  const auto error_at = [&](size_t line, size_t column, std::string_view what) {
+    return make_error(
+        std::move(code), std::string(prefix) + std::string(what),
+        std::string(origin) + ":" + std::to_string(line) + ":" + std::to_string(column));
+  };
   if (auto refused = toml_refusal(text))
-    return make_error(std::move(code), std::string(prefix) + refused->description,
-                      std::string(origin) + ":" + std::to_string(refused->line) + ":" +
-                          std::to_string(refused->column));
+    return error_at(refused->line, refused->column, refused->description);
   try {
     return toml::parse(text, origin);
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
-    return make_error(
-        std::move(code), std::string(prefix) + std::string(e.description()),
-        std::string(origin) + ":" + std::to_string(b.line) + ":" + std::to_string(b.column));
+    return error_at(b.line, b.column, e.description());
   }
 }
 
