@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../parsers/fixture_util.h"
 #include "core/toml_text.h"
 
 namespace gw {
@@ -37,17 +38,8 @@ const std::vector<std::string>& allowed() {
   return texts;
 }
 
-std::string crlf(const std::string& s) {
-  std::string out;
-  for (char c : s) out += c == '\n' ? std::string("\r\n") : std::string(1, c);
-  return out;
-}
-
-std::string indented(const std::string& s) {
-  std::string out = "  ";
-  for (char c : s) out += c == '\n' ? std::string("\n  ") : std::string(1, c);
-  return out;
-}
+using test::crlf;
+using test::indented;
 
 TEST(TomlGuard, EveryPlaceTomlAllowsNonAsciiIsLetThroughAndParses) {
   for (const std::string& t : allowed()) {

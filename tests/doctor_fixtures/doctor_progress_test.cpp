@@ -14,10 +14,6 @@
 namespace gw {
 namespace {
 
-std::string temp_file(const std::string& name, const std::string& text) {
-  return test::scratch_file(name, text);
-}
-
 struct Call {
   size_t file, done, total;
 };
@@ -63,7 +59,7 @@ TEST(DoctorProgress, LargeKernelLogAndCsvReportBytesAsTheyGo) {
   for (int i = 0; csv.size() < (3u << 20); ++i)
     csv += "2026/07/14 08:" + std::to_string(10 + i / 3600 % 50) + ":" +
            std::to_string(10 + i / 60 % 50) + "." + std::to_string(i % 1000) + ", 0, 97, 61\n";
-  const std::string a = temp_file("big.log", log), b = temp_file("big.csv", csv);
+  const std::string a = test::scratch_file("big.log", log), b = test::scratch_file("big.csv", csv);
   cli::DoctorRun run;
   const auto calls = read_with_progress({a, b}, &run);
   EXPECT_EQ(run.inputs_read, 2u);
@@ -72,7 +68,7 @@ TEST(DoctorProgress, LargeKernelLogAndCsvReportBytesAsTheyGo) {
   expect_rising_to_the_end(calls, 0, log.size(), 4, "kernel log");
   expect_rising_to_the_end(calls, 1, csv.size(), 3, "csv");
   // A small file: one call, at its end.
-  const std::string small = temp_file("small.log", log.substr(0, 4096));
+  const std::string small = test::scratch_file("small.log", log.substr(0, 4096));
   const auto one = read_with_progress({small});
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].done, one[0].total);

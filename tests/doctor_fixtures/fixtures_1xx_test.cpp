@@ -348,10 +348,6 @@ TEST(Fixture132, NvLinkMeshWithNicsIsHealthy) {
 
 // ---- issue 10: inputs that are what they are, never HEALTHY ----------------------------
 
-std::string temp_file(const std::string& name, const std::string& text) {
-  return test::scratch_file(name, text);
-}
-
 std::string first_line_of(const std::string& path) {
   std::ifstream in(path);
   std::string l;
@@ -360,7 +356,7 @@ std::string first_line_of(const std::string& path) {
 }
 
 TEST(Incomplete, CsvHeaderWithoutRows) {
-  const std::string p = temp_file(
+  const std::string p = test::scratch_file(
       "header-only.csv",
       first_line_of(dir_of("129-csv-two-gpus-100pct-71c-high-clocks-healthy") + "input.csv"));
   Check c(cli::run_from_files({p}));
@@ -415,8 +411,9 @@ TEST(InputsRead, AppEnvAndLspciOnlyInputsCountAsRead) {
   };
   for (const Case& k : cases) {
     for (const bool with_error : {false, true}) {
-      const std::string p = temp_file(std::string("only-") + k.name + (with_error ? "-err" : ""),
-                                      k.text + (with_error ? bad_dmon : ""));
+      const std::string p =
+          test::scratch_file(std::string("only-") + k.name + (with_error ? "-err" : ""),
+                             k.text + (with_error ? bad_dmon : ""));
       const cli::DoctorRun run = cli::run_from_files({p});
       EXPECT_EQ(run.inputs_read, 1u) << k.name << (with_error ? " + bad dmon row" : "");
       EXPECT_NE(cli::doctor_exit_code(run), cli::kDoctorNoInput) << k.name;
@@ -433,7 +430,7 @@ TEST(InputsRead, AppEnvAndLspciOnlyInputsCountAsRead) {
            {"cut.xml",
             "<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n\t<gpu id=\"00000000:01:00.0\">\n"
             "\t\t<product_name>NVIDIA A10</prod"}}) {
-    const cli::DoctorRun none = cli::run_from_files({temp_file(name, text)});
+    const cli::DoctorRun none = cli::run_from_files({test::scratch_file(name, text)});
     EXPECT_EQ(none.inputs_read, 0u) << name;
     EXPECT_EQ(cli::doctor_exit_code(none), cli::kDoctorNoInput) << name;
   }

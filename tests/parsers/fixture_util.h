@@ -25,18 +25,25 @@ inline std::vector<std::string> lines_of(const std::string& t) {
   return out;
 }
 
+// The text with every line ended by "\r\n" / begun with four spaces.
+inline std::string crlf(const std::string& t) {
+  std::string out;
+  for (const std::string& l : lines_of(t)) out += l + "\r\n";
+  return out;
+}
+inline std::string indented(const std::string& t) {
+  std::string out;
+  for (const std::string& l : lines_of(t)) out += "    " + l + "\n";
+  return out;
+}
+
 // A capture as people paste it too: CRLF-ended, re-indented, after and before a kernel log
 // (capture 009), inside a bug report's sections. Each with its name for the failure message.
 inline std::vector<std::pair<std::string, std::string>> class_variants(const std::string& log,
                                                                        const std::string& dmesg) {
-  std::string crlf, indented;
-  for (const std::string& l : lines_of(log)) {
-    crlf += l + "\r\n";
-    indented += "    " + l + "\n";
-  }
   const std::string sep(44, '_');
-  return {{"crlf", crlf},
-          {"indented", indented},
+  return {{"crlf", crlf(log)},
+          {"indented", indented(log)},
           {"after-dmesg", dmesg + log},
           {"before-dmesg", log + "\n" + dmesg},
           {"bug-report", sep + "\n\nnvidia-smi\n\n" + log + "\n" + sep + "\n\ndmesg:\n\n" + dmesg}};
