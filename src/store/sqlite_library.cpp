@@ -76,6 +76,7 @@ int sqlite3_busy_timeout(sqlite3* db, int ms) {
 }
 int sqlite3_exec(sqlite3* db, const char* sql, int (*cb)(void*, int, char**, char**), void* arg,
                  char** err) {
+  if (err != nullptr) *err = nullptr;  // as SQLite leaves it when nothing failed
   return call_real<&sqlite3_exec>("sqlite3_exec", SQLITE_MISUSE, db, sql, cb, arg, err);
 }
 void sqlite3_free(void* p) {
@@ -95,11 +96,13 @@ sqlite3_int64 sqlite3_last_insert_rowid(sqlite3* db) {
 }
 int sqlite3_prepare_v2(sqlite3* db, const char* sql, int n, sqlite3_stmt** stmt,
                        const char** tail) {
+  if (stmt != nullptr) *stmt = nullptr;  // as SQLite leaves it when it cannot prepare
   return call_real<&sqlite3_prepare_v2>("sqlite3_prepare_v2", SQLITE_MISUSE, db, sql, n, stmt,
                                         tail);
 }
 int sqlite3_prepare_v3(sqlite3* db, const char* sql, int n, unsigned int flags, sqlite3_stmt** stmt,
                        const char** tail) {
+  if (stmt != nullptr) *stmt = nullptr;  // as SQLite leaves it when it cannot prepare
   return call_real<&sqlite3_prepare_v3>("sqlite3_prepare_v3", SQLITE_MISUSE, db, sql, n, flags,
                                         stmt, tail);
 }
