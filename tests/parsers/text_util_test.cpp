@@ -29,15 +29,18 @@ TEST(TextUtil, CountNewlinesMatchesACharByCharCountAtEveryOffsetAndLength) {
   }
   for (size_t off = 0; off < 40; ++off)
     for (size_t len : {size_t{0}, size_t{1}, size_t{7}, size_t{15}, size_t{16}, size_t{17},
-                       size_t{255 * 16 - 1}, size_t{255 * 16}, size_t{255 * 16 + 1}, size_t{9000}})
+                       size_t{31}, size_t{32}, size_t{63}, size_t{64}, size_t{65},
+                       size_t{255 * 16 - 1}, size_t{255 * 16}, size_t{255 * 16 + 1},
+                       size_t{255 * 32 - 1}, size_t{255 * 32}, size_t{255 * 32 + 1}, size_t{9000}})
       EXPECT_EQ(text::count_newlines(text.data() + off, len),
                 naive_newlines(std::string_view(text).substr(off, len)))
           << "offset " << off << " length " << len;
 }
 
 TEST(TextUtil, CountNewlinesOfTextThatIsAllNewlinesDoesNotWrap) {
-  // 255 x 16 newlines fill every byte counter to 255 before the sum; more must carry over.
-  for (size_t len : {size_t{4080}, size_t{4096}, size_t{100000}}) {
+  // 255 steps of newlines fill every byte counter to 255 before the sum (16 bytes a step in
+  // SSE2, 32 in AVX2); more must carry over.
+  for (size_t len : {size_t{4080}, size_t{4096}, size_t{8160}, size_t{8161}, size_t{100000}}) {
     const std::string text(len, '\n');
     EXPECT_EQ(text::count_newlines(text.data(), text.size()), len);
   }
