@@ -85,14 +85,14 @@ size_t next_anchor_sse2(std::string_view text, size_t from, size_t to, bool ment
 struct NibbleTables {
   alignas(16) uint8_t lo[3][16] = {};
   alignas(16) uint8_t hi[3][16] = {};
-  void add(unsigned pos, unsigned bucket, unsigned char byte) {
+  constexpr void add(unsigned pos, unsigned bucket, unsigned char byte) {
     lo[pos][byte & 0x0F] |= static_cast<uint8_t>(1U << bucket);
     hi[pos][byte >> 4] |= static_cast<uint8_t>(1U << bucket);
   }
-  void any(unsigned pos, unsigned bucket) {
+  constexpr void any(unsigned pos, unsigned bucket) {
     for (unsigned k = 0; k < 16; ++k) add(pos, bucket, static_cast<unsigned char>(k * 17));
   }
-  NibbleTables() {
+  constexpr NibbleTables() {
     const auto pair = [&](unsigned bucket, char a, char b) {
       add(0, bucket, static_cast<unsigned char>(a));
       add(1, bucket, static_cast<unsigned char>(b));
@@ -120,6 +120,25 @@ struct NibbleTables {
   }
 };
 
+// Built at compile time: a scan that is called once per anchor (every few lines of a log)
+// would otherwise test a static's guard and copy the tables into place at each call, which
+// was a third of the AVX2 scan's samples on a big kernel log (docs/perf/parse.md).
+constexpr NibbleTables kNibbles;
+
+// The tables twice over, for the two 128-bit lanes of an AVX2 register.
+struct WideNibbleTables {
+  alignas(32) uint8_t lo[3][32] = {};
+  alignas(32) uint8_t hi[3][32] = {};
+  constexpr WideNibbleTables() {
+    for (unsigned p = 0; p < 3; ++p)
+      for (unsigned k = 0; k < 32; ++k) {
+        lo[p][k] = kNibbles.lo[p][k % 16];
+        hi[p][k] = kNibbles.hi[p][k % 16];
+      }
+  }
+};
+constexpr WideNibbleTables kWideNibbles;
+
 // One byte position's bucket bits for 16 positions (lambdas would not inherit the target).
 __attribute__((target("ssse3"), always_inline)) inline __m128i buckets16(const char* at, __m128i lo,
                                                                          __m128i hi) {
@@ -142,14 +161,13 @@ __attribute__((target("ssse3"), always_inline)) inline unsigned teddy_mask16(con
 
 __attribute__((target("ssse3"))) size_t next_anchor_ssse3(std::string_view text, size_t from,
                                                           size_t to, bool mentions) {
-  static const NibbleTables t;
   const char* d = text.data();
   const size_t n = text.size();
-  __m128i lo[3], hi[3];
-  for (unsigned p = 0; p < 3; ++p) {
-    lo[p] = _mm_load_si128(reinterpret_cast<const __m128i*>(t.lo[p]));
-    hi[p] = _mm_load_si128(reinterpret_cast<const __m128i*>(t.hi[p]));
-  }
+  const auto table = [](const uint8_t(&t)[16]) {
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(t));
+  };
+  const __m128i lo[3] = {table(kNibbles.lo[0]), table(kNibbles.lo[1]), table(kNibbles.lo[2])};
+  const __m128i hi[3] = {table(kNibbles.hi[0]), table(kNibbles.hi[1]), table(kNibbles.hi[2])};
   // A mention bucket (2, 6, 7) is looked at only when mentions are asked for.
   const __m128i enabled = _mm_set1_epi8(static_cast<char>(mentions ? 0xFF : 0x3B));
   size_t i = from;
@@ -184,14 +202,14 @@ __attribute__((target("avx2"), always_inline)) inline uint32_t teddy_mask32(cons
 
 __attribute__((target("avx2"))) size_t next_anchor_avx2(std::string_view text, size_t from,
                                                         size_t to, bool mentions) {
-  static const NibbleTables t;
   const char* d = text.data();
   const size_t n = text.size();
-  __m256i lo[3], hi[3];
-  for (unsigned p = 0; p < 3; ++p) {
-    lo[p] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(t.lo[p])));
-    hi[p] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(t.hi[p])));
-  }
+  const __m256i* lo_at = reinterpret_cast<const __m256i*>(kWideNibbles.lo);
+  const __m256i* hi_at = reinterpret_cast<const __m256i*>(kWideNibbles.hi);
+  const __m256i lo[3] = {_mm256_load_si256(lo_at), _mm256_load_si256(lo_at + 1),
+                         _mm256_load_si256(lo_at + 2)};
+  const __m256i hi[3] = {_mm256_load_si256(hi_at), _mm256_load_si256(hi_at + 1),
+                         _mm256_load_si256(hi_at + 2)};
   const __m256i enabled = _mm256_set1_epi8(static_cast<char>(mentions ? 0xFF : 0x3B));
   size_t i = from;
   for (; i + 64 <= to && i + 66 <= n; i += 64) {
