@@ -2,8 +2,9 @@
 // core/read_ahead_mapping.h and core/heap_pages.h: CPU time (user + system) of touching every
 // page of FILE through a plain mapping, through a mapping whose page-table entries one
 // madvise(MADV_POPULATE_READ) makes per MiB, through read() into one reused 1 MiB buffer (grep's
-// way) and through ReadAheadMapping; and of the first touch of 32 MiB of fresh heap, in 4 KiB
-// pages and advised for huge pages. Best of REPS (default 5), in that order each round.
+// way) and through ReadAheadMapping (copying, and choosing the cheaper way as doctor does); and
+// of the first touch of 32 MiB of fresh heap, in 4 KiB pages and advised for huge pages. Best
+// of REPS (default 5), in that order each round.
 //
 //   build/release/bench/parse/page_cost FILE [REPS]
 #include <fcntl.h>
@@ -80,8 +81,8 @@ void through_read(int fd, size_t) {
   }
 }
 
-void through_read_ahead(int fd, size_t size) {
-  auto m = gw::ReadAheadMapping::open(fd, size);
+void through_read_ahead(int fd, size_t size, gw::ReadAheadMapping::Choice choice) {
+  auto m = gw::ReadAheadMapping::open(fd, size, choice);
   if (!m) std::exit(1);
   for (size_t off = 0; off < size; off += kStep) {
     sink = sink + touch(m->data() + off, std::min(kStep, size - off));
@@ -124,7 +125,10 @@ int main(int argc, char** argv) {
       {"file through a mapping (4 KiB faults)", [&] { through_mapping(fd, size); }},
       {"file through a mapping populated per MiB", [&] { through_populated_mapping(fd, size); }},
       {"file through read() into a 1 MiB buffer", [&] { through_read(fd, size); }},
-      {"file through ReadAheadMapping", [&] { through_read_ahead(fd, size); }},
+      {"file through ReadAheadMapping (copies)",
+       [&] { through_read_ahead(fd, size, gw::ReadAheadMapping::Choice::kCopy); }},
+      {"file through ReadAheadMapping (cheaper way)",
+       [&] { through_read_ahead(fd, size, gw::ReadAheadMapping::Choice::kCheaper); }},
       {"32 MiB of fresh heap, 4 KiB pages", [] { fresh_heap(false); }},
       {"32 MiB of fresh heap, advised for huge pages", [] { fresh_heap(true); }},
   };

@@ -128,7 +128,8 @@ Result<InputText> map_file(int fd, const std::string& path, uint64_t size,
                       shown(path));
   if (size == 0) return InputText::from_buffer({});
   if (access == InputAccess::kOnePass && size >= kReadAheadFromBytes)
-    if (auto m = ReadAheadMapping::open(fd, size)) return InputText::from_read_ahead(std::move(m));
+    if (auto m = ReadAheadMapping::open(fd, size, ReadAheadMapping::Choice::kCheaper))
+      return InputText::from_read_ahead(std::move(m));
   void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   if (m == MAP_FAILED) return errno_error(path, errno, "mapping");
   // Parsers walk the text once from the start: let the kernel read ahead and drop behind.

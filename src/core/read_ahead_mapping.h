@@ -26,10 +26,18 @@ class ReadAheadMapping {
   static constexpr uint64_t kChunk = uint64_t{2} << 20;  // the huge-page size on x86-64 and arm64
   static constexpr size_t kSlots = 2;                    // copied-in chunks at most: 4 MiB
 
+  // kCopy: copy every whole chunk in, as above. kCheaper: first time one chunk each way on
+  // this machine (chunk 0 faulted in through the mapping, chunk 1 copied into a buffer already
+  // touched) and go on with the copies only where they cost less CPU. The same machine type
+  // has measured either way round: a mapping ~3x a copy under one hypervisor, ~0.65x under
+  // another (docs/perf/parse.md). The view holds the file's bytes whichever is chosen.
+  enum class Choice { kCopy, kCheaper };
+
   // Maps `fd` (its first `size` bytes, size > 0) and copies the first chunks in; the descriptor
   // is duplicated, the caller keeps its own. nullptr when the view cannot be set up: map the
   // file plainly then.
-  static std::unique_ptr<ReadAheadMapping> open(int fd, uint64_t size);
+  static std::unique_ptr<ReadAheadMapping> open(int fd, uint64_t size,
+                                                Choice choice = Choice::kCopy);
   ~ReadAheadMapping();
   ReadAheadMapping(const ReadAheadMapping&) = delete;
   ReadAheadMapping& operator=(const ReadAheadMapping&) = delete;
@@ -49,7 +57,8 @@ class ReadAheadMapping {
 
  private:
   ReadAheadMapping() = default;
-  bool set_up(int fd, uint64_t size);
+  bool set_up(int fd, uint64_t size, Choice choice);
+  bool mapping_costs_less();
   void fill_from(uint64_t chunk);
   bool read_chunk(char* to, uint64_t chunk) const;
   void map_file(uint64_t chunk) const;
