@@ -11,11 +11,6 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__)
-#include <immintrin.h>
-
-#include "core/cpu_features.h"
-#endif
 
 #include "sources/app/app_messages.h"
 #include "sources/app/bw_matrix.h"
@@ -96,7 +91,7 @@ bool plain_dmesg_line(const char* d, size_t pos, size_t nl) {
 // nothing to trim (a first and a last byte that are not blank): plain dmesg lines and syslog or
 // journal kernel lines (capture_text::is_syslog_kernel). Takes those starting before `stop`;
 // returns the position after the last one and counts them. Anything else is left to that test.
-size_t skip_kernel_lines_sse2(std::string_view t, size_t pos, size_t stop, size_t& lines) {
+size_t skip_kernel_lines(std::string_view t, size_t pos, size_t stop, size_t& lines) {
   const char* d = t.data();
   const size_t n = t.size();
   size_t ahead = pos;
@@ -112,57 +107,6 @@ size_t skip_kernel_lines_sse2(std::string_view t, size_t pos, size_t stop, size_
     ++lines;
   }
   return pos;
-}
-
-#if defined(__x86_64__)
-// Bit k set where d[k] is '\n', for the 64 bytes at d.
-__attribute__((target("avx2"), always_inline)) inline uint64_t newline_bits64(const char* d) {
-  const __m256i nl = _mm256_set1_epi8('\n');
-  const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d));
-  const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d + 32));
-  return uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, nl)))} |
-         uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, nl)))} << 32;
-}
-
-// skip_kernel_lines with the newlines found 64 bytes at a time and taken bit by bit: a dmesg
-// line's end no longer ends a search loop at a varying step (a mispredicted branch per line,
-// ~10 % of a big kernel log's CPU on an AVX-512 EPYC). The last 64 bytes go to the SSE2 walk.
-__attribute__((target("avx2"))) size_t skip_kernel_lines_avx2(std::string_view t, size_t pos,
-                                                              size_t stop, size_t& lines) {
-  const char* d = t.data();
-  const size_t n = t.size();
-  size_t base = pos + 1;  // the first byte of the 64 that `bits` covers
-  if (base + 64 > n) return skip_kernel_lines_sse2(t, pos, stop, lines);
-  uint64_t bits = newline_bits64(d + base);
-  size_t ahead = pos;
-  // Each newline in `bits` not taken yet lies at or after pos + 1: a line's search begins
-  // there, as find_newline's does. A '\n' at pos itself ends the walk below.
-  while (pos < stop && pos + 1 < n && static_cast<unsigned char>(d[pos]) > ' ') {
-    for (const size_t want = std::min(pos + kPrefetchAhead, n); ahead < want; ahead += 64)
-      __builtin_prefetch(d + ahead);
-    while (bits == 0) {
-      base += 64;
-      if (base + 64 > n) return skip_kernel_lines_sse2(t, pos, stop, lines);
-      bits = newline_bits64(d + base);
-    }
-    const size_t nl = base + static_cast<size_t>(__builtin_ctzll(bits));
-    bits &= bits - 1;
-    if (static_cast<unsigned char>(d[nl - 1]) <= ' ') break;
-    if (!plain_dmesg_line(d, pos, nl) &&
-        !(d[pos] != '[' && capture_text::is_syslog_kernel(std::string_view(d + pos, nl - pos))))
-      break;
-    pos = nl + 1;
-    ++lines;
-  }
-  return pos;
-}
-#endif
-
-size_t skip_kernel_lines(std::string_view t, size_t pos, size_t stop, size_t& lines) {
-#if defined(__x86_64__)
-  if (cpu::has_avx2()) return skip_kernel_lines_avx2(t, pos, stop, lines);
-#endif
-  return skip_kernel_lines_sse2(t, pos, stop, lines);
 }
 
 class Reader {
