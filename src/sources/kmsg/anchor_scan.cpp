@@ -125,20 +125,6 @@ struct NibbleTables {
 // was a third of the AVX2 scan's samples on a big kernel log (docs/perf/parse.md).
 constexpr NibbleTables kNibbles;
 
-// The tables twice over, for the two 128-bit lanes of an AVX2 register.
-struct WideNibbleTables {
-  alignas(32) uint8_t lo[3][32] = {};
-  alignas(32) uint8_t hi[3][32] = {};
-  constexpr WideNibbleTables() {
-    for (unsigned p = 0; p < 3; ++p)
-      for (unsigned k = 0; k < 32; ++k) {
-        lo[p][k] = kNibbles.lo[p][k % 16];
-        hi[p][k] = kNibbles.hi[p][k % 16];
-      }
-  }
-};
-constexpr WideNibbleTables kWideNibbles;
-
 // One byte position's bucket bits for 16 positions (lambdas would not inherit the target).
 __attribute__((target("ssse3"), always_inline)) inline __m128i buckets16(const char* at, __m128i lo,
                                                                          __m128i hi) {
@@ -200,16 +186,19 @@ __attribute__((target("avx2"), always_inline)) inline uint32_t teddy_mask32(cons
   return ~static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, _mm256_setzero_si256())));
 }
 
+// A 16-entry table in both 128-bit lanes (vpshufb looks up within a lane).
+__attribute__((target("avx2"), always_inline)) inline __m256i wide_table(const uint8_t (&t)[16]) {
+  return _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(t)));
+}
+
 __attribute__((target("avx2"))) size_t next_anchor_avx2(std::string_view text, size_t from,
                                                         size_t to, bool mentions) {
   const char* d = text.data();
   const size_t n = text.size();
-  const __m256i* lo_at = reinterpret_cast<const __m256i*>(kWideNibbles.lo);
-  const __m256i* hi_at = reinterpret_cast<const __m256i*>(kWideNibbles.hi);
-  const __m256i lo[3] = {_mm256_load_si256(lo_at), _mm256_load_si256(lo_at + 1),
-                         _mm256_load_si256(lo_at + 2)};
-  const __m256i hi[3] = {_mm256_load_si256(hi_at), _mm256_load_si256(hi_at + 1),
-                         _mm256_load_si256(hi_at + 2)};
+  const __m256i lo[3] = {wide_table(kNibbles.lo[0]), wide_table(kNibbles.lo[1]),
+                         wide_table(kNibbles.lo[2])};
+  const __m256i hi[3] = {wide_table(kNibbles.hi[0]), wide_table(kNibbles.hi[1]),
+                         wide_table(kNibbles.hi[2])};
   const __m256i enabled = _mm256_set1_epi8(static_cast<char>(mentions ? 0xFF : 0x3B));
   size_t i = from;
   for (; i + 64 <= to && i + 66 <= n; i += 64) {
