@@ -69,7 +69,7 @@ bool ReadAheadMapping::set_up(int fd, uint64_t size, Choice choice) {
 // left as the reader will find them (mapped, copied). False where a step is refused (no
 // MADV_POPULATE_READ before Linux 5.14) or the file has fewer than three whole chunks.
 bool ReadAheadMapping::mapping_costs_less() {
-  if (whole_chunks_ < 3 || free_slots_.empty()) return false;
+  if (whole_chunks_ < 3) return false;
   const auto cpu_ns = [] {
     timespec t{};
     ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);

@@ -33,9 +33,9 @@ class ReadAheadMapping {
   // another (docs/perf/parse.md). The view holds the file's bytes whichever is chosen.
   enum class Choice { kCopy, kCheaper };
 
-  // Maps `fd` (its first `size` bytes, size > 0) and copies the first chunks in; the descriptor
-  // is duplicated, the caller keeps its own. nullptr when the view cannot be set up: map the
-  // file plainly then.
+  // Maps `fd` (its first `size` bytes, size > 0) and copies the first chunks in (kCheaper: times
+  // chunks 0 and 1 first); the descriptor is duplicated, the caller keeps its own. nullptr when the
+  // view cannot be set up: map the file plainly then.
   static std::unique_ptr<ReadAheadMapping> open(int fd, uint64_t size,
                                                 Choice choice = Choice::kCopy);
   ~ReadAheadMapping();
