@@ -26,15 +26,15 @@ class ReadAheadMapping {
   static constexpr uint64_t kChunk = uint64_t{2} << 20;  // the huge-page size on x86-64 and arm64
   static constexpr size_t kSlots = 2;                    // copied-in chunks at most: 4 MiB
 
-  // kCopy: copy every whole chunk in, as above. kCheaper: first time one chunk each way on
-  // this machine (chunk 0 faulted in through the mapping, chunk 1 copied into a buffer already
-  // touched) and go on with the copies only where they cost less CPU. The same machine type
+  // kCopy: copy every whole chunk in, as above. kCheaper: first time two chunks each way on
+  // this machine (chunks 0 and 2 faulted in through the mapping, 1 and 3 copied into buffers
+  // already touched) and go on with the copies only where they cost less CPU. The same machine type
   // has measured either way round: a mapping ~3x a copy under one hypervisor, ~0.65x under
   // another (docs/perf/parse.md). The view holds the file's bytes whichever is chosen.
   enum class Choice { kCopy, kCheaper };
 
   // Maps `fd` (its first `size` bytes, size > 0) and copies the first chunks in (kCheaper: times
-  // chunks 0 and 1 first); the descriptor is duplicated, the caller keeps its own. nullptr when the
+  // chunks 0 to 3 first); the descriptor is duplicated, the caller keeps its own. nullptr when the
   // view cannot be set up: map the file plainly then.
   static std::unique_ptr<ReadAheadMapping> open(int fd, uint64_t size,
                                                 Choice choice = Choice::kCopy);
