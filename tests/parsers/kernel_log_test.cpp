@@ -355,3 +355,32 @@ TEST(MonitorXid, AReadingOfAKernelLineIsNoSecondEvent) {
 
 }  // namespace
 }  // namespace gw
+
+namespace gw {
+namespace {
+
+// The routine patterns are found wherever they lie in a line (the walk looks for the byte pair
+// each begins with): alone, first, after a journal's prefix, last; never once cut by a byte.
+TEST(RoutineDriverLines, FoundAnywhereInTheLineAndNeverWhenCut) {
+  const std::string prefix = "Dec  5 07:12:33 gpu-node-17 kernel: ";
+  for (const std::string p :
+       {"NVRM: loading NVIDIA UNIX", ": open (major=", ".nvidia.com/", "[nvidia-drm] [GPU ID",
+        "PCI INT ", "vgaarb:", "FBHUB Interrupt detected. Clearing it", "apparmor=",
+        "module verification failed", "nvlink driver close", "snd_hda"}) {
+    SCOPED_TRACE(p);
+    EXPECT_TRUE(is_routine_driver_line(p));
+    EXPECT_TRUE(is_routine_driver_line(p + " and more"));
+    EXPECT_TRUE(is_routine_driver_line(prefix + p));
+    EXPECT_TRUE(is_routine_driver_line(prefix + "x" + p + "\r"));
+    const std::string cut = p.substr(0, p.size() - 1);
+    EXPECT_FALSE(is_routine_driver_line(cut));
+    EXPECT_FALSE(is_routine_driver_line(prefix + cut));
+  }
+  EXPECT_FALSE(is_routine_driver_line(""));
+  EXPECT_FALSE(is_routine_driver_line("N"));
+  EXPECT_FALSE(is_routine_driver_line(prefix + "NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has "
+                                               "fallen off the bus."));
+}
+
+}  // namespace
+}  // namespace gw
