@@ -74,6 +74,11 @@ TEST(TextUtil, MonthWordReadsEnglishAbbreviationsLikeTheirLowerCaseForms) {
   EXPECT_EQ(text::month_word("Dez 4 10:17:39", len), 12U);
   EXPECT_EQ(text::month_word("Dex 4 10:17:39", len), 0U);
   EXPECT_EQ(text::month_word("Dec", len), 0U);  // a word with nothing after it is no date
+  EXPECT_EQ(text::month_word("Dec\t4 10:17:39", len), 12U);  // a tab after it, not a space
+  EXPECT_EQ(len, 3U);
+  EXPECT_EQ(text::month_word("Dec ", len), 12U);
+  EXPECT_EQ(len, 3U);
+  EXPECT_EQ(text::month_word("D c 4 10:17:39", len), 0U);
 }
 
 TEST(TextUtil, MonthWordReadsLocalWordsAndTurnsAwayWordsWithOtherSigns) {

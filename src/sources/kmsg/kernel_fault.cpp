@@ -155,7 +155,9 @@ FaultLine classify_fault_line(std::string_view line) {
   // Every kind names the driver ("nvidia", an "_nvNNNNNNrm" function) and is longer than
   // this: the common line is turned away without a search per marker.
   if (line.size() < 16 || line.find("nv") == std::string_view::npos) return FaultLine::kNone;
-  if (const auto at = ip_marker(line)) {
+  // Every frame is "sym+0xOFF/0xLEN": a line without '+' holds no IP line's or trace's frame.
+  const bool may_hold_frame = line.find('+') != std::string_view::npos;
+  if (const auto at = may_hold_frame ? ip_marker(line) : std::nullopt) {
     if (in_nvidia(parse_frame(trim(line.substr(*at))))) return FaultLine::kIp;
   }
   if (line.find("Modules linked in:") != std::string_view::npos)
@@ -171,7 +173,7 @@ FaultLine classify_fault_line(std::string_view line) {
     return at != std::string_view::npos && names_nvidia_code(line.substr(at)) ? FaultLine::kWarning
                                                                               : FaultLine::kNone;
   }
-  return in_nvidia(trailing_frame(line)) ? FaultLine::kFrame : FaultLine::kNone;
+  return may_hold_frame && in_nvidia(trailing_frame(line)) ? FaultLine::kFrame : FaultLine::kNone;
 }
 
 namespace {

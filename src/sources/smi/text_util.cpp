@@ -339,6 +339,13 @@ unsigned english_month(char a, char b, char c) {
 }  // namespace
 
 unsigned month_word(std::string_view s, size_t& len) {
+  // The common case without the walk below: "Dec 5 ..." (syslog's own; a month found is
+  // three letters, so the walk would stop at s[3] too).
+  if (s.size() > 3 && s[3] == ' ')
+    if (const unsigned m = english_month(s[0], s[1], s[2]); m != 0) {
+      len = 3;
+      return m;
+    }
   len = 0;
   while (len < s.size() && len < 12 && s[len] != ' ' && s[len] != '\t') ++len;
   if (len < 3 || len >= 12 || len == s.size()) return 0;
@@ -350,7 +357,7 @@ unsigned month_word(std::string_view s, size_t& len) {
     const std::string_view unit = s.substr(d, len - d);
     return m >= 1 && m <= 12 && (unit == "\xE6\x9C\x88" || unit == "\xEC\x9B\x94") ? m : 0;
   }
-  // The common case first: an English abbreviation as syslog writes it ("Dec").
+  // An English abbreviation as syslog writes it, before a tab ("Dec\t5").
   if (len == 3)
     if (const unsigned m = english_month(s[0], s[1], s[2]); m != 0) return m;
   // The word folded to ASCII lower case, on the stack: this runs on every syslog line.
