@@ -382,5 +382,27 @@ TEST(RoutineDriverLines, FoundAnywhereInTheLineAndNeverWhenCut) {
                                                "fallen off the bus."));
 }
 
+// Lines of every length up to 100 with a pattern at every offset, amid filler that begins
+// pattern pairs without a pattern ("nv", "NV", ": "): lines of 33 bytes and more are scanned 32
+// positions a step where the CPU has AVX2, the last bytes as one more step.
+TEST(RoutineDriverLines, FoundAtEveryOffsetOfEveryLength) {
+  const std::string filler = "nvNV: mo[nLo.nxx";
+  for (const std::string p : {": open (major=", "vgaarb:", "PCI INT ", "snd_hda"}) {
+    for (size_t len = 0; len <= 100; ++len) {
+      std::string line;
+      while (line.size() < len) line += filler;
+      line.resize(len);
+      ASSERT_FALSE(is_routine_driver_line(line)) << len;
+      for (size_t at = 0; at + p.size() <= len; ++at) {
+        std::string with = line;
+        with.replace(at, p.size(), p);
+        ASSERT_TRUE(is_routine_driver_line(with)) << p << " at " << at << " of " << len;
+        with[at + p.size() - 1] = '#';  // the pattern's last byte gone
+        ASSERT_FALSE(is_routine_driver_line(with)) << p << " cut at " << at << " of " << len;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gw
