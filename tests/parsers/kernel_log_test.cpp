@@ -365,8 +365,8 @@ TEST(RoutineDriverLines, FoundAnywhereInTheLineAndNeverWhenCut) {
   const std::string prefix = "Dec  5 07:12:33 gpu-node-17 kernel: ";
   for (const std::string p :
        {"NVRM: loading NVIDIA UNIX", ": open (major=", ".nvidia.com/", "[nvidia-drm] [GPU ID",
-        "PCI INT ", "vgaarb:", "FBHUB Interrupt detected. Clearing it", "apparmor=",
-        "module verification failed", "nvlink driver close", "snd_hda"}) {
+        "PCI INT ", "vgaarb:", "FBHUB Interrupt detected. Clearing it",
+        "apparmor=", "module verification failed", "nvlink driver close", "snd_hda"}) {
     SCOPED_TRACE(p);
     EXPECT_TRUE(is_routine_driver_line(p));
     EXPECT_TRUE(is_routine_driver_line(p + " and more"));

@@ -12,7 +12,6 @@
 #endif
 
 #include "core/cpu_features.h"
-
 #include "sources/kmsg/anchor_scan.h"
 #include "sources/kmsg/ghes_record.h"
 #include "sources/kmsg/kernel_fault.h"
