@@ -7,6 +7,7 @@
 #endif
 
 #include "core/cpu_features.h"
+#include "sources/kmsg/teddy.h"
 
 namespace gw::kmsg {
 
@@ -34,6 +35,12 @@ size_t next_anchor_scalar(std::string_view text, size_t from, size_t to, bool me
 }
 
 namespace {
+
+#if defined(__x86_64__)
+using teddy::buckets16;
+using teddy::buckets32;
+using teddy::wide_table;
+#endif
 
 #if defined(__SSE2__)
 // SSE2: the bit of position k is set when d[k..] starts a pair (or a triple): exact.
@@ -76,22 +83,10 @@ size_t next_anchor_sse2(std::string_view text, size_t from, size_t to, bool ment
 #endif
 
 #if defined(__x86_64__)
-// SSSE3, after Hyperscan's "Teddy": each byte value maps to 8 bucket bits through two 16-entry
-// tables (its low and its high nibble, looked up with pshufb); a position matches a bucket when
-// its byte, the next and the one after all carry that bucket's bit. A bucket's set of bytes is
-// the product of its nibble sets, so it may admit a few more bytes than its patterns (a false
-// start the caller discards), never fewer. Buckets: 0 VR/FO, 1 Xi/Gb, 2 GPU/_nv, 3 r], 4 R:,
-// 5 Ie, 6 vid (any case), 7 CUD/CCL/CGM; 2, 6 and 7 are the mentions.
-struct NibbleTables {
-  alignas(16) uint8_t lo[3][16] = {};
-  alignas(16) uint8_t hi[3][16] = {};
-  constexpr void add(unsigned pos, unsigned bucket, unsigned char byte) {
-    lo[pos][byte & 0x0F] |= static_cast<uint8_t>(1U << bucket);
-    hi[pos][byte >> 4] |= static_cast<uint8_t>(1U << bucket);
-  }
-  constexpr void any(unsigned pos, unsigned bucket) {
-    for (unsigned k = 0; k < 16; ++k) add(pos, bucket, static_cast<unsigned char>(k * 17));
-  }
+// SSSE3, Teddy tables (teddy.h) for three positions: a position matches a bucket when its byte,
+// the next and the one after all carry that bucket's bit. Buckets: 0 VR/FO, 1 Xi/Gb, 2 GPU/_nv,
+// 3 r], 4 R:, 5 Ie, 6 vid (any case), 7 CUD/CCL/CGM; 2, 6 and 7 are the mentions.
+struct NibbleTables : teddy::Tables<3> {
   constexpr NibbleTables() {
     const auto pair = [&](unsigned bucket, char a, char b) {
       add(0, bucket, static_cast<unsigned char>(a));
@@ -125,15 +120,6 @@ struct NibbleTables {
 // was a third of the AVX2 scan's samples on a big kernel log (docs/perf/parse.md).
 constexpr NibbleTables kNibbles;
 
-// One byte position's bucket bits for 16 positions (lambdas would not inherit the target).
-__attribute__((target("ssse3"), always_inline)) inline __m128i buckets16(const char* at, __m128i lo,
-                                                                         __m128i hi) {
-  const __m128i nib = _mm_set1_epi8(0x0F);
-  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
-  return _mm_and_si128(_mm_shuffle_epi8(lo, _mm_and_si128(v, nib)),
-                       _mm_shuffle_epi8(hi, _mm_and_si128(_mm_srli_epi16(v, 4), nib)));
-}
-
 // The bit of position k is set when d[k], d[k + 1] and d[k + 2] share an enabled bucket.
 __attribute__((target("ssse3"), always_inline)) inline unsigned teddy_mask16(const char* d,
                                                                              const __m128i (&lo)[3],
@@ -166,16 +152,8 @@ __attribute__((target("ssse3"))) size_t next_anchor_ssse3(std::string_view text,
   return next_anchor_scalar(text, i, to, mentions);
 }
 
-// AVX2: the same buckets 32 positions at a time (vpshufb looks up within each 128-bit lane, so
-// the 16-entry tables are repeated in both lanes); half the instructions per byte of SSSE3.
-__attribute__((target("avx2"), always_inline)) inline __m256i buckets32(const char* at, __m256i lo,
-                                                                        __m256i hi) {
-  const __m256i nib = _mm256_set1_epi8(0x0F);
-  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
-  return _mm256_and_si256(_mm256_shuffle_epi8(lo, _mm256_and_si256(v, nib)),
-                          _mm256_shuffle_epi8(hi, _mm256_and_si256(_mm256_srli_epi16(v, 4), nib)));
-}
-
+// AVX2: the same buckets 32 positions at a time (the tables repeated in both lanes); half the
+// instructions per byte of SSSE3.
 __attribute__((target("avx2"), always_inline)) inline uint32_t teddy_mask32(const char* d,
                                                                             const __m256i (&lo)[3],
                                                                             const __m256i (&hi)[3],
@@ -184,11 +162,6 @@ __attribute__((target("avx2"), always_inline)) inline uint32_t teddy_mask32(cons
       _mm256_and_si256(_mm256_and_si256(buckets32(d, lo[0], hi[0]), buckets32(d + 1, lo[1], hi[1])),
                        _mm256_and_si256(buckets32(d + 2, lo[2], hi[2]), enabled));
   return ~static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, _mm256_setzero_si256())));
-}
-
-// A 16-entry table in both 128-bit lanes (vpshufb looks up within a lane).
-__attribute__((target("avx2"), always_inline)) inline __m256i wide_table(const uint8_t (&t)[16]) {
-  return _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(t)));
 }
 
 __attribute__((target("avx2"))) size_t next_anchor_avx2(std::string_view text, size_t from,

@@ -7,16 +7,13 @@
 #include <string>
 #include <unordered_set>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
 #include "core/cpu_features.h"
 #include "sources/kmsg/anchor_scan.h"
 #include "sources/kmsg/ghes_record.h"
 #include "sources/kmsg/kernel_fault.h"
 #include "sources/kmsg/kernel_log_line.h"
 #include "sources/kmsg/monitor_xid.h"
+#include "sources/kmsg/teddy.h"
 #include "sources/smi/text_util.h"
 
 namespace gw {
@@ -759,62 +756,47 @@ bool routine_in(const char* d, size_t n) {
 }
 
 #if defined(__x86_64__)
-// The pairs as nibble tables, 32 positions a step: a position may begin a pattern where the
-// bucket bits of its byte's two nibbles and of the next byte's two share a bit. The pairs of one
-// first byte share a bucket (8 buckets, taken in turn); the nibbles of two pairs of a bucket let
-// some other positions pass, which routine_at turns away. The walk above, a position at a time,
-// was 10-13 % of the instructions of a kernel log's or journal's parse.
-struct RoutineNibbles {
-  std::array<uint8_t, 16> first_lo{}, first_hi{}, second_lo{}, second_hi{};
+// The pairs as Teddy tables (teddy.h), 32 positions a step: a position may begin a pattern where
+// its byte and the next share a bucket bit. The pairs of one first byte share a bucket (8
+// buckets, taken in turn); the extra pairs a bucket admits are turned away by routine_at. The
+// walk above, a position at a time, was 10-13 % of the instructions of a kernel log's or
+// journal's parse.
+struct RoutineNibbles : kmsg::teddy::Tables<2> {
   constexpr RoutineNibbles() {
-    std::array<uint8_t, 256> bucket_of{};  // a first byte's bucket bit, 0 until it has one
+    std::array<uint8_t, 256> bucket_of{};  // a first byte's bucket + 1, 0 until it has one
     unsigned buckets = 0;
     for (std::string_view r : kRoutine) {
-      const auto a = static_cast<unsigned char>(r[0]), b = static_cast<unsigned char>(r[1]);
-      if (bucket_of[a] == 0) bucket_of[a] = static_cast<uint8_t>(1u << (buckets++ % 8));
-      const uint8_t bit = bucket_of[a];
-      first_lo[a & 15] |= bit;
-      first_hi[a >> 4] |= bit;
-      second_lo[b & 15] |= bit;
-      second_hi[b >> 4] |= bit;
+      const auto a = static_cast<unsigned char>(r[0]);
+      if (bucket_of[a] == 0) bucket_of[a] = static_cast<uint8_t>(buckets++ % 8 + 1);
+      add(0, bucket_of[a] - 1u, a);
+      add(1, bucket_of[a] - 1u, static_cast<unsigned char>(r[1]));
     }
   }
 };
 constexpr RoutineNibbles kRoutineNibbles;
 
-__attribute__((target("avx2"))) inline __m256i nibble_table(const std::array<uint8_t, 16>& t) {
-  return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data())));
-}
-
 // Bit k: position p + k may begin a pattern (reads p[0..32]).
 __attribute__((target("avx2"), always_inline)) inline uint32_t routine_candidates(
-    const char* p, const __m256i tables[4]) {
-  const __m256i low = _mm256_set1_epi8(0x0f);
-  const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-  const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 1));
-  // Each byte's high nibble (the 16-bit shift moves the next byte's low bits in: masked off).
-  const __m256i a_hi = _mm256_and_si256(_mm256_srli_epi16(a, 4), low);
-  const __m256i b_hi = _mm256_and_si256(_mm256_srli_epi16(b, 4), low);
-  __m256i c = _mm256_and_si256(_mm256_shuffle_epi8(tables[0], _mm256_and_si256(a, low)),
-                               _mm256_shuffle_epi8(tables[1], a_hi));
-  c = _mm256_and_si256(c, _mm256_shuffle_epi8(tables[2], _mm256_and_si256(b, low)));
-  c = _mm256_and_si256(c, _mm256_shuffle_epi8(tables[3], b_hi));
+    const char* p, const __m256i (&lo)[2], const __m256i (&hi)[2]) {
+  const __m256i c = _mm256_and_si256(kmsg::teddy::buckets32(p, lo[0], hi[0]),
+                                     kmsg::teddy::buckets32(p + 1, lo[1], hi[1]));
   return ~static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(c, _mm256_setzero_si256())));
 }
 
 // routine_in for n >= 33: whole steps, then the last 33 bytes as one more (the positions the
 // steps did not reach).
 __attribute__((target("avx2"))) bool routine_in_avx2(const char* d, size_t n) {
-  const __m256i tables[4] = {
-      nibble_table(kRoutineNibbles.first_lo), nibble_table(kRoutineNibbles.first_hi),
-      nibble_table(kRoutineNibbles.second_lo), nibble_table(kRoutineNibbles.second_hi)};
+  const __m256i lo[2] = {kmsg::teddy::wide_table(kRoutineNibbles.lo[0]),
+                         kmsg::teddy::wide_table(kRoutineNibbles.lo[1])};
+  const __m256i hi[2] = {kmsg::teddy::wide_table(kRoutineNibbles.hi[0]),
+                         kmsg::teddy::wide_table(kRoutineNibbles.hi[1])};
   size_t i = 0;
   for (; i + 33 <= n; i += 32)
-    for (uint32_t m = routine_candidates(d + i, tables); m != 0; m &= m - 1)
+    for (uint32_t m = routine_candidates(d + i, lo, hi); m != 0; m &= m - 1)
       if (routine_at(d, n, i + static_cast<size_t>(__builtin_ctz(m)))) return true;
   if (i + 1 >= n) return false;
   const size_t last = n - 33;  // i - last is 1..31 here
-  for (uint32_t m = routine_candidates(d + last, tables) & (~0u << (i - last)); m != 0; m &= m - 1)
+  for (uint32_t m = routine_candidates(d + last, lo, hi) & (~0u << (i - last)); m != 0; m &= m - 1)
     if (routine_at(d, n, last + static_cast<size_t>(__builtin_ctz(m)))) return true;
   return false;
 }
