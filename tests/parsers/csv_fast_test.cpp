@@ -470,6 +470,35 @@ TEST(CsvFast, TimestampsAcrossDaysMatch) {
   EXPECT_EQ(p.snaps.back().time_ms, 1735689605000);   // 2025-01-01T00:00:05Z
 }
 
+TEST(CsvFast, RowsSharingATimestampTextMatch) {
+  // The fast path keeps the last timestamp's text (up to 24 bytes, as three words) and its
+  // value: timestamps that differ only in the milliseconds, only in the seconds of one longer
+  // than 24 bytes (the bytes no word holds), with blanks and a tab around them, and a failed one.
+  const char* stamps[] = {
+      "2025/01/01 00:00:04.100",
+      "2025/01/01 00:00:04.100",
+      "2025/01/01 00:00:04.101",
+      "2025/01/01 00:00:04.101 ",
+      "\t2025/01/01 00:00:04.101",
+      "2025/01/01 00:00:04.500 +0000",
+      "2025/01/01 00:00:05.500 +0000",
+      "2025/01/01 00:00:05.500 +0000",
+      "2025/01/01 00:00:05",
+      "2025/01/01 00:00:05.0",
+      "[N/A]",
+      "2025/01/01 00:00:05.000",
+  };
+  std::string text = "timestamp, index, temperature.gpu\n";
+  for (size_t i = 0; i < std::size(stamps); ++i)
+    for (int g = 0; g < 2; ++g)
+      text += std::string(stamps[i]) + ", " + std::to_string(g) + ", " +
+              std::to_string(40 + i % 3) + "\n";
+  expect_same(text, 6);
+  const Parsed p = parse(text, CsvPath::kFast);
+  ASSERT_GE(p.snaps.size(), 6u);
+  EXPECT_EQ(p.snaps.front().time_ms, 1735689604100);  // 2025-01-01T00:00:04.100Z
+}
+
 TEST(CsvFast, RowsOfMoreThan64FieldsMatch) {
   // The memo keeps fields 0-63 only and scan_like_avx2 serves rows of up to 64 fields: fields
   // that change on both sides of that line, in a row of 70.

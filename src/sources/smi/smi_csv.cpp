@@ -229,13 +229,17 @@ struct RowDiff {
 
 // The fields that the bytes marked in `differ` fall in, as bits into `changed`: `commas` marks
 // the step's commas (none of them differs) and `first` is the field the step begins in; rows
-// have at most 64 fields here. One turn per changed field, not per byte.
+// have at most 64 fields here. A 1 added at a differing byte of the gaps between commas carries
+// up to the field's comma (or past the step, into bit 32, for the field going on into the next
+// one); bytes after the row's '\n' are gaps too, so its last field carries there. One turn per
+// changed field, not per byte.
 inline void note_fields(uint32_t differ, uint32_t commas, size_t first, uint64_t& changed) {
-  while (differ != 0) {
-    const uint32_t below = (differ & (0u - differ)) - 1u;  // the bytes before the first one
-    changed |= uint64_t{1} << (first + static_cast<size_t>(__builtin_popcount(commas & below)));
-    const uint32_t after = commas & ~below;  // the field's own comma comes first
-    differ = after == 0 ? 0 : differ & ~((after & (0u - after)) * 2u - 1u);
+  if (differ == 0) return;
+  const uint64_t gaps = ~uint64_t{commas} & 0xFFFFFFFFu;
+  for (uint64_t touched = (gaps + differ) & (uint64_t{commas} | uint64_t{1} << 32); touched != 0;
+       touched &= touched - 1) {
+    const uint64_t below = (touched & (0 - touched)) - 1;
+    changed |= uint64_t{1} << (first + static_cast<size_t>(__builtin_popcountll(commas & below)));
   }
 }
 
@@ -273,11 +277,13 @@ __attribute__((target("avx2,popcnt"))) size_t scan_like_avx2(
     auto end = static_cast<uint32_t>(at >> 32);
     uint32_t differ = 0;
     if (same != ~0u) {
-      commas = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, comma)));
-      const auto nls = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl)));
-      end = nls & (0u - nls);
-      if (end != 0) commas &= end - 1u;
-      if ((commas | uint64_t{end} << 32) != at) break;
+      // The same layout: no comma or '\n' up to the earlier row's '\n' other than its own,
+      // and their bytes unchanged (a ',' where it had the '\n' differs).
+      const auto delims = static_cast<uint32_t>(_mm256_movemask_epi8(
+          _mm256_or_si256(_mm256_cmpeq_epi8(v, comma), _mm256_cmpeq_epi8(v, nl))));
+      const uint32_t expect = commas | end;
+      const uint32_t upto = end != 0 ? (end << 1) - 1u : ~0u;  // through the '\n'
+      if ((delims & upto) != expect || (~same & expect) != 0) break;
       differ = end != 0 ? ~same & (end - 1u) : ~same;
     }
     note_fields(differ, commas, k, changed);
@@ -295,6 +301,14 @@ __attribute__((target("avx2,popcnt"))) size_t scan_like_avx2(
   return scan_rest(line_commas, p, i, limit, ends, cap, k, len);
 }
 #endif
+
+// text::trim of a field as nvidia-smi writes it (one space after the comma, none at the end)
+// without a call; any other field is trimmed by text::trim.
+[[gnu::always_inline]] inline std::string_view trim_field(std::string_view v) {
+  if (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+  if (v.empty() || (!text::is_space(v.front()) && !text::is_space(v.back()))) return v;
+  return text::trim(v);
+}
 
 // How many of the first `cols` entries of a and b are equal; both hold 4 readable entries past
 // any index below cols.
@@ -457,7 +471,10 @@ class CsvParser {
   // Returns whether a capability of g may have changed.
   bool apply_fast(const smi::FastColumn& c, size_t col, std::string_view v, GpuState& g);
   void apply_row(std::string_view line, const char* text_end, GpuState& g, uint64_t done);
-  void apply_field(size_t i, std::string_view line, GpuState& g, uint64_t& reusable);
+  // The fields in `parse` into g; returns those holding a failed reading.
+  uint64_t apply_fields(uint64_t parse, std::string_view line, GpuState& g);
+  // Field i into g; whether it holds a failed reading. `caps`: a capability may have changed.
+  bool apply_field(size_t i, std::string_view line, GpuState& g, bool& caps);
 
   // Lean plans: the last row each slot of a group held. A -l log repeats most of a GPU's row
   // from one second to the next (identity, limits, totals, steady clocks and loads), and a
@@ -502,6 +519,9 @@ class CsvParser {
   bool group_has_ts_ = false;
   std::string last_ts_text_;
   std::optional<int64_t> last_ts_;
+  uint64_t ts_text_[3] = {};  // fast path: the last timestamp (words 0-7, 8-15, last 8)
+  size_t ts_text_size_ = 0;   // its length; 0: none, or too long to be held by the words
+  std::optional<int64_t> ts_text_ms_;
   uint64_t ts_prefix_[3] = {};  // fast path: the "YYYY/MM/DD hh:mm:ss" last parsed (words)
   bool ts_prefix_set_ = false;
   std::optional<int64_t> ts_prefix_ms_;
@@ -614,20 +634,30 @@ __attribute__((always_inline)) inline GpuState& CsvParser::next_gpu(bool has_ts,
 // Rows of one -l cycle share the date and second and differ in milliseconds at most: the
 // calendar arithmetic runs once per second of log.
 std::optional<int64_t> CsvParser::fast_timestamp(std::string_view field) {
-  const std::string_view v = text::trim(field);
+  const std::string_view v = trim_field(field);
   if (v.size() < 19) return std::nullopt;
+  // The rows of one query share their timestamp: up to 24 bytes, it is three words, bytes 0-7,
+  // 8-15 and the last 8.
+  uint64_t t[3];
+  std::memcpy(&t[0], v.data(), 8);
+  std::memcpy(&t[1], v.data() + 8, 8);
+  std::memcpy(&t[2], v.data() + v.size() - 8, 8);
+  if (v.size() == ts_text_size_ && t[0] == ts_text_[0] && t[1] == ts_text_[1] &&
+      t[2] == ts_text_[2])
+    return ts_text_ms_;
   // "YYYY/MM/DD hh:mm:ss" as three overlapping 8-byte words: bytes 0-7, 8-15 and 11-18.
-  uint64_t w[3];
-  std::memcpy(&w[0], v.data(), 8);
-  std::memcpy(&w[1], v.data() + 8, 8);
+  uint64_t w[3] = {t[0], t[1], 0};
   std::memcpy(&w[2], v.data() + 11, 8);
   if (!ts_prefix_set_ || w[0] != ts_prefix_[0] || w[1] != ts_prefix_[1] || w[2] != ts_prefix_[2]) {
     std::memcpy(ts_prefix_, w, sizeof w);
     ts_prefix_set_ = true;
     ts_prefix_ms_ = seconds_of(v);
   }
-  if (!ts_prefix_ms_) return std::nullopt;
-  return *ts_prefix_ms_ + parse_ts_millis(v);
+  std::memcpy(ts_text_, t, sizeof t);
+  ts_text_size_ = v.size() <= 24 ? v.size() : 0;
+  ts_text_ms_ =
+      ts_prefix_ms_ ? std::optional<int64_t>(*ts_prefix_ms_ + parse_ts_millis(v)) : std::nullopt;
+  return ts_text_ms_;
 }
 
 // parse_ts_seconds of a trimmed timestamp of >= 19 bytes, the calendar arithmetic once per day
@@ -742,7 +772,7 @@ size_t CsvParser::row_fast(std::string_view line, size_t line_no, const char* te
   if (ts_col_ >= 0) ts = fast_timestamp(field(static_cast<size_t>(ts_col_)));
   const bool has_ts = ts.has_value();
   const int64_t ts_ms = ts.value_or(0);
-  const std::string_view id = id_col_ >= 0 ? text::trim(field(static_cast<size_t>(id_col_))) : "";
+  const std::string_view id = id_col_ >= 0 ? trim_field(field(static_cast<size_t>(id_col_))) : "";
   unsigned num = 0;
   const bool canon = id_col_ >= 0 && small_canonical_id(id, num);
   if (fast_new_group(id, has_ts, ts_ms, canon, num)) emit();
@@ -756,33 +786,49 @@ size_t CsvParser::row_fast(std::string_view line, size_t line_no, const char* te
     g.failed_readings.clear();
   }
   g.info.index = static_cast<unsigned>(in_group_);
-  uint64_t done = 0;  // an index column read as the id already: "0".."99" is that number
+  // Columns read already: an index column as the id ("0".."99" is that number), a timestamp
+  // that parsed (it starts with a digit: no failed reading).
+  uint64_t done = has_ts && ts_col_ < 64 ? uint64_t{1} << ts_col_ : 0;
   if (canon && id_is_index_) {
     g.info.index = num;
-    done = uint64_t{1} << id_col_;
+    done |= uint64_t{1} << id_col_;
   }
   apply_row(line, text_end, g, done);
   ++in_group_;
   return 0;
 }
 
-// Field i of the row into g; its bit joins `reusable` when the memo may keep it.
-__attribute__((always_inline)) inline void CsvParser::apply_field(size_t i, std::string_view line,
-                                                                  GpuState& g, uint64_t& reusable) {
+// Field i of the row into g, by the op its column has; whether it holds a failed reading.
+__attribute__((always_inline)) inline bool CsvParser::apply_field(size_t i, std::string_view line,
+                                                                  GpuState& g, bool& caps) {
   const size_t b = i == 0 ? 0 : ends_[i - 1] + 1;
   const std::string_view v(line.data() + b, ends_[i] - b);
-  if (apply_fast(plan_.cols[i], i, v, g)) caps_stale_[in_group_] = 1;
-  if (smi::may_be_failed_reading(v) && smi::note_failed_reading(cols_[i].name, v, g))
-    failures_seen_ = true;
-  else if (i < 64)
-    reusable |= memo_cols_ & (uint64_t{1} << i);
+  caps |= apply_fast(plan_.cols[i], i, v, g);
+  return smi::may_be_failed_reading(v) && smi::note_failed_reading(cols_[i].name, v, g);
+}
+
+// The flags stay in locals while the fields are applied: caps_stale_ is a vector of bytes, and a
+// store through a byte may alias anything, so the compiler reloaded ends_, plan_ and the row
+// after each field.
+uint64_t CsvParser::apply_fields(uint64_t parse, std::string_view line, GpuState& g) {
+  bool caps = false, wide_failed = false;
+  uint64_t failed = 0;
+  for (uint64_t left = parse; left != 0; left &= left - 1) {
+    const auto i = static_cast<size_t>(__builtin_ctzll(left));
+    if (apply_field(i, line, g, caps)) failed |= uint64_t{1} << i;
+  }
+  for (size_t i = 64; i < cols_.size(); ++i)  // no memo this wide
+    wide_failed |= apply_field(i, line, g, caps);
+  if (caps) caps_stale_[in_group_] = 1;
+  if (failed != 0 || wide_failed) failures_seen_ = true;
+  return failed;
 }
 
 // The row's fields into g, each parsed and checked for a failed reading, except those the
 // memo of g's slot holds already (lean plans) and those in `done`.
 void CsvParser::apply_row(std::string_view line, const char* text_end, GpuState& g, uint64_t done) {
   const size_t cols = cols_.size();
-  uint64_t parse = ~uint64_t{0}, reusable = 0;
+  uint64_t parse = ~uint64_t{0}, kept = 0;
   SlotMemo* m = nullptr;
   if (memo_cols_ != 0) {
     if (in_group_ >= memo_.size()) {
@@ -796,16 +842,15 @@ void CsvParser::apply_row(std::string_view line, const char* text_end, GpuState&
                                                : changed_fields(line, text_end, ends_.data(), cols,
                                                                 m->row, m->ends.data());
       parse = changed | ~m->reusable;
-      reusable = m->reusable & ~parse;
+      kept = m->reusable & ~parse;
     }
     remember(*m, line, scanned_against && diff_.same_layout);
   }
   if (cols < 64) parse &= (uint64_t{1} << cols) - 1;
   parse &= ~done;
-  for (uint64_t left = parse; left != 0; left &= left - 1)
-    apply_field(static_cast<size_t>(__builtin_ctzll(left)), line, g, reusable);
-  for (size_t i = 64; i < cols; ++i) apply_field(i, line, g, reusable);  // no memo this wide
-  if (m) m->reusable = reusable;
+  const uint64_t failed = apply_fields(parse, line, g);
+  // A field parsed now may be kept next time unless it held a failed reading.
+  if (m) m->reusable = kept | (parse & memo_cols_ & ~failed);
 }
 
 size_t CsvParser::scan_row(const char* p, const char* limit, size_t& len) {
@@ -840,15 +885,17 @@ const CsvParser::SlotMemo* CsvParser::likely_memo() const {
 void CsvParser::remember(SlotMemo& m, std::string_view line, bool same_layout) {
   const size_t cols = cols_.size();
   m.row = line.data();
+  if (same_layout) {  // scan_like_avx2 took the commas from m: only the length may differ
+    m.ends[cols - 1] = ends_[cols - 1];
+    return;
+  }
   copy_ends(m.ends.data(), ends_.data(), cols);
 #if defined(__x86_64__)
-  if (same_layout || !cpu::has_avx2()) return;
+  if (!cpu::has_avx2()) return;
   if (scanned_ == line.data())
     m.layout.set(ends_.data(), cols - 1, scanned_nl_);
   else
     m.layout.steps.clear();
-#else
-  (void)same_layout;
 #endif
 }
 

@@ -177,8 +177,8 @@ inline bool put_u64(std::optional<uint64_t>& slot, std::string_view v) {
   if (p < e && *p == '[') return detail::set(slot, std::nullopt);  // "[N/A]": no number
   detail::Decimal d;
   if (!detail::simple_parts(p, e, d)) return detail::set(slot, text::parse_watts_mw(v));
-  const std::string_view unit = detail::unit_of(p, e);
-  const bool milli = unit.size() == 2 && unit == "mW";
+  // " W" as nvidia-smi prints it, else the unit as text_util reads it.
+  const bool milli = !(e - p == 2 && p[0] == ' ' && p[1] == 'W') && detail::unit_of(p, e) == "mW";
   if (!milli && d.frac_digits <= 3 && d.whole <= 4000000) {
     static constexpr uint32_t kMilli[] = {1000, 100, 10, 1};
     const uint64_t mw = d.whole * 1000 + d.frac * kMilli[d.frac_digits];
@@ -200,16 +200,15 @@ inline bool put_u64(std::optional<uint64_t>& slot, std::string_view v) {
   if (p < e && *p == '[') return detail::set(slot, std::nullopt);
   detail::Decimal d;
   if (!detail::simple_parts(p, e, d)) return detail::set(slot, text::parse_mem_bytes(v));
-  const std::string_view unit = detail::unit_of(p, e);
   unsigned shift = 20;  // MiB, also for "" (nounits) and unknown units
-  if (unit.size() > 1 &&
-      !(unit.size() == 3 && unit[0] == 'M' && unit[1] == 'i' && unit[2] == 'B')) {
+  if (!(e - p == 4 && std::memcmp(p, " MiB", 4) == 0)) {  // as nvidia-smi prints it
+    const std::string_view unit = detail::unit_of(p, e);
     if (unit == "GiB" || unit == "GB")
       shift = 30;
     else if (unit == "KiB" || unit == "KB")
       shift = 10;
-  } else if (unit == "B") {
-    shift = 0;
+    else if (unit == "B")
+      shift = 0;
   }
   if (d.frac == 0 && d.whole < (uint64_t{1} << 33)) return detail::set(slot, d.whole << shift);
   // As text::parse_mem_bytes: a value past 2^64 bytes is unknown (converting it would be UB).
