@@ -375,7 +375,7 @@ TEST(CsvFast, RepeatedFieldsKeptByTheMemoMatch) {
     }
 }
 
-// A -l log as scan_like_avx2 meets it: each row is scanned against its slot's last row, 32
+// A -l log as scan_like_avx2 meets it: each row is scanned against its slot's last row, 64
 // bytes a step. The name's length moves every later comma across the steps' bounds. Fields
 // grow and shrink by a byte: a comma moves inside a step, or only the row's end does ("P12"
 // to "P1"). A row gains a comma (a bad row), a name grows longer than RowLayout keeps, a row's
@@ -444,6 +444,33 @@ TEST(CsvFast, RowsScannedAgainstTheirSlotsLastRowMatch) {
   for (uint32_t seed : {1u, 2u, 3u, 4u, 5u, 6u}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     expect_same(shifting_log(1 + seed % 4, 120, seed), 60);
+  }
+}
+
+TEST(CsvFast, ACommaWhereTheSlotsLastRowEndedMatches) {
+  // scan_like_avx2 takes a row's commas and end from its slot's last row while the bytes there
+  // are the same: a row with one more field, whose extra comma stands where that row had its
+  // '\n', and a row cut short by a '\n' where that row had a comma. Both must be read as the
+  // reference path reads them (a bad row, a short row and a bad one-field row), with the '\n'
+  // at every offset of a 64-byte step.
+  for (size_t pad = 0; pad < 140; ++pad) {
+    SCOPED_TRACE("name of " + std::to_string(pad) + " bytes");
+    const std::string name = "GPU " + std::string(pad, 'n');
+    std::string text = "timestamp, index, name, temperature.gpu, pstate\n";
+    auto row = [&](int sec, int gpu, const std::string& tail) {
+      text += "2025/03/04 05:06:" + std::to_string(10 + sec) + ".100, " + std::to_string(gpu) +
+              ", " + name + ", " + tail + "\n";
+    };
+    for (int sec = 0; sec < 6; ++sec)
+      for (int gpu = 0; gpu < 2; ++gpu) {
+        if (gpu == 0 && sec == 2)
+          row(sec, gpu, "46, P0,7");  // ',' where the last row had '\n'
+        else if (gpu == 0 && sec == 4)
+          row(sec, gpu, "48\nP0");  // '\n' where the last row had ','
+        else
+          row(sec, gpu, std::to_string(40 + sec) + ", P0");
+      }
+    expect_same(text, 4);
   }
 }
 

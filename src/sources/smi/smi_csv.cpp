@@ -203,19 +203,22 @@ size_t line_commas(const char* p, const char* limit, uint32_t* ends, size_t cap,
   return find_line_commas(p, limit, ends, cap, len);
 }
 
-// Where an earlier row of the text has its commas and its '\n', per 32-byte step: a later row
+// Where an earlier row of the text has its commas and its '\n', per 64-byte step: a later row
 // laid out the same way is scanned against it (scan_like_avx2).
 struct RowLayout {
-  // Per step, bit b: a comma at byte 32 * step + b; bit 32 + b: the '\n' there.
-  std::vector<uint64_t> steps;  // up to the step holding the '\n'; empty: nothing to compare with
+  struct Step {
+    uint64_t commas = 0;  // bit b: a comma at byte 64 * step + b
+    uint64_t end = 0;     // the '\n' there, as its bit; 0 in every step but the last
+  };
+  std::vector<Step> steps;  // up to the step holding the '\n'; empty: nothing to compare with
 
   // From the row's first `commas` field ends and the offset of its '\n'.
   void set(const uint32_t* ends, size_t commas, size_t nl) {
     steps.clear();
     if (nl >= kMaxBytes) return;  // a row this long is scanned alone
-    steps.resize(nl / 32 + 1);
-    for (size_t j = 0; j < commas; ++j) steps[ends[j] / 32] |= uint64_t{1} << (ends[j] % 32);
-    steps[nl / 32] |= uint64_t{1} << (32 + nl % 32);
+    steps.resize(nl / 64 + 1);
+    for (size_t j = 0; j < commas; ++j) steps[ends[j] / 64].commas |= uint64_t{1} << (ends[j] % 64);
+    steps[nl / 64].end = uint64_t{1} << (nl % 64);
   }
   static constexpr size_t kMaxBytes = 4096;
 };
@@ -230,17 +233,18 @@ struct RowDiff {
 // The fields that the bytes marked in `differ` fall in, as bits into `changed`: `commas` marks
 // the step's commas (none of them differs) and `first` is the field the step begins in; rows
 // have at most 64 fields here. A 1 added at a differing byte of the gaps between commas carries
-// up to the field's comma (or past the step, into bit 32, for the field going on into the next
-// one); bytes after the row's '\n' are gaps too, so its last field carries there. One turn per
-// changed field, not per byte.
-inline void note_fields(uint32_t differ, uint32_t commas, size_t first, uint64_t& changed) {
+// up to the field's comma, or out of the word for the field going on into the next step; bytes
+// after the row's '\n' are gaps too, so its last field carries out. One turn per changed field,
+// not per byte.
+inline void note_fields(uint64_t differ, uint64_t commas, size_t first, uint64_t& changed) {
   if (differ == 0) return;
-  const uint64_t gaps = ~uint64_t{commas} & 0xFFFFFFFFu;
-  for (uint64_t touched = (gaps + differ) & (uint64_t{commas} | uint64_t{1} << 32); touched != 0;
-       touched &= touched - 1) {
+  uint64_t touched = 0;
+  const bool carry = __builtin_add_overflow(~commas, differ, &touched);
+  for (touched &= commas; touched != 0; touched &= touched - 1) {
     const uint64_t below = (touched & (0 - touched)) - 1;
     changed |= uint64_t{1} << (first + static_cast<size_t>(__builtin_popcountll(commas & below)));
   }
+  if (carry) changed |= uint64_t{1} << (first + static_cast<size_t>(__builtin_popcountll(commas)));
 }
 
 // Entries a memo's field ends hold past the row's: same_prefix reads 4, copy_ends 7.
@@ -253,8 +257,14 @@ inline void copy_ends(uint32_t* to, const uint32_t* from, size_t n) {
 }
 
 #if defined(__x86_64__)
+// The byte masks of two 32-byte compares as one 64-bit mask (lo: bytes 0-31).
+__attribute__((target("avx2"), always_inline)) inline uint64_t bits64(__m256i lo, __m256i hi) {
+  return static_cast<uint32_t>(_mm256_movemask_epi8(lo)) |
+         uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(hi))} << 32;
+}
+
 // line_commas for a row that likely has the layout of an earlier one (`prev`, its field ends
-// and `layout`; it lies before `p` in the same text). While each 32-byte step holds its commas
+// and `layout`; it lies before `p` in the same text). While each 64-byte step holds its commas
 // and '\n' where the earlier row's does, the ends are that row's and only the bytes that
 // differ are looked at, as the fields they fall in. From the first step that differs on, the
 // row is scanned alone and its later fields count as changed. Returns the field count.
@@ -264,37 +274,38 @@ __attribute__((target("avx2,popcnt"))) size_t scan_like_avx2(
   const __m256i comma = _mm256_set1_epi8(','), nl = _mm256_set1_epi8('\n');
   size_t i = 0, k = 0;
   uint64_t changed = 0;
-  const size_t steps = std::min(layout.steps.size(), static_cast<size_t>(limit - p) / 32);
+  const size_t steps = std::min(layout.steps.size(), static_cast<size_t>(limit - p) / 64);
   for (size_t s = 0; s < steps; ++s) {
-    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
-    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(prev + i));
-    const auto same = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, w)));
-    // The earlier row's commas and '\n' in this step; where all 32 bytes are that row's
+    const auto* now = reinterpret_cast<const __m256i*>(p + i);
+    const auto* was = reinterpret_cast<const __m256i*>(prev + i);
+    const __m256i lo = _mm256_loadu_si256(now), hi = _mm256_loadu_si256(now + 1);
+    const uint64_t same = bits64(_mm256_cmpeq_epi8(lo, _mm256_loadu_si256(was)),
+                                 _mm256_cmpeq_epi8(hi, _mm256_loadu_si256(was + 1)));
+    // The earlier row's commas and '\n' in this step; where all 64 bytes are that row's
     // (identity, limits, steady readings: most of a -l row) they are this row's too, and
     // nothing changed: no search needed.
-    const uint64_t at = layout.steps[s];
-    auto commas = static_cast<uint32_t>(at);
-    auto end = static_cast<uint32_t>(at >> 32);
-    uint32_t differ = 0;
-    if (same != ~0u) {
+    const uint64_t commas = layout.steps[s].commas, end = layout.steps[s].end;
+    uint64_t differ = 0;
+    if (same != ~uint64_t{0}) {
       // The same layout: no comma or '\n' up to the earlier row's '\n' other than its own,
       // and their bytes unchanged (a ',' where it had the '\n' differs).
-      const auto delims = static_cast<uint32_t>(_mm256_movemask_epi8(
-          _mm256_or_si256(_mm256_cmpeq_epi8(v, comma), _mm256_cmpeq_epi8(v, nl))));
-      const uint32_t expect = commas | end;
-      const uint32_t upto = end != 0 ? (end << 1) - 1u : ~0u;  // through the '\n'
+      const uint64_t delims =
+          bits64(_mm256_or_si256(_mm256_cmpeq_epi8(lo, comma), _mm256_cmpeq_epi8(lo, nl)),
+                 _mm256_or_si256(_mm256_cmpeq_epi8(hi, comma), _mm256_cmpeq_epi8(hi, nl)));
+      const uint64_t expect = commas | end;
+      const uint64_t upto = end != 0 ? (end << 1) - 1 : ~uint64_t{0};  // through the '\n'
       if ((delims & upto) != expect || (~same & expect) != 0) break;
-      differ = end != 0 ? ~same & (end - 1u) : ~same;
+      differ = end != 0 ? ~same & (end - 1) : ~same;
     }
     note_fields(differ, commas, k, changed);
-    k += static_cast<size_t>(__builtin_popcount(commas));
+    k += static_cast<size_t>(__builtin_popcountll(commas));
     if (end != 0) {
       copy_ends(ends, prev_ends, k);
-      len = i + static_cast<size_t>(__builtin_ctz(end));
+      len = i + static_cast<size_t>(__builtin_ctzll(end));
       diff = {prev, changed, true};
       return k + 1;
     }
-    i += 32;
+    i += 64;
   }
   copy_ends(ends, prev_ends, k);
   diff = {prev, changed | (k < 64 ? ~uint64_t{0} << k : 0), false};
