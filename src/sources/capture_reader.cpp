@@ -95,14 +95,20 @@ size_t skip_kernel_lines(std::string_view t, size_t pos, size_t stop, size_t& li
   const char* d = t.data();
   const size_t n = t.size();
   size_t ahead = pos;
+  capture_text::SyslogKernelPrefix known;  // the last syslog kernel line, as a pattern
   while (pos < stop && pos + 1 < n && static_cast<unsigned char>(d[pos]) > ' ') {
     for (const size_t want = std::min(pos + kPrefetchAhead, n); ahead < want; ahead += 64)
       __builtin_prefetch(d + ahead);
     const size_t nl = find_newline(d, pos + 1, n);
     if (nl >= n || static_cast<unsigned char>(d[nl - 1]) <= ' ') break;
-    if (!plain_dmesg_line(d, pos, nl) &&
-        !(d[pos] != '[' && capture_text::is_syslog_kernel(std::string_view(d + pos, nl - pos))))
-      break;
+    if (!plain_dmesg_line(d, pos, nl)) {
+      if (d[pos] == '[') break;
+      const std::string_view line(d + pos, nl - pos);
+      if (!capture_text::like_syslog_kernel(line, known)) {
+        known = capture_text::syslog_kernel_prefix(line);
+        if (known.end == 0) break;
+      }
+    }
     pos = nl + 1;
     ++lines;
   }

@@ -2,8 +2,10 @@
 // (its key, its shape, the tool's own wording), so a format is found wherever it starts.
 #include "sources/capture_text.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -290,10 +292,10 @@ bool is_dmesg_bracket(std::string_view t) {
 
 namespace {
 
-// Whether " kernel: " is in the line, found by its ": " (16 positions a step where SSE2 is
-// there): string_view::find stops at every space (a memchr and a memcmp each), and glibc's
-// memmem costs ~250 instructions a line, on every line of a journal.
-bool has_kernel_tag(std::string_view t) {
+// Just past the first " kernel: " in the line (0: none), found by its ": " (16 positions a step
+// where SSE2 is there): string_view::find stops at every space (a memchr and a memcmp each), and
+// glibc's memmem costs ~250 instructions a line, on every line of a journal.
+size_t kernel_tag_end(std::string_view t) {
   const char* d = t.data();
   const size_t n = t.size();
   const auto tag_at = [&](size_t i) { return i >= 7 && t.substr(i - 7, 7) == " kernel"; };
@@ -305,23 +307,64 @@ bool has_kernel_tag(std::string_view t) {
     auto m = static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(
         _mm_cmpeq_epi8(a, _mm_set1_epi8(':')), _mm_cmpeq_epi8(b, _mm_set1_epi8(' ')))));
     for (; m != 0; m &= m - 1)
-      if (tag_at(i + static_cast<size_t>(__builtin_ctz(m)))) return true;
+      if (const size_t at = i + static_cast<size_t>(__builtin_ctz(m)); tag_at(at)) return at + 2;
   }
 #endif
   for (; i + 1 < n; ++i)
-    if (d[i] == ':' && d[i + 1] == ' ' && tag_at(i)) return true;
-  return false;
+    if (d[i] == ':' && d[i + 1] == ' ' && tag_at(i)) return i + 2;
+  return 0;
 }
 
 }  // namespace
 
-bool is_syslog_kernel(std::string_view t) {
-  if (t.size() < 20) return false;
+SyslogKernelPrefix syslog_kernel_prefix(std::string_view t) {
+  SyslogKernelPrefix out;
+  if (t.size() < 20) return out;
   size_t m = 0;
   const bool syslog_date =
       text::month_word(t, m) != 0 && m + 9 < t.size() && t[m + 6] == ':' && t[m + 9] == ':';
   const bool iso_date = is_digit(t[0]) && is_digit(t[3]) && t[4] == '-' && t[7] == '-';
-  return (syslog_date || iso_date) && has_kernel_tag(t);
+  if (!syslog_date && !iso_date) return out;
+  out.end = kernel_tag_end(t);
+  if (out.end < 16 || out.end > 64) return out;  // as a pattern: one to four 16-byte steps
+  out.line = t;
+  for (size_t i = syslog_date ? m : 0; i < out.end; ++i)
+    if (is_digit(t[i])) out.digits |= uint64_t{1} << i;
+  return out;
+}
+
+bool is_syslog_kernel(std::string_view t) {
+  return syslog_kernel_prefix(t).end != 0;
+}
+
+// Nothing is_syslog_kernel reads of a line changes when a digit takes a digit's place after the
+// month word: not the month (its bytes must be equal), the colons, a date's digits being digits,
+// or where " kernel: " stands. A line at least as long as the tag's end and 20 bytes, with the
+// known line's bytes up to there but for such digits, is a syslog kernel line too.
+bool like_syslog_kernel(std::string_view t, const SyslogKernelPrefix& known) {
+  const size_t end = known.end;
+  if (known.line.empty() || t.size() < std::max<size_t>(end, 20)) return false;
+  const char* a = t.data();
+  const char* b = known.line.data();
+#if defined(__SSE2__)
+  // 16 bytes a step, the last step ending at `end` (it may read bytes again).
+  const __m128i below = _mm_set1_epi8('0' - 1), above = _mm_set1_epi8('9' + 1);
+  for (size_t i = 0; i < end; i += 16) {
+    const size_t at = std::min(i, end - 16);
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + at));
+    const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + at));
+    const auto differ = ~static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y))) & 0xFFFFu;
+    if (differ == 0) continue;
+    const auto digits = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(x, below), _mm_cmplt_epi8(x, above))));
+    if ((differ & ~(static_cast<unsigned>(known.digits >> at) & digits)) != 0) return false;
+  }
+  return true;
+#else
+  for (size_t i = 0; i < end; ++i)
+    if (a[i] != b[i] && !(((known.digits >> i) & 1) != 0 && is_digit(a[i]))) return false;
+  return true;
+#endif
 }
 
 bool is_prompt(std::string_view t) {

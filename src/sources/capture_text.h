@@ -26,6 +26,18 @@ bool looks_like_csv_header(std::string_view trimmed);
 bool is_dmesg_bracket(std::string_view trimmed);  // "[  12.345678] ..." / "[Mon Dec ...] ..."
 // A syslog/journal line of the kernel: "Mar  3 10:00:00 host kernel: ...", ISO-dated too.
 bool is_syslog_kernel(std::string_view trimmed);
+// is_syslog_kernel's verdict, kept as a pattern for the lines after it.
+struct SyslogKernelPrefix {
+  size_t end = 0;         // just past the line's first " kernel: "; 0: no syslog kernel line
+  std::string_view line;  // the line, when end <= 64 (else no pattern)
+  uint64_t digits = 0;    // bit i: line[i] is a digit after the month word, before `end`
+};
+SyslogKernelPrefix syslog_kernel_prefix(std::string_view trimmed);
+// A line with the known line's bytes up to its tag, but for digits in digits' places after its
+// month word (the clock, the day): a syslog kernel line too, found at a fraction of
+// is_syslog_kernel's cost (a journal's lines mostly differ from the last there). False says
+// nothing: ask syslog_kernel_prefix.
+bool like_syslog_kernel(std::string_view trimmed, const SyslogKernelPrefix& known);
 bool is_prompt(std::string_view trimmed);
 // A command typed without its prompt ("nvidia-smi -q", "dcgmi diag -r 2", "sudo dmesg", a
 // markdown fence "```"): it names what follows, nothing to judge.

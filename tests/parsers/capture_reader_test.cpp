@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <functional>
 #include <random>
 #include <sstream>
@@ -378,6 +379,55 @@ TEST(CaptureText, SyslogKernelLinesAreFoundAsByASearch) {
     EXPECT_TRUE(capture_text::is_syslog_kernel(line)) << line;
     EXPECT_FALSE(capture_text::is_syslog_kernel(line.substr(0, line.size() - 2))) << line;
   }
+}
+
+TEST(CaptureText, LinesLikeAKnownSyslogKernelLineAreOnesToo) {
+  // like_syslog_kernel may only say yes where is_syslog_kernel does: lines made from known ones
+  // by changing, adding or dropping a byte (digits for digits most often), over syslog, ISO and
+  // CJK dates ("12月" -> "13月" is no month), short and long prefixes.
+  std::mt19937 rng(11);
+  const std::vector<std::string> known = {
+      "Dec  5 07:12:33 gpu-node-17 kernel: NVRM: Xid (PCI:0000:18:00): 79",
+      "Dec 15 23:59:59 n kernel: x",
+      "2026-12-05T07:12:33.123456+00:00 gpu-node-17 kernel: mlx5_core 0000:b8:00.0: up",
+      "12\xE6\x9C\x88 05 07:12:33 host7 kernel: NVRM: loading",
+      "Mar  3 10:00:00 a-very-long-host-name-of-a-cluster-node-0042 kernel: EXT4-fs mounted",
+      "2025-01-01 00:00:00 h kernel: a"};
+  const std::string alphabet = "0123456789: -kD\xE6";
+  size_t likes = 0;
+  for (const std::string& k : known) {
+    const capture_text::SyslogKernelPrefix p = capture_text::syslog_kernel_prefix(k);
+    ASSERT_NE(p.end, 0u) << k;
+    // A prefix over 64 bytes is no pattern: nothing is like it.
+    EXPECT_EQ(capture_text::like_syslog_kernel(k, p), p.end <= 64) << k;
+    for (int i = 0; i < 20000; ++i) {
+      std::string line = k;
+      for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0; --edits) {
+        const size_t at = rng() % line.size();
+        const auto what = rng() % 10;
+        if (what < 6 && std::isdigit(static_cast<unsigned char>(line[at])))
+          line[at] = static_cast<char>('0' + rng() % 10);
+        else if (what < 8)
+          line[at] = alphabet[rng() % alphabet.size()];
+        else if (what == 8)
+          line.insert(at, 1, alphabet[rng() % alphabet.size()]);
+        else
+          line.erase(at, 1);
+      }
+      if (rng() % 4 == 0) line.resize(rng() % (line.size() + 1));
+      if (!capture_text::like_syslog_kernel(line, p)) continue;
+      ++likes;
+      ASSERT_TRUE(capture_text::is_syslog_kernel(line)) << "known: " << k << "\nline: " << line;
+    }
+  }
+  EXPECT_GT(likes, 20000u);  // the clocks and days that changed were taken
+  // A clock that moved on, a day that did: taken; another month, a longer host: asked again.
+  const capture_text::SyslogKernelPrefix p = capture_text::syslog_kernel_prefix(known[0]);
+  EXPECT_TRUE(capture_text::like_syslog_kernel(
+      "Dec  6 00:00:01 gpu-node-17 kernel: anything else at all", p));
+  EXPECT_FALSE(capture_text::like_syslog_kernel("Jan  6 00:00:01 gpu-node-17 kernel: x", p));
+  EXPECT_FALSE(capture_text::like_syslog_kernel("Dec  6 00:00:01 gpu-node-170 kernel: x", p));
+  EXPECT_FALSE(capture_text::like_syslog_kernel("Dec  6 00:00:01 gpu-node-17 kernel:", p));
 }
 
 }  // namespace
