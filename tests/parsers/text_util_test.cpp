@@ -91,8 +91,9 @@ TEST(TextUtil, MonthWordReadsLocalWordsAndTurnsAwayWordsWithOtherSigns) {
     EXPECT_EQ(len, std::string_view(word).size()) << word;
   }
   // A word with a sign no month has: a dmesg message, a clock, a tag. None is a month.
-  for (const char* word : {"NVRM: Xid", "kernel: x", "10:17:39 x", "Dec: 4 10", "ja.n 4 10",
-                           "Dec1 08:14", "déc, 4 10"}) {
+  for (const char* word :
+       {"NVRM: Xid", "kernel: x", "10:17:39 x", "Dec: 4 10", "ja.n 4 10", "Dec1 08:14", "déc, 4 10",
+        "gpu-node-17 kernel: x", "Decembre 4 10", "dec.. 4 10"}) {
     size_t len = 0;
     EXPECT_EQ(text::month_word(word, len), 0U) << word;
   }

@@ -360,12 +360,19 @@ unsigned month_word(std::string_view s, size_t& len) {
   // An English abbreviation as syslog writes it, before a tab ("Dec\t5").
   if (len == 3)
     if (const unsigned m = english_month(s[0], s[1], s[2]); m != 0) return m;
-  // The word folded to ASCII lower case, on the stack: this runs on every syslog line.
+  // The word folded to ASCII lower case, on the stack: this runs on every syslog line, and on
+  // every word a log prefix begins with ("gpu-node-17", "NVRM:"). The words are letters (some
+  // UTF-8) of up to 6 bytes, maybe with a '.': anything else is no month, without the search.
+  if (len > 7) return 0;
   char buf[12];
   size_t n = 0;
   for (size_t i = 0; i < len; ++i) {
     const char c = s[i];
-    buf[n++] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    const char low = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    if (static_cast<unsigned char>(c) < 0x80 && !(low >= 'a' && low <= 'z') &&
+        !(c == '.' && i + 1 == len))
+      return 0;
+    buf[n++] = low;
   }
   if (buf[n - 1] == '.') --n;
   const std::string_view key(buf, n);
