@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/finding.h"
@@ -50,6 +51,9 @@ struct DiagnoseContext {
   std::vector<GpuSeries> gpus;     // sorted by index
   std::vector<EventGroup> groups;  // Xid / SXid / fallen-off-bus / lost, by (kind, gpu, code)
   std::map<std::string, unsigned> pci_to_gpu;  // normalised PCI address -> GPU index
+  // gpu_key (kernel_events.h) by an event's PCI address as written: the rules ask it of every
+  // event, several times each, and a big log's thousands of events name a few addresses.
+  mutable std::unordered_map<std::string, std::string> gpu_key_of_pci;
 
   explicit DiagnoseContext(const Observation& o);
   const GpuSeries* gpu(unsigned index) const;

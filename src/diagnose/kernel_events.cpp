@@ -103,17 +103,30 @@ std::optional<std::string> normalise_event_pci(const std::optional<std::string>&
   return normalize_pci_bus_id(v);
 }
 
+namespace {
+
+// The key of the GPU at a normalised PCI address: its index where a snapshot lists it.
+std::string key_of_pci(const DiagnoseContext& c, const std::string& pci) {
+  if (auto g = c.gpu_by_pci(pci)) return "g" + std::to_string(*g);
+  return "p" + pci_device(pci);
+}
+
+}  // namespace
+
 std::string gpu_key(const DiagnoseContext& c, const Event& e, const DriverGpuMap& m) {
   if (e.gpu_index) return "g" + std::to_string(*e.gpu_index);
-  std::optional<std::string> pci = normalise_event_pci(e.pci_bus_id);
-  if (!pci && e.driver_gpu) {
-    const auto it = m.find(*e.driver_gpu);
-    if (it == m.end()) return "d" + std::to_string(*e.driver_gpu);
-    pci = it->second;
+  if (e.pci_bus_id) {
+    auto [it, fresh] = c.gpu_key_of_pci.try_emplace(*e.pci_bus_id);
+    if (fresh) {
+      const std::optional<std::string> pci = normalise_event_pci(e.pci_bus_id);
+      if (pci) it->second = key_of_pci(c, *pci);  // else "": no address to go by
+    }
+    if (!it->second.empty()) return it->second;
   }
-  if (!pci) return "";
-  if (auto g = c.gpu_by_pci(*pci)) return "g" + std::to_string(*g);
-  return "p" + pci_device(*pci);
+  if (!e.driver_gpu) return "";
+  const auto it = m.find(*e.driver_gpu);
+  if (it == m.end()) return "d" + std::to_string(*e.driver_gpu);
+  return key_of_pci(c, it->second);
 }
 
 std::set<std::string> gpu_devices(const DiagnoseContext& c) {

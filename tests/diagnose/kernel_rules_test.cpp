@@ -7,6 +7,8 @@
 #include <string>
 
 #include "builders.h"
+#include "diagnose/context.h"
+#include "diagnose/kernel_events.h"
 #include "sources/kmsg/kernel_log.h"
 
 namespace gw {
@@ -498,6 +500,39 @@ TEST(KernelPcie, BandwidthLimitedByTheUpstreamLink114) {
   f = diagnose(from_log(log, test::snapshot(gpus)));
   ASSERT_EQ(test::count(f, "pcie.link_limited"), 1u);
   EXPECT_EQ(find(f, "pcie.link_limited")->gpu, 0u);
+}
+
+}  // namespace
+}  // namespace gw
+
+namespace gw {
+namespace {
+
+TEST(GpuKey, NamesTheGpuOfAnEventByItsAddressAsOftenAsItIsAsked) {
+  // gpu_key keeps its answer per address as written: each spelling of one GPU's address gives
+  // that GPU's index, asked once or again; an address no snapshot lists gives the device; an
+  // unreadable one falls back to the driver's number, or to nothing.
+  GpuState g = test::idle_gpu(3);
+  g.info.pci_bus_id = "00000000:18:00.0";
+  const Observation obs = test::snapshot({g});
+  const DiagnoseContext c(obs);
+  const DriverGpuMap drivers = {{7, "00000000:18:00.0"}};
+  auto key = [&](std::optional<std::string> pci, std::optional<unsigned> driver_gpu) {
+    Event e = test::xid(79, pci.value_or(""), "x");
+    e.pci_bus_id = pci;
+    e.driver_gpu = driver_gpu;
+    return gpu_key(c, e, drivers);
+  };
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    EXPECT_EQ(key("PCI:0000:18:00", std::nullopt), "g3");
+    EXPECT_EQ(key("0000:18:00.0", std::nullopt), "g3");
+    EXPECT_EQ(key("PCI:0000:3b:00", std::nullopt), "p00000000:3B:00");
+    EXPECT_EQ(key("PCI:zz", 7u), "g3");  // the driver's GPU 7 is at 18:00.0
+    EXPECT_EQ(key("PCI:zz", 4u), "d4");
+    EXPECT_EQ(key("PCI:zz", std::nullopt), "");
+    EXPECT_EQ(key(std::nullopt, 4u), "d4");
+  }
 }
 
 }  // namespace
