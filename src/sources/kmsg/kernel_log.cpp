@@ -384,6 +384,9 @@ void Stream::flush() {
 // A line of a firmware-first error record: gathered into the record its tag names; a record
 // ends at its next header, at another record's line, or at the end of the text.
 bool Stream::ghes_line(std::string_view line, size_t line_no) {
+  // Every GHES line's body begins "[Hardware Error]:" (parse_ghes_line): a line without it is
+  // none, without stripping its prefix (which parse_line does again for every GPU line).
+  if (line.find("Hardware Error]:") == std::string_view::npos) return false;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   LogPrefix p;
   const auto g = kmsg::parse_ghes_line(kmsg::strip_log_prefix(line, p));
