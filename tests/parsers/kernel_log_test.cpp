@@ -406,3 +406,38 @@ TEST(RoutineDriverLines, FoundAtEveryOffsetOfEveryLength) {
 
 }  // namespace
 }  // namespace gw
+
+namespace gw {
+namespace {
+
+TEST(KernelLogLine, EachAnchorIsFoundAtEveryOffsetOfItsLine) {
+  // parse_line asks first whether a line may hold an anchor at all, by its first two bytes,
+  // 16 positions a step, then byte by byte: each kind, after 0 to 47 bytes of other text (over
+  // the steps and the tail), is read as it is without them.
+  const char* bodies[] = {
+      "NVRM: Xid (PCI:0000:18:00): 79, pid=1234, GPU has fallen off the bus.",
+      "nvidia-nvswitch1: SXid (PCI:0000:05:00.0): 20034, Fatal, Link 30 LTSSM Fault Up",
+      "pcieport 0000:00:03.0: AER: Uncorrected (Fatal) error received: 0000:04:00.0",
+      "pcieport 0000:00:03.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction",
+      "pci 0000:04:00.0: 252.048 Gb/s available PCIe bandwidth, limited by 16.0 GT/s PCIe x16 "
+      "link at 0000:00:03.0 (capable of 504.112 Gb/s with 32.0 GT/s PCIe x16 link)",
+      "INFO: task nvc:[driver]:5403 blocked for more than 120 seconds."};
+  for (const char* body : bodies) {
+    const kmsg::ParsedLine alone = kmsg::parse_line(std::string("[  721.028170] ") + body);
+    ASSERT_NE(alone.role, kmsg::LineRole::kNone) << body;
+    for (size_t pad = 0; pad < 48; ++pad) {
+      const std::string line = "[  721.028170] " + std::string(pad, 'x') + " " + body;
+      EXPECT_NE(kmsg::parse_line(line).role, kmsg::LineRole::kNone) << line;
+    }
+  }
+  // An anchor in a line's last bytes, where the 16-byte steps end and bytes are looked at alone.
+  for (size_t pad = 0; pad < 48; ++pad) {
+    const std::string line = std::string(pad, 'x') + " NVRM: GPU at x";
+    EXPECT_NE(kmsg::parse_line(line).role, kmsg::LineRole::kNone) << line;
+  }
+  EXPECT_EQ(kmsg::parse_line("[  721.028170] nvidia-nvswitch3: open (major=509)").role,
+            kmsg::LineRole::kNone);
+}
+
+}  // namespace
+}  // namespace gw
