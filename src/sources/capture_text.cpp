@@ -317,24 +317,38 @@ size_t kernel_tag_end(std::string_view t) {
 
 }  // namespace
 
-SyslogKernelPrefix syslog_kernel_prefix(std::string_view t) {
-  SyslogKernelPrefix out;
-  if (t.size() < 20) return out;
+namespace {
+
+// is_syslog_kernel's test: just past the line's first " kernel: " (0: no syslog or journal
+// kernel line), and the length of its month word in `word` (0 for an ISO date).
+size_t syslog_kernel_end(std::string_view t, size_t& word) {
+  word = 0;
+  if (t.size() < 20) return 0;
   size_t m = 0;
   const bool syslog_date =
       text::month_word(t, m) != 0 && m + 9 < t.size() && t[m + 6] == ':' && t[m + 9] == ':';
   const bool iso_date = is_digit(t[0]) && is_digit(t[3]) && t[4] == '-' && t[7] == '-';
-  if (!syslog_date && !iso_date) return out;
-  out.end = kernel_tag_end(t);
+  if (!syslog_date && !iso_date) return 0;
+  word = syslog_date ? m : 0;
+  return kernel_tag_end(t);
+}
+
+}  // namespace
+
+SyslogKernelPrefix syslog_kernel_prefix(std::string_view t) {
+  SyslogKernelPrefix out;
+  size_t word = 0;
+  out.end = syslog_kernel_end(t, word);
   if (out.end < 16 || out.end > 64) return out;  // as a pattern: one to four 16-byte steps
   out.line = t;
-  for (size_t i = syslog_date ? m : 0; i < out.end; ++i)
+  for (size_t i = word; i < out.end; ++i)
     if (is_digit(t[i])) out.digits |= uint64_t{1} << i;
   return out;
 }
 
 bool is_syslog_kernel(std::string_view t) {
-  return syslog_kernel_prefix(t).end != 0;
+  size_t word = 0;
+  return syslog_kernel_end(t, word) != 0;
 }
 
 // Nothing is_syslog_kernel reads of a line changes when a digit takes a digit's place after the
