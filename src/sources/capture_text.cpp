@@ -98,8 +98,9 @@ constexpr std::array<std::string_view, 24> kQueryKeys = {
 };
 
 bool in(std::string_view s, const auto& list) {
+  // Lengths first: most lines asked are no name of the list, and longer than any.
   for (std::string_view x : list)
-    if (text::iequals(s, x)) return true;
+    if (x.size() == s.size() && text::iequals(s, x)) return true;
   return false;
 }
 
@@ -107,7 +108,7 @@ bool in(std::string_view s, const auto& list) {
 
 // "    Key          : Value" -> key; empty when the line has no " : " (or a trailing " :").
 std::string_view query_key(std::string_view trimmed) {
-  size_t colon = trimmed.find(" :");
+  const size_t colon = text::find(trimmed, " :");
   if (colon == std::string_view::npos || colon == 0) return {};
   if (colon + 2 < trimmed.size() && trimmed[colon + 2] != ' ') return {};
   return text::trim(trimmed.substr(0, colon));

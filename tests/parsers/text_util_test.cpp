@@ -46,6 +46,43 @@ TEST(TextUtil, CountNewlinesOfTextThatIsAllNewlinesDoesNotWrap) {
   }
 }
 
+// text::find's 16-byte steps: a needle at every offset of haystacks around the step's size,
+// near matches that share only the first or the last byte, and starting points past a match.
+TEST(TextUtil, FindAgreesWithStringViewFindAtEveryOffsetAndStart) {
+  std::mt19937 rng(20261207);
+  const std::string alphabet = "ab :";
+  for (size_t n = 0; n <= 70; ++n) {
+    for (int round = 0; round < 20; ++round) {
+      std::string hay(n, 'a');
+      for (char& c : hay) c = alphabet[rng() % alphabet.size()];
+      for (size_t m = 1; m <= 6; ++m) {
+        std::string needle(m, 'a');
+        for (char& c : needle) c = alphabet[rng() % alphabet.size()];
+        for (size_t from = 0; from <= n + 1; from += 1 + rng() % 5) {
+          const std::string_view h(hay);
+          ASSERT_EQ(text::find(h, needle, from), h.find(needle, from))
+              << "hay '" << hay << "' needle '" << needle << "' from " << from;
+        }
+      }
+    }
+  }
+}
+
+TEST(TextUtil, FindSeesAMatchThatEndsOnTheHaystacksLastByte) {
+  for (size_t n = 2; n <= 80; ++n) {
+    std::string hay(n, 't');
+    hay[n - 1] = 'e';  // "tt...te": first and last bytes of "time" everywhere, one "te" end
+    EXPECT_EQ(text::find(hay, "time"), std::string_view::npos) << n;
+    EXPECT_EQ(text::find(hay, "te"), n - 2) << n;
+    hay.replace(n - 2, 2, "me");
+    if (n >= 4) hay.replace(n - 4, 4, "time");
+    EXPECT_EQ(text::find(hay, "time"), n >= 4 ? n - 4 : std::string_view::npos) << n;
+    EXPECT_EQ(text::find(hay, ""), 0u);
+    EXPECT_EQ(text::find(hay, "", n), n);
+    EXPECT_EQ(text::find(hay, "e", n + 1), std::string_view::npos);
+  }
+}
+
 TEST(TextUtil, SplitColumnsKeepsSingleSpacesInsideACellWhenTheGapIsTwo) {
   const auto cells = text::split_columns("  aten::mm   512.00 Mb\t10  64.9us", 2);
   ASSERT_EQ(cells.size(), 4U);

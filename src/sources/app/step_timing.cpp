@@ -1,6 +1,6 @@
 #include "sources/app/step_timing.h"
 
-#include <cstdlib>
+#include <charconv>
 #include <string>
 
 #include "sources/smi/text_util.h"
@@ -26,15 +26,17 @@ std::optional<double> value_at(std::string_view s, size_t at, std::string_view k
     return std::nullopt;
   while (p < s.size() && s[p] == ' ') ++p;
   if (p >= s.size() || s[p] < '0' || s[p] > '9') return std::nullopt;
-  const std::string num(s.substr(p, 24));
-  char* end = nullptr;
-  const double v = std::strtod(num.c_str(), &end);
-  if (end == num.c_str() || !(v >= 0) || v > 1e7) return std::nullopt;
+  // At most 24 characters, as a person reads one number; no copy and no locale.
+  const std::string_view num = s.substr(p, 24);
+  double v = 0;
+  const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+  if (ec != std::errc() || end == num.data() || !(v >= 0) || v > 1e7) return std::nullopt;
   return v;
 }
 
 std::optional<double> value_of(std::string_view s, std::string_view key) {
-  for (size_t at = s.find(key); at != std::string_view::npos; at = s.find(key, at + 1))
+  for (size_t at = text::find(s, key); at != std::string_view::npos;
+       at = text::find(s, key, at + 1))
     if (auto v = value_at(s, at, key)) return v;
   return std::nullopt;
 }
@@ -78,24 +80,48 @@ std::optional<uint64_t> count_at(std::string_view s, size_t p) {
 // first "[N/M" bracket ("Epoch: [3][ 40/5005]", "[ 103/5005]", "[ 100/1251 (  8%)]").
 std::optional<uint64_t> step_index(std::string_view s) {
   for (std::string_view key : {"iter: ", "iter ", "Iter ["})
-    if (const size_t p = s.find(key); p != std::string_view::npos)
+    if (const size_t p = text::find(s, key); p != std::string_view::npos)
       if (auto n = count_at(s, p + key.size())) return n;
   for (size_t b = s.find('['); b != std::string_view::npos; b = s.find('[', b + 1))
     if (auto n = count_at(s, b + 1)) return n;
   return std::nullopt;
 }
 
+// The forms share keys ("data_time", "time", "Time"): each is looked up in a line once.
+class KeyValues {
+ public:
+  explicit KeyValues(std::string_view s) : s_(s) {}
+  std::optional<double> of(std::string_view key) {
+    for (size_t i = 0; i < n_; ++i)
+      if (seen_[i].key == key) return seen_[i].value;
+    const auto v = value_of(s_, key);
+    if (n_ < std::size(seen_)) seen_[n_++] = {key, v};
+    return v;
+  }
+
+ private:
+  struct Seen {
+    std::string_view key;
+    std::optional<double> value;
+  };
+  std::string_view s_;
+  Seen seen_[2 * std::size(kForms)];
+  size_t n_ = 0;
+};
+
 }  // namespace
 
 std::optional<StepTimingLine> parse_step_timing(std::string_view s) {
   // Cheap on other lines: every wait key holds "ata" or "_cost".
-  if (s.find("ata") == std::string_view::npos && s.find("_cost") == std::string_view::npos)
+  if (text::find(s, "ata") == std::string_view::npos &&
+      text::find(s, "_cost") == std::string_view::npos)
     return std::nullopt;
+  KeyValues values(s);
   for (const Form& f : kForms) {
-    if (!f.needs.empty() && s.find(f.needs) == std::string_view::npos) continue;
-    const auto wait = value_of(s, f.wait_key);
+    if (!f.needs.empty() && text::find(s, f.needs) == std::string_view::npos) continue;
+    const auto wait = values.of(f.wait_key);
     if (!wait) continue;
-    const auto step = value_of(s, f.step_key);
+    const auto step = values.of(f.step_key);
     if (!step) continue;
     if (f.apart) return StepTimingLine{*wait, *wait + *step, step_index(s)};
     if (*step <= 0 || *wait > *step * 1.01) return std::nullopt;  // a wait longer than its step

@@ -22,6 +22,30 @@ char lower(char c) {
 }
 }  // namespace
 
+size_t find(std::string_view s, std::string_view what, size_t from) {
+  const size_t m = what.size();
+#if defined(__SSE2__)
+  if (m >= 2 && from < s.size()) {
+    const __m128i first = _mm_set1_epi8(what.front());
+    const __m128i last = _mm_set1_epi8(what.back());
+    const char* p = s.data();
+    size_t i = from;
+    for (; i + m - 1 + 16 <= s.size(); i += 16) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + m - 1));
+      auto bits = static_cast<unsigned>(
+          _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last))));
+      for (; bits != 0; bits &= bits - 1) {
+        const size_t at = i + static_cast<size_t>(__builtin_ctz(bits));
+        if (std::memcmp(p + at + 1, what.data() + 1, m - 2) == 0) return at;
+      }
+    }
+    from = i;  // every start before i was looked at
+  }
+#endif
+  return s.find(what, from);
+}
+
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
