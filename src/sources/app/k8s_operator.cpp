@@ -194,8 +194,28 @@ bool K8sOperatorScanner::take_row(std::string_view s, std::string_view origin, s
 // A row whose header was cut off: a GPU component's name (after a namespace or not) followed
 // by a DaemonSet's five counts or a pod's READY "x/y" and STATUS. The rows after it are read as
 // the same table.
+namespace {
+
+// Whether one of the first two words is a GPU component's object name: a row without a
+// header names its pod there. Most lines leave here, before their cells are split.
+bool names_component_first(std::string_view s) {
+  size_t i = 0;
+  for (int w = 0; w < 2; ++w) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    size_t e = i;
+    while (e < s.size() && s[e] != ' ' && s[e] != '\t') ++e;
+    const std::string_view word = s.substr(i, e - i);
+    if (is_object_name(word) && is_gpu_component_name(word)) return true;
+    i = e;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool K8sOperatorScanner::take_headerless(std::string_view s, std::string_view origin,
                                          size_t line_no, std::vector<AppMessage>& out) {
+  if (!names_component_first(s)) return false;
   const auto cells = text::split_columns(s, 1);
   for (size_t i = 0; i < 2 && i + 2 < cells.size(); ++i) {
     if (!is_object_name(cells[i]) || !is_gpu_component_name(cells[i])) continue;
