@@ -26,7 +26,7 @@ using ::testing::StartsWith;
 // A hang never ends; this bound only has to sit well above honest work. The ASan build (-O0)
 // reads five million one-character lines in 61 s on the 2-core VM of 2026-12-02 and in 219 s
 // alone on the 2-core Zen 3 VM of 2026-12-07, where 150 s ran out under the parallel test run
-// (every line is offered to each reader of the segmenting reader: ~6,700 instructions a line in
+// (every line is offered to each reader of the segmenting reader: ~6,200 instructions a line in
 // the release build, which takes 4-9 s). The speed itself is measured in docs/perf/parse.md,
 // not here.
 constexpr std::chrono::milliseconds kTimeBound{600000};
