@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <string>
+#include <vector>
 
 #include "sources/smi/text_util.h"
 
@@ -92,18 +94,13 @@ const CudaErrorInfo* text_in(std::string_view s) {
   return nullptr;
 }
 
-bool ci_equal(char a, char b) {
-  return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-}
-
-// `t` in `s` as whole words (no letter or digit glued to either end), case-insensitive.
+// `t` in `s` as whole words (no letter or digit glued to either end); both in lower case.
 bool has_words(std::string_view s, std::string_view t) {
-  for (auto it = s.begin();; ++it) {
-    it = std::search(it, s.end(), t.begin(), t.end(), ci_equal);
-    if (it == s.end()) return false;
-    const size_t b = static_cast<size_t>(it - s.begin()), e = b + t.size();
+  for (size_t b = text::find(s, t); b != std::string_view::npos; b = text::find(s, t, b + 1)) {
+    const size_t e = b + t.size();
     if ((b == 0 || !is_word_char(s[b - 1])) && (e >= s.size() || !is_word_char(s[e]))) return true;
   }
+  return false;
 }
 
 // Older wordings of cudaGetErrorString for the same errors (CUDA 9/10 runtimes).
@@ -125,24 +122,41 @@ bool says_failed(std::string_view s) {
   return false;
 }
 
-// A catalog text anywhere in the line, the longest that fits: glog's "Check failed: error ==
-// cudaSuccess (46 vs. 0)  all CUDA-capable devices are busy or unavailable", AutoDock's
-// "cudaGetDeviceCount failed initialization error".
+struct LowerText {
+  std::string text;  // the catalog's text in lower case
+  const CudaErrorInfo* error;
+};
+
+// The catalog's texts, then the older wordings, in lower case: made once, read-only after.
+const std::vector<LowerText>& lower_texts() {
+  static const std::vector<LowerText> texts = [] {
+    std::vector<LowerText> v;
+    const CudaErrorTable table = cuda_error_table();
+    for (const CudaErrorInfo* e = table.begin; e != table.end; ++e)
+      if (!e->text.empty()) v.push_back({text::ascii_lower(e->text), e});
+    for (const OlderText& o : kOlderTexts)
+      v.push_back({text::ascii_lower(o.text), cuda_error_by_code(o.code)});
+    return v;
+  }();
+  return texts;
+}
+
+// A catalog text anywhere in the line, the longest that fits, case aside: glog's "Check
+// failed: error == cudaSuccess (46 vs. 0)  all CUDA-capable devices are busy or unavailable",
+// AutoDock's "cudaGetDeviceCount failed initialization error". The line is lowered once; each
+// text was a case-blind search calling tolower per byte pair (~50,000 instructions a line).
 const CudaErrorInfo* text_anywhere(std::string_view s) {
   const bool failed = says_failed(s);
+  const std::string lower = text::ascii_lower(s);
   const CudaErrorInfo* best = nullptr;
   size_t best_len = 0;
-  auto consider = [&](std::string_view t, const CudaErrorInfo* e) {
-    if (t.size() <= best_len || (!failed && t.size() < kDistinctiveText)) return;
-    if (has_words(s, t)) {
-      best = e;
-      best_len = t.size();
+  for (const LowerText& t : lower_texts()) {
+    if (t.text.size() <= best_len || (!failed && t.text.size() < kDistinctiveText)) continue;
+    if (has_words(lower, t.text)) {
+      best = t.error;
+      best_len = t.text.size();
     }
-  };
-  const CudaErrorTable table = cuda_error_table();
-  for (const CudaErrorInfo* e = table.begin; e != table.end; ++e)
-    if (!e->text.empty()) consider(e->text, e);
-  for (const OlderText& o : kOlderTexts) consider(o.text, cuda_error_by_code(o.code));
+  }
   return best;
 }
 
