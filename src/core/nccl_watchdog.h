@@ -33,6 +33,7 @@ struct WatchdogReport {
   std::optional<uint64_t> seq, numel_in, numel_out, timeout_ms, ran_for_ms;
   std::optional<uint64_t> last_enqueued, last_completed;
   std::string op_type;  // "ALLREDUCE", "_ALLGATHER_BASE"; "" when not given or cut
+  bool operator==(const WatchdogReport&) const = default;
 };
 
 enum class Agreement {

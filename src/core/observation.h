@@ -100,6 +100,7 @@ enum class AppMessageKind {
 struct AppProcessMemory {
   uint32_t pid = 0;
   uint64_t bytes = 0;
+  bool operator==(const AppProcessMemory&) const = default;
 };
 
 struct AppMessage {
@@ -136,6 +137,10 @@ struct AppMessage {
   double data_wait_s = 0, step_s = 0, longest_wait_s = 0;
   double first_wait_s = 0, first_step_s = 0;
   size_t steps = 0;
+  // How many times the input holds this message: AppMessageMerge folds a copy (every field
+  // equal but the origin and this count) into the first, which keeps its origin.
+  size_t copies = 1;
+  bool operator==(const AppMessage&) const = default;
 };
 
 // How much of one input was understood: every line is either read by some parser or counted

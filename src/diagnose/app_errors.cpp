@@ -46,7 +46,8 @@ std::vector<std::string> message_lines(const std::vector<const AppMessage*>& ms)
     seen.push_back(m->text);
     ev.push_back(fmt::format("\"{}\"{}", m->text, m->origin.empty() ? "" : " (" + m->origin + ")"));
   }
-  if (ms.size() > 1) ev.push_back(fmt::format("{} such messages in the input", ms.size()));
+  if (const size_t n = copies_of(ms); n > 1)
+    ev.push_back(fmt::format("{} such messages in the input", n));
   return ev;
 }
 

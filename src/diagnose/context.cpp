@@ -280,6 +280,12 @@ std::string reasons_text(uint64_t bits) {
   return out.empty() ? "none" : out;
 }
 
+size_t copies_of(const std::vector<const AppMessage*>& ms) {
+  size_t n = 0;
+  for (const AppMessage* m : ms) n += m->copies;
+  return n;
+}
+
 std::vector<const AppMessage*> app_messages_of(const DiagnoseContext& c, AppMessageKind k) {
   std::vector<const AppMessage*> out;
   for (const AppMessage& m : c.obs.app_messages)

@@ -111,6 +111,8 @@ std::optional<int> driver_max_cuda(const DiagnoseContext& c);
 
 // The application messages of one kind, in input order.
 std::vector<const AppMessage*> app_messages_of(const DiagnoseContext& c, AppMessageKind k);
+// How many times the input holds these messages: repeats are folded into one (AppMessage::copies).
+size_t copies_of(const std::vector<const AppMessage*>& ms);
 
 Finding make_finding(std::string_view code, Severity sev, const GpuSeries* g, std::string title,
                      std::vector<std::string> evidence, std::string remedy = {});

@@ -174,7 +174,8 @@ void rule_cuda_catalog(const DiagnoseContext& c, std::string_view only, Findings
       if (ev.size() == 3) break;
       ev.push_back(fmt::format("\"{}\" ({})", m->text.substr(0, 200), m->origin));
     }
-    if (ms.size() > 3) ev.push_back(fmt::format("{} such messages in the input", ms.size()));
+    if (const size_t n = copies_of(ms); n > 3)
+      ev.push_back(fmt::format("{} such messages in the input", n));
     if ((r ? r->finding : std::string_view("app.cuda_error")) != only) continue;
     if (e) add_gpu_state(c, e->cls, ev);
     if (!r) {

@@ -124,6 +124,7 @@ class Reader {
         obs_(obs),
         progress_(progress),
         events_(obs),
+        app_merge_(obs.app_messages.size()),
         env_(std::string(origin)) {
     cov_.origin = std::string(origin);
     if (!progress_) next_report_ = std::string_view::npos;  // the hot loop's test never passes
@@ -182,6 +183,15 @@ class Reader {
   size_t reported_ = 0;
   EventReducer events_;
   AppScanner app_;
+  // Repeated messages folded as they settle: every kFoldEvery new ones, all but the last
+  // kFoldTail (those a scanner may still add to).
+  AppMessageMerge app_merge_;
+  static constexpr size_t kFoldEvery = 1024, kFoldTail = 64;
+  size_t next_fold_ = 0;
+  void fold_app_messages(size_t tail) {
+    app_.moved(app_merge_.fold(obs_.app_messages, tail));
+    next_fold_ = obs_.app_messages.size() + kFoldEvery;
+  }
   StepTimingSum steps_;                  // a training log's step timing, one message for the input
   MegatronLog megatron_;                 // Megatron-LM's iteration reports and timers (into steps_)
   NvlinkStatusScanner nvlink_;           // nvidia-smi nvlink -s / -e / -c link lines
@@ -939,6 +949,7 @@ void Reader::finish() {
   if (!steps_.empty()) obs_.app_messages.push_back(steps_.message());
   if (auto m = profiler_.message()) obs_.app_messages.push_back(std::move(*m));
   if (auto m = torch_profiler_.message()) obs_.app_messages.push_back(std::move(*m));
+  fold_app_messages(0);
   nvlink_.finish(obs_.dcgm);
   // A refused reset no later line resolved: the GPU may still need it; not read.
   for (const auto& [line_no, text] : resets_.unresolved()) not_understood(line_no, text);
@@ -972,8 +983,10 @@ void Reader::finish() {
 std::vector<CaptureSegment> Reader::run() {
   text_ = text::strip_bom(text_);
   std::string clean;  // the line without ANSI escapes, when it had any
+  next_fold_ = obs_.app_messages.size() + kFoldEvery;
   while (pos_ < text_.size()) {
     if (pos_ >= next_report_) report(k_begin_ == std::string_view::npos ? pos_ : k_begin_);
+    if (obs_.app_messages.size() >= next_fold_) fold_app_messages(kFoldTail);
     if (k_begin_ != std::string_view::npos && take_kernel_lines()) continue;
     Line l = line_at(pos_);
     l.no = ++line_no_;

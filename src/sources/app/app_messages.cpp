@@ -870,6 +870,13 @@ std::string transport_of(std::string_view via) {
 
 }  // namespace
 
+void AppScanner::moved(const MessageMoves& to) {
+  for (auto* seen : {&transports_, &settings_})
+    for (auto& [fact, i] : *seen) i = to(i);
+  arch_.moved(to);
+  k8s_.moved(to);
+}
+
 void AppScanner::add_counted(std::vector<std::pair<std::string, size_t>>& seen, AppMessageKind kind,
                              std::string fact, std::string_view s, std::string_view origin,
                              size_t line_no, std::vector<AppMessage>& out) {

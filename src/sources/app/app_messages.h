@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/observation.h"
+#include "sources/app/app_merge.h"
 #include "sources/app/arch_messages.h"
 #include "sources/app/fabric_manager.h"
 #include "sources/app/k8s_gpu.h"
@@ -52,6 +53,8 @@ class AppScanner {
   // After the last line: what spans lines (a node's resource block) as its message, and the
   // context lines no message backed.
   void finish(std::vector<AppMessage>& out);
+  // The messages of `out` moved (AppMessageMerge folded repeats): the indices kept follow them.
+  void moved(const MessageMoves& to);
 
  private:
   bool take_line(std::string_view line, std::string_view origin, size_t line_no,

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/observation.h"
+#include "sources/app/app_merge.h"
 
 namespace gw {
 
@@ -31,6 +32,10 @@ class ArchScanner {
   // warning before it (its list of capabilities, the instructions link, "warnings.warn(").
   bool take(std::string_view line, std::string_view origin, size_t line_no,
             std::vector<AppMessage>& out);
+  // The messages of `out` moved (AppMessageMerge): the open warning is where it went.
+  void moved(const MessageMoves& to) {
+    if (open_ > 0) open_ = to(open_ - 1) + 1;
+  }
 
  private:
   size_t open_ = 0;  // index + 1 in `out` of the warning whose list may follow

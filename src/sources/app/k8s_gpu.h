@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/observation.h"
+#include "sources/app/app_merge.h"
 #include "sources/app/k8s_operator.h"
 
 namespace gw {
@@ -38,6 +39,10 @@ class K8sGpuScanner {
             std::vector<AppMessage>& out);
   // The node resource block being read, if any, as a message (call after the last line).
   void finish(std::vector<AppMessage>& out);
+  // The messages of `out` moved (AppMessageMerge): the one waiting for its reason is there.
+  void moved(const MessageMoves& to) {
+    if (pending_reason_ > 0) pending_reason_ = to(pending_reason_ - 1) + 1;
+  }
 
  private:
   enum class Block { kNone, kCapacity, kAllocatable };

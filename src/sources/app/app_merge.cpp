@@ -1,0 +1,79 @@
+#include "sources/app/app_merge.h"
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace gw {
+
+namespace {
+
+// One message per fact and input, its repeats counted in `steps` (AppScanner::add_counted).
+bool counted(AppMessageKind k) {
+  return k == AppMessageKind::kNcclTransport || k == AppMessageKind::kNcclSetting;
+}
+
+// The rules read these in input order (a fabric manager started after its last failure): each
+// copy keeps its place.
+bool ordered(AppMessageKind k) {
+  return k == AppMessageKind::kFabricManagerFailed || k == AppMessageKind::kFabricManagerStarted;
+}
+
+uint64_t mix(uint64_t h, uint64_t v) {
+  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+
+}  // namespace
+
+uint64_t AppMessageMerge::key_of(const AppMessage& m) {
+  const std::hash<std::string_view> hash;
+  uint64_t h = mix(static_cast<uint64_t>(m.kind), hash(m.detail));
+  return counted(m.kind) ? h : mix(h, hash(m.text));
+}
+
+bool AppMessageMerge::fold_into(AppMessage& first, AppMessage& copy) {
+  if (first.kind != copy.kind || ordered(first.kind)) return false;
+  if (counted(first.kind)) {
+    if (first.detail != copy.detail) return false;
+    first.steps += copy.steps;
+    return true;
+  }
+  // Every field but the origin and the count: set aside (swapped with empty ones) to compare.
+  std::string a, b;
+  first.origin.swap(a);
+  copy.origin.swap(b);
+  const size_t n = std::exchange(first.copies, copy.copies);
+  const bool same = first == copy;
+  first.origin.swap(a);
+  copy.origin.swap(b);
+  first.copies = n + (same ? copy.copies : 0);
+  return same;
+}
+
+MessageMoves AppMessageMerge::fold(std::vector<AppMessage>& out, size_t tail) {
+  const size_t end = out.size() > tail ? out.size() - tail : 0;
+  const size_t from = kept_;
+  if (end <= from) return MessageMoves(out.size(), {});
+  std::vector<size_t> to(out.size() - from);
+  for (size_t p = from; p < end; ++p) {
+    const uint64_t key = key_of(out[p]);
+    bool folded = false;
+    for (auto [it, last] = by_key_.equal_range(key); it != last && !folded; ++it)
+      if (fold_into(out[it->second], out[p])) {
+        to[p - from] = it->second;
+        folded = true;
+      }
+    if (folded) continue;
+    if (p != kept_) out[kept_] = std::move(out[p]);
+    if (!ordered(out[kept_].kind)) by_key_.emplace(key, kept_);
+    to[p - from] = kept_++;
+  }
+  const size_t gone = end - kept_;
+  for (size_t p = end; p < out.size(); ++p) to[p - from] = p - gone;
+  out.erase(out.begin() + static_cast<std::ptrdiff_t>(kept_),
+            out.begin() + static_cast<std::ptrdiff_t>(end));
+  return MessageMoves(from, std::move(to));
+}
+
+}  // namespace gw
