@@ -125,6 +125,7 @@ class Reader {
         progress_(progress),
         events_(obs),
         app_merge_(obs.app_messages.size()),
+        next_fold_(obs.app_messages.size() + kFoldEvery),
         env_(std::string(origin)) {
     cov_.origin = std::string(origin);
     if (!progress_) next_report_ = std::string_view::npos;  // the hot loop's test never passes
@@ -187,7 +188,7 @@ class Reader {
   // kFoldTail (those a scanner may still add to).
   AppMessageMerge app_merge_;
   static constexpr size_t kFoldEvery = 1024, kFoldTail = 64;
-  size_t next_fold_ = 0;
+  size_t next_fold_;
   void fold_app_messages(size_t tail) {
     app_.moved(app_merge_.fold(obs_.app_messages, tail));
     next_fold_ = obs_.app_messages.size() + kFoldEvery;
@@ -983,7 +984,6 @@ void Reader::finish() {
 std::vector<CaptureSegment> Reader::run() {
   text_ = text::strip_bom(text_);
   std::string clean;  // the line without ANSI escapes, when it had any
-  next_fold_ = obs_.app_messages.size() + kFoldEvery;
   while (pos_ < text_.size()) {
     if (pos_ >= next_report_) report(k_begin_ == std::string_view::npos ? pos_ : k_begin_);
     if (obs_.app_messages.size() >= next_fold_) fold_app_messages(kFoldTail);

@@ -191,9 +191,6 @@ bool K8sOperatorScanner::take_row(std::string_view s, std::string_view origin, s
   return true;
 }
 
-// A row whose header was cut off: a GPU component's name (after a namespace or not) followed
-// by a DaemonSet's five counts or a pod's READY "x/y" and STATUS. The rows after it are read as
-// the same table.
 namespace {
 
 // Whether one of the first two words is a GPU component's object name: a row without a
@@ -213,6 +210,9 @@ bool names_component_first(std::string_view s) {
 
 }  // namespace
 
+// A row whose header was cut off: a GPU component's name (after a namespace or not) followed
+// by a DaemonSet's five counts or a pod's READY "x/y" and STATUS. The rows after it are read as
+// the same table.
 bool K8sOperatorScanner::take_headerless(std::string_view s, std::string_view origin,
                                          size_t line_no, std::vector<AppMessage>& out) {
   if (!names_component_first(s)) return false;

@@ -95,7 +95,7 @@ class KeyValues {
     for (size_t i = 0; i < n_; ++i)
       if (seen_[i].key == key) return seen_[i].value;
     const auto v = value_of(s_, key);
-    if (n_ < std::size(seen_)) seen_[n_++] = {key, v};
+    seen_[n_++] = {key, v};
     return v;
   }
 
@@ -105,7 +105,7 @@ class KeyValues {
     std::optional<double> value;
   };
   std::string_view s_;
-  Seen seen_[2 * std::size(kForms)];
+  Seen seen_[2 * std::size(kForms)];  // two keys a form at most
   size_t n_ = 0;
 };
 
