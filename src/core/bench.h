@@ -53,6 +53,7 @@ struct CollectiveRun {
   // CUDA_VISIBLE_DEVICES on the command line that started the test, when the capture shows it.
   std::optional<std::vector<unsigned>> visible_devices;
   std::string origin;  // "file:line" of the first row
+  size_t copies = 1;   // runs of the input that printed this same table (sources/record_fold.h)
 };
 
 // What NCCL_DEBUG=INFO printed of the node's paths: "=== System : maxBw 24.0 totalBw 24.0 ==="
@@ -82,6 +83,7 @@ struct BandwidthMatrix {
   std::optional<bool> p2p;  // P2P=Enabled / P2P=Disabled, when the title says
   std::vector<std::vector<std::optional<double>>> cells;  // [row][column]; nullopt: N/A
   std::string origin;                                     // "file:line" of the title
+  size_t copies = 1;  // the same matrix printed again (sources/record_fold.h)
 };
 
 }  // namespace gw

@@ -5,6 +5,7 @@
 // (kPass / kHealthy), so that where two parts disagree the report can say who said what.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,9 @@ struct DcgmResult {
   // kReading: `test` is the field (dmon's tag, the stats row, "Name" in discovery), `text` the
   // value as printed ("N/A" included), `block` where its table starts ("file:line").
   std::string block;
+  // How many times the input holds this result: a repeated table or line is folded into its
+  // first copy as it is read (sources/record_fold.h).
+  size_t copies = 1;
 };
 
 }  // namespace gw

@@ -37,6 +37,7 @@ struct ProcessCpuFacts {
 struct CudaInstall {
   std::string path;     // "/usr/local/cuda-12.4"
   std::string version;  // "12.4"
+  bool operator==(const CudaInstall&) const = default;
 };
 
 struct FrameworkRuntime {
@@ -44,6 +45,7 @@ struct FrameworkRuntime {
   std::string version;              // "2.3.1"
   std::optional<std::string> cuda;  // "12.1": the CUDA runtime it was built with
   std::string path;
+  bool operator==(const FrameworkRuntime&) const = default;
 };
 
 struct HostFacts {

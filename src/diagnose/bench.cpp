@@ -222,6 +222,7 @@ void rule_nccltests_busbw_drop(const DiagnoseContext& c, Findings& out) {
                     peak, size_name(peak_at), low.size(), size_name(low.front()->bytes),
                     low.front()->busbw_gbs, low.front()->line),
         r.origin};
+    if (auto t = copies_text(r.copies, "table")) ev.push_back(std::move(*t));
     out.push_back(make_finding(
         "nccltests.busbw_drop", Severity::kWarning, nullptr,
         fmt::format("nccl-tests' bus bandwidth collapses above {}: {:.1f} GB/s falls to {:.1f}",
@@ -244,6 +245,7 @@ void rule_nccltests_busbw(const DiagnoseContext& c, Findings& out) {
     if (!r.devices.empty())
       ev.push_back("devices: " + r.devices.front() +
                    (r.devices.size() > 1 ? fmt::format(" (+{})", r.devices.size() - 1) : ""));
+    if (auto t = copies_text(r.copies, "table")) ev.push_back(std::move(*t));
     for (std::string& s : path_notes(c, r)) ev.push_back(std::move(s));
     // A table that stops below 1 MiB measured latency, not bandwidth: say so in the title.
     std::string title =

@@ -280,6 +280,35 @@ std::string reasons_text(uint64_t bits) {
   return out.empty() ? "none" : out;
 }
 
+void all_clear_evidence(const Observation& obs, std::optional<unsigned> gpu, std::string_view wins,
+                        Finding& f) {
+  // Enough to show who disagrees; a log of a hundred passing runs need not list each.
+  constexpr size_t kNamed = 4;
+  size_t named = 0, more = 0;
+  for (const DcgmResult& r : obs.dcgm) {
+    if (r.kind != DcgmKind::kHealthy && r.kind != DcgmKind::kDiagPass) continue;
+    if (r.gpu && gpu && *r.gpu != *gpu) continue;  // another GPU's all-clear
+    if (named == kNamed) {
+      more += r.copies;
+      continue;
+    }
+    ++named;
+    more += r.copies - 1;
+    f.evidence.push_back(
+        r.kind == DcgmKind::kHealthy
+            ? fmt::format("{} said '{}' ({}): {}", r.part, r.text, r.origin, wins)
+            : fmt::format("{} showed no failed test ({}): {}", r.part, r.origin, wins));
+  }
+  if (more > 0)
+    f.evidence.push_back(
+        fmt::format("{} more DCGM report(s) in the input said all was well", more));
+}
+
+std::optional<std::string> copies_text(size_t copies, std::string_view what) {
+  if (copies <= 1) return std::nullopt;
+  return fmt::format("the input holds this {} {} times", what, copies);
+}
+
 size_t copies_of(const std::vector<const AppMessage*>& ms) {
   size_t n = 0;
   for (const AppMessage* m : ms) n += m->copies;

@@ -114,6 +114,14 @@ std::vector<const AppMessage*> app_messages_of(const DiagnoseContext& c, AppMess
 // How many times the input holds these messages: repeats are folded into one (AppMessage::copies).
 size_t copies_of(const std::vector<const AppMessage*>& ms);
 
+// The DCGM parts of the capture that said all was well (a health report "Healthy", a diag table
+// without a failure), added to `f` as evidence beside its fault, each ending in `wins`. With
+// `gpu` set, another GPU's all-clear is left out. The first few are named, the rest counted.
+void all_clear_evidence(const Observation& obs, std::optional<unsigned> gpu, std::string_view wins,
+                        Finding& f);
+// "the same result is in the input N times" for a record that repeats (DcgmResult::copies, ...).
+std::optional<std::string> copies_text(size_t copies, std::string_view what);
+
 Finding make_finding(std::string_view code, Severity sev, const GpuSeries* g, std::string title,
                      std::vector<std::string> evidence, std::string remedy = {});
 

@@ -17,15 +17,13 @@ std::string gpu_name(const std::optional<unsigned>& g) {
 }
 
 // The parts that said nothing was wrong: kept as evidence beside a fault.
-void all_clear_evidence(const DiagnoseContext& c, Finding& f) {
-  for (const DcgmResult& r : c.obs.dcgm) {
-    if (r.kind == DcgmKind::kHealthy)
-      f.evidence.push_back(
-          fmt::format("{} said '{}' ({}): the fault above wins", r.part, r.text, r.origin));
-    if (r.kind == DcgmKind::kDiagPass)
-      f.evidence.push_back(
-          fmt::format("{} showed no failed test ({}): the fault above wins", r.part, r.origin));
-  }
+void fault_wins_evidence(const DiagnoseContext& c, Finding& f) {
+  gw::all_clear_evidence(c.obs, std::nullopt, "the fault above wins", f);
+}
+
+// A result the input repeats (a looped diagnostic): said once, with its count.
+void copies_evidence(const DcgmResult& r, Finding& f) {
+  if (auto t = copies_text(r.copies, "result")) f.evidence.push_back(std::move(*t));
 }
 
 Finding base(const DcgmResult& r, std::string code, Severity s) {
@@ -44,7 +42,8 @@ void diag_results(const DiagnoseContext& c, Findings& out, DcgmKind kind, const 
     f.title = fmt::format("DCGM diagnostic '{}' {} on {}", r.test, verb, gpu_name(r.gpu));
     if (!r.text.empty()) f.evidence.push_back(fmt::format("dcgmi says: {}", r.text));
     f.evidence.push_back(fmt::format("{} result at {}", r.part, r.origin));
-    if (kind != DcgmKind::kDiagSkip) all_clear_evidence(c, f);
+    copies_evidence(r, f);
+    if (kind != DcgmKind::kDiagSkip) fault_wins_evidence(c, f);
     f.remedy = remedy;
     out.push_back(std::move(f));
   }
@@ -87,6 +86,7 @@ void rule_dcgm_health(const DiagnoseContext& c, Findings& out) {
     f.title = fmt::format("DCGM health {}{} on {}", r.level, r.test.empty() ? "" : " in " + r.test,
                           gpu_name(r.gpu));
     f.evidence.push_back(fmt::format("{} at {}: {}", r.part, r.origin, r.text));
+    copies_evidence(r, f);
     if (links_down_incident(r))
       f.evidence.push_back(
           "DCGM's NVLink watch reports the links of a GPU that has none in use as down too (a "
@@ -118,7 +118,7 @@ void rule_dcgm_nvlink_down(const DiagnoseContext& c, Findings& out) {
     f.evidence.push_back(
         "GPU-to-GPU traffic falls back to PCIe (NCCL P2P over PCIe or through the host): "
         "collectives lose most of their bandwidth");
-    all_clear_evidence(c, f);
+    fault_wins_evidence(c, f);
     f.remedy =
         "Check the NVLink bridges or baseboard and the fabric manager (NVSwitch "
         "systems); `nvidia-smi nvlink -s` and `-e` per link; reset the GPUs, and if the "
@@ -133,7 +133,8 @@ void rule_dcgm_xid(const DiagnoseContext& c, Findings& out) {
     Finding f = base(r, "dcgm.xid", Severity::kCritical);
     f.title = fmt::format("DCGM reads Xid {} on {}", r.count, gpu_name(r.gpu));
     f.evidence.push_back(fmt::format("{} field XIDER at {}: {}", r.part, r.origin, r.text));
-    all_clear_evidence(c, f);
+    copies_evidence(r, f);
+    fault_wins_evidence(c, f);
     f.remedy =
         "Look the Xid up (the kernel log has its text); for GSP (119/120) or "
         "uncontained errors, drain the GPU and reset it.";

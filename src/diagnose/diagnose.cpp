@@ -25,17 +25,19 @@ bool gpu_health_fault(const Finding& f) {
 // what: each GPU fault names the DCGM health report or passing diagnostic of its GPU (or of
 // every GPU) that the capture also holds. DCGM's own findings say it themselves (dcgm.cpp).
 void name_the_all_clear(const Observation& obs, std::vector<Finding>& out) {
-  for (Finding& f : out) {
-    if (!gpu_health_fault(f)) continue;
-    for (const DcgmResult& r : obs.dcgm) {
-      if (r.kind != DcgmKind::kHealthy && r.kind != DcgmKind::kDiagPass) continue;
-      if (r.gpu && f.gpu && *r.gpu != *f.gpu) continue;  // another GPU's all-clear
-      f.evidence.push_back(
-          r.kind == DcgmKind::kHealthy
-              ? fmt::format("{} said '{}' ({}): this fault wins", r.part, r.text, r.origin)
-              : fmt::format("{} showed no failed test ({}): this fault wins", r.part, r.origin));
-    }
-  }
+  for (Finding& f : out)
+    if (gpu_health_fault(f)) all_clear_evidence(obs, f.gpu, "this fault wins", f);
+}
+
+// Evidence is read by a person: past kMaxEvidence lines the rest are counted. A rule that names
+// each of many records would otherwise grow the report with the input (issue 20).
+constexpr size_t kMaxEvidence = 24;
+
+void bound_evidence(Finding& f) {
+  if (f.evidence.size() <= kMaxEvidence) return;
+  const size_t more = f.evidence.size() - (kMaxEvidence - 1);
+  f.evidence.resize(kMaxEvidence - 1);
+  f.evidence.push_back(fmt::format("{} more line(s) of evidence like these, not listed", more));
 }
 
 }  // namespace
@@ -45,6 +47,7 @@ std::vector<Finding> diagnose(const Observation& obs) {
   std::vector<Finding> out;
   for (const RuleInfo& rule : rule_registry()) rule.run(ctx, out);
   name_the_all_clear(obs, out);
+  for (Finding& f : out) bound_evidence(f);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity > b.severity;
     // Host-wide findings (no GPU) first, then by GPU index, then by code.

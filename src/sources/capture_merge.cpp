@@ -129,21 +129,24 @@ std::vector<Snapshot> SampleReducer::take() {
   return out;
 }
 
-void merge_samples(SampleReducer& r, std::string_view origin, Observation& obs) {
-  const size_t seen = r.seen(), stride = r.stride(), pinned = r.pinned();
-  auto kept = r.take();
-  if (kept.size() < seen) {
+void note_reduction(const SampleReducer& r, std::string_view origin, Observation& obs) {
+  const size_t seen = r.seen(), stride = r.stride(), pinned = r.pinned(), kept = r.kept();
+  if (kept < seen) {
     const std::string pins = r.pin_stride() > 1
                                  ? "every " + std::to_string(r.pin_stride()) + "th of the " +
                                        std::to_string(r.pins_seen()) + " pinned"
                                  : "the " + std::to_string(pinned) + " pinned";
-    obs.notes.push_back(std::string(origin) + ": kept " + std::to_string(kept.size()) + " of " +
+    obs.notes.push_back(std::string(origin) + ": kept " + std::to_string(kept) + " of " +
                         std::to_string(seen) + " snapshots: every " + std::to_string(stride) +
                         "th, " + pins +
                         " (a limiting clock reason, a new peak, a GPU not read cleanly or a "
                         "change in the GPU count) and the newest");
   }
-  for (auto& s : kept) obs.samples.push_back(std::move(s));
+}
+
+void merge_samples(SampleReducer& r, std::string_view origin, Observation& obs) {
+  note_reduction(r, origin, obs);
+  for (auto& s : r.take()) obs.samples.push_back(std::move(s));
 }
 
 EventReducer::EventReducer(Observation& obs, size_t per_key) : obs_(obs), per_key_(per_key) {

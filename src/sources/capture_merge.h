@@ -45,6 +45,7 @@ class SampleReducer {
   size_t pins_seen() const { return pins_seen_; }
   size_t pin_stride() const { return pin_stride_; }
   size_t pinned() const;
+  size_t kept() const { return kept_.size(); }
   // Moves the kept snapshots (oldest first) out.
   std::vector<Snapshot> take();
 
@@ -100,6 +101,8 @@ class EventReducer {
   std::map<Key, uint64_t> dropped_;
 };
 
+// The note that says what a reducer left out (none when it kept every snapshot).
+void note_reduction(const SampleReducer& r, std::string_view origin, Observation& obs);
 // Appends the snapshots of a reducer to obs with a note when some were left out.
 void merge_samples(SampleReducer& r, std::string_view origin, Observation& obs);
 

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -29,6 +31,7 @@
 #include "sources/dcgm/diag_json.h"
 #include "sources/env/env_reports.h"
 #include "sources/kmsg/kernel_log.h"
+#include "sources/record_fold.h"
 #include "sources/smi/smi_csv.h"
 #include "sources/smi/smi_nvlink.h"
 #include "sources/smi/smi_parsers.h"
@@ -126,6 +129,9 @@ class Reader {
         events_(obs),
         app_merge_(obs.app_messages.size()),
         next_fold_(obs.app_messages.size() + kFoldEvery),
+        dcgm_fold_(obs.dcgm.size(), kMaxDcgmResultsPerInput),
+        errors_first_(obs.input_errors.size()),
+        next_errors_check_(errors_first_ + kErrorsCheckEvery),
         env_(std::string(origin)) {
     cov_.origin = std::string(origin);
     if (!progress_) next_report_ = std::string_view::npos;  // the hot loop's test never passes
@@ -161,7 +167,16 @@ class Reader {
   bool take_bug_report_line(const Line& l);
   bool take_section_line(const Line& l);
   void note_bug_report();
+  void note_left_out();
   void finish_host();
+  // Snapshots of this input, every block's: one reducer for the input, so that a log of many
+  // tables (`nvidia-smi -l`, a -q every minute) keeps as many as one long CSV does. The newest
+  // waits in newest_ until the next one comes: the input's last is always kept.
+  SampleReducer samples_;
+  std::optional<Snapshot> newest_;
+  void add_sample(Snapshot&& s);
+  void hand_over(SampleReducer& block);  // a block's own reducer: its note, then its snapshots
+  void add_source(std::string what);
   void incomplete(std::string why);
   void finish_matrices();
   void take_by_evidence(const Line& l);
@@ -193,6 +208,29 @@ class Reader {
     app_.moved(app_merge_.fold(obs_.app_messages, tail));
     next_fold_ = obs_.app_messages.size() + kFoldEvery;
   }
+  // DCGM tables and lines that repeat, each table folded whole into its first copy.
+  GroupFold<DcgmResult> dcgm_fold_;
+  // What DCGM's lines gave, before the fold: the last one stays until the next DCGM record, for
+  // the detail line that may follow it (a failure code's "GPU_UUID:GPU-... IMEX ...").
+  std::vector<DcgmResult> dcgm_line_;
+  void fold_dcgm_lines(size_t keep) {
+    while (dcgm_line_.size() > keep) {
+      dcgm_fold_.add(obs_.dcgm, std::move(dcgm_line_.front()));
+      dcgm_line_.erase(dcgm_line_.begin());
+    }
+  }
+  // Notes and reasons past kMaxListedNotes of each are counted, not kept: one input's share of
+  // the report stays bounded (a log of a thousand cut tables).
+  static constexpr size_t kMaxListedNotes = 32;
+  size_t notes_listed_ = 0, notes_unlisted_ = 0, reasons_unlisted_ = 0;
+  enum class NoteIn { kBoth, kCoverage, kReport };
+  void note(std::string text, NoteIn where = NoteIn::kBoth);
+  // This input's errors: the first kErrorsPerCode of each code are listed, the rest counted
+  // (checked every kErrorsCheckEvery new ones and at the end).
+  static constexpr size_t kErrorsPerCode = 20, kErrorsCheckEvery = 256;
+  size_t errors_first_, next_errors_check_;
+  std::map<std::string, size_t> errors_unlisted_;  // by code
+  void bound_errors();
   StepTimingSum steps_;                  // a training log's step timing, one message for the input
   MegatronLog megatron_;                 // Megatron-LM's iteration reports and timers (into steps_)
   NvlinkStatusScanner nvlink_;           // nvidia-smi nvlink -s / -e / -c link lines
@@ -207,6 +245,7 @@ class Reader {
   HostFacts host_;
   InputCoverage cov_;
   std::vector<CaptureSegment> segs_;
+  static constexpr size_t kMaxSegments = 4096;
   size_t pos_ = 0, line_no_ = 0;
   // The kernel-log run being collected: [begin, end) of the text, its first and last line.
   size_t k_begin_ = std::string_view::npos, k_end_ = 0, k_first_ = 0, k_last_ = 0;
@@ -240,7 +279,9 @@ void Reader::segment(CaptureFormat f, size_t first_line, size_t last_line) {
     segs_.back().lines = last_line - segs_.back().first_line + 1;
     return;
   }
-  segs_.push_back({f, first_line, last_line - first_line + 1});
+  // Only whether anything was found, and the first format, are read from them: a file of
+  // thousands of alternating parts keeps the first kMaxSegments.
+  if (segs_.size() < kMaxSegments) segs_.push_back({f, first_line, last_line - first_line + 1});
   const std::string name(capture_format_name(f));
   for (const auto& x : cov_.formats)
     if (x == name) return;
@@ -269,7 +310,21 @@ void Reader::gpu_unread(size_t line_no, std::string_view line) {
 
 void Reader::incomplete(std::string why) {
   cov_.incomplete = true;
-  cov_.incomplete_reasons.push_back(std::move(why));
+  if (cov_.incomplete_reasons.size() < kMaxListedNotes)
+    cov_.incomplete_reasons.push_back(std::move(why));
+  else
+    ++reasons_unlisted_;
+}
+
+// A note on this input: in its coverage entry, the report's notes, or both.
+void Reader::note(std::string text, NoteIn where) {
+  if (notes_listed_ >= kMaxListedNotes) {
+    ++notes_unlisted_;
+    return;
+  }
+  ++notes_listed_;
+  if (where != NoteIn::kReport) cov_.notes.push_back(text);
+  if (where != NoteIn::kCoverage) obs_.notes.push_back(std::move(text));
 }
 
 // Parsers name lines relative to the block they were given: make them file lines again.
@@ -402,7 +457,7 @@ void Reader::parse_block_text(CaptureFormat f, std::string_view block, size_t fi
     case CaptureFormat::kSmiQueryXml: {
       auto r = parse_smi_query_xml(block, origin_);
       if (r)
-        obs_.samples.push_back(std::move(r.value()));
+        add_sample(std::move(r.value()));
       else
         obs_.input_errors.push_back(r.error());
       break;
@@ -423,7 +478,7 @@ void Reader::parse_block_text(CaptureFormat f, std::string_view block, size_t fi
       else if (r.value() == 0)
         incomplete("nvidia-smi dmon header with no sample rows (line " +
                    std::to_string(first_line) + ")");
-      merge_samples(reducer, origin_, obs_);
+      hand_over(reducer);
       break;
     }
     case CaptureFormat::kSmiTopo: {
@@ -433,8 +488,9 @@ void Reader::parse_block_text(CaptureFormat f, std::string_view block, size_t fi
         break;
       }
       if (obs_.topology)
-        obs_.notes.push_back(std::string(origin_) + ":" + std::to_string(first_line) +
-                             ": a second topo -m table replaces the first one read");
+        note(std::string(origin_) + ":" + std::to_string(first_line) +
+                 ": a second topo -m table replaces the first one read",
+             NoteIn::kReport);
       obs_.topology = std::move(t.value());
       break;
     }
@@ -446,7 +502,7 @@ void Reader::parse_block_text(CaptureFormat f, std::string_view block, size_t fi
                          [&d](const PciDeviceFacts& h) { return h.pci_bus_id == d.pci_bus_id; }))
           host_.nvidia_pci_devices.push_back(std::move(d));
       }
-      host_.sources.push_back(std::string(origin_) + ": lspci");
+      add_source(std::string(origin_) + ": lspci");
       break;
     }
     default:
@@ -468,36 +524,35 @@ void Reader::add_query_text(std::string_view block, size_t first_line) {
   if (qi.header_only) {
     if (s.driver_version) host_.smi_driver_version = s.driver_version;
     if (s.cuda_driver_version) host_.smi_cuda_version = cuda_version_string(*s.cuda_driver_version);
-    host_.sources.push_back(at + ": nvidia-smi -q header");
+    add_source(at + ": nvidia-smi -q header");
     incomplete("nvidia-smi -q header without any GPU section (" + at + ")");
     return;
   }
   if (qi.implicit_gpu) {
-    const std::string note =
-        at +
-        ": nvidia-smi -q fragment without a 'GPU <bus id>' line: read as one GPU of "
-        "unknown bus id";
-    cov_.notes.push_back(note);
-    obs_.notes.push_back(note);
+    std::string text = at +
+                       ": nvidia-smi -q fragment without a 'GPU <bus id>' line: read as one GPU of "
+                       "unknown bus id";
+    note(std::move(text));
   }
   const size_t read = qi.gpu_sections + (qi.implicit_gpu ? 1 : 0);
   // "nvidia-smi -q -i 0" prints one GPU's section under the count of all attached GPUs.
   const bool selected =
       gpu_select_line_ > 0 && gpu_select_line_ < first_line && first_line - gpu_select_line_ <= 3;
   if (selected && qi.attached_gpus && *qi.attached_gpus > read)
-    cov_.notes.push_back(at + ": nvidia-smi -q for selected GPUs (-i): " + std::to_string(read) +
-                         " of " + std::to_string(*qi.attached_gpus) + " attached GPUs asked for");
+    note(at + ": nvidia-smi -q for selected GPUs (-i): " + std::to_string(read) + " of " +
+             std::to_string(*qi.attached_gpus) + " attached GPUs asked for",
+         NoteIn::kCoverage);
   else if (qi.attached_gpus && *qi.attached_gpus > read)
     incomplete("Attached GPUs: " + std::to_string(*qi.attached_gpus) + " but " +
                std::to_string(read) + " GPU section(s) read (" + at + "): the others are unknown");
   cov_.elided_lines += qi.elided;
-  obs_.samples.push_back(std::move(s));
+  add_sample(std::move(s));
 }
 
 void Reader::add_table(std::string_view block, size_t first_line) {
   auto r = parse_smi_table(block, origin_);
   if (r) {
-    obs_.samples.push_back(std::move(r.value()));
+    add_sample(std::move(r.value()));
     return;
   }
   // No GPU rows: keep what the banner says (a table cut after its header).
@@ -513,7 +568,7 @@ void Reader::add_table(std::string_view block, size_t first_line) {
   }
   const std::string at = std::string(origin_) + ":" + std::to_string(first_line);
   if (banner) {
-    host_.sources.push_back(at + ": nvidia-smi banner");
+    add_source(at + ": nvidia-smi banner");
     incomplete("nvidia-smi table without GPU rows (" + at + "): cut after its header");
     return;
   }
@@ -580,14 +635,13 @@ bool Reader::take_csv(const Line& l) {
   rebase(errs, obs_.events.size(), l.no);
   if (!note.empty()) {
     query_header_.clear();
-    cov_.notes.push_back(note);
-    obs_.notes.push_back(std::move(note));
+    this->note(std::move(note));
   }
   if (info.rows == 0)
     incomplete("CSV header with no data rows (line " + std::to_string(l.no) +
                "): nothing was sampled");
   cov_.elided_lines += info.elided;
-  merge_samples(reducer, origin_, obs_);
+  hand_over(reducer);
   const size_t end = l.begin + info.end;
   const size_t last = l.no + (info.end_line > 0 ? info.end_line - 1 : 0);
   line_no_ = last;
@@ -684,7 +738,8 @@ bool Reader::take_dcgm(const Line& l) {
   }
   flush_kernel();
   if (b == dcgm::Block::kDiagTable) diag_announced_ = 0;
-  for (auto& r : found) obs_.dcgm.push_back(std::move(r));
+  fold_dcgm_lines(0);
+  dcgm_fold_.add(obs_.dcgm, std::move(found));
   if (!info.cut.empty()) incomplete(info.cut + " (line " + std::to_string(l.no) + ")");
   segment(CaptureFormat::kDcgm, l.no, line_no_);
   pos_ = end;
@@ -811,6 +866,56 @@ void Reader::finish_matrices() {
         "the input");
 }
 
+void Reader::bound_errors() {
+  auto& v = obs_.input_errors;
+  std::map<std::string, size_t> listed;  // not views: the codes move below
+  size_t w = errors_first_;
+  for (size_t i = errors_first_; i < v.size(); ++i) {
+    if (listed[v[i].code]++ >= kErrorsPerCode) {
+      ++errors_unlisted_[v[i].code];
+      continue;
+    }
+    if (w != i) v[w] = std::move(v[i]);
+    ++w;
+  }
+  v.erase(v.begin() + static_cast<std::ptrdiff_t>(w), v.end());
+  next_errors_check_ = v.size() + kErrorsCheckEvery;
+}
+
+void Reader::add_sample(Snapshot&& s) {
+  if (newest_) samples_.add(*newest_);
+  newest_ = std::move(s);
+}
+
+void Reader::hand_over(SampleReducer& block) {
+  note_reduction(block, origin_, obs_);
+  for (auto& s : block.take()) add_sample(std::move(s));
+}
+
+// What the caps on kept records and notes left out of this input, said once each.
+void Reader::note_left_out() {
+  const std::string at(origin_);
+  const auto say = [&](size_t n, const char* what, size_t cap) {
+    if (n == 0) return;
+    cov_.incomplete = true;
+    cov_.incomplete_reasons.push_back(std::to_string(n) + " " + what + " beyond the first " +
+                                      std::to_string(cap) + " different ones kept were not read");
+  };
+  say(dcgm_fold_.dropped(), "DCGM result(s)", kMaxDcgmResultsPerInput);
+  say(nccl_tests_.dropped(), "nccl-tests run(s)", kMaxCollectiveRunsPerInput);
+  say(matrices_.dropped(), "bandwidth matri(ces)", kMaxMatricesPerInput);
+  bound_errors();
+  for (const auto& [code, n] : errors_unlisted_)
+    obs_.input_errors.push_back(make_error(
+        code, std::to_string(n) + " more error(s) of this kind, not listed", std::string(at)));
+  if (notes_unlisted_ > 0) {
+    const std::string more =
+        at + ": " + std::to_string(notes_unlisted_) + " more note(s) like those above, not listed";
+    cov_.notes.push_back(more);
+    obs_.notes.push_back(more);
+  }
+}
+
 void Reader::note_bug_report() {
   if (br_sections_ == 0) return;
   const std::string note = std::string(origin_) +
@@ -820,6 +925,14 @@ void Reader::note_bug_report() {
                            "routine, system files, compilers) skipped";
   cov_.notes.push_back(note);
   obs_.notes.push_back(note);
+}
+
+// Where a host fact came from, each once and at most kMaxListedNotes of them (a log of repeated
+// reports names the same source again and again).
+void Reader::add_source(std::string what) {
+  auto& v = host_.sources;
+  if (v.size() < kMaxListedNotes && std::find(v.begin(), v.end(), what) == v.end())
+    v.push_back(std::move(what));
 }
 
 void Reader::finish_host() {
@@ -901,7 +1014,8 @@ void Reader::take_by_evidence(const Line& l) {
     return;
   }
   // Before the kernel-log test: the host engine's lines carry a log prefix of their own.
-  if (dcgm::take_line(l.trimmed, origin_, l.no, obs_.dcgm)) {
+  if (dcgm::take_line(l.trimmed, origin_, l.no, dcgm_line_)) {
+    fold_dcgm_lines(1);
     flush_kernel();
     if (l.trimmed == "Successfully ran diagnostic for group.") diag_announced_ = l.no;
     segment(CaptureFormat::kDcgm, l.no, l.no);
@@ -951,7 +1065,10 @@ void Reader::finish() {
   if (auto m = profiler_.message()) obs_.app_messages.push_back(std::move(*m));
   if (auto m = torch_profiler_.message()) obs_.app_messages.push_back(std::move(*m));
   fold_app_messages(0);
-  nvlink_.finish(obs_.dcgm);
+  fold_dcgm_lines(0);
+  std::vector<DcgmResult> links;
+  nvlink_.finish(links);
+  dcgm_fold_.add(obs_.dcgm, std::move(links));
   // A refused reset no later line resolved: the GPU may still need it; not read.
   for (const auto& [line_no, text] : resets_.unresolved()) not_understood(line_no, text);
   if (auto b = burn_.finish()) obs_.burn_runs.push_back(std::move(*b));
@@ -959,10 +1076,14 @@ void Reader::finish() {
   if (!nccl_topology_.origin.empty() && !obs_.nccl_topology)
     obs_.nccl_topology = std::move(nccl_topology_);
   finish_matrices();
+  note_left_out();
   if (diag_announced_ > 0)
     incomplete("dcgmi diag ran (line " + std::to_string(diag_announced_) +
                ") but its result table is not in the input");
   events_.finish(origin_);
+  if (newest_) samples_.add(*newest_, true);
+  newest_.reset();
+  merge_samples(samples_, origin_, obs_);
   finish_host();
   std::stable_sort(cov_.gpu_unread.begin(), cov_.gpu_unread.end(),
                    [](const UnreadLine& a, const UnreadLine& b) { return a.line < b.line; });
@@ -974,6 +1095,9 @@ void Reader::finish() {
   if (cov_.elided_lines > 0)
     obs_.notes.push_back(std::string(origin_) + ": " + std::to_string(cov_.elided_lines) +
                          " '[...]' mark(s): lines were left out of this capture");
+  if (reasons_unlisted_ > 0)
+    cov_.incomplete_reasons.push_back(std::to_string(reasons_unlisted_) +
+                                      " more reason(s) like these, not listed");
   for (const auto& why : cov_.incomplete_reasons)
     obs_.notes.push_back(std::string(origin_) + ": incomplete: " + why);
   obs_.coverage.push_back(std::move(cov_));
@@ -987,6 +1111,7 @@ std::vector<CaptureSegment> Reader::run() {
   while (pos_ < text_.size()) {
     if (pos_ >= next_report_) report(k_begin_ == std::string_view::npos ? pos_ : k_begin_);
     if (obs_.app_messages.size() >= next_fold_) fold_app_messages(kFoldTail);
+    if (obs_.input_errors.size() >= next_errors_check_) bound_errors();
     if (k_begin_ != std::string_view::npos && take_kernel_lines()) continue;
     Line l = line_at(pos_);
     l.no = ++line_no_;

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -206,6 +207,61 @@ TEST_F(BigInput, QueryGpuCsvOf256MibStaysUnder64Mib) {
   EXPECT_EQ(j["gpus"].size(), 8u);
   EXPECT_LE(c.max_rss_kb, bound_kb(dir_, fs::file_size(csv)))
       << "peak RSS " << c.max_rss_kb / 1024 << " MiB";
+}
+
+// Every capture of the repository, each file once, in one text: the tools' outputs (DCGM tables,
+// nccl-tests runs, nvidia-smi tables, bandwidth matrices, environment reports, broken tables).
+std::string every_fixture() {
+  std::vector<fs::path> files;
+  for (const auto& d : fs::directory_iterator(fs::path(GW_SOURCE_DIR) / "fixtures/captures"))
+    if (d.is_directory())
+      for (const auto& f : fs::directory_iterator(d.path()))
+        if (f.is_regular_file() && f.path().filename() != "expected.md" &&
+            f.path().extension() != ".gz")
+          files.push_back(f.path());
+  std::sort(files.begin(), files.end());
+  std::string out;
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    out += ss.str();
+    if (!out.empty() && out.back() != '\n') out += '\n';
+  }
+  return out;
+}
+
+// A log that repeats whole tool runs (a script looped for days) keeps what one run gives: the
+// same findings, a report that does not grow, memory under the bound (it grew with every copy).
+TEST_F(BigInput, EveryCaptureRepeatedTo64MibGivesWhatOneCopyGives) {
+  const std::string one = every_fixture();
+  ASSERT_GT(one.size(), size_t{1} << 20);
+  const fs::path once = dir_ / "once.log", many = dir_ / "many.log";
+  std::ofstream(once, std::ios::binary) << one;
+  const size_t copies = (size_t{64} << 20) / one.size() + 1;
+  {
+    const int fd = ::open(many.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    ASSERT_GE(fd, 0);
+    for (size_t i = 0; i < copies; ++i) write_all(fd, one);
+    ::close(fd);
+  }
+  const Child a = run({"doctor", "--json", "--from", once.string()}, dir_ / "once.json");
+  const Child b = run({"doctor", "--json", "--from", many.string()}, dir_ / "many.json");
+  ASSERT_GE(a.exit_code, 0) << "killed by a signal";
+  ASSERT_GE(b.exit_code, 0) << "killed by a signal";
+  const auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  EXPECT_EQ(jb["coverage"][0]["lines"].get<size_t>(),
+            ja["coverage"][0]["lines"].get<size_t>() * copies);
+  // Not the very same findings: the copies are a time series of snapshots (thinned, judged
+  // over time), and where one copy ends a table may read on into the next. But never a finding
+  // per copy.
+  EXPECT_LE(jb["findings"].size(), ja["findings"].size() + 16);
+  EXPECT_GE(jb["findings"].size(), ja["findings"].size() / 2);
+  EXPECT_LE(jb["notes"].size(), ja["notes"].size() + 40);
+  EXPECT_LE(jb["input_errors"].size(), ja["input_errors"].size() + 40);
+  EXPECT_LT(b.out.size(), 2 * a.out.size() + (size_t{256} << 10));
+  EXPECT_LE(b.max_rss_kb, bound_kb(dir_, fs::file_size(many)))
+      << "peak RSS " << b.max_rss_kb / 1024 << " MiB";
 }
 
 }  // namespace

@@ -96,7 +96,7 @@ bool is_tool_line(std::string_view s) {
 }  // namespace
 
 void BandwidthMatrixScanner::close() {
-  if (in_matrix_ && !cur_.cells.empty()) done_.push_back(std::move(cur_));
+  if (in_matrix_ && !cur_.cells.empty()) fold_.add(done_, std::move(cur_));
   cur_ = BandwidthMatrix{};
   in_matrix_ = false;
   width_ = 0;
@@ -154,7 +154,7 @@ bool BandwidthMatrixScanner::take_bandwidth_test(std::string_view s, std::string
             (bwt_.device.empty() ? "" : " (" + bwt_.device + ")");
   m.origin = std::string(origin) + ":" + std::to_string(line_no);
   m.cells = {{gbs}};
-  done_.push_back(std::move(m));
+  fold_.add(done_, std::move(m));
   return true;
 }
 
@@ -171,7 +171,7 @@ bool BandwidthMatrixScanner::take(std::string_view line, std::string_view origin
   }
   if (auto a = access_line(s)) {
     if (access_.empty()) access_origin_ = std::string(origin) + ":" + std::to_string(line_no);
-    access_.push_back({std::get<0>(*a), std::get<1>(*a), std::get<2>(*a)});
+    access_[{std::get<0>(*a), std::get<1>(*a)}] = std::get<2>(*a);
     p2p_test_ = true;
     return true;
   }
@@ -229,18 +229,20 @@ std::vector<BandwidthMatrix> BandwidthMatrixScanner::finish() {
   close();
   if (!access_.empty()) {
     size_t n = 0;
-    for (const Access& a : access_) n = std::max({n, a.from + 1, a.to + 1});
+    for (const auto& [pair, can] : access_) n = std::max({n, pair.first + 1, pair.second + 1});
     BandwidthMatrix m;
     m.kind = BandwidthMatrix::Kind::kConnectivity;
     m.title = "Device=N CAN/CANNOT Access Peer Device=M lines";
     m.origin = access_origin_;
     m.cells.assign(n, std::vector<std::optional<double>>(n));
-    for (const Access& a : access_) m.cells[a.from][a.to] = a.can ? 1.0 : 0.0;
-    done_.push_back(std::move(m));
+    for (const auto& [pair, can] : access_) m.cells[pair.first][pair.second] = can ? 1.0 : 0.0;
+    fold_.add(done_, std::move(m));
     access_.clear();
   }
   std::vector<BandwidthMatrix> out = std::move(done_);
   done_.clear();
+  dropped_ = fold_.dropped();
+  fold_ = GroupFold<BandwidthMatrix>(0, kMaxMatricesPerInput);
   return out;
 }
 

@@ -8,11 +8,14 @@
 // then rows of the header's width.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/bench.h"
+#include "sources/record_fold.h"
 
 namespace gw {
 
@@ -24,6 +27,9 @@ class BandwidthMatrixScanner {
   // The matrices read; "Device=N CAN/CANNOT Access Peer Device=M" lines come back as one
   // connectivity matrix (1 / 0, nullopt where no line said).
   std::vector<BandwidthMatrix> finish();
+  // Matrices left out by the cap on those kept (kMaxMatricesPerInput) in the input the last
+  // finish() closed.
+  size_t dropped() const { return dropped_; }
   // p2pBandwidthLatencyTest's own lines were seen (its banner, devices, peer access).
   bool saw_p2p_test() const { return p2p_test_; }
 
@@ -41,15 +47,15 @@ class BandwidthMatrixScanner {
     double to_gbs = 0;  // the header's unit in GB/s; 0 until a header is read
   } bwt_;
   std::vector<BandwidthMatrix> done_;
+  GroupFold<BandwidthMatrix> fold_{0, kMaxMatricesPerInput};  // runs printing the same matrix
+  size_t dropped_ = 0;
   BandwidthMatrix cur_;
   bool in_matrix_ = false;
   size_t width_ = 0;  // header columns; 0 until the header is read
   bool p2p_test_ = false;
-  struct Access {
-    size_t from, to;
-    bool can;
-  };
-  std::vector<Access> access_;
+  // Peer access by (from, to), the last line's word for each pair (a log of many runs repeats
+  // them).
+  std::map<std::pair<size_t, size_t>, bool> access_;
   std::string access_origin_;
 };
 

@@ -158,10 +158,7 @@ bool NcclTestsScanner::take(std::string_view line, std::string_view origin, size
   std::string_view s = text::trim(line);
   if (auto r = parse_nccl_tests_row(s)) {
     r->line = line_no;
-    if (run_ && !run_->rows.empty() && r->bytes <= run_->rows.back().bytes) {
-      done_.push_back(std::move(*run_));
-      run_.reset();
-    }
+    if (run_ && !run_->rows.empty() && r->bytes <= run_->rows.back().bytes) close();
     run(origin, line_no).rows.push_back(*r);
     return true;
   }
@@ -169,10 +166,7 @@ bool NcclTestsScanner::take(std::string_view line, std::string_view origin, size
   if (s.size() > 4 && s.front() == '[' && s.find(']') < 6)
     s = text::trim(s.substr(s.find(']') + 1));
   if (is_test_command(s)) {  // the next table's command, with or without a shell prompt
-    if (run_ && !run_->rows.empty()) {
-      done_.push_back(std::move(*run_));
-      run_.reset();
-    }
+    if (run_ && !run_->rows.empty()) close();
     command_test_ = test_name(s);
     command_visible_ = visible_devices(s);
     return true;
@@ -205,11 +199,17 @@ bool NcclTestsScanner::take(std::string_view line, std::string_view origin, size
          text::starts_with(body, "Out of bounds values") || body.empty();
 }
 
-std::vector<CollectiveRun> NcclTestsScanner::finish() {
-  if (run_) done_.push_back(std::move(*run_));
+void NcclTestsScanner::close() {
+  fold_.add(done_, std::move(*run_));
   run_.reset();
+}
+
+std::vector<CollectiveRun> NcclTestsScanner::finish() {
+  if (run_) close();
   std::vector<CollectiveRun> out = std::move(done_);
   done_.clear();
+  dropped_ = fold_.dropped();
+  fold_ = GroupFold<CollectiveRun>(0, kMaxCollectiveRunsPerInput);
   return out;
 }
 

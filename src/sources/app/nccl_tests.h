@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/bench.h"
+#include "sources/record_fold.h"
 
 namespace gw {
 
@@ -26,6 +27,9 @@ class NcclTestsScanner {
   // The tables read: a row no larger than the one before it starts a new table (a log of
   // several runs).
   std::vector<CollectiveRun> finish();
+  // Runs left out by the cap on those kept (kMaxCollectiveRunsPerInput) in the input the last
+  // finish() closed.
+  size_t dropped() const { return dropped_; }
 
  private:
   CollectiveRun& run(std::string_view origin, size_t line_no);
@@ -34,6 +38,9 @@ class NcclTestsScanner {
   std::string command_test_;
   std::optional<std::vector<unsigned>> command_visible_;
   std::vector<CollectiveRun> done_;
+  GroupFold<CollectiveRun> fold_{0, kMaxCollectiveRunsPerInput};  // a looped test's equal runs
+  size_t dropped_ = 0;
+  void close();  // the open run into done_
 };
 
 }  // namespace gw

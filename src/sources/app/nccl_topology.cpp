@@ -70,7 +70,14 @@ bool take_paths(std::string_view body, NcclTopology& t) {
     if (node.substr(0, slash) == "GPU" && parts[2] != "LOC")
       paths.push_back({from, bus_key(node.substr(slash + 1)), *bw, std::string(parts[2])});
   }
-  for (auto& p : paths) t.gpu_paths.push_back(std::move(p));
+  // Each rank of each run prints the paths again: the first print of a pair is kept.
+  constexpr size_t kMaxPaths = 4096;
+  for (auto& p : paths) {
+    const bool known = std::any_of(t.gpu_paths.begin(), t.gpu_paths.end(), [&p](const NcclPath& q) {
+      return q.from == p.from && q.to == p.to;
+    });
+    if (!known && t.gpu_paths.size() < kMaxPaths) t.gpu_paths.push_back(std::move(p));
+  }
   return true;
 }
 

@@ -39,6 +39,19 @@ bool could_not_collect(std::string_view v) {
          text::iequals(v, "None") || text::starts_with(v, "No CUDA");
 }
 
+// A report printed again (a log that prints its environment at every start) adds nothing new,
+// and the lists stay bounded whatever the input holds (issue 20).
+constexpr size_t kMaxFacts = 64;
+template <class T>
+void add_fact(std::vector<T>& v, T x) {
+  if (v.size() < kMaxFacts && std::find(v.begin(), v.end(), x) == v.end())
+    v.push_back(std::move(x));
+}
+// GPU names are listed one per GPU, equal names included.
+void add_model(HostFacts& f, std::string_view name) {
+  if (f.gpu_models.size() < kMaxFacts) f.gpu_models.emplace_back(name);
+}
+
 FrameworkRuntime& torch(HostFacts& f, const std::string& origin) {
   for (auto& fw : f.frameworks)
     if (fw.name == "torch") return fw;
@@ -143,12 +156,12 @@ bool EnvReader::take_collect_env(std::string_view key, std::string_view val, Hos
       f.torch_cuda_available = val == "True";
   } else if (key == "CUDA runtime version" && !could_not_collect(val)) {
     if (auto v = version_token(val))
-      f.cuda_toolkits.push_back({origin_ + " (collect_env)", major_minor(*v)});
+      add_fact(f.cuda_toolkits, CudaInstall{origin_ + " (collect_env)", major_minor(*v)});
   } else if (key == "Nvidia driver version" && !could_not_collect(val)) {
     if (auto v = version_token(val)) f.smi_driver_version = v;
   } else if (key == "GPU models and configuration" && !could_not_collect(val)) {
     // One GPU may be on the key's own line: "GPU models and configuration: GPU 0: A100".
-    f.gpu_models.emplace_back(val);
+    add_model(f, val);
   }
   return true;
 }
@@ -180,12 +193,12 @@ bool EnvReader::take_issue_template(std::string_view s, HostFacts& f) {
   saw("TensorFlow issue template");
   if (*known == "TensorFlow version") {
     if (auto v = version_token(val))
-      f.frameworks.push_back({"tensorflow", *v, std::nullopt, origin_});
+      add_fact(f.frameworks, FrameworkRuntime{"tensorflow", *v, std::nullopt, origin_});
   } else if (*known == "CUDA/cuDNN version") {
     if (auto v = version_token(val))
-      f.cuda_toolkits.push_back({origin_ + " (issue template)", major_minor(*v)});
+      add_fact(f.cuda_toolkits, CudaInstall{origin_ + " (issue template)", major_minor(*v)});
   } else if (*known == "GPU model and memory" && !val.empty()) {
-    f.gpu_models.emplace_back(val);
+    add_model(f, val);
   }
   return true;
 }
@@ -209,7 +222,7 @@ bool EnvReader::take_env_list_item(std::string_view key, std::string_view val, H
     // The toolkit's own version comes first; a driver named in the same item is the driver's.
     const auto drv = driver_in(val);
     if (!drv || val.find(*v) < text::ascii_lower(val).find("driver"))
-      f.cuda_toolkits.push_back({origin_ + " (environment list)", major_minor(*v)});
+      add_fact(f.cuda_toolkits, CudaInstall{origin_ + " (environment list)", major_minor(*v)});
     if (drv) f.smi_driver_version = drv;
   } else if (is({"Driver", "Driver version", "NVIDIA driver", "NVIDIA driver version", "GPU driver",
                  "Nvidia driver"})) {
@@ -218,7 +231,7 @@ bool EnvReader::take_env_list_item(std::string_view key, std::string_view val, H
     f.smi_driver_version = v;
   } else if (is({"GPU", "GPUs", "GPU model", "GPU models", "Graphics card"})) {
     if (val.empty()) return false;
-    f.gpu_models.emplace_back(val);
+    add_model(f, val);
   } else {
     return false;
   }
@@ -258,7 +271,7 @@ bool EnvReader::take_device_query(std::string_view s, HostFacts& f) {
   if (text::starts_with(s, "Device ") && s.find(": \"") != std::string_view::npos) {
     const size_t q = s.find('"');
     const size_t e = s.rfind('"');
-    if (e > q + 1) f.gpu_models.emplace_back(s.substr(q + 1, e - q - 1));
+    if (e > q + 1) add_model(f, s.substr(q + 1, e - q - 1));
     return true;
   }
   for (std::string_view label : kDeviceQueryLabels)
@@ -288,7 +301,7 @@ bool EnvReader::take_ggml_devices(std::string_view s, HostFacts& f) {
     text::leading_digits(s.substr(d + 7), used);
     const size_t colon = d + 7 + used;
     if (used > 0 && s.substr(colon, 2) == ": " && colon + 2 < cc) {
-      f.gpu_models.emplace_back(text::trim(s.substr(colon + 2, cc - colon - 2)));
+      add_model(f, text::trim(s.substr(colon + 2, cc - colon - 2)));
       return true;
     }
   }
@@ -322,7 +335,7 @@ bool EnvReader::take_numba_detect(std::string_view s, HostFacts& f) {
     const size_t q = s.find("b'");
     const size_t e = q == std::string_view::npos ? q : s.find('\'', q + 2);
     if (e == std::string_view::npos) return false;
-    f.gpu_models.emplace_back(s.substr(q + 2, e - q - 2));
+    add_model(f, s.substr(q + 2, e - q - 2));
     return true;
   }
   static constexpr std::array<std::string_view, 7> kKeys = {
@@ -378,7 +391,7 @@ bool EnvReader::take_nvbandwidth(std::string_view s, HostFacts& f) {
     return true;
   if (text::starts_with(s, "CUDA Runtime Version:")) {
     if (auto v = text::cuda_int_version(s.substr(21)))
-      f.cuda_toolkits.push_back({origin_ + " (nvbandwidth)", *v});
+      add_fact(f.cuda_toolkits, CudaInstall{origin_ + " (nvbandwidth)", *v});
     return true;
   }
   if (text::starts_with(s, "CUDA Driver Version:")) {
@@ -395,7 +408,7 @@ bool EnvReader::take_nvbandwidth(std::string_view s, HostFacts& f) {
     const size_t colon = s.find(": ");
     const size_t paren = s.rfind(" (");
     if (paren != std::string_view::npos && paren > colon)
-      f.gpu_models.emplace_back(s.substr(colon + 2, paren - colon - 2));
+      add_model(f, s.substr(colon + 2, paren - colon - 2));
     return true;
   }
   return false;
@@ -423,7 +436,7 @@ bool EnvReader::take_driver_tools(std::string_view s, HostFacts& f) {
   }
   if (text::starts_with(s, "Cuda compilation tools, release ")) {
     if (auto v = version_token(s, 31))
-      f.cuda_toolkits.push_back({origin_ + " (nvcc -V)", major_minor(*v)});
+      add_fact(f.cuda_toolkits, CudaInstall{origin_ + " (nvcc -V)", major_minor(*v)});
     saw("nvcc -V");
     in_nvcc_ = false;
     return true;
@@ -443,7 +456,7 @@ bool EnvReader::take_driver_tools(std::string_view s, HostFacts& f) {
       paren != std::string_view::npos && text::starts_with(s, "GPU ")) {
     const size_t colon = s.find(": ");
     if (colon != std::string_view::npos && paren > colon)
-      f.gpu_models.emplace_back(text::trim(s.substr(colon + 2, paren - colon - 2)));
+      add_model(f, text::trim(s.substr(colon + 2, paren - colon - 2)));
     saw("nvidia-smi -L");
     return true;
   }
@@ -471,7 +484,7 @@ bool EnvReader::take_collect_env_line(std::string_view s, HostFacts& f) {
   }
   if (!in_collect_env_) return false;
   if (in_gpu_list_ && text::starts_with(s, "GPU ") && colon != std::string_view::npos) {
-    f.gpu_models.emplace_back(text::trim(s.substr(colon + 1)));
+    add_model(f, text::trim(s.substr(colon + 1)));
     return true;
   }
   if (text::starts_with(s, "[pip") || text::starts_with(s, "[conda]")) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "sources/smi/text_util.h"
 
 namespace gw {
@@ -39,6 +41,24 @@ bool is_nvlink_board(std::string_view n) {
          has(n, "GB300");
 }
 
+void NvlinkStatusScanner::settle() {
+  if (gpus_.empty()) return;
+  const Gpu& g = gpus_.back();
+  const auto same = [&g](const Gpu& o) {
+    return o.index == g.index && o.active == g.active && o.inactive == g.inactive &&
+           o.all_inactive == g.all_inactive && o.name == g.name &&
+           std::equal(o.counters.begin(), o.counters.end(), g.counters.begin(), g.counters.end(),
+                      [](const Counter& a, const Counter& b) {
+                        return a.name == b.name && a.value == b.value;
+                      });
+  };
+  const bool empty = g.active == 0 && g.inactive == 0 && !g.all_inactive && g.counters.empty();
+  if (empty || gpus_.size() > kMaxLists || std::any_of(gpus_.begin(), gpus_.end() - 1, same)) {
+    gpus_.pop_back();
+    current_.reset();
+  }
+}
+
 bool NvlinkStatusScanner::note(std::string_view t, size_t line_no) {
   if (!text::starts_with(t, "GPU ")) return false;
   const size_t colon = t.find(": ");
@@ -54,6 +74,7 @@ bool NvlinkStatusScanner::note(std::string_view t, size_t line_no) {
     if (!text::starts_with(t.substr(colon + 2), "NVIDIA ")) return false;
     end = t.size();
   }
+  settle();
   Gpu g;
   g.index = static_cast<unsigned>(index);
   g.name = std::string(text::trim(t.substr(colon + 2, end - colon - 2)));
@@ -95,7 +116,8 @@ bool NvlinkStatusScanner::take(std::string_view t, std::string_view origin, size
   return v->find(": ") != std::string_view::npos;
 }
 
-void NvlinkStatusScanner::finish(std::vector<DcgmResult>& out) const {
+void NvlinkStatusScanner::finish(std::vector<DcgmResult>& out) {
+  settle();
   for (const Gpu& g : gpus_)
     for (const Counter& c : g.counters) {
       DcgmResult r;

@@ -33,7 +33,7 @@ class NvlinkStatusScanner {
   // UUID ("GPU 0: NVIDIA H100 80GB HBM3") is no -L line and is taken (true).
   bool note(std::string_view trimmed, size_t line_no);
   bool take(std::string_view trimmed, std::string_view origin, size_t line_no);
-  void finish(std::vector<DcgmResult>& out) const;
+  void finish(std::vector<DcgmResult>& out);
 
  private:
   struct Counter {
@@ -46,6 +46,10 @@ class NvlinkStatusScanner {
     bool all_inactive = false;      // NVML's "all links are inActive" line
     std::vector<Counter> counters;  // -e
   };
+  // The last GPU's list read: dropped when it holds nothing (an -L line), or when an earlier
+  // list of the same GPU said the same (a log of repeated runs), or past kMaxLists.
+  void settle();
+  static constexpr size_t kMaxLists = 1024;
   std::vector<Gpu> gpus_;
   std::optional<size_t> current_;  // into gpus_
   size_t header_line_ = 0;

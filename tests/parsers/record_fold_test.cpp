@@ -1,0 +1,202 @@
+// Records a long input repeats, folded into their first copy as they are read, and the caps on
+// what one input keeps (issue 20): the fold itself, and whole captures of the tools' output
+// repeated through one file, which must give what one copy gives.
+#include "sources/record_fold.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "fixture_util.h"
+#include "sources/capture_merge.h"
+#include "sources/captures.h"
+
+namespace gw {
+namespace {
+
+DcgmResult result(std::string test, std::string text, size_t line) {
+  DcgmResult r;
+  r.kind = DcgmKind::kDiagFail;
+  r.part = "dcgmi diag";
+  r.test = std::move(test);
+  r.text = std::move(text);
+  r.origin = "diag.txt:" + std::to_string(line);
+  r.block = "diag.txt:1";
+  return r;
+}
+
+std::vector<DcgmResult> group(std::vector<DcgmResult> g) {
+  return g;
+}
+
+TEST(GroupFold, AGroupEqualButForWhereItWasReadIsCountedOnItsFirstCopy) {
+  std::vector<DcgmResult> out;
+  GroupFold<DcgmResult> fold(0, 100);
+  fold.add(out, group({result("PCIe", "down", 3), result("Memory", "ok", 4)}));
+  auto again = group({result("PCIe", "down", 30), result("Memory", "ok", 31)});
+  for (auto& r : again) r.block = "diag.txt:28";
+  fold.add(out, std::move(again));
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].origin, "diag.txt:3");
+  EXPECT_EQ(out[0].copies, 2u);
+  EXPECT_EQ(out[1].copies, 2u);
+  EXPECT_EQ(fold.dropped(), 0u);
+}
+
+TEST(GroupFold, AGroupThatDiffersInOneRecordOrInSizeIsKeptWhole) {
+  std::vector<DcgmResult> out;
+  GroupFold<DcgmResult> fold(0, 100);
+  fold.add(out, group({result("PCIe", "down", 3), result("Memory", "ok", 4)}));
+  fold.add(out, group({result("PCIe", "down", 10), result("Memory", "failed", 11)}));
+  fold.add(out, group({result("PCIe", "down", 20)}));  // half of the first table
+  ASSERT_EQ(out.size(), 5u);
+  for (const DcgmResult& r : out) EXPECT_EQ(r.copies, 1u) << r.origin;
+  // The single record is its own group: a second copy of it folds into it, not into the table.
+  fold.add(out, group({result("PCIe", "down", 30)}));
+  ASSERT_EQ(out.size(), 5u);
+  EXPECT_EQ(out[4].copies, 2u);
+  EXPECT_EQ(out[0].copies, 1u);
+}
+
+TEST(GroupFold, RecordsOfEarlierInputsAreNeverFoldedInto) {
+  std::vector<DcgmResult> out = {result("PCIe", "down", 3)};  // another file's
+  out[0].origin = "other.txt:3";
+  GroupFold<DcgmResult> fold(out.size(), 100);
+  fold.add(out, result("PCIe", "down", 3));
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].copies, 1u);
+}
+
+TEST(GroupFold, PastTheCapNewGroupsAreCountedAndCopiesStillFold) {
+  std::vector<DcgmResult> out;
+  GroupFold<DcgmResult> fold(0, 3);
+  fold.add(out, group({result("A", "x", 1), result("B", "x", 2)}));
+  fold.add(out, group({result("C", "x", 3), result("D", "x", 4)}));  // would make 4
+  fold.add(out, result("E", "x", 5));
+  fold.add(out, result("F", "x", 6));
+  fold.add(out, group({result("A", "x", 7), result("B", "x", 8)}));
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[2].test, "E");
+  EXPECT_EQ(fold.dropped(), 3u);  // C, D and F
+  EXPECT_EQ(out[0].copies, 2u);
+}
+
+TEST(RecordContent, ACollectiveRunIsTheSameWhateverLinesItsRowsWereOn) {
+  CollectiveRun a;
+  a.test = "all_reduce_perf";
+  a.rows = {{1 << 20, 10.5, 5.25, 40}, {1 << 21, 20.0, 10.0, 41}};
+  a.devices = {"NVIDIA H100"};
+  a.origin = "log:40";
+  CollectiveRun b = a;
+  b.origin = "log:140";
+  b.rows[0].line = 140;
+  b.rows[1].line = 141;
+  EXPECT_TRUE(same_content(a, b));
+  EXPECT_EQ(content_hash(a), content_hash(b));
+  b.rows[1].busbw_gbs = 20.1;
+  EXPECT_FALSE(same_content(a, b));
+  BandwidthMatrix m, n;
+  m.title = n.title = "Unidirectional P2P=Enabled Bandwidth Matrix (GB/s)";
+  m.cells = n.cells = {{std::nullopt, 20.0}, {20.1, std::nullopt}};
+  n.origin = "elsewhere";
+  EXPECT_TRUE(same_content(m, n));
+  EXPECT_EQ(content_hash(m), content_hash(n));
+  n.cells[1][0] = std::nullopt;
+  EXPECT_FALSE(same_content(m, n));
+}
+
+// ---- whole captures repeated through one file ----
+
+std::string repeated(const std::string& text, size_t times) {
+  std::string out;
+  for (size_t i = 0; i < times; ++i) out += text + "\n";
+  return out;
+}
+
+Observation read(const std::string& text) {
+  Observation obs;
+  add_capture(text, "log", obs);
+  return obs;
+}
+
+TEST(RepeatedCaptures, ADcgmDiagTableRepeatedIsOneTableCountedAsMany) {
+  const std::string diag =
+      test::read_fixture("204-dcgm-diag-r2-gpu-memory-fail-gpu0-thermal", "input.txt");
+  const Observation one = read(diag), many = read(repeated(diag, 50));
+  ASSERT_FALSE(one.dcgm.empty());
+  ASSERT_EQ(many.dcgm.size(), one.dcgm.size());
+  for (size_t i = 0; i < one.dcgm.size(); ++i) {
+    EXPECT_TRUE(same_content(one.dcgm[i], many.dcgm[i])) << i;
+    EXPECT_EQ(many.dcgm[i].copies, 50u) << many.dcgm[i].test;
+    EXPECT_EQ(many.dcgm[i].origin, one.dcgm[i].origin);  // the first copy's place
+  }
+}
+
+TEST(RepeatedCaptures, AnNcclTestsLogOfRepeatedRunsKeepsEachDifferentTableOnce) {
+  const std::string run =
+      test::read_fixture("285-nccl-tests-busbw-collapses-above-32mib", "nccl-tests.log");
+  const Observation one = read(run), many = read(repeated(run, 40));
+  ASSERT_FALSE(one.nccl_tests.empty());
+  ASSERT_EQ(many.nccl_tests.size(), one.nccl_tests.size());
+  for (size_t i = 0; i < one.nccl_tests.size(); ++i) {
+    EXPECT_TRUE(same_content(one.nccl_tests[i], many.nccl_tests[i])) << i;
+    EXPECT_EQ(many.nccl_tests[i].copies, 40u);
+  }
+}
+
+TEST(RepeatedCaptures, AnNvlinkStatusPrintedAgainIsOneGpusLinksNotOnePerPrint) {
+  const std::string s =
+      test::read_fixture("532-nvlink-s-v100-sxm2-gpu3-two-links-inactive", "nvlink-s.txt");
+  const Observation one = read(s), many = read(repeated(s, 30));
+  size_t down_one = 0, down_many = 0;
+  for (const auto& r : one.dcgm) down_one += r.kind == DcgmKind::kNvlinkDown;
+  for (const auto& r : many.dcgm) down_many += r.kind == DcgmKind::kNvlinkDown;
+  ASSERT_GT(down_one, 0u);
+  EXPECT_EQ(down_many, down_one);
+}
+
+TEST(RepeatedCaptures, NotesReasonsAndErrorsOfOneInputAreListedUpToACapAndCounted) {
+  // A table with a header and no GPU row is an error each time; a dmon header without rows is a
+  // reason the input is incomplete each time.
+  const std::string bad =
+      "+-----------------------------------------------------------------------------+\n"
+      "| NVIDIA-SMI 535.129.03   Driver Version: 535.129.03   CUDA Version: 12.2     |\n"
+      "|-------------------------------+----------------------+----------------------+\n"
+      "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+      "|===============================+======================+======================|\n"
+      "|   0  Garbage row                                                             |\n"
+      "+-------------------------------+----------------------+----------------------+\n"
+      "\n"
+      "# gpu   pwr  gtemp  mtemp     sm    mem    enc    dec\n"
+      "# Idx     W      C      C      %      %      %      %\n"
+      "\n";
+  const Observation one = read(bad), many = read(repeated(bad, 500));
+  ASSERT_EQ(many.coverage.size(), 1u);
+  const InputCoverage& c = many.coverage[0];
+  ASSERT_FALSE(one.coverage[0].incomplete_reasons.empty());
+  EXPECT_LE(c.incomplete_reasons.size(), 33u);
+  EXPECT_NE(c.incomplete_reasons.back().find(" more reason(s) like these"), std::string::npos)
+      << c.incomplete_reasons.back();
+  EXPECT_LE(many.input_errors.size(), 2 * 21u);
+  bool counted = false;
+  for (const Error& e : many.input_errors)
+    counted = counted || e.message.find("more error(s) of this kind") != std::string::npos;
+  EXPECT_EQ(counted, one.input_errors.size() * 500 > many.input_errors.size());
+}
+
+TEST(RepeatedCaptures, TablesPrintedEveryMinuteKeepAsManySnapshotsAsOneLongCsvWould) {
+  const std::string table = test::read_fixture("013-h100x8-nvidia-smi-table-healthy", "input.txt");
+  const Observation one = read(table);
+  ASSERT_EQ(one.samples.size(), 1u);
+  const Observation many = read(repeated(table, 6000));
+  EXPECT_LE(many.samples.size(), kDefaultSampleCap);
+  EXPECT_GE(many.samples.size(), kMinSampleCap);
+  bool noted = false;
+  for (const auto& n : many.notes)
+    noted = noted || n.find("of 6000 snapshots") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+}  // namespace
+}  // namespace gw
