@@ -134,7 +134,13 @@ bool BandwidthMatrixScanner::take_bandwidth_test(std::string_view s, std::string
     bwt_.to_gbs = contains(s, "(GB/s)") ? 1.0 : contains(s, "(MB/s)") ? 1e-3 : 0.0;
     return bwt_.to_gbs > 0;
   }
-  // A row: the transfer size in bytes and the bandwidth in the header's unit.
+  // A row: the transfer size in bytes and the bandwidth in the header's unit; only inside a
+  // table whose header was read (every later line of a log came this far).
+  if (bwt_.direction.empty() || bwt_.to_gbs <= 0) return false;
+  if (s.empty() || !text::is_digit(s.front())) {
+    bwt_.to_gbs = 0;  // the table ended
+    return false;
+  }
   const auto t = text::words(s);
   std::optional<uint64_t> bytes;
   double gbs = -1;
