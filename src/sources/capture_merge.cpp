@@ -67,15 +67,27 @@ bool SampleReducer::is_pinned(const Snapshot& s) {
   return pin;
 }
 
-void SampleReducer::add(const Snapshot& s, bool last) {
+bool SampleReducer::admit(const Snapshot& s, bool last, size_t& seq, size_t& pin_seq) {
   if (s.gpus.size() > widest_) {
     widest_ = s.gpus.size();
     cap_ =
         std::min(cap_, std::max(kMinSampleCap, kSampleBudgetBytes / (widest_ * sizeof(GpuState))));
   }
-  const size_t seq = seen_++;
-  const size_t pin_seq = is_pinned(s) ? pins_seen_++ : kUnpinned;
-  if (!keeps(seq, pin_seq, last)) return;  // decided before any copy
+  seq = seen_++;
+  pin_seq = is_pinned(s) ? pins_seen_++ : kUnpinned;
+  return keeps(seq, pin_seq, last);  // decided before any copy
+}
+
+void SampleReducer::add(Snapshot&& s, bool last) {
+  size_t seq = 0, pin_seq = 0;
+  if (!admit(s, last, seq, pin_seq)) return;
+  kept_.push_back({seq, pin_seq, last, std::move(s)});
+  if (kept_.size() > cap_) compact();
+}
+
+void SampleReducer::add(const Snapshot& s, bool last) {
+  size_t seq = 0, pin_seq = 0;
+  if (!admit(s, last, seq, pin_seq)) return;
   if (spare_.empty()) {
     kept_.push_back({seq, pin_seq, last, s});
   } else {

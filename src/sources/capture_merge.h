@@ -39,6 +39,8 @@ class SampleReducer {
   explicit SampleReducer(size_t cap = kDefaultSampleCap) : cap_(cap < 2 ? 2 : cap) {}
   // `last`: the final snapshot of its input, kept whatever the stride.
   void add(const Snapshot& s, bool last = false);
+  // The same for a snapshot the caller is done with: moved in when kept, never copied.
+  void add(Snapshot&& s, bool last = false);
   size_t seen() const { return seen_; }
   size_t stride() const { return stride_; }
   // Pinned snapshots seen, and the stride that thins them once they fill half the cap.
@@ -58,6 +60,8 @@ class SampleReducer {
     Snapshot snap;
   };
   bool is_pinned(const Snapshot& s);
+  // Whether the next snapshot (`s`) is kept: the widest GPU count and the pins updated.
+  bool admit(const Snapshot& s, bool last, size_t& seq, size_t& pin_seq);
   bool keeps(size_t seq, size_t pin_seq, bool last) const {
     return last || seq % stride_ == 0 || (pin_seq != kUnpinned && pin_seq % pin_stride_ == 0);
   }

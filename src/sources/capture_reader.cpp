@@ -883,7 +883,7 @@ void Reader::bound_errors() {
 }
 
 void Reader::add_sample(Snapshot&& s) {
-  if (newest_) samples_.add(*newest_);
+  if (newest_) samples_.add(std::move(*newest_));
   newest_ = std::move(s);
 }
 
@@ -1081,7 +1081,7 @@ void Reader::finish() {
     incomplete("dcgmi diag ran (line " + std::to_string(diag_announced_) +
                ") but its result table is not in the input");
   events_.finish(origin_);
-  if (newest_) samples_.add(*newest_, true);
+  if (newest_) samples_.add(std::move(*newest_), true);
   newest_.reset();
   merge_samples(samples_, origin_, obs_);
   finish_host();
