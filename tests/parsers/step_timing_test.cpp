@@ -130,6 +130,18 @@ TEST(StepTiming, OnlyARunsFirstStepIsSetApartAsStartUp) {
   EXPECT_DOUBLE_EQ(unknown.first_step_s, 2.0);
 }
 
+TEST(StepTiming, Detectron2sIterationIsItsIterNotTheDateInItsPrefix) {
+  const auto t = parse_step_timing(
+      "[11/01 11:27:04 d2.utils.events]: eta: 8:05:12  iter: 1259  total_loss: 1.012  time: "
+      "0.3322  data_time: 0.0334  lr: 0.010000  max_mem: 3961M");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->index, 1259u);
+  // "iter: 7" at the line's end, and a total after it, are counts too; a word is not.
+  EXPECT_EQ(parse_step_timing("time: 0.5 data_time: 0.1 iter: 7")->index, 7u);
+  EXPECT_EQ(parse_step_timing("time: 0.5 data_time: 0.1 iter: 7/90")->index, 7u);
+  EXPECT_FALSE(parse_step_timing("time: 0.5 data_time: 0.1 iter: 7x")->index);
+}
+
 TEST(StepTiming, OtherLinesAreNotSteps) {
   EXPECT_FALSE(parse_step_timing("time: 0.5, memory: 3946"));                  // no wait
   EXPECT_FALSE(parse_step_timing("data_time: 1.5, time: 0.5"));                // wait > step

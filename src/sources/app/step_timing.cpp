@@ -76,12 +76,25 @@ std::optional<uint64_t> count_at(std::string_view s, size_t p) {
   return n;
 }
 
-// The iteration a line reports: "iter: 240/983" (YOLOX, mmcv's "Iter [240/983]"), else the
-// first "[N/M" bracket ("Epoch: [3][ 40/5005]", "[ 103/5005]", "[ 100/1251 (  8%)]").
+// "N" alone at `p` (spaces allowed before it), ended by a space or the line's end: N.
+std::optional<uint64_t> bare_count_at(std::string_view s, size_t p) {
+  while (p < s.size() && s[p] == ' ') ++p;
+  size_t used = 0;
+  const uint64_t n = text::leading_digits(s.substr(p), used);
+  if (used == 0 || used > 12 || (p + used < s.size() && s[p + used] != ' ')) return std::nullopt;
+  return n;
+}
+
+// The iteration a line reports: "iter: 240/983" (YOLOX, mmcv's "Iter [240/983]"), detectron2's
+// "iter: 1259" (no total), else the first "[N/M" bracket ("Epoch: [3][ 40/5005]", "[ 103/5005]",
+// "[ 100/1251 (  8%)]"). Not the date of a "[11/01 11:27:04 d2.utils.events]" prefix.
 std::optional<uint64_t> step_index(std::string_view s) {
   for (std::string_view key : {"iter: ", "iter ", "Iter ["})
-    if (const size_t p = text::find(s, key); p != std::string_view::npos)
+    if (const size_t p = text::find(s, key); p != std::string_view::npos) {
       if (auto n = count_at(s, p + key.size())) return n;
+      if (key == "iter: ")
+        if (auto n = bare_count_at(s, p + key.size())) return n;
+    }
   for (size_t b = s.find('['); b != std::string_view::npos; b = s.find('[', b + 1))
     if (auto n = count_at(s, b + 1)) return n;
   return std::nullopt;
