@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "sources/smi/phrase_set.h"
+
 namespace gw {
 namespace {
 
@@ -81,6 +83,61 @@ TEST(TextUtil, FindSeesAMatchThatEndsOnTheHaystacksLastByte) {
     EXPECT_EQ(text::find(hay, "", n), n);
     EXPECT_EQ(text::find(hay, "e", n + 1), std::string_view::npos);
   }
+}
+
+// Which phrases a line holds, the slow way: each searched on its own.
+uint64_t found_one_by_one(const std::vector<text::Phrase>& phrases, const std::string& line) {
+  uint64_t hit = 0;
+  const std::string low = text::ascii_lower(line);
+  for (size_t i = 0; i < phrases.size() && i < text::PhraseSet::kMaxPhrases; ++i) {
+    const std::string want =
+        phrases[i].case_blind ? text::ascii_lower(phrases[i].text) : std::string(phrases[i].text);
+    if ((phrases[i].case_blind ? low : line).find(want) != std::string::npos)
+      hit |= uint64_t{1} << i;
+  }
+  return hit;
+}
+
+TEST(PhraseSet, FindsWhatEachPhraseSearchedAloneFinds) {
+  // A small alphabet in both cases: phrases overlap, nest, share prefixes and suffixes.
+  std::mt19937 rng(20261207);
+  const std::string alphabet = "abAB :";
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::string> texts(1 + rng() % 12);
+    std::vector<text::Phrase> phrases;
+    for (auto& t : texts) {
+      t.resize(1 + rng() % 5);
+      for (char& c : t) c = alphabet[rng() % alphabet.size()];
+    }
+    for (const auto& t : texts) phrases.push_back({t, rng() % 2 == 0});
+    const text::PhraseSet set(phrases);
+    for (int line_round = 0; line_round < 20; ++line_round) {
+      std::string line(rng() % 40, 'a');
+      for (char& c : line) c = alphabet[rng() % alphabet.size()];
+      const uint64_t want = found_one_by_one(phrases, line);
+      ASSERT_EQ(set.found(line), want) << "line '" << line << "'";
+      ASSERT_EQ(set.first(line),
+                want == 0 ? text::PhraseSet::npos : static_cast<size_t>(__builtin_ctzll(want)));
+    }
+  }
+}
+
+TEST(PhraseSet, CaseSensitivePhrasesNeedTheirOwnCaseAndBlindOnesAnyCase) {
+  const text::PhraseSet set({{"cudaErrorNoDevice", false}, {"out of memory", true}, {"X", false}});
+  EXPECT_EQ(set.found("RuntimeError: cudaErrorNoDevice"), 1u);
+  EXPECT_EQ(set.found("runtimeerror: cudaerrornodevice"), 0u);
+  EXPECT_EQ(set.found("CUDA OUT OF MEMORY. Tried"), 2u);
+  EXPECT_EQ(set.found("x marks"), 0u);
+  EXPECT_EQ(set.found("cudaErrorNoDevice: Out Of Memory X"), 7u);
+  EXPECT_EQ(set.first(""), text::PhraseSet::npos);
+  // More than 64 phrases: the ones past it are never found.
+  std::vector<text::Phrase> many;
+  std::vector<std::string> texts;
+  for (int i = 0; i < 70; ++i) texts.push_back("p" + std::to_string(i) + ";");
+  for (const auto& t : texts) many.push_back({t, false});
+  const text::PhraseSet big(many);
+  EXPECT_EQ(big.first("x p63; y"), 63u);
+  EXPECT_EQ(big.first("x p64; y"), text::PhraseSet::npos);
 }
 
 TEST(TextUtil, SplitColumnsKeepsSingleSpacesInsideACellWhenTheGapIsTwo) {

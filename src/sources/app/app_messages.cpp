@@ -15,6 +15,7 @@
 #include "sources/app/hami_core.h"
 #include "sources/app/nccl_watchdog.h"
 #include "sources/kmsg/kernel_log.h"
+#include "sources/smi/phrase_set.h"
 #include "sources/smi/text_util.h"
 
 namespace gw {
@@ -555,22 +556,16 @@ std::optional<AppMessage> parse_app_message_line(std::string_view line, std::str
   if (s.size() < 8) return std::nullopt;
   std::optional<AppMessage> out = cuda_call_returned(s);
   if (!out) {
-    // The line lowered once, the phrases once for the process: lowering each phrase on every
-    // line was a fifth of an application log's CPU.
-    static const auto lowered = [] {
-      std::array<std::string, kPhrases.size()> v;
-      for (size_t i = 0; i < kPhrases.size(); ++i) v[i] = ascii_lower(kPhrases[i].text);
-      return v;
+    // All the phrases in one pass over the line; the first of them in kPhrases' order wins.
+    static const text::PhraseSet set = [] {
+      std::vector<text::Phrase> v;
+      for (const Phrase& ph : kPhrases) v.push_back({ph.text, ph.ci});
+      return text::PhraseSet(v);
     }();
-    const std::string low = ascii_lower(s);
-    for (size_t i = 0; i < kPhrases.size(); ++i) {
-      const Phrase& ph = kPhrases[i];
-      const bool hit =
-          ph.ci ? text::find(low, lowered[i]) != std::string_view::npos : has(s, ph.text);
-      if (!hit) continue;
+    static_assert(kPhrases.size() <= text::PhraseSet::kMaxPhrases);
+    if (const size_t i = set.first(s); i != text::PhraseSet::npos) {
       out.emplace();
-      out->kind = ph.kind;
-      break;
+      out->kind = kPhrases[i].kind;
     }
   }
   if (!out) out = windows_driver_event(s);
