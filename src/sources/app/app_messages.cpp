@@ -752,9 +752,13 @@ bool is_context_phrase(std::string_view s) {
       "[CudaDevice(id=",
       "Current allocation summary follows",
   };
-  for (std::string_view k : kContext)
-    if (has(s, k)) return true;
-  return false;
+  static const text::PhraseSet set = [] {
+    std::vector<text::Phrase> v;
+    for (std::string_view k : kContext) v.push_back({k, false});
+    return text::PhraseSet(v);
+  }();
+  static_assert(kContext.size() <= text::PhraseSet::kMaxPhrases);
+  return set.found(s) != 0;
 }
 
 // The native side of an error: ggml's report, a kernel's assertion, C++ and XLA traces.

@@ -32,9 +32,10 @@ PhraseSet::PhraseSet(const std::vector<Phrase>& phrases) {
     }
   for (unsigned b = 'A'; b <= 'Z'; ++b)
     class_of_[b] = class_of_[lower(static_cast<unsigned char>(b))];
-  // The trie.
-  const auto add_state = [this] {
-    next_.resize(next_.size() + classes_, kNone);
+  // The trie, by state number.
+  std::vector<uint16_t> go;
+  const auto add_state = [&] {
+    go.resize(go.size() + classes_, kNone);
     blind_.push_back(0);
     exact_.push_back(0);
     return static_cast<uint16_t>(blind_.size() - 1);
@@ -44,11 +45,11 @@ PhraseSet::PhraseSet(const std::vector<Phrase>& phrases) {
     uint16_t s = 0;
     for (const char ch : phrases_[i].text) {
       const size_t at = s * classes_ + class_of_[static_cast<unsigned char>(ch)];
-      if (next_[at] == kNone) {
+      if (go[at] == kNone) {
         const uint16_t n = add_state();
-        next_[at] = n;
+        go[at] = n;
       }
-      s = next_[at];
+      s = go[at];
     }
     (phrases_[i].case_blind ? blind_ : exact_)[s] |= uint64_t{1} << i;
   }
@@ -57,7 +58,7 @@ PhraseSet::PhraseSet(const std::vector<Phrase>& phrases) {
   std::vector<uint16_t> fail(blind_.size(), 0);
   std::deque<uint16_t> queue;
   for (size_t c = 0; c < classes_; ++c) {
-    uint16_t& u = next_[c];
+    uint16_t& u = go[c];
     if (u == kNone) {
       u = 0;
     } else {
@@ -69,8 +70,8 @@ PhraseSet::PhraseSet(const std::vector<Phrase>& phrases) {
     const uint16_t s = queue.front();
     queue.pop_front();
     for (size_t c = 0; c < classes_; ++c) {
-      const uint16_t via_fail = next_[fail[s] * classes_ + c];
-      uint16_t& u = next_[s * classes_ + c];
+      const uint16_t via_fail = go[fail[s] * classes_ + c];
+      uint16_t& u = go[s * classes_ + c];
       if (u == kNone) {
         u = via_fail;
         continue;
@@ -81,22 +82,43 @@ PhraseSet::PhraseSet(const std::vector<Phrase>& phrases) {
       queue.push_back(u);
     }
   }
+  next_.resize(go.size());
+  for (size_t i = 0; i < go.size(); ++i) {
+    const uint16_t t = go[i];
+    next_[i] = static_cast<uint32_t>(t * classes_) | ((blind_[t] | exact_[t]) != 0 ? kOut : 0);
+  }
+}
+
+uint64_t PhraseSet::hits(std::string_view line, size_t i, uint32_t row, uint64_t have) const {
+  const size_t s = row / classes_;
+  uint64_t hit = blind_[s];
+  for (uint64_t e = exact_[s] & ~have & ~hit; e != 0; e &= e - 1) {
+    const auto j = static_cast<size_t>(std::countr_zero(e));
+    const std::string_view t = phrases_[j].text;
+    if (line.substr(i + 1 - t.size(), t.size()) == t) hit |= uint64_t{1} << j;
+  }
+  return hit;
 }
 
 uint64_t PhraseSet::found(std::string_view line) const {
   uint64_t hit = 0;
-  size_t s = 0;
+  uint32_t row = 0;
   for (size_t i = 0; i < line.size(); ++i) {
-    s = next_[s * classes_ + class_of_[static_cast<unsigned char>(line[i])]];
-    if ((blind_[s] | exact_[s]) == 0) continue;
-    hit |= blind_[s];
-    for (uint64_t e = exact_[s] & ~hit; e != 0; e &= e - 1) {
-      const auto j = static_cast<size_t>(std::countr_zero(e));
-      const std::string_view t = phrases_[j].text;
-      if (line.substr(i + 1 - t.size(), t.size()) == t) hit |= uint64_t{1} << j;
-    }
+    const uint32_t v = next_[row + class_of_[static_cast<unsigned char>(line[i])]];
+    row = v & ~kOut;
+    if (v & kOut) hit |= hits(line, i, row, hit);
   }
   return hit;
+}
+
+bool PhraseSet::any(std::string_view line) const {
+  uint32_t row = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const uint32_t v = next_[row + class_of_[static_cast<unsigned char>(line[i])]];
+    row = v & ~kOut;
+    if ((v & kOut) && hits(line, i, row, 0) != 0) return true;
+  }
+  return false;
 }
 
 size_t PhraseSet::first(std::string_view line) const {

@@ -25,6 +25,8 @@ class PhraseSet {
 
   // Bit i set when phrase i occurs in `line`.
   uint64_t found(std::string_view line) const;
+  // Whether the line holds any of them (it stops at the first found).
+  bool any(std::string_view line) const;
   // The lowest index of a phrase the line holds; npos when none.
   size_t first(std::string_view line) const;
   static constexpr size_t npos = static_cast<size_t>(-1);
@@ -33,9 +35,14 @@ class PhraseSet {
   std::vector<Phrase> phrases_;
   uint8_t class_of_[256] = {};  // a byte (A-Z as a-z) -> its class; 0: no phrase holds it
   size_t classes_ = 1;
-  std::vector<uint16_t> next_;   // [state * classes_ + class] -> state (0 is the root)
+  // [row + class] -> the next state's row (state * classes_; the root's is 0), with kOut set
+  // when phrases end in that state: one load a byte, no multiply, outputs read only on a hit.
+  static constexpr uint32_t kOut = uint32_t{1} << 31;
+  std::vector<uint32_t> next_;
   std::vector<uint64_t> blind_;  // per state: the case-blind phrases that end here
   std::vector<uint64_t> exact_;  // per state: the case-sensitive phrases that end here
+  // The phrases (not in `have`) that end at line[i], where the automaton reached `row`.
+  uint64_t hits(std::string_view line, size_t i, uint32_t row, uint64_t have) const;
 };
 
 }  // namespace gw::text
