@@ -46,14 +46,19 @@ std::optional<unsigned> process_of(const WatchdogReport& r) {
 // process and work does, with the rank in that group. When the capture names one group only,
 // every report is of it.
 std::vector<WatchdogReport> with_groups(std::vector<WatchdogReport> rs) {
+  // The first report naming a group, by work and process: a lookup each, not a pass over all
+  // reports for each (a long log's thousands of reports made that quadratic).
+  std::map<std::pair<uint64_t, unsigned>, size_t> named;
+  for (size_t i = 0; i < rs.size(); ++i)
+    if (!rs[i].group.empty() && rs[i].seq && process_of(rs[i]))
+      named.try_emplace({*rs[i].seq, *process_of(rs[i])}, i);
   for (WatchdogReport& r : rs) {
     if (!r.group.empty() || !r.seq || !process_of(r)) continue;
-    for (const WatchdogReport& o : rs) {
-      if (o.group.empty() || o.seq != r.seq || process_of(o) != process_of(r)) continue;
-      r.group = o.group;
-      if (o.rank) r.rank = o.rank;
-      break;
-    }
+    const auto it = named.find({*r.seq, *process_of(r)});
+    if (it == named.end()) continue;
+    const WatchdogReport& o = rs[it->second];
+    r.group = o.group;
+    if (o.rank) r.rank = o.rank;
   }
   std::set<std::string> names;
   for (const WatchdogReport& r : rs)

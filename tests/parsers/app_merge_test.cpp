@@ -104,7 +104,7 @@ TEST(AppMessageMerge, ALongLogKeepsOneMessagePerDistinctTextWithItsCount) {
   }
   Observation obs;
   add_capture(log, "app.log", obs);
-  size_t same = 0, distinct = 0, setting_steps = 0, settings = 0;
+  size_t same = 0, distinct = 0, distinct_copies = 0, setting_steps = 0, settings = 0;
   for (const AppMessage& m : obs.app_messages) {
     if (m.kind == AppMessageKind::kNcclSetting) {
       ++settings;
@@ -115,13 +115,43 @@ TEST(AppMessageMerge, ALongLogKeepsOneMessagePerDistinctTextWithItsCount) {
       EXPECT_EQ(m.origin, "app.log:1");
     } else if (m.kind == kOom) {
       ++distinct;
-      EXPECT_EQ(m.copies, 1u);
+      distinct_copies += m.copies;
     }
   }
   EXPECT_EQ(same, 1u);
-  EXPECT_EQ(distinct, kSteps / 2);
+  // 2,500 different ones: the first of the kind's 512 kept, the rest counted on the last.
+  EXPECT_EQ(distinct, AppMessageMerge::kMaxPerKind - 1);
+  EXPECT_EQ(distinct_copies, kSteps / 2);
   EXPECT_EQ(settings, 1u);
   EXPECT_EQ(setting_steps, kSteps);
+  bool noted = false;
+  for (const auto& n : obs.notes)
+    noted = noted || n.find(std::to_string(kSteps / 2 - (AppMessageMerge::kMaxPerKind - 1)) +
+                            " application message(s) past the first 512") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(AppMessageMerge, PastTheCapOfAKindNewMessagesAreCountedOnItsLastKept) {
+  std::vector<AppMessage> out;
+  constexpr size_t kMany = AppMessageMerge::kMaxPerKind + 100;
+  for (size_t i = 0; i < kMany; ++i) out.push_back(msg(kOom, "oom " + std::to_string(i), i + 1));
+  out.push_back(msg(AppMessageKind::kOther, "another kind", kMany + 1));
+  AppMessageMerge merge(0);
+  const MessageMoves to = merge.fold(out, 0);
+  ASSERT_EQ(out.size(), AppMessageMerge::kMaxPerKind + 1);
+  const size_t last = AppMessageMerge::kMaxPerKind - 1;
+  EXPECT_EQ(out[last].text, "oom " + std::to_string(last));
+  EXPECT_EQ(out[last].copies, 101u);
+  EXPECT_EQ(out.back().kind, AppMessageKind::kOther);  // another kind has a cap of its own
+  EXPECT_EQ(to(kMany - 1), last);
+  EXPECT_EQ(to(kMany), AppMessageMerge::kMaxPerKind);
+  EXPECT_EQ(merge.unlisted(), 100u);
+  // A copy of a kept message still folds into it, past the cap too.
+  std::vector<AppMessage> more = std::move(out);
+  more.push_back(msg(kOom, "oom 3", 9999));
+  merge.fold(more, 0);
+  EXPECT_EQ(more[3].copies, 2u);
+  EXPECT_EQ(merge.unlisted(), 100u);
 }
 
 }  // namespace

@@ -65,6 +65,18 @@ MessageMoves AppMessageMerge::fold(std::vector<AppMessage>& out, size_t tail) {
         folded = true;
       }
     if (folded) continue;
+    // Ordered kinds keep every copy (a rule reads their order); counted ones are one a fact.
+    if (const AppMessageKind k = out[p].kind; !ordered(k) && !counted(k)) {
+      OfKind& n = of_kind_[static_cast<int>(k)];
+      if (n.kept == kMaxPerKind) {
+        out[n.last].copies += out[p].copies;
+        to[p - from] = n.last;
+        ++unlisted_;
+        continue;
+      }
+      ++n.kept;
+      n.last = kept_;
+    }
     if (p != kept_) out[kept_] = std::move(out[p]);
     if (!ordered(out[kept_].kind)) by_key_.emplace(key, kept_);
     to[p - from] = kept_++;

@@ -37,11 +37,24 @@ class AppMessageMerge {
   // setting facts (counted in `steps`, one message per fact) add their counts together.
   MessageMoves fold(std::vector<AppMessage>& out, size_t tail);
 
+  // Different messages of one kind kept per input at most: past it a new one is counted on the
+  // last kept of its kind (its copies), so that "N such messages" stays exact while a log whose
+  // every step prints a different out-of-memory or watchdog line keeps a bounded number.
+  static constexpr size_t kMaxPerKind = 512;
+  // Messages counted on another of their kind by that cap, so far.
+  size_t unlisted() const { return unlisted_; }
+
  private:
   static uint64_t key_of(const AppMessage& m);
   static bool fold_into(AppMessage& first, AppMessage& copy);
   size_t kept_;  // out[first, kept_) holds no two copies of one message
   std::unordered_multimap<uint64_t, size_t> by_key_;
+  struct OfKind {
+    size_t kept = 0;  // different messages of the kind kept
+    size_t last = 0;  // the index of the last of them
+  };
+  std::unordered_map<int, OfKind> of_kind_;
+  size_t unlisted_ = 0;
 };
 
 }  // namespace gw
