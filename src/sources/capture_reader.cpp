@@ -904,10 +904,16 @@ void Reader::note_left_out() {
   say(dcgm_fold_.dropped(), "DCGM result(s)", kMaxDcgmResultsPerInput);
   say(nccl_tests_.dropped(), "nccl-tests run(s)", kMaxCollectiveRunsPerInput);
   say(matrices_.dropped(), "bandwidth matri(ces)", kMaxMatricesPerInput);
-  if (const size_t n = app_merge_.unlisted(); n > 0)
-    note(at + ": " + std::to_string(n) + " application message(s) past the first " +
-         std::to_string(AppMessageMerge::kMaxPerKind) +
-         " different ones of their kind: counted with the last one kept, not listed");
+  if (const size_t n = app_merge_.unlisted(); n > 0) {
+    // Said whatever other notes filled the list: it is once per input.
+    const std::string counted = at + ": " + std::to_string(n) +
+                                " application message(s) past the first " +
+                                std::to_string(AppMessageMerge::kMaxPerKind) +
+                                " different ones of their kind: counted with the last one kept, "
+                                "not listed";
+    cov_.notes.push_back(counted);
+    obs_.notes.push_back(counted);
+  }
   bound_errors();
   for (const auto& [code, n] : errors_unlisted_)
     obs_.input_errors.push_back(make_error(
