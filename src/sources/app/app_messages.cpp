@@ -294,8 +294,9 @@ std::optional<std::string> found_cuda_version(std::string_view s) {
 
 // deviceQuery and friends: "cudaGetDeviceCount returned 35".
 std::optional<AppMessage> cuda_call_returned(std::string_view s) {
-  const size_t p = s.find(" returned ");
-  if (p == std::string_view::npos || !text::starts_with(text::trim(s), "cuda")) return std::nullopt;
+  if (!text::starts_with(text::trim(s), "cuda")) return std::nullopt;  // the cheap test first
+  const size_t p = text::find(s, " returned ");
+  if (p == std::string_view::npos) return std::nullopt;
   size_t used = 0;
   const uint64_t code = text::leading_digits(s.substr(p + 10), used);
   if (used == 0 || used > 4) return std::nullopt;
@@ -455,7 +456,8 @@ std::optional<AppMessage> windows_driver_event(std::string_view s) {
   if (!has(s, "nvlddmkm")) return std::nullopt;  // one search on the common path
   if (has(s, "stopped responding and has successfully recovered")) {
     id = "4101";
-  } else if (const size_t src = s.find(" from source nvlddmkm"); src != std::string_view::npos) {
+  } else if (const size_t src = text::find(s, " from source nvlddmkm");
+             src != std::string_view::npos) {
     const size_t e = s.rfind("Event ID ", src);
     if (e == std::string_view::npos) return std::nullopt;
     id = std::string(text::trim(s.substr(e + 9, src - e - 9)));

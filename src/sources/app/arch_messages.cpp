@@ -48,7 +48,7 @@ AppMessage arch_message(std::string_view s, std::string framework) {
 // "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current
 // PyTorch installation." -> the GPU's name and capability.
 std::optional<AppMessage> pytorch_not_compatible(std::string_view s) {
-  const size_t w = s.find(" with CUDA capability ");
+  const size_t w = text::find(s, " with CUDA capability ");
   if (w == std::string_view::npos || !has(s, "is not compatible with the current PyTorch"))
     return std::nullopt;
   AppMessage m = arch_message(s, "pytorch");

@@ -104,8 +104,8 @@ std::pair<std::optional<unsigned>, size_t> number_before(std::string_view s, siz
 // KAI Scheduler's wording: "No nodes with enough resources were found: 2 node(s) didn't have
 // enough resources: GPUs." (the node count before "node(s)").
 std::optional<AppMessage> kai_unschedulable(std::string_view s) {
-  const size_t gpus = s.find(" didn't have enough resources: GPUs");
-  const size_t nodes = s.find(" node(s) didn't have enough resources");
+  const size_t gpus = text::find(s, " didn't have enough resources: GPUs");
+  const size_t nodes = text::find(s, " node(s) didn't have enough resources");
   if (gpus == std::string_view::npos || nodes == std::string_view::npos) return std::nullopt;
   AppMessage m;
   m.kind = AppMessageKind::kGpuUnschedulable;
@@ -122,8 +122,8 @@ std::optional<AppMessage> kai_unschedulable(std::string_view s) {
 std::optional<AppMessage> parse_gpu_unschedulable(std::string_view line) {
   const std::string_view s = text::trim(line);
   if (auto kai = kai_unschedulable(s)) return kai;
-  const size_t ins = s.find(" Insufficient nvidia.com/");
-  const size_t avail = s.find(" nodes are available");
+  const size_t ins = text::find(s, " Insufficient nvidia.com/");
+  const size_t avail = text::find(s, " nodes are available");
   if (ins == std::string_view::npos || avail == std::string_view::npos || avail > ins)
     return std::nullopt;
   AppMessage m;
