@@ -5,6 +5,8 @@
 #include <string_view>
 #include <utility>
 
+#include "sources/record_fold.h"  // hash_mix
+
 namespace gw {
 
 namespace {
@@ -20,16 +22,12 @@ bool ordered(AppMessageKind k) {
   return k == AppMessageKind::kFabricManagerFailed || k == AppMessageKind::kFabricManagerStarted;
 }
 
-uint64_t mix(uint64_t h, uint64_t v) {
-  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
-}
-
 }  // namespace
 
 uint64_t AppMessageMerge::key_of(const AppMessage& m) {
   const std::hash<std::string_view> hash;
-  uint64_t h = mix(static_cast<uint64_t>(m.kind), hash(m.detail));
-  return counted(m.kind) ? h : mix(h, hash(m.text));
+  uint64_t h = hash_mix(static_cast<uint64_t>(m.kind), hash(m.detail));
+  return counted(m.kind) ? h : hash_mix(h, hash(m.text));
 }
 
 bool AppMessageMerge::fold_into(AppMessage& first, AppMessage& copy) {
