@@ -754,13 +754,9 @@ bool is_context_phrase(std::string_view s) {
       "[CudaDevice(id=",
       "Current allocation summary follows",
   };
-  static const text::PhraseSet set = [] {
-    std::vector<text::Phrase> v;
-    for (std::string_view k : kContext) v.push_back({k, false});
-    return text::PhraseSet(v);
-  }();
+  static const text::PhraseSet set(kContext, false);
   static_assert(kContext.size() <= text::PhraseSet::kMaxPhrases);
-  return set.found(s) != 0;
+  return set.any(s);
 }
 
 // The native side of an error: ggml's report, a kernel's assertion, C++ and XLA traces.

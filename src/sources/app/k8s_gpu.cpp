@@ -170,11 +170,8 @@ bool is_k8s_gpu_routine_line(std::string_view s) {
       "dcgm-exporter doesn't have sufficient privileges to expose profiling metrics",
       // NVIDIA's DRA driver taking a claim (its failures are its own lines)
       "NodePrepareResource is called: request:", "NodeUnprepareResource is called: request:"};
-  static const text::PhraseSet routine = [] {
-    std::vector<text::Phrase> v;
-    for (std::string_view r : kRoutine) v.push_back({r, false});
-    return text::PhraseSet(v);
-  }();
+  static const text::PhraseSet routine(kRoutine, false);
+  static_assert(kRoutine.size() <= text::PhraseSet::kMaxPhrases);
   if (routine.any(s)) return true;
   // "Reason: UnexpectedAdmissionError" with any spacing.
   return text::starts_with(s, "Reason:") && has(s, "UnexpectedAdmissionError");
@@ -184,17 +181,19 @@ std::optional<AppMessage> parse_k8s_gpu_line(std::string_view line) {
   const std::string_view s = text::trim(line);
   // Each reader below needs one of these: a line without any is none of theirs (one pass over
   // the line instead of a search for each).
-  static const text::PhraseSet gate({{"XidCriticalError: Xid=", false},
-                                     {"device marked unhealthy", false},
-                                     {"marking device as unhealthy", false},
-                                     {"Marking it unhealthy", false},
-                                     {"will go unhealthy", false},
-                                     {"Detected non-NVML platform", false},
-                                     {"could not load NVML library", false},
-                                     {"No devices found. Waiting indefinitely", false},
-                                     {"Incompatible platform detected", false},
-                                     {"Allocate failed due to ", false},
-                                     {"nvidia-container-cli: ", false}});
+  static constexpr std::array<std::string_view, 11> kNeeded = {
+      "XidCriticalError: Xid=",
+      "device marked unhealthy",
+      "marking device as unhealthy",
+      "Marking it unhealthy",
+      "will go unhealthy",
+      "Detected non-NVML platform",
+      "could not load NVML library",
+      "No devices found. Waiting indefinitely",
+      "Incompatible platform detected",
+      "Allocate failed due to ",
+      "nvidia-container-cli: "};
+  static const text::PhraseSet gate(kNeeded, false);
   if (!gate.any(s)) return std::nullopt;
   if (auto m = unhealthy(s)) return m;
   if (auto m = admission(s)) return m;

@@ -688,14 +688,9 @@ static_assert([] {
 bool names_gpu_stack(std::string_view line) {
   // One pass for the eight words (each searched in turn was a fifth of the CPU of a log of
   // prose, where every line not understood is asked this).
-  static const text::PhraseSet words({{"nvidia", true},
-                                      {"nvrm", true},
-                                      {"cuda", true},
-                                      {"nccl", true},
-                                      {"dcgm", true},
-                                      {"gpu", true},
-                                      {"nvlink", true},
-                                      {"nvswitch", true}});
+  static constexpr std::array<std::string_view, 8> kWords = {
+      "nvidia", "nvrm", "cuda", "nccl", "dcgm", "gpu", "nvlink", "nvswitch"};
+  static const text::PhraseSet words(kWords, true);
   return words.any(line);
 }
 

@@ -89,6 +89,17 @@ PhraseSet::PhraseSet(const std::vector<Phrase>& phrases) {
   }
 }
 
+namespace {
+std::vector<Phrase> with_case(std::span<const std::string_view> texts, bool case_blind) {
+  std::vector<Phrase> v;
+  for (std::string_view t : texts) v.push_back({t, case_blind});
+  return v;
+}
+}  // namespace
+
+PhraseSet::PhraseSet(std::span<const std::string_view> texts, bool case_blind)
+    : PhraseSet(with_case(texts, case_blind)) {}
+
 uint64_t PhraseSet::hits(std::string_view line, size_t i, uint32_t row, uint64_t have) const {
   const size_t s = row / classes_;
   uint64_t hit = blind_[s];
@@ -100,25 +111,26 @@ uint64_t PhraseSet::hits(std::string_view line, size_t i, uint32_t row, uint64_t
   return hit;
 }
 
-uint64_t PhraseSet::found(std::string_view line) const {
+template <bool kFirstHit>
+uint64_t PhraseSet::scan(std::string_view line) const {
   uint64_t hit = 0;
   uint32_t row = 0;
   for (size_t i = 0; i < line.size(); ++i) {
     const uint32_t v = next_[row + class_of_[static_cast<unsigned char>(line[i])]];
     row = v & ~kOut;
-    if (v & kOut) hit |= hits(line, i, row, hit);
+    if ((v & kOut) == 0) continue;
+    hit |= hits(line, i, row, hit);
+    if (kFirstHit && hit != 0) break;
   }
   return hit;
 }
 
+uint64_t PhraseSet::found(std::string_view line) const {
+  return scan<false>(line);
+}
+
 bool PhraseSet::any(std::string_view line) const {
-  uint32_t row = 0;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const uint32_t v = next_[row + class_of_[static_cast<unsigned char>(line[i])]];
-    row = v & ~kOut;
-    if ((v & kOut) && hits(line, i, row, 0) != 0) return true;
-  }
-  return false;
+  return scan<true>(line) != 0;
 }
 
 size_t PhraseSet::first(std::string_view line) const {

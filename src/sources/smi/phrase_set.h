@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +23,8 @@ class PhraseSet {
   static constexpr size_t kMaxPhrases = 64;
   // The phrases, by index (at most kMaxPhrases; any beyond are never found).
   explicit PhraseSet(const std::vector<Phrase>& phrases);
+  // Texts that share one case rule (a reader's list of phrases).
+  PhraseSet(std::span<const std::string_view> texts, bool case_blind);
 
   // Bit i set when phrase i occurs in `line`.
   uint64_t found(std::string_view line) const;
@@ -43,6 +46,9 @@ class PhraseSet {
   std::vector<uint64_t> exact_;  // per state: the case-sensitive phrases that end here
   // The phrases (not in `have`) that end at line[i], where the automaton reached `row`.
   uint64_t hits(std::string_view line, size_t i, uint32_t row, uint64_t have) const;
+  // The phrases the line holds; with `kFirstHit`, it stops at the first one found.
+  template <bool kFirstHit>
+  uint64_t scan(std::string_view line) const;
 };
 
 }  // namespace gw::text
