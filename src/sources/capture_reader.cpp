@@ -225,6 +225,7 @@ class Reader {
   size_t notes_listed_ = 0, notes_unlisted_ = 0, reasons_unlisted_ = 0;
   enum class NoteIn { kBoth, kCoverage, kReport };
   void note(std::string text, NoteIn where = NoteIn::kBoth);
+  void put_note(std::string text, NoteIn where = NoteIn::kBoth);
   // This input's errors: the first kErrorsPerCode of each code are listed, the rest counted
   // (checked every kErrorsCheckEvery new ones and at the end).
   static constexpr size_t kErrorsPerCode = 20, kErrorsCheckEvery = 256;
@@ -316,13 +317,19 @@ void Reader::incomplete(std::string why) {
     ++reasons_unlisted_;
 }
 
-// A note on this input: in its coverage entry, the report's notes, or both.
+// A note on this input: in its coverage entry, the report's notes, or both; past
+// kMaxListedNotes only counted.
 void Reader::note(std::string text, NoteIn where) {
   if (notes_listed_ >= kMaxListedNotes) {
     ++notes_unlisted_;
     return;
   }
   ++notes_listed_;
+  put_note(std::move(text), where);
+}
+
+// A note said once per input (a summary): listed whatever the cap.
+void Reader::put_note(std::string text, NoteIn where) {
   if (where != NoteIn::kReport) cov_.notes.push_back(text);
   if (where != NoteIn::kCoverage) obs_.notes.push_back(std::move(text));
 }
@@ -905,36 +912,25 @@ void Reader::note_left_out() {
   say(nccl_tests_.dropped(), "nccl-tests run(s)", kMaxCollectiveRunsPerInput);
   say(matrices_.dropped(), "bandwidth matri(ces)", kMaxMatricesPerInput);
   if (const size_t n = app_merge_.unlisted(); n > 0) {
-    // Said whatever other notes filled the list: it is once per input.
-    const std::string counted = at + ": " + std::to_string(n) +
-                                " application message(s) past the first " +
-                                std::to_string(AppMessageMerge::kMaxPerKind) +
-                                " different ones of their kind: counted with the last one kept, "
-                                "not listed";
-    cov_.notes.push_back(counted);
-    obs_.notes.push_back(counted);
+    put_note(at + ": " + std::to_string(n) + " application message(s) past the first " +
+             std::to_string(AppMessageMerge::kMaxPerKind) +
+             " different ones of their kind: counted with the last one kept, not listed");
   }
   bound_errors();
   for (const auto& [code, n] : errors_unlisted_)
     obs_.input_errors.push_back(make_error(
         code, std::to_string(n) + " more error(s) of this kind, not listed", std::string(at)));
-  if (notes_unlisted_ > 0) {
-    const std::string more =
-        at + ": " + std::to_string(notes_unlisted_) + " more note(s) like those above, not listed";
-    cov_.notes.push_back(more);
-    obs_.notes.push_back(more);
-  }
+  if (notes_unlisted_ > 0)
+    put_note(at + ": " + std::to_string(notes_unlisted_) +
+             " more note(s) like those above, not listed");
 }
 
 void Reader::note_bug_report() {
   if (br_sections_ == 0) return;
-  const std::string note = std::string(origin_) +
-                           ": nvidia-bug-report: " + std::to_string(br_sections_) +
-                           " section(s); " + std::to_string(br_skipped_) +
-                           " line(s) of sections without GPU health state (prologue, X server "
-                           "routine, system files, compilers) skipped";
-  cov_.notes.push_back(note);
-  obs_.notes.push_back(note);
+  put_note(std::string(origin_) + ": nvidia-bug-report: " + std::to_string(br_sections_) +
+           " section(s); " + std::to_string(br_skipped_) +
+           " line(s) of sections without GPU health state (prologue, X server routine, system "
+           "files, compilers) skipped");
 }
 
 // Where a host fact came from, each once and at most kMaxListedNotes of them (a log of repeated

@@ -67,22 +67,17 @@ constexpr Form kForms[] = {
      "eta:"},  // torchvision references' MetricLogger: "time: 2.54  data: 0.03"
 };
 
-// "N/" at `p` (spaces allowed before N): N, else nullopt.
-std::optional<uint64_t> count_at(std::string_view s, size_t p) {
+// "N/" at `p` (spaces allowed before N): N, else nullopt. With `bare`, "N" ended by a space or
+// the line's end counts too (detectron2 prints no total).
+std::optional<uint64_t> count_at(std::string_view s, size_t p, bool bare = false) {
   while (p < s.size() && s[p] == ' ') ++p;
   size_t used = 0;
   const uint64_t n = text::leading_digits(s.substr(p), used);
-  if (used == 0 || used > 12 || p + used >= s.size() || s[p + used] != '/') return std::nullopt;
-  return n;
-}
-
-// "N" alone at `p` (spaces allowed before it), ended by a space or the line's end: N.
-std::optional<uint64_t> bare_count_at(std::string_view s, size_t p) {
-  while (p < s.size() && s[p] == ' ') ++p;
-  size_t used = 0;
-  const uint64_t n = text::leading_digits(s.substr(p), used);
-  if (used == 0 || used > 12 || (p + used < s.size() && s[p + used] != ' ')) return std::nullopt;
-  return n;
+  if (used == 0 || used > 12) return std::nullopt;
+  const size_t end = p + used;
+  if (end < s.size() && s[end] == '/') return n;
+  if (bare && (end == s.size() || s[end] == ' ')) return n;
+  return std::nullopt;
 }
 
 // The iteration a line reports: "iter: 240/983" (YOLOX, mmcv's "Iter [240/983]"), detectron2's
@@ -90,11 +85,8 @@ std::optional<uint64_t> bare_count_at(std::string_view s, size_t p) {
 // "[ 100/1251 (  8%)]"). Not the date of a "[11/01 11:27:04 d2.utils.events]" prefix.
 std::optional<uint64_t> step_index(std::string_view s) {
   for (std::string_view key : {"iter: ", "iter ", "Iter ["})
-    if (const size_t p = text::find(s, key); p != std::string_view::npos) {
-      if (auto n = count_at(s, p + key.size())) return n;
-      if (key == "iter: ")
-        if (auto n = bare_count_at(s, p + key.size())) return n;
-    }
+    if (const size_t p = text::find(s, key); p != std::string_view::npos)
+      if (auto n = count_at(s, p + key.size(), key == "iter: ")) return n;
   for (size_t b = s.find('['); b != std::string_view::npos; b = s.find('[', b + 1))
     if (auto n = count_at(s, b + 1)) return n;
   return std::nullopt;
