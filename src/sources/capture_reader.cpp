@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <utility>
 
 #if defined(__SSE2__)
@@ -269,6 +270,14 @@ class Reader {
   // the walk has just read while it is still in the CPU's L2 cache (4 MiB pieces were ~5 %
   // slower: docs/perf/parse.md).
   static constexpr size_t kKernelPiece = size_t{1} << 20;
+  // A run of GPU lines alone (an Xid storm) has no line of the kind above: it is cut between
+  // lines that join nothing once it is this long (kernel_log_may_cut), so that it is not resident
+  // whole (a 64 MB storm peaked at 80 MB).
+  static constexpr size_t kKernelStormPiece = size_t{4} << 20;
+  // The Xids of the run's pieces parsed so far (KernelLogParseOptions::xids_seen).
+  std::unordered_set<uint64_t> k_xids_;
+  size_t k_cut_retry_ = 0;  // may_cut looks again from here
+  bool may_cut(const Line& l);
 };
 
 void Reader::segment(CaptureFormat f, size_t first_line, size_t last_line) {
@@ -344,16 +353,27 @@ void Reader::rebase(size_t errors_before, size_t events_before, size_t first_lin
 }
 
 void Reader::add_kernel_line(const Line& l) {
-  // A long run is cut before a line that no kernel-log state can cross (kernel_log.h).
-  if (k_begin_ != std::string_view::npos && l.begin - k_begin_ >= kKernelPiece &&
-      kernel_log_piece_may_start(l.trimmed))
-    flush_kernel(true);
+  if (k_begin_ != std::string_view::npos && may_cut(l)) flush_kernel(true);
   if (k_begin_ == std::string_view::npos) {
     k_begin_ = l.begin;
     k_first_ = l.no;
   }
   k_end_ = l.next;
   k_last_ = l.no;
+}
+
+// A run past a piece's size is cut before a line that no parser state crosses
+// (kernel_log_may_cut); a run of GPU lines alone, past kKernelStormPiece, also before a line
+// that joins nothing. Where the test (a hundred lines each side) says no, it is asked again
+// 64 KiB on.
+bool Reader::may_cut(const Line& l) {
+  const size_t run = l.begin - k_begin_;
+  if (run < kKernelPiece || l.begin < k_cut_retry_) return false;
+  const bool storm = run >= kKernelStormPiece;
+  if (!storm && !kernel_log_piece_may_start(l.trimmed)) return false;
+  if (kernel_log_may_cut(text_, l.begin, storm)) return true;
+  k_cut_retry_ = l.begin + (size_t{64} << 10);
+  return false;
 }
 
 // Inside a kernel-log run, the plain kernel lines that follow are added at once, up to the end
@@ -392,12 +412,14 @@ void Reader::flush_kernel(bool more) {
     gpu_unread(at, line);
   };
   opt.preceding = text_.substr(0, k_begin_);
+  opt.xids_seen = &k_xids_;
   parse_kernel_log_stream(
       text_.substr(k_begin_, k_end_ - k_begin_), origin_,
       [&](Event&& e) { events_.add(std::move(e)); }, &obs_.input_errors, opt);
   rebase(errs, evs, k_first_);
   segment(CaptureFormat::kKernelLog, k_first_, k_last_);
   k_more_ = more;
+  if (!more) k_xids_.clear();
   k_begin_ = std::string_view::npos;
   k_app_taken_.clear();
   report(k_end_);

@@ -46,8 +46,20 @@ std::vector<fs::path> dmesg_captures() {
   return out;
 }
 
-// The pieces of `text` against one pass over it: the same counts and the same kept events.
-void expect_pieces_equal_one_pass(const std::string& text) {
+size_t unread_in_one_pass(const std::string& text) {
+  size_t unread = 0;
+  KernelLogParseOptions opt;
+  opt.on_unread_gpu_line = [&](size_t, std::string_view) { ++unread; };
+  parse_kernel_log_stream(
+      text, "x", [](Event&&) {}, nullptr, opt);
+  return unread;
+}
+
+// The pieces of `text` against one pass over it: the same counts and the same kept events,
+// and the same GPU lines left unread (a driver dump line is read with an event near it, a
+// fault report's trace with its IP line) where one copy of the text (`one`) is read the same
+// both ways (not when other readers take some of its lines).
+void expect_pieces_equal_one_pass(const std::string& text, const std::string& one = {}) {
   // One pass over the whole text, kept the way the reader keeps (first 1000 per key).
   std::map<Key, uint64_t> whole_counts;
   std::vector<Event> whole_kept;
@@ -64,9 +76,15 @@ void expect_pieces_equal_one_pass(const std::string& text) {
   for (const auto& c : obs.event_counts)
     piece_counts[key_of(c.kind, c.pci_bus_id, c.code)] = c.count;
   EXPECT_EQ(piece_counts, whole_counts);
+  ASSERT_EQ(obs.coverage.size(), 1u);
+  Observation one_obs;
+  add_capture(one, "x", one_obs);
+  if (one.empty() || one_obs.coverage[0].gpu_lines_not_read == unread_in_one_pass(one)) {
+    EXPECT_EQ(obs.coverage[0].gpu_lines_not_read, unread_in_one_pass(text));
+  }
   ASSERT_EQ(obs.events.size(), whole_kept.size());
   for (size_t i = 0; i < obs.events.size(); ++i) {
-    EXPECT_EQ(obs.events[i].message, whole_kept[i].message) << i;
+    EXPECT_EQ(obs.events[i].message, whole_kept[i].message) << i << " " << whole_kept[i].origin;
     EXPECT_EQ(obs.events[i].origin, whole_kept[i].origin) << i;
     EXPECT_EQ(obs.events[i].uptime_s, whole_kept[i].uptime_s) << i;
     EXPECT_EQ(obs.events[i].time_in_year_ms, whole_kept[i].time_in_year_ms) << i;
@@ -94,8 +112,47 @@ TEST(KernelLogPieces, PiecesGiveWhatOnePassGives) {
   ASSERT_GE(files.size(), 5u);
   for (const auto& f : files) {
     SCOPED_TRACE(f.string());
-    expect_pieces_equal_one_pass(repeated(f, kRepeatTo));
+    expect_pieces_equal_one_pass(repeated(f, kRepeatTo), repeated(f, 1));
   }
+}
+
+// A run of GPU lines alone has no line that kernel_log_piece_may_start takes: it is cut where
+// kernel_log_storm_may_cut says no state crosses (between two Xid lines, or after driver text
+// that joins nothing). The captures' GPU lines (NVRM, SXid, AER, fault reports, dump lines),
+// one file after another, repeated to 9 MiB: two or more cuts, the same as one pass.
+TEST(KernelLogPieces, ARunOfGpuLinesAloneIsCutAndGivesWhatOnePassGives) {
+  std::string gpu_lines;
+  for (const auto& f : dmesg_captures()) {
+    std::istringstream in(repeated(f, 1));
+    std::string mine;
+    for (std::string line; std::getline(in, line);)
+      if (names_gpu_stack(line)) mine += line + '\n';
+    // Only the captures whose lines the reader gives to the kernel-log parser alone, as they
+    // are: the same events and unread lines both ways.
+    Observation obs;
+    add_capture(mine, "x", obs);
+    std::vector<std::string> messages;
+    parse_kernel_log_stream(
+        mine, "x", [&](Event&& e) { messages.push_back(e.message); }, nullptr);
+    bool same = obs.events.size() == messages.size() &&
+                obs.coverage[0].gpu_lines_not_read == unread_in_one_pass(mine);
+    for (size_t i = 0; same && i < messages.size(); ++i)
+      same = obs.events[i].message == messages[i];
+    if (same) gpu_lines += mine;
+  }
+  ASSERT_GT(gpu_lines.size(), size_t{10000});
+  expect_pieces_equal_one_pass(gpu_lines, gpu_lines);  // one copy: no cut
+  std::string storm;
+  while (storm.size() < (size_t{9} << 20)) storm += gpu_lines;
+  expect_pieces_equal_one_pass(storm, gpu_lines);
+  // An Xid storm proper: the same Xid line with ever new times and processes.
+  std::string xids;
+  for (size_t i = 0; xids.size() < (size_t{9} << 20); ++i)
+    xids += "[" + std::to_string(1000 + i) +
+            ".000001] NVRM: Xid (PCI:0000:" + (i % 2 ? "3b" : "86") +
+            ":00): " + (i % 3 ? "13" : "31") + ", pid=" + std::to_string(i) +
+            ", name=python, Ch 00000010\n";
+  expect_pieces_equal_one_pass(xids);
 }
 
 // Journal lines are taken by the reader's fast walk too (capture_reader.cpp,
@@ -107,7 +164,7 @@ TEST(KernelLogPieces, JournalLinesInPiecesGiveWhatOnePassGives) {
     const std::string journal = as_journal(repeated(f, kRepeatTo));
     if (journal.find(" kernel: ") == std::string::npos) continue;  // no "[ sec.usec]" lines
     ++converted;
-    expect_pieces_equal_one_pass(journal);
+    expect_pieces_equal_one_pass(journal, as_journal(repeated(f, 1)));
   }
   EXPECT_GE(converted, 5u);
 }

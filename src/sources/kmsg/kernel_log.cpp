@@ -28,7 +28,7 @@ using kmsg::ParsedLine;
 constexpr size_t kMaxLineErrors = 50;
 // A multi-line driver message: continuation lines right after its first line, at most this
 // many in all (the probe-routine message runs to 8 lines) and this much text.
-constexpr int kMaxJoinedLines = 10;
+constexpr size_t kMaxJoinedLines = 10;
 constexpr size_t kMaxJoinedChars = 800;
 
 Error line_error(std::string_view origin, size_t line_no, std::string msg) {
@@ -100,7 +100,7 @@ class Stream {
   std::optional<Event> pending_;
   bool pending_announce_ = false;
   size_t pending_last_ = 0;
-  int pending_lines_ = 0;
+  size_t pending_lines_ = 0;
   // Kernel fault reports (fault_line): the last IP line's report runs to fault_until_; lines of
   // a report not yet seen to have one wait in fault_context_.
   static constexpr size_t kReportLines = 100;
@@ -116,15 +116,22 @@ class Stream {
   size_t last_event_line_ = 0;
   // (GPU, Xid) of the kernel's Xid lines so far, hashed: a monitor's reading of one of them
   // (monitor_line) restates it and is no second event.
-  std::unordered_set<uint64_t> xids_seen_;
+  std::unordered_set<uint64_t> own_xids_;
+  std::unordered_set<uint64_t>& xids_seen_ = opt_.xids_seen ? *opt_.xids_seen : own_xids_;
+  // Pairs remembered at most: a log naming more (GPU, Xid) pairs may count a monitor's
+  // restatement of one past them as an event of its own.
+  static constexpr size_t kMaxXidsSeen = 65536;
   static uint64_t xid_key(std::string_view bus, unsigned code) {
     return std::hash<std::string_view>{}(bus)*0x9E3779B97F4A7C15ULL + code;
   }
   bool xid_seen(std::string_view bus, unsigned code) const {
     return xids_seen_.count(xid_key(bus, code)) > 0;
   }
-  void note_xid(std::string_view bus, unsigned code) { xids_seen_.insert(xid_key(bus, code)); }
+  void note_xid(std::string_view bus, unsigned code) {
+    if (xids_seen_.size() < kMaxXidsSeen) xids_seen_.insert(xid_key(bus, code));
+  }
   bool dump_line(std::string_view line, size_t line_no);
+  void expire(std::vector<std::pair<size_t, std::string>>& waiting, size_t line_no, size_t reach);
   void event_seen(size_t line_no);
   // The firmware-first error record being gathered (its lines share a "{N}" tag and may be
   // interleaved with other lines), the times of its first line, where it starts, its lines.
@@ -223,9 +230,13 @@ bool Stream::fault_line(std::string_view line, size_t line_no) {
     // so that a trace without its report is never taken as understood.
     if (line_no <= fault_until_) {
       ++st_.gpu_lines;
-    } else if (fault_context_.size() < kMaxFaultContext) {
-      fault_context_.emplace_back(line_no, std::string(line));
+      return true;
     }
+    if (fault_context_.size() == kMaxFaultContext) expire(fault_context_, line_no, kReportLines);
+    if (fault_context_.size() < kMaxFaultContext)
+      fault_context_.emplace_back(line_no, std::string(line));
+    else
+      unread_gpu(line, line_no);
     return true;
   }
   ++st_.gpu_lines;
@@ -264,12 +275,29 @@ bool Stream::dump_line(std::string_view line, size_t line_no) {
   if (!kmsg::is_driver_dump_line(line)) return false;
   if (last_event_line_ != 0 && line_no <= last_event_line_ + kDumpLines) {
     ++st_.gpu_lines;
-  } else if (dump_context_.size() < kMaxDumpContext) {
-    dump_context_.emplace_back(line_no, std::string(line));
-  } else {
-    unread_gpu(line, line_no);
+    return true;
   }
+  if (dump_context_.size() == kMaxDumpContext) expire(dump_context_, line_no, kDumpLines);
+  if (dump_context_.size() < kMaxDumpContext)
+    dump_context_.emplace_back(line_no, std::string(line));
+  else
+    unread_gpu(line, line_no);
   return true;
+}
+
+// Lines waiting for an event that can no longer come within `reach` of them: unread now, so
+// that a full list takes new lines again (the reading never depends on what lies further back
+// than the reach, and a log cut into pieces reads as one).
+void Stream::expire(std::vector<std::pair<size_t, std::string>>& waiting, size_t line_no,
+                    size_t reach) {
+  auto keep = waiting.begin();
+  for (auto& w : waiting) {
+    if (w.first + reach < line_no)
+      unread_gpu(w.second, w.first);
+    else
+      *keep++ = std::move(w);
+  }
+  waiting.erase(keep, waiting.end());
 }
 
 // An event line: the dump lines waiting within kDumpLines before it are part of its report.
@@ -833,6 +861,100 @@ bool kernel_log_piece_may_start(std::string_view line) {
     if (line.find(a) != std::string_view::npos) return false;
   // Nor a line of an AER report (its details are joined to the line before).
   return !kmsg::is_aer_line(body);
+}
+
+namespace {
+
+bool own_time(const LogPrefix& p) {
+  return p.recognised && !p.delta_s && !p.minute_line;
+}
+
+bool xid_event(const ParsedLine& pl) {
+  return pl.role == LineRole::kEvent &&
+         (pl.ev.kind == EventKind::kXid || pl.ev.kind == EventKind::kSXid);
+}
+
+// A line the stream reads on its own: it joins no message and none joins it.
+bool lone_line(std::string_view line, const ParsedLine& pl) {
+  return (pl.role == LineRole::kNone || pl.role == LineRole::kDriverText) &&
+         !kmsg::is_driver_dump_line(line);
+}
+
+// Calls `f(k, line)` for up to `n` lines before the line at `at` (k = 0 the nearest), each
+// trimmed, while it returns true; false when `f` did.
+template <class F>
+bool lines_before(std::string_view text, size_t at, size_t n, F f) {
+  size_t end = at - 1;  // the '\n' that ends the line before
+  for (size_t k = 0; k < n && end < text.size(); ++k) {
+    const size_t nl = end == 0 ? std::string_view::npos : text.rfind('\n', end - 1);
+    const size_t b = nl == std::string_view::npos ? 0 : nl + 1;
+    if (!f(k, text::trim(text.substr(b, end - b)))) return false;
+    if (b == 0) break;
+    end = b - 1;
+  }
+  return true;
+}
+
+// The same for up to `n` lines from `at` on.
+template <class F>
+bool lines_from(std::string_view text, size_t at, size_t n, F f) {
+  for (size_t k = 0; k < n && at < text.size(); ++k) {
+    const size_t e = std::min(text.find('\n', at), text.size());
+    if (!f(k, text::trim(text.substr(at, e - at)))) return false;
+    at = e + 1;
+  }
+  return true;
+}
+
+// A line of a report the stream gathers over the lines after it: a kernel fault report, a
+// firmware error record, a PCIe AER report (aer_follow).
+bool gathered_line(std::string_view line) {
+  if (line.find("[Hardware Error]") != std::string_view::npos ||
+      line.find("AER:") != std::string_view::npos ||
+      line.find("PCIe Bus Error") != std::string_view::npos ||
+      kmsg::classify_fault_line(line) != kmsg::FaultLine::kNone)
+    return true;
+  LogPrefix p;
+  return kmsg::is_aer_line(kmsg::strip_log_prefix(line, p));
+}
+
+// No state of the stream crosses the start of the line at `at` but what a cut keeps (the
+// Xids seen): no line of a gathered report within the kCutLookBack lines before, and no
+// driver dump line within the kDumpLines before or after (one is read with an event near it,
+// on either side).
+bool clean_seam(std::string_view text, size_t at) {
+  constexpr size_t kCutLookBack = 100;  // Stream::kReportLines
+  constexpr size_t kDumpReach = 40;     // Stream::kDumpLines
+  return lines_before(text, at, kCutLookBack,
+                      [](size_t k, std::string_view line) {
+                        return !gathered_line(line) &&
+                               (k >= kDumpReach || !kmsg::is_driver_dump_line(line));
+                      }) &&
+         lines_from(text, at, kDumpReach,
+                    [](size_t, std::string_view line) { return !kmsg::is_driver_dump_line(line); });
+}
+
+}  // namespace
+
+bool kernel_log_may_cut(std::string_view text, size_t at, bool storm) {
+  if (at == 0 || at >= text.size() || text[at - 1] != '\n') return false;
+  const size_t le = std::min(text.find('\n', at), text.size());
+  const std::string_view line = text::trim(text.substr(at, le - at));
+  if (kernel_log_piece_may_start(line)) return clean_seam(text, at);
+  if (!storm) return false;
+  const ParsedLine first = kmsg::parse_line(line);
+  if (!own_time(first.prefix)) return false;
+  // Either this line and the one before are Xid lines (the stream emits each at once: nothing
+  // is pending across them), or the lines before are driver text that neither joins a message
+  // nor is joined (no message within reach of this line).
+  bool after_xid = false;
+  return lines_before(text, at, kMaxJoinedLines + 1,
+                      [&](size_t k, std::string_view before) {
+                        const ParsedLine pl = kmsg::parse_line(before);
+                        if (k == 0) after_xid = xid_event(first) && xid_event(pl);
+                        return after_xid || lone_line(before, pl);
+                      }) &&
+         clean_seam(text, at);
 }
 
 bool looks_like_kernel_log_line(std::string_view line) {

@@ -6,9 +6,11 @@
 // need not be a kernel log as a whole.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "core/event.h"
@@ -53,6 +55,10 @@ struct KernelLogParseOptions {
   std::string_view preceding;
   // Called with the bytes of the text scanned so far, about every MiB (a progress line).
   std::function<void(size_t bytes)> on_progress;
+  // The (GPU, Xid) pairs of the kernel's Xid lines read so far, for a caller that parses one
+  // log in pieces: a monitor's restatement of an Xid in an earlier piece is no second event
+  // either. Null: the parse keeps its own.
+  std::unordered_set<uint64_t>* xids_seen = nullptr;
 };
 
 // Streams events in file order. Without classify_lines, non-GPU lines are skipped without
@@ -90,6 +96,16 @@ bool is_routine_driver_line(std::string_view line);
 // delta or minute line, whose clock runs on from the lines before) and no GPU anchor, so no
 // multi-line driver message can go on through it. Lets a reader parse a huge log in pieces.
 bool kernel_log_piece_may_start(std::string_view line);
+
+// Whether a kernel log may be cut before the line at `at` of `text` with what the whole gives:
+// kernel_log_piece_may_start of the line, and nothing gathered over a span reaches across it
+// (no kernel fault report or firmware error record within 100 lines before, no driver dump line
+// within 40 lines either side). With `storm` (a run of GPU lines alone: an Xid storm, an
+// NVSwitch's SXid flood, the driver repeating a line, where no such line comes) also a line
+// with its own time that joins nothing: it and the line before are Xid or SXid lines, or the
+// lines before it are driver text that neither joins a message nor is joined. Lets a reader
+// parse a huge log in pieces, each resident only while it is read.
+bool kernel_log_may_cut(std::string_view text, size_t at, bool storm);
 
 // True when the line carries a kernel-log prefix or kernel GPU text (format detection and
 // coverage counting).
