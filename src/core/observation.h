@@ -138,8 +138,12 @@ struct AppMessage {
   double first_wait_s = 0, first_step_s = 0;
   size_t steps = 0;
   // How many times the input holds this message: AppMessageMerge folds a copy (every field
-  // equal but the origin and this count) into the first, which keeps its origin.
+  // equal but the origin, this count and read_at) into the first, which keeps its origin.
   size_t copies = 1;
+  // Where its newest copy was read, in the order of all inputs' messages (1 the first read;
+  // 0 when no AppMessageMerge saw it): the rules that read the order of messages (a fabric
+  // manager started after its last failure) compare this, since copies are folded away.
+  size_t read_at = 0;
   bool operator==(const AppMessage&) const = default;
 };
 
@@ -179,7 +183,9 @@ struct Observation {
   // notes on what was reduced ("kept 4096 of 3600000 samples ...").
   std::vector<EventCount> event_counts;
   std::vector<std::string> notes;
-  std::vector<AppMessage> app_messages;       // application/tool errors found in captures
+  std::vector<AppMessage> app_messages;  // application/tool errors found in captures
+  // Messages read into app_messages so far, copies folded away included: AppMessage::read_at.
+  size_t app_messages_read = 0;
   std::vector<InputCoverage> coverage;        // one per captured input (empty in live mode)
   std::optional<ActiveReport> active;         // doctor --stress: what the controlled load measured
   std::vector<DcgmResult> dcgm;               // DCGM tool output found in captures

@@ -68,6 +68,20 @@ std::string fabric_manager_remedy(const AppMessage& m) {
          "-A 3 Fabric).";
 }
 
+// Whether `a`'s newest copy was read after `b`'s (AppMessage::read_at; where a message was
+// never counted, the place in the list).
+bool read_later(const AppMessage& a, const AppMessage& b) {
+  if (a.read_at != 0 && b.read_at != 0) return a.read_at > b.read_at;
+  return &a > &b;
+}
+
+const AppMessage* newest_read(const std::vector<const AppMessage*>& ms) {
+  const AppMessage* out = nullptr;
+  for (const AppMessage* m : ms)
+    if (out == nullptr || read_later(*m, *out)) out = m;
+  return out;
+}
+
 bool is_nvswitch_error(const AppMessage* m) {
   return m->detail.rfind("nvswitch: ", 0) == 0;
 }
@@ -98,8 +112,9 @@ void rule_fabricmanager_failed(const DiagnoseContext& c, Findings& out) {
   if (failed.empty()) return;
   const auto started = app_messages_of(c, AppMessageKind::kFabricManagerStarted);
   const AppMessage& cause = *main_cause(failed);
-  // Started after its last failure (input order): it runs now.
-  const bool recovered = !started.empty() && started.back() > failed.back();
+  // Started after its last failure (read order: copies are folded into the first): it runs now.
+  const AppMessage* last_start = newest_read(started);
+  const bool recovered = last_start != nullptr && read_later(*last_start, *newest_read(failed));
   const bool harmless =
       cause.detail.rfind("nothing to manage", 0) == 0 || cause.detail.rfind("not running", 0) == 0;
   const bool needless = harmless && !some_gpu_unregistered(c);  // no NVSwitch waits for it
@@ -107,10 +122,14 @@ void rule_fabricmanager_failed(const DiagnoseContext& c, Findings& out) {
   std::vector<std::string> ev{fmt::format("{}: {}", cause.origin, cause.text)};
   for (const AppMessage* m : failed)
     if (m != &cause && ev.size() < 4) ev.push_back(fmt::format("{}: {}", m->origin, m->text));
-  if (failed.size() > ev.size())
-    ev.push_back(fmt::format("{} failure line(s) in all", failed.size()));
-  if (recovered)
-    ev.push_back(fmt::format("then {}: {}", started.back()->origin, started.back()->text));
+  if (const size_t all = copies_of(failed); all > ev.size())
+    ev.push_back(fmt::format("{} failure line(s) in all", all));
+  // A start the input holds more than once is kept with its first copy's place.
+  if (recovered && last_start->copies > 1)
+    ev.push_back(fmt::format("then, the newest of {} such lines (the first at {}): {}",
+                             last_start->copies, last_start->origin, last_start->text));
+  else if (recovered)
+    ev.push_back(fmt::format("then {}: {}", last_start->origin, last_start->text));
   std::string title = fmt::format("NVIDIA Fabric Manager failed ({})", cause.detail);
   if (cause.driver_version) title += fmt::format(" against driver {}", *cause.driver_version);
   title += recovered ? "; it started later"
@@ -147,12 +166,13 @@ void rule_fabricmanager_nvswitch_error(const DiagnoseContext& c, Findings& out) 
     fatal = fatal || m->detail.find("NVSwitch fatal error") != std::string::npos;
     if (ev.size() < 4) ev.push_back(fmt::format("{}: {}", m->origin, m->text));
   }
-  if (errors.size() > ev.size()) ev.push_back(fmt::format("{} such line(s) in all", errors.size()));
+  const size_t all = copies_of(errors);
+  if (all > ev.size()) ev.push_back(fmt::format("{} such line(s) in all", all));
   std::string_view first = errors.front()->detail;
   first.remove_prefix(std::string_view("nvswitch: ").size());
   out.push_back(make_finding(
       "fabricmanager.nvswitch_error", fatal ? Severity::kCritical : Severity::kWarning, nullptr,
-      fmt::format("The fabric manager reports {} NVSwitch error(s){}: {}", errors.size(),
+      fmt::format("The fabric manager reports {} NVSwitch error(s){}: {}", all,
                   fatal ? ", a fatal one among them" : "", first),
       std::move(ev),
       fatal ? "A fatal NVSwitch error stops NVLink traffic through that switch: drain the node, "

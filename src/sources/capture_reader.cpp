@@ -128,7 +128,7 @@ class Reader {
         obs_(obs),
         progress_(progress),
         events_(obs),
-        app_merge_(obs.app_messages.size()),
+        app_merge_(obs.app_messages.size(), obs.app_messages_read),
         next_fold_(obs.app_messages.size() + kFoldEvery),
         dcgm_fold_(obs.dcgm.size(), kMaxDcgmResultsPerInput),
         errors_first_(obs.input_errors.size()),

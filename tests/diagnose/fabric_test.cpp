@@ -216,3 +216,45 @@ TEST(FabricManager, ProseThatNamesTheFabricManagerIsNoFailureOfIt) {
 
 }  // namespace
 }  // namespace gw
+
+namespace gw {
+namespace {
+
+// A fabric manager restarted by systemd over and over: the same lines again and again are kept
+// once with a count (it kept every one: 885 MB for 64 MB of journal), and which came last
+// still decides, across inputs too.
+TEST(FabricManager, ACrashLoopKeepsEachLineOnceAndItsLastLineStillDecides) {
+  const std::string cycle =
+      "Dec 07 11:00:01 node1 systemd[1]: Started NVIDIA fabric manager service.\n"
+      "Dec 07 11:00:02 node1 systemd[1]: nvidia-fabricmanager.service: Failed with result "
+      "'exit-code'.\n";
+  const std::string started_line =
+      "Dec 07 11:00:03 node1 systemd[1]: Started NVIDIA fabric manager service.\n";
+  std::string loop;
+  for (int i = 0; i < 3000; ++i) loop += cycle;
+  Observation obs;
+  add_capture(loop, "fm.log", obs);
+  EXPECT_LE(obs.app_messages.size(), 4u);
+  const auto failed = find(diagnose(obs), "fabricmanager.failed");
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->severity, Severity::kCritical);  // it failed last
+  EXPECT_NE(evidence(*failed).find("3000 failure line(s) in all"), std::string::npos)
+      << evidence(*failed);
+  // The same loop ending in a start (a copy of the first start line, kept folded): recovered.
+  const auto later =
+      find(doctor_text(loop + cycle.substr(0, cycle.find('\n') + 1)), "fabricmanager.failed");
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->severity, Severity::kWarning);
+  EXPECT_NE(evidence(*later).find("the newest of 3001 such lines (the first at fm.log:1)"),
+            std::string::npos)
+      << evidence(*later);
+  // A second input that only starts it: read after the first input's failures.
+  add_capture(started_line, "later.log", obs);
+  const auto across = find(diagnose(obs), "fabricmanager.failed");
+  ASSERT_TRUE(across);
+  EXPECT_EQ(across->severity, Severity::kWarning);
+  EXPECT_NE(evidence(*across).find("then later.log:1"), std::string::npos) << evidence(*across);
+}
+
+}  // namespace
+}  // namespace gw

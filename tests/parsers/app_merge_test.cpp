@@ -25,7 +25,8 @@ constexpr auto kOom = AppMessageKind::kCudaOutOfMemory;
 TEST(AppMessageMerge, FoldsCopiesIntoTheFirstAndCountsThem) {
   std::vector<AppMessage> out = {msg(kOom, "A", 1), msg(kOom, "B", 2), msg(kOom, "A", 3),
                                  msg(AppMessageKind::kOther, "A", 4), msg(kOom, "A", 5)};
-  AppMessageMerge merge(0);
+  size_t reads = 0;
+  AppMessageMerge merge(0, reads);
   const MessageMoves to = merge.fold(out, 0);
   ASSERT_EQ(out.size(), 3u);  // A, B, and the other kind's "A"
   EXPECT_EQ(out[0].text, "A");
@@ -41,14 +42,16 @@ TEST(AppMessageMerge, FoldsCopiesIntoTheFirstAndCountsThem) {
 TEST(AppMessageMerge, AnyOtherFieldMakesAnotherMessage) {
   std::vector<AppMessage> out = {msg(kOom, "A", 1), msg(kOom, "A", 2)};
   out[1].gpu_index = 1;
-  AppMessageMerge merge(0);
+  size_t reads = 0;
+  AppMessageMerge merge(0, reads);
   merge.fold(out, 0);
   EXPECT_EQ(out.size(), 2u);
 }
 
 TEST(AppMessageMerge, TheTailWaitsForTheNextFold) {
   std::vector<AppMessage> out = {msg(kOom, "A", 1), msg(kOom, "A", 2), msg(kOom, "A", 3)};
-  AppMessageMerge merge(0);
+  size_t reads = 0;
+  AppMessageMerge merge(0, reads);
   const MessageMoves first = merge.fold(out, 1);
   ASSERT_EQ(out.size(), 2u);  // 1 and 2 folded; 3 left as it was
   EXPECT_EQ(out[0].copies, 2u);
@@ -67,7 +70,8 @@ TEST(AppMessageMerge, CountedFactsAddTheirCountsAndEarlierInputsStay) {
     m.steps = i + 1;
     out.push_back(m);
   }
-  AppMessageMerge merge(2);
+  size_t reads = 0;
+  AppMessageMerge merge(2, reads);
   const MessageMoves to = merge.fold(out, 0);
   ASSERT_EQ(out.size(), 3u);
   EXPECT_EQ(out[1].origin, "app.log:2");  // not this input's: not folded
@@ -77,14 +81,21 @@ TEST(AppMessageMerge, CountedFactsAddTheirCountsAndEarlierInputsStay) {
   EXPECT_EQ(to(4), 2u);
 }
 
-TEST(AppMessageMerge, FabricManagerLinesKeepTheirPlaces) {
+// The fabric manager's lines are read for their order ("started after its last failure"):
+// a copy folds into the first like any other, which takes the copy's read order.
+TEST(AppMessageMerge, FabricManagerCopiesFoldAndKeepTheNewestReadOrder) {
   std::vector<AppMessage> out = {msg(AppMessageKind::kFabricManagerFailed, "F", 1),
                                  msg(AppMessageKind::kFabricManagerStarted, "S", 2),
                                  msg(AppMessageKind::kFabricManagerFailed, "F", 3)};
-  AppMessageMerge merge(0);
+  size_t reads = 10;  // an earlier input's messages came first
+  AppMessageMerge merge(0, reads);
   merge.fold(out, 0);
-  ASSERT_EQ(out.size(), 3u);  // "started after its last failure" reads their order
-  EXPECT_EQ(out[2].origin, "app.log:3");
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].origin, "app.log:1");
+  EXPECT_EQ(out[0].copies, 2u);
+  EXPECT_EQ(out[0].read_at, 13u);  // the failure is the newest line
+  EXPECT_EQ(out[1].read_at, 12u);
+  EXPECT_EQ(reads, 13u);
 }
 
 // A log that repeats one error on every step, with distinct messages and an NCCL fact between:
@@ -136,7 +147,8 @@ TEST(AppMessageMerge, PastTheCapOfAKindNewMessagesAreCountedOnItsLastKept) {
   constexpr size_t kMany = AppMessageMerge::kMaxPerKind + 100;
   for (size_t i = 0; i < kMany; ++i) out.push_back(msg(kOom, "oom " + std::to_string(i), i + 1));
   out.push_back(msg(AppMessageKind::kOther, "another kind", kMany + 1));
-  AppMessageMerge merge(0);
+  size_t reads = 0;
+  AppMessageMerge merge(0, reads);
   const MessageMoves to = merge.fold(out, 0);
   ASSERT_EQ(out.size(), AppMessageMerge::kMaxPerKind + 1);
   const size_t last = AppMessageMerge::kMaxPerKind - 1;

@@ -1,5 +1,6 @@
 #include "sources/app/app_merge.h"
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -16,12 +17,6 @@ bool counted(AppMessageKind k) {
   return k == AppMessageKind::kNcclTransport || k == AppMessageKind::kNcclSetting;
 }
 
-// The rules read these in input order (a fabric manager started after its last failure): each
-// copy keeps its place.
-bool ordered(AppMessageKind k) {
-  return k == AppMessageKind::kFabricManagerFailed || k == AppMessageKind::kFabricManagerStarted;
-}
-
 }  // namespace
 
 uint64_t AppMessageMerge::key_of(const AppMessage& m) {
@@ -31,21 +26,25 @@ uint64_t AppMessageMerge::key_of(const AppMessage& m) {
 }
 
 bool AppMessageMerge::fold_into(AppMessage& first, AppMessage& copy) {
-  if (first.kind != copy.kind || ordered(first.kind)) return false;
+  if (first.kind != copy.kind) return false;
   if (counted(first.kind)) {
     if (first.detail != copy.detail) return false;
     first.steps += copy.steps;
+    first.read_at = std::max(first.read_at, copy.read_at);
     return true;
   }
-  // Every field but the origin and the count: set aside (swapped with empty ones) to compare.
+  // Every field but the origin, the count and the read order: set aside (swapped with empty
+  // ones) to compare.
   std::string a, b;
   first.origin.swap(a);
   copy.origin.swap(b);
   const size_t n = std::exchange(first.copies, copy.copies);
+  const size_t at = std::exchange(first.read_at, copy.read_at);
   const bool same = first == copy;
   first.origin.swap(a);
   copy.origin.swap(b);
   first.copies = n + (same ? copy.copies : 0);
+  first.read_at = same ? std::max(at, copy.read_at) : at;
   return same;
 }
 
@@ -55,6 +54,7 @@ MessageMoves AppMessageMerge::fold(std::vector<AppMessage>& out, size_t tail) {
   if (end <= from) return MessageMoves(out.size(), {});
   std::vector<size_t> to(out.size() - from);
   for (size_t p = from; p < end; ++p) {
+    out[p].read_at = ++reads_;
     const uint64_t key = key_of(out[p]);
     bool folded = false;
     for (auto [it, last] = by_key_.equal_range(key); it != last && !folded; ++it)
@@ -63,11 +63,12 @@ MessageMoves AppMessageMerge::fold(std::vector<AppMessage>& out, size_t tail) {
         folded = true;
       }
     if (folded) continue;
-    // Ordered kinds keep every copy (a rule reads their order); counted ones are one a fact.
-    if (const AppMessageKind k = out[p].kind; !ordered(k) && !counted(k)) {
+    // Counted kinds are one message a fact.
+    if (const AppMessageKind k = out[p].kind; !counted(k)) {
       OfKind& n = of_kind_[static_cast<int>(k)];
       if (n.kept == kMaxPerKind) {
         out[n.last].copies += out[p].copies;
+        out[n.last].read_at = out[p].read_at;
         to[p - from] = n.last;
         ++unlisted_;
         continue;
@@ -76,7 +77,7 @@ MessageMoves AppMessageMerge::fold(std::vector<AppMessage>& out, size_t tail) {
       n.last = kept_;
     }
     if (p != kept_) out[kept_] = std::move(out[p]);
-    if (!ordered(out[kept_].kind)) by_key_.emplace(key, kept_);
+    by_key_.emplace(key, kept_);
     to[p - from] = kept_++;
   }
   const size_t gone = end - kept_;

@@ -29,12 +29,15 @@ class MessageMoves {
 class AppMessageMerge {
  public:
   // Messages of `out` from index `first` on are this input's (earlier inputs' stay as they are).
-  explicit AppMessageMerge(size_t first) : kept_(first) {}
+  // `reads` counts the messages read over all inputs (Observation::app_messages_read): each
+  // message's AppMessage::read_at is taken from it as it is folded.
+  AppMessageMerge(size_t first, size_t& reads) : kept_(first), reads_(reads) {}
 
   // Folds every message of out[first, size - tail) into the first copy of it, keeping the
   // order of first copies; the last `tail` messages stay as they are (a reader may still be
   // adding to them). A copy is the same message but for where it was read; NCCL's transport and
-  // setting facts (counted in `steps`, one message per fact) add their counts together.
+  // setting facts (counted in `steps`, one message per fact) add their counts together. The
+  // first copy's read_at becomes its newest copy's.
   MessageMoves fold(std::vector<AppMessage>& out, size_t tail);
 
   // Different messages of one kind kept per input at most: past it a new one is counted on the
@@ -48,6 +51,7 @@ class AppMessageMerge {
   static uint64_t key_of(const AppMessage& m);
   static bool fold_into(AppMessage& first, AppMessage& copy);
   size_t kept_;  // out[first, kept_) holds no two copies of one message
+  size_t& reads_;
   std::unordered_multimap<uint64_t, size_t> by_key_;
   struct OfKind {
     size_t kept = 0;  // different messages of the kind kept
