@@ -174,6 +174,10 @@ void EventReducer::add(Event&& e) {
                 e.code ? static_cast<int64_t>(*e.code) : -1};
   auto it = index_.find(key);
   if (it == index_.end()) {
+    if (obs_.event_counts.size() >= kMaxEventKeys) {
+      ++untracked_;
+      return;
+    }
     EventCount c;
     c.kind = e.kind;
     c.pci_bus_id = e.pci_bus_id;
@@ -191,22 +195,34 @@ void EventReducer::add(Event&& e) {
     if (!c.first_uptime_s) c.first_uptime_s = e.uptime_s;
     c.last_uptime_s = e.uptime_s;
   }
+  const size_t when_full = it->second < kKeysWithManyEvents ? kEventsPerKeyWhenFull : 1;
   const size_t limit =
-      obs_.events.size() < kMaxKeptEvents ? per_key_ : std::min(per_key_, kEventsPerKeyWhenFull);
+      obs_.events.size() < kMaxKeptEvents ? per_key_ : std::min(per_key_, when_full);
   if (c.count <= limit)
     obs_.events.push_back(std::move(e));
   else
     ++dropped_[key];
 }
 
-void EventReducer::finish(std::string_view origin) {
+std::vector<std::string> EventReducer::finish(std::string_view origin) {
+  std::vector<std::string> out;
+  uint64_t rest_keys = 0, rest_events = 0;
   for (const auto& [key, n] : dropped_) {
     const auto& c = obs_.event_counts[index_[key]];
-    obs_.notes.push_back(std::string(origin) + ": " + std::to_string(c.count) + " " +
-                         key_name(c.kind, c.pci_bus_id, c.code) + " events; kept the first " +
-                         std::to_string(per_key_) + ", exact counts in event_counts");
+    if (out.size() == kMaxEventNotes) {
+      ++rest_keys;
+      rest_events += n;
+      continue;
+    }
+    out.push_back(std::string(origin) + ": " + std::to_string(c.count) + " " +
+                  key_name(c.kind, c.pci_bus_id, c.code) + " events; kept the first " +
+                  std::to_string(c.count - n) + ", exact counts in event_counts");
   }
+  if (rest_keys > 0)
+    out.push_back(std::string(origin) + ": " + std::to_string(rest_events) + " more events of " +
+                  std::to_string(rest_keys) + " other (kind, GPU, code) left out the same way");
   dropped_.clear();
+  return out;
 }
 
 namespace {

@@ -33,6 +33,13 @@ inline constexpr size_t kDefaultEventsPerKey = 1000;
 // (every key still has events for the rules, and every count stays exact).
 inline constexpr size_t kMaxKeptEvents = 16384;
 inline constexpr size_t kEventsPerKeyWhenFull = 16;
+// The keys themselves are bounded too (a log naming ever new PCI addresses, an AER report from
+// every port): past kKeysWithManyEvents keys a new key keeps one event when full, and past
+// kMaxEventKeys keys the events of a new key are only counted, in a note.
+inline constexpr size_t kKeysWithManyEvents = 1024;
+inline constexpr size_t kMaxEventKeys = 4096;
+// Notes naming a key whose events were left out, per input; the rest are counted in one.
+inline constexpr size_t kMaxEventNotes = 8;
 
 class SampleReducer {
  public:
@@ -94,8 +101,11 @@ class EventReducer {
  public:
   explicit EventReducer(Observation& obs, size_t per_key = kDefaultEventsPerKey);
   void add(Event&& e);
-  // Writes counts into obs.event_counts and notes about dropped events.
-  void finish(std::string_view origin);
+  // The notes about events left out (exact counts are in obs.event_counts), at most
+  // kMaxEventNotes naming a key, then one for the rest; the caller lists them.
+  std::vector<std::string> finish(std::string_view origin);
+  // Events of keys past kMaxEventKeys, neither kept nor counted per key.
+  uint64_t untracked() const { return untracked_; }
 
  private:
   using Key = std::tuple<int, std::string, int64_t>;
@@ -103,6 +113,7 @@ class EventReducer {
   size_t per_key_;
   std::map<Key, size_t> index_;  // -> position in obs_.event_counts
   std::map<Key, uint64_t> dropped_;
+  uint64_t untracked_ = 0;  // events of keys past kMaxEventKeys
 };
 
 // The note that says what a reducer left out (none when it kept every snapshot).

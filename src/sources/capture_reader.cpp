@@ -1108,7 +1108,11 @@ void Reader::finish() {
   if (diag_announced_ > 0)
     incomplete("dcgmi diag ran (line " + std::to_string(diag_announced_) +
                ") but its result table is not in the input");
-  events_.finish(origin_);
+  for (auto& n : events_.finish(origin_)) put_note(std::move(n), NoteIn::kReport);
+  if (events_.untracked() > 0)
+    incomplete(std::to_string(events_.untracked()) +
+               " kernel-log event(s) about GPUs and codes beyond the first " +
+               std::to_string(kMaxEventKeys) + " different ones were not read");
   if (newest_) samples_.add(std::move(*newest_), true);
   newest_.reset();
   merge_samples(samples_, origin_, obs_);

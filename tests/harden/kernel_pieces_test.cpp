@@ -153,6 +153,20 @@ TEST(KernelLogPieces, ARunOfGpuLinesAloneIsCutAndGivesWhatOnePassGives) {
             ":00): " + (i % 3 ? "13" : "31") + ", pid=" + std::to_string(i) +
             ", name=python, Ch 00000010\n";
   expect_pieces_equal_one_pass(xids);
+  // A PCIe AER flood: each report's header, its GPU's own line and their details (joined to
+  // the report), with a port that changes.
+  std::string aer;
+  for (size_t i = 0; aer.size() < (size_t{9} << 20); ++i) {
+    const std::string t = "[" + std::to_string(2000 + i) + ".000001] ";
+    const std::string port = "pcieport 0000:00:0" + std::to_string(1 + i % 3) + ".1: ";
+    aer += t + port + "AER: Corrected error received: 0000:07:00.0\n";
+    aer += t +
+           "nvidia 0000:07:00.0: PCIe Bus Error: severity=Corrected, type=Data Link Layer, "
+           "(Transmitter ID)\n";
+    aer += t + "nvidia 0000:07:00.0:   device [10de:2184] error status/mask=00001000/0000a000\n";
+    aer += t + "nvidia 0000:07:00.0:    [12] Timeout\n";
+  }
+  expect_pieces_equal_one_pass(aer, aer.substr(0, aer.find("[2040.")));  // 40 reports: no cut
 }
 
 // Journal lines are taken by the reader's fast walk too (capture_reader.cpp,

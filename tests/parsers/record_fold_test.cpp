@@ -3,6 +3,7 @@
 // repeated through one file, which must give what one copy gives.
 #include "sources/record_fold.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -196,6 +197,54 @@ TEST(RepeatedCaptures, TablesPrintedEveryMinuteKeepAsManySnapshotsAsOneLongCsvWo
   for (const auto& n : many.notes)
     noted = noted || n.find("of 6000 snapshots") != std::string::npos;
   EXPECT_TRUE(noted);
+}
+
+}  // namespace
+}  // namespace gw
+
+namespace gw {
+namespace {
+
+// Nothing repeats, and still nothing grows past its bound: a DCGM table whose every row is
+// another test, and a kernel log whose every Xid names another PCI address.
+TEST(NeverRepeated, ADcgmTableOfEverNewTestsKeepsItsFirstThousandAndSaysHowManyMore) {
+  std::string table =
+      "+---------------------------+------------------------------------------------+\n"
+      "| Diagnostic                | Result                                         |\n"
+      "+===========================+================================================+\n"
+      "|-----  Integration  -------+------------------------------------------------|\n";
+  for (int i = 0; i < 3000; ++i)
+    table +=
+        fmt::format("| Test number {:<13} | Fail                                           |\n", i);
+  table += "+---------------------------+------------------------------------------------+\n";
+  const Observation obs = read(table);
+  size_t fails = 0;
+  for (const auto& r : obs.dcgm) fails += r.kind == DcgmKind::kDiagFail;
+  EXPECT_EQ(fails, 1024u);
+  ASSERT_EQ(obs.coverage.size(), 1u);
+  EXPECT_TRUE(obs.coverage[0].incomplete);
+  bool said = false;
+  for (const auto& why : obs.coverage[0].incomplete_reasons)
+    said = said || why.find("1976 row(s) after them not read") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(NeverRepeated, XidsOnEverNewAddressesKeepBoundedKeysAndSayWhatWasOnlyCounted) {
+  std::string log;
+  for (unsigned i = 0; i < 6000; ++i)
+    log += fmt::format("[ {}.0] NVRM: Xid (PCI:0000:{:02x}:{:02x}): 31, pid={}, name=x, Ch 1\n",
+                       i + 1, i / 32, i % 32, i);
+  const Observation obs = read(log);
+  EXPECT_EQ(obs.event_counts.size(), kMaxEventKeys);
+  EXPECT_LE(obs.events.size(), kMaxEventKeys);
+  ASSERT_EQ(obs.coverage.size(), 1u);
+  EXPECT_TRUE(obs.coverage[0].incomplete);
+  bool said = false;
+  for (const auto& why : obs.coverage[0].incomplete_reasons)
+    said =
+        said || why.find("1904 kernel-log event(s) about GPUs and codes beyond the first 4096") !=
+                    std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 }  // namespace

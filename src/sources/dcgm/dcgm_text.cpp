@@ -129,16 +129,30 @@ class DiagTable {
   std::string cat_;
   std::vector<Test> tests_;
   bool closed_ = false, results_ = false, header_ = false;
+  // A table is read to its end whatever its length, but keeps at most this much (DCGM's own
+  // tables hold a few dozen tests): the rows past it are counted (BlockInfo::cut).
+  static constexpr size_t kMaxTests = 1024, kMaxTexts = 64, kMaxTextBytes = 4096;
+  size_t rows_left_out_ = 0;
 };
 
 void DiagTable::text_row(std::string_view name, std::string_view raw) {
+  if (rows_left_out_ > 0) {
+    ++rows_left_out_;  // the rows of a test past kMaxTests
+    return;
+  }
   if (tests_.empty()) tests_.push_back({cat_, cat_, line_, {}, {}});
   Test& t = tests_.back();
   std::string_view chunk = raw;
   if (!chunk.empty() && chunk.front() == ' ') chunk.remove_prefix(1);
   if (chunk.size() > kChunk) chunk = chunk.substr(0, kChunk);
-  if (!name.empty() || t.texts.empty()) t.texts.push_back({std::string(name), {}});
-  t.texts.back().text += chunk;
+  if (!name.empty() || t.texts.empty()) {
+    if (t.texts.size() == kMaxTexts) {
+      ++rows_left_out_;
+      return;
+    }
+    t.texts.push_back({std::string(name), {}});
+  }
+  if (t.texts.back().text.size() < kMaxTextBytes) t.texts.back().text += chunk;
 }
 
 void DiagTable::row(std::string_view t) {
@@ -169,11 +183,15 @@ void DiagTable::row(std::string_view t) {
   if (cat_ == "Metadata") return;
   const auto v = verdict(value);
   if (name.empty()) {
-    if (v && !tests_.empty()) {
-      tests_.back().verdicts.push_back(*v);
+    if (v && !tests_.empty() && rows_left_out_ == 0) {
+      if (tests_.back().verdicts.size() < kMaxTexts) tests_.back().verdicts.push_back(*v);
       return;
     }
     return text_row(name, raw);
+  }
+  if (tests_.size() == kMaxTests || rows_left_out_ > 0) {
+    ++rows_left_out_;
+    return;
   }
   tests_.push_back({std::string(name), cat_, no, {}, {}});
   results_ = true;
@@ -247,6 +265,10 @@ BlockInfo DiagTable::finish(std::vector<DcgmResult>& out) {
     out.push_back(std::move(pass));
   }
   if (!closed_) info.cut = "dcgmi diag table cut before its end";
+  if (rows_left_out_ > 0)
+    info.cut += (info.cut.empty() ? "" : "; ") + std::string("dcgmi diag table of ") +
+                std::to_string(kMaxTests) + " tests or more: " + std::to_string(rows_left_out_) +
+                " row(s) after them not read";
   return info;
 }
 

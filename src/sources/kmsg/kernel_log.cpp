@@ -906,16 +906,21 @@ bool lines_from(std::string_view text, size_t at, size_t n, F f) {
   return true;
 }
 
-// A line of a report the stream gathers over the lines after it: a kernel fault report, a
-// firmware error record, a PCIe AER report (aer_follow).
+// A line of a report the stream gathers over a span of lines: a kernel fault report, a
+// firmware error record.
 bool gathered_line(std::string_view line) {
-  if (line.find("[Hardware Error]") != std::string_view::npos ||
-      line.find("AER:") != std::string_view::npos ||
-      line.find("PCIe Bus Error") != std::string_view::npos ||
-      kmsg::classify_fault_line(line) != kmsg::FaultLine::kNone)
-    return true;
+  return line.find("[Hardware Error]") != std::string_view::npos ||
+         kmsg::classify_fault_line(line) != kmsg::FaultLine::kNone;
+}
+
+// A PCIe AER report's lines (aer_follow joins a report's details and its siblings' lines to it;
+// a report's own "AER: " line starts a new one).
+bool aer_line(std::string_view line) {
   LogPrefix p;
   return kmsg::is_aer_line(kmsg::strip_log_prefix(line, p));
+}
+bool aer_report_start(std::string_view line) {
+  return aer_line(line) && line.find(": AER: ") != std::string_view::npos;
 }
 
 // No state of the stream crosses the start of the line at `at` but what a cut keeps (the
@@ -944,15 +949,20 @@ bool kernel_log_may_cut(std::string_view text, size_t at, bool storm) {
   if (!storm) return false;
   const ParsedLine first = kmsg::parse_line(line);
   if (!own_time(first.prefix)) return false;
-  // Either this line and the one before are Xid lines (the stream emits each at once: nothing
-  // is pending across them), or the lines before are driver text that neither joins a message
-  // nor is joined (no message within reach of this line).
-  bool after_xid = false;
+  // This line and the one before are Xid lines (the stream emits each at once: nothing is
+  // pending across them); or this line starts an AER report after another report's line (the
+  // one before ends there); or the lines before are driver text that neither joins a message
+  // nor is joined (no message within reach of this line) and this line joins no AER report.
+  const bool starts_report = aer_report_start(line);
+  if (!starts_report && aer_line(line)) return false;
+  bool lone = true;
   return lines_before(text, at, kMaxJoinedLines + 1,
                       [&](size_t k, std::string_view before) {
                         const ParsedLine pl = kmsg::parse_line(before);
-                        if (k == 0) after_xid = xid_event(first) && xid_event(pl);
-                        return after_xid || lone_line(before, pl);
+                        if (k == 0 && ((xid_event(first) && xid_event(pl)) ||
+                                       (starts_report && aer_line(before))))
+                          lone = false;
+                        return !lone || lone_line(before, pl);
                       }) &&
          clean_seam(text, at);
 }
