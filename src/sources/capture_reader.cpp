@@ -365,14 +365,16 @@ void Reader::add_kernel_line(const Line& l) {
 // A run past a piece's size is cut before a line that no parser state crosses
 // (kernel_log_may_cut); a run of GPU lines alone, past kKernelStormPiece, also before a line
 // that joins nothing. Where the test (a hundred lines each side) says no, it is asked again
-// 64 KiB on.
+// some 64 KiB on.
 bool Reader::may_cut(const Line& l) {
   const size_t run = l.begin - k_begin_;
   if (run < kKernelPiece || l.begin < k_cut_retry_) return false;
   const bool storm = run >= kKernelStormPiece;
   if (!storm && !kernel_log_piece_may_start(l.trimmed)) return false;
   if (kernel_log_may_cut(text_, l.begin, storm)) return true;
-  k_cut_retry_ = l.begin + (size_t{64} << 10);
+  // 32 to 96 KiB on, by a hash of where: a fixed step can fall on the same line of a record
+  // that repeats every time (an Xid line and its dump: always the same dump line).
+  k_cut_retry_ = l.begin + (size_t{32} << 10) + hash_mix(l.begin, k_begin_) % (size_t{64} << 10);
   return false;
 }
 

@@ -167,6 +167,30 @@ TEST(KernelLogPieces, ARunOfGpuLinesAloneIsCutAndGivesWhatOnePassGives) {
     aer += t + "nvidia 0000:07:00.0:    [12] Timeout\n";
   }
   expect_pieces_equal_one_pass(aer, aer.substr(0, aer.find("[2040.")));  // 40 reports: no cut
+  // An Xid 119 flood, each with the driver's dump of its RPC history (read with the Xid), and a
+  // flood of firmware-first error records (each gathered over its lines).
+  std::string dumps, ghes;
+  for (size_t i = 0; dumps.size() < (size_t{9} << 20); ++i) {
+    const std::string t = "[" + std::to_string(3000 + i) + ".000001] ";
+    dumps += t + "NVRM: Xid (PCI:0000:9b:00): 119, pid=" + std::to_string(i) +
+             ", name=python, Timeout after 6s of waiting for RPC response from GPU4 GSP!\n";
+    dumps += t + "NVRM: GPU4 RPC history (CPU -> GSP):\n";
+    for (int k = 0; k < 4; ++k)
+      dumps += t + "NVRM:     -" + std::to_string(k) +
+               "    103  GSP_RM_ALLOC          0x0000000000002081 0x0000000000000004\n";
+  }
+  expect_pieces_equal_one_pass(dumps, dumps.substr(0, dumps.find("[3040.")));
+  for (size_t i = 0; ghes.size() < (size_t{9} << 20); ++i) {
+    const std::string t = "[" + std::to_string(4000 + i) + ".000001] {" + std::to_string(i % 9) +
+                          "}[Hardware Error]: ";
+    ghes += t + "Hardware error from APEI Generic Hardware Error Source: 10\n";
+    ghes += t + "event severity: corrected\n";
+    ghes += t + " Error 0, type: corrected\n";
+    ghes += t + "  section_type: PCIe error\n";
+    ghes += t + "  device_id: 0000:" + (i % 2 ? "3b" : "86") + ":00.0\n";
+    ghes += t + "  vendor_id: 0x10de, device_id: 0x2330\n";
+  }
+  expect_pieces_equal_one_pass(ghes, ghes.substr(0, ghes.find("[4040.")));
 }
 
 // Journal lines are taken by the reader's fast walk too (capture_reader.cpp,

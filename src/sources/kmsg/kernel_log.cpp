@@ -906,11 +906,20 @@ bool lines_from(std::string_view text, size_t at, size_t n, F f) {
   return true;
 }
 
-// A line of a report the stream gathers over a span of lines: a kernel fault report, a
-// firmware error record.
-bool gathered_line(std::string_view line) {
-  return line.find("[Hardware Error]") != std::string_view::npos ||
-         kmsg::classify_fault_line(line) != kmsg::FaultLine::kNone;
+bool fault_report_line(std::string_view line) {
+  return kmsg::classify_fault_line(line) != kmsg::FaultLine::kNone;
+}
+
+bool ghes_line_text(std::string_view line) {
+  return line.find("[Hardware Error]") != std::string_view::npos;
+}
+
+// A firmware error record's first line: the record before it ends there.
+bool ghes_record_start(std::string_view line) {
+  if (!ghes_line_text(line)) return false;
+  LogPrefix p;
+  const auto g = kmsg::parse_ghes_line(kmsg::strip_log_prefix(line, p));
+  return g && text::starts_with(g->key, "Hardware error from APEI");
 }
 
 // A PCIe AER report's lines (aer_follow joins a report's details and its siblings' lines to it;
@@ -923,20 +932,40 @@ bool aer_report_start(std::string_view line) {
   return aer_line(line) && line.find(": AER: ") != std::string_view::npos;
 }
 
-// No state of the stream crosses the start of the line at `at` but what a cut keeps (the
-// Xids seen): no line of a gathered report within the kCutLookBack lines before, and no
-// driver dump line within the kDumpLines before or after (one is read with an event near it,
-// on either side).
-bool clean_seam(std::string_view text, size_t at) {
-  constexpr size_t kCutLookBack = 100;  // Stream::kReportLines
-  constexpr size_t kDumpReach = 40;     // Stream::kDumpLines
-  return lines_before(text, at, kCutLookBack,
-                      [](size_t k, std::string_view line) {
-                        return !gathered_line(line) &&
-                               (k >= kDumpReach || !kmsg::is_driver_dump_line(line));
-                      }) &&
-         lines_from(text, at, kDumpReach,
-                    [](size_t, std::string_view line) { return !kmsg::is_driver_dump_line(line); });
+constexpr size_t kCutLookBack = 100;  // Stream::kReportLines
+constexpr size_t kDumpReach = 40;     // Stream::kDumpLines
+
+// What may stand near a cut: a kernel fault report's lines are gathered over kCutLookBack lines
+// (never); a firmware error record's over any span (only where the cut line starts one);
+// a driver dump line waits for an event within kDumpReach lines on either side (only where
+// the cut line is an Xid line with another within reach before it: each dump line near is
+// read already, or is the cut line's).
+struct Seam {
+  bool ghes_ends = false;
+  bool dumps_read = false;
+};
+
+bool clean_seam(std::string_view text, size_t at, Seam seam) {
+  return lines_before(
+             text, at, kCutLookBack,
+             [&](size_t k, std::string_view line) {
+               return !fault_report_line(line) && (seam.ghes_ends || !ghes_line_text(line)) &&
+                      (seam.dumps_read || k >= kDumpReach || !kmsg::is_driver_dump_line(line));
+             }) &&
+         (seam.dumps_read || lines_from(text, at, kDumpReach, [](size_t, std::string_view line) {
+            return !kmsg::is_driver_dump_line(line);
+          }));
+}
+
+// An Xid line within kDumpReach lines before `at`: the cut line (an Xid line too) finds no
+// dump line waiting, and the dump lines after it are its own either way.
+bool xid_just_before(std::string_view text, size_t at) {
+  bool found = false;
+  lines_before(text, at, kDumpReach, [&](size_t, std::string_view line) {
+    found = xid_event(kmsg::parse_line(line));
+    return !found;
+  });
+  return found;
 }
 
 }  // namespace
@@ -945,26 +974,32 @@ bool kernel_log_may_cut(std::string_view text, size_t at, bool storm) {
   if (at == 0 || at >= text.size() || text[at - 1] != '\n') return false;
   const size_t le = std::min(text.find('\n', at), text.size());
   const std::string_view line = text::trim(text.substr(at, le - at));
-  if (kernel_log_piece_may_start(line)) return clean_seam(text, at);
+  if (kernel_log_piece_may_start(line)) return clean_seam(text, at, {});
   if (!storm) return false;
+  // A firmware error record's first line ends the record before (its lines join no message).
+  if (ghes_record_start(line)) {
+    LogPrefix p;
+    kmsg::strip_log_prefix(line, p);
+    return own_time(p) && clean_seam(text, at, {.ghes_ends = true});
+  }
   const ParsedLine first = kmsg::parse_line(line);
   if (!own_time(first.prefix)) return false;
-  // This line and the one before are Xid lines (the stream emits each at once: nothing is
-  // pending across them); or this line starts an AER report after another report's line (the
-  // one before ends there); or the lines before are driver text that neither joins a message
-  // nor is joined (no message within reach of this line) and this line joins no AER report.
+  // An Xid line is emitted at once and joins nothing; with another within reach before it, no
+  // dump line waits across it.
+  if (xid_event(first) && xid_just_before(text, at))
+    return clean_seam(text, at, {.dumps_read = true});
+  // A line that starts an AER report after another report's line (that report ends there); or
+  // a line after driver text that neither joins a message nor is joined (no message within
+  // reach of this line), joining no AER report itself.
   const bool starts_report = aer_report_start(line);
   if (!starts_report && aer_line(line)) return false;
   bool lone = true;
   return lines_before(text, at, kMaxJoinedLines + 1,
                       [&](size_t k, std::string_view before) {
-                        const ParsedLine pl = kmsg::parse_line(before);
-                        if (k == 0 && ((xid_event(first) && xid_event(pl)) ||
-                                       (starts_report && aer_line(before))))
-                          lone = false;
-                        return !lone || lone_line(before, pl);
+                        if (k == 0 && starts_report && aer_line(before)) lone = false;
+                        return !lone || lone_line(before, kmsg::parse_line(before));
                       }) &&
-         clean_seam(text, at);
+         clean_seam(text, at, {});
 }
 
 bool looks_like_kernel_log_line(std::string_view line) {

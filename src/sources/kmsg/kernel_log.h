@@ -100,11 +100,13 @@ bool kernel_log_piece_may_start(std::string_view line);
 // Whether a kernel log may be cut before the line at `at` of `text` with what the whole gives:
 // kernel_log_piece_may_start of the line, and nothing gathered over a span reaches across it
 // (no kernel fault report or firmware error record within 100 lines before, no driver dump line
-// within 40 lines either side). With `storm` (a run of GPU lines alone: an Xid storm, an
-// NVSwitch's SXid flood, the driver repeating a line, where no such line comes) also a line
-// with its own time that joins nothing: it and the line before are Xid or SXid lines, or the
-// lines before it are driver text that neither joins a message nor is joined. Lets a reader
-// parse a huge log in pieces, each resident only while it is read.
+// within 40 lines either side). With `storm` (a run of GPU lines alone, where no such line
+// comes: an Xid storm, an Xid 119 flood with the driver's dumps, an NVSwitch's SXid flood, a
+// PCIe AER or firmware-error flood, the driver repeating a line) also a line with its own time
+// that joins nothing and that nothing waits for: an Xid line with another within 40 lines
+// before, a firmware error record's first line, an AER report's first line after another
+// report's line, or a line after driver text that joins nothing. Lets a reader parse a huge
+// log in pieces, each resident only while it is read.
 bool kernel_log_may_cut(std::string_view text, size_t at, bool storm);
 
 // True when the line carries a kernel-log prefix or kernel GPU text (format detection and
