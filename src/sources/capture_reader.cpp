@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_set>
 #include <utility>
 
@@ -152,7 +153,7 @@ class Reader {
   std::string headerless_csv(const Line& l, std::string& note);
   bool take_dcgm(const Line& l);
   size_t json_end(size_t begin) const;
-  size_t block_end(const Line& first, bool (*fits)(const Line&));
+  size_t block_end(const Line& first, bool (*fits)(const Line&), bool one_table = false);
   size_t past_interleaved(size_t end, std::vector<Line>& lines);
   void parse_block(CaptureFormat f, size_t begin, size_t end, size_t first_line);
   void parse_block_text(CaptureFormat f, std::string_view block, size_t first_line);
@@ -429,14 +430,31 @@ void Reader::flush_kernel(bool more) {
 
 // Extends a block from `first` while lines fit it (blank lines may sit inside); ends after the
 // last line that fits.
-size_t Reader::block_end(const Line& first, bool (*fits)(const Line&)) {
+// With `one_table`, a second nvidia-smi banner ends the block before its border: tables printed
+// one after another with only blank lines between (a loop of `nvidia-smi` with no date line)
+// are one snapshot each, never one table of every print's GPUs, and each is handed back once
+// read.
+size_t Reader::block_end(const Line& first, bool (*fits)(const Line&), bool one_table) {
+  constexpr std::string_view kBanner = "| NVIDIA-SMI ";
   size_t end = first.next, pos = first.next, last_no = first.no;
   size_t no = first.no;
+  bool banner = text::starts_with(first.trimmed, kBanner);
+  // Where the block ended before the last line, when that line is a border.
+  std::optional<std::pair<size_t, size_t>> before_border;
   while (pos < text_.size()) {
     Line l = line_at(pos);
     l.no = ++no;
     if (!l.trimmed.empty()) {
       if (!fits(l)) break;
+      if (one_table && text::starts_with(l.trimmed, kBanner)) {
+        if (banner) {
+          if (before_border) std::tie(end, last_no) = *before_border;
+          break;
+        }
+        banner = true;
+      }
+      before_border.reset();
+      if (text::starts_with(l.trimmed, "+-")) before_border.emplace(end, last_no);
       end = l.next;
       last_no = l.no;
     }
@@ -800,7 +818,7 @@ bool Reader::try_block(const Line& l) {
     line_no_ = l.no + text::count_newlines(text_.data() + l.next, end - l.next) +
                (end > l.next && text_[end - 1] != '\n' ? 1 : 0);
   } else {
-    end = block_end(l, capture_text::block_fits(f));
+    end = block_end(l, capture_text::block_fits(f), f == CaptureFormat::kSmiTable);
   }
   std::vector<Line> interleaved;
   if (f == CaptureFormat::kSmiQueryText) end = past_interleaved(end, interleaved);

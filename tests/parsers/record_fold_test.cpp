@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -245,6 +246,33 @@ TEST(NeverRepeated, XidsOnEverNewAddressesKeepBoundedKeysAndSayWhatWasOnlyCounte
         said || why.find("1904 kernel-log event(s) about GPUs and codes beyond the first 4096") !=
                     std::string::npos;
   EXPECT_TRUE(said);
+}
+
+}  // namespace
+}  // namespace gw
+
+namespace gw {
+namespace {
+
+// `nvidia-smi` in a loop without its date line: tables with only a blank line between. Each is
+// a snapshot of its own GPUs (they read as one table of every print's GPUs, resident whole),
+// and lines after them keep their numbers.
+TEST(NeverRepeated, TablesBackToBackWithoutADateAreOneSnapshotEach) {
+  std::string table = test::read_fixture("013-h100x8-nvidia-smi-table-healthy", "input.txt");
+  table = table.substr(table.find('\n') + 1);  // no date line
+  const Observation one = read(table);
+  ASSERT_EQ(one.samples.size(), 1u);
+  const size_t gpus = one.samples[0].gpus.size();
+  ASSERT_GE(gpus, 2u);
+  std::string text;
+  for (int i = 0; i < 5; ++i) text += table + "\n\n";
+  const size_t lines_before = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+  text += "[  12.5] NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.\n";
+  const Observation five = read(text);
+  ASSERT_EQ(five.samples.size(), 5u);
+  for (const auto& s : five.samples) EXPECT_EQ(s.gpus.size(), gpus);
+  ASSERT_FALSE(five.events.empty());
+  EXPECT_EQ(five.events[0].origin, "log:" + std::to_string(lines_before + 1));
 }
 
 }  // namespace
