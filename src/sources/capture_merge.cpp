@@ -79,6 +79,11 @@ bool SampleReducer::admit(const Snapshot& s, bool last, size_t& seq, size_t& pin
 }
 
 void SampleReducer::add(Snapshot&& s, bool last) {
+  if (s.gpus.size() > kMaxGpusPerSnapshot) {
+    gpus_left_out_ += s.gpus.size() - kMaxGpusPerSnapshot;
+    s.gpus.resize(kMaxGpusPerSnapshot);
+    s.gpus.shrink_to_fit();  // kept, it would hold the whole width
+  }
   size_t seq = 0, pin_seq = 0;
   if (!admit(s, last, seq, pin_seq)) return;
   kept_.push_back({seq, pin_seq, last, std::move(s)});
@@ -86,6 +91,7 @@ void SampleReducer::add(Snapshot&& s, bool last) {
 }
 
 void SampleReducer::add(const Snapshot& s, bool last) {
+  if (s.gpus.size() > kMaxGpusPerSnapshot) return add(Snapshot(s), last);
   size_t seq = 0, pin_seq = 0;
   if (!admit(s, last, seq, pin_seq)) return;
   if (spare_.empty()) {
@@ -98,6 +104,17 @@ void SampleReducer::add(const Snapshot& s, bool last) {
     kept_.back().snap = s;
   }
   if (kept_.size() > cap_) compact();
+}
+
+void SampleReducer::demote_last() {
+  if (kept_.empty() || !kept_.back().last) return;
+  Kept& k = kept_.back();
+  k.last = false;
+  // Kept only for being last: gone, as it would have been had more followed it at once.
+  if (!keeps(k.seq, k.pin_seq, false)) {
+    if (spare_.size() < cap_ / 2) spare_.push_back(std::move(k.snap));
+    kept_.pop_back();
+  }
 }
 
 void SampleReducer::compact() {
@@ -154,6 +171,10 @@ void note_reduction(const SampleReducer& r, std::string_view origin, Observation
                         " (a limiting clock reason, a new peak, a GPU not read cleanly or a "
                         "change in the GPU count) and the newest");
   }
+  if (const size_t n = r.gpus_left_out(); n > 0)
+    obs.notes.push_back(std::string(origin) + ": " + std::to_string(n) +
+                        " GPU reading(s) past the first " + std::to_string(kMaxGpusPerSnapshot) +
+                        " GPUs of a snapshot were left out");
 }
 
 void merge_samples(SampleReducer& r, std::string_view origin, Observation& obs) {

@@ -24,6 +24,9 @@ inline constexpr size_t kDefaultSampleCap = 4096;
 // below kMinSampleCap (issue 20: doctor --from's peak RSS under 64 MB).
 inline constexpr size_t kSampleBudgetBytes = size_t{8} << 20;
 inline constexpr size_t kMinSampleCap = 64;
+// GPUs of one snapshot kept at most (no machine has more; a dmon log or a table that names ever
+// new GPUs would otherwise make each snapshot as wide as the log is long).
+inline constexpr size_t kMaxGpusPerSnapshot = 256;
 // All that a big input's reading keeps on the heap at most: the snapshots' budget, their strings
 // and the kept events, rounded up (heap_pages.h sizes the huge-page range from it).
 inline constexpr size_t kCaptureWorkingSetBytes = size_t{14} << 20;
@@ -55,6 +58,11 @@ class SampleReducer {
   size_t pin_stride() const { return pin_stride_; }
   size_t pinned() const;
   size_t kept() const { return kept_.size(); }
+  // GPU readings left out of snapshots wider than kMaxGpusPerSnapshot.
+  size_t gpus_left_out() const { return gpus_left_out_; }
+  // The snapshot last added with `last` is a snapshot like any other from now on (more of the
+  // same series follows it).
+  void demote_last();
   // Moves the kept snapshots (oldest first) out.
   std::vector<Snapshot> take();
 
@@ -82,7 +90,8 @@ class SampleReducer {
   std::vector<Kept> kept_;
   std::vector<Snapshot> spare_;  // dropped snapshots, reused as copy targets
   size_t widest_ = 0;            // the most GPUs in one snapshot so far
-  size_t prev_gpus_ = 0;         // the GPU count of the snapshot before
+  size_t gpus_left_out_ = 0;
+  size_t prev_gpus_ = 0;  // the GPU count of the snapshot before
   // The highest reading so far, as two plain scalars: a std::optional copied into a local and
   // back (is_pinned, every snapshot) went through the stack as a value and a flag stored apart
   // and loaded whole, a stalled store-to-load forward each.

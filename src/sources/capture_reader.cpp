@@ -7,6 +7,7 @@
 #include <cctype>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <unordered_set>
@@ -153,7 +154,8 @@ class Reader {
   std::string headerless_csv(const Line& l, std::string& note);
   bool take_dcgm(const Line& l);
   size_t json_end(size_t begin) const;
-  size_t block_end(const Line& first, bool (*fits)(const Line&), bool one_table = false);
+  size_t block_end(const Line& first, bool (*fits)(const Line&),
+                   CaptureFormat f = CaptureFormat::kUnknown);
   size_t past_interleaved(size_t end, std::vector<Line>& lines);
   void parse_block(CaptureFormat f, size_t begin, size_t end, size_t first_line);
   void parse_block_text(CaptureFormat f, std::string_view block, size_t first_line);
@@ -178,6 +180,8 @@ class Reader {
   std::optional<Snapshot> newest_;
   void add_sample(Snapshot&& s);
   void hand_over(SampleReducer& block);  // a block's own reducer: its note, then its snapshots
+  std::optional<SampleReducer> dmon_;    // the dmon pieces read so far, not yet handed over
+  void hand_over_dmon();
   void add_source(std::string what);
   void incomplete(std::string why);
   void finish_matrices();
@@ -275,8 +279,13 @@ class Reader {
   // lines that join nothing once it is this long (kernel_log_may_cut), so that it is not resident
   // whole (a 64 MB storm peaked at 80 MB).
   static constexpr size_t kKernelStormPiece = size_t{4} << 20;
+  static constexpr size_t kBlockPiece = size_t{1} << 20;  // block_end's dmon pieces
   // The Xids of the run's pieces parsed so far (KernelLogParseOptions::xids_seen).
   std::unordered_set<uint64_t> k_xids_;
+  // lspci's NVIDIA devices by address, and those past kMaxPciDevices.
+  static constexpr size_t kMaxPciDevices = 256;
+  std::set<std::string> pci_seen_;
+  size_t pci_left_out_ = 0;
   size_t k_cut_retry_ = 0;  // may_cut looks again from here
   bool may_cut(const Line& l);
 };
@@ -286,7 +295,7 @@ void Reader::segment(CaptureFormat f, size_t first_line, size_t last_line) {
   if (!segs_.empty() && segs_.back().format == f &&
       (f == CaptureFormat::kAppLog || f == CaptureFormat::kEnvReport || f == CaptureFormat::kDcgm ||
        f == CaptureFormat::kSmiNvlink || f == CaptureFormat::kSmiMessages ||
-       (f == CaptureFormat::kKernelLog && more))) {
+       f == CaptureFormat::kSmiDmon || (f == CaptureFormat::kKernelLog && more))) {
     segs_.back().lines = last_line - segs_.back().first_line + 1;
     return;
   }
@@ -430,15 +439,28 @@ void Reader::flush_kernel(bool more) {
 
 // Extends a block from `first` while lines fit it (blank lines may sit inside); ends after the
 // last line that fits.
-// With `one_table`, a second nvidia-smi banner ends the block before its border: tables printed
-// one after another with only blank lines between (a loop of `nvidia-smi` with no date line)
-// are one snapshot each, never one table of every print's GPUs, and each is handed back once
-// read.
-size_t Reader::block_end(const Line& first, bool (*fits)(const Line&), bool one_table) {
-  constexpr std::string_view kBanner = "| NVIDIA-SMI ";
+namespace {
+
+// The line that starts a table of the block's own kind again (a second print): nvidia-smi's
+// banner, `topo -m`'s column header ("GPU0  GPU1 ... CPU Affinity"; a row is "GPU0  X  ...").
+bool restarts_table(CaptureFormat f, std::string_view t) {
+  if (f == CaptureFormat::kSmiTable) return text::starts_with(t, "| NVIDIA-SMI ");
+  if (f != CaptureFormat::kSmiTopo || !text::starts_with(t, "GPU0")) return false;
+  const std::string_view next = text::trim(t.substr(4));
+  return text::starts_with(next, "GPU") || text::starts_with(next, "NIC") ||
+         text::starts_with(next, "CPU");
+}
+
+}  // namespace
+
+// For the tables a tool prints again and again (`nvidia-smi`, `nvidia-smi topo -m` in a loop
+// with no date line between), a second header ends the block (before its border, for
+// nvidia-smi): each print is one snapshot or matrix, never one table of every print's rows,
+// and each is handed back once read.
+size_t Reader::block_end(const Line& first, bool (*fits)(const Line&), CaptureFormat f) {
   size_t end = first.next, pos = first.next, last_no = first.no;
   size_t no = first.no;
-  bool banner = text::starts_with(first.trimmed, kBanner);
+  bool header = restarts_table(f, first.trimmed);
   // Where the block ended before the last line, when that line is a border.
   std::optional<std::pair<size_t, size_t>> before_border;
   while (pos < text_.size()) {
@@ -446,12 +468,17 @@ size_t Reader::block_end(const Line& first, bool (*fits)(const Line&), bool one_
     l.no = ++no;
     if (!l.trimmed.empty()) {
       if (!fits(l)) break;
-      if (one_table && text::starts_with(l.trimmed, kBanner)) {
-        if (banner) {
+      // A dmon log of days is one block: read in pieces of about 1 MiB, each cut before a
+      // header line, so that each is handed back once read.
+      if (f == CaptureFormat::kSmiDmon && l.trimmed.front() == '#' &&
+          l.begin - first.begin >= kBlockPiece)
+        break;
+      if (restarts_table(f, l.trimmed)) {
+        if (header) {
           if (before_border) std::tie(end, last_no) = *before_border;
           break;
         }
-        banner = true;
+        header = true;
       }
       before_border.reset();
       if (text::starts_with(l.trimmed, "+-")) before_border.emplace(end, last_no);
@@ -518,16 +545,21 @@ void Reader::parse_block_text(CaptureFormat f, std::string_view block, size_t fi
       add_table(block, first_line);
       break;
     case CaptureFormat::kSmiDmon: {
-      SampleReducer reducer;
+      // A long dmon log comes in pieces (block_end): one reducer takes them all, handed over
+      // when another snapshot comes or the input ends; a piece's last snapshot is the
+      // input's last only if nothing follows it.
+      if (dmon_)
+        dmon_->demote_last();
+      else
+        dmon_.emplace();
       auto r = parse_smi_dmon(
-          block, origin_, [&](const Snapshot& s, bool last) { reducer.add(s, last); },
+          block, origin_, [&](const Snapshot& s, bool last) { dmon_->add(s, last); },
           &obs_.input_errors);
       if (!r)
         obs_.input_errors.push_back(r.error());
       else if (r.value() == 0)
         incomplete("nvidia-smi dmon header with no sample rows (line " +
                    std::to_string(first_line) + ")");
-      hand_over(reducer);
       break;
     }
     case CaptureFormat::kSmiTopo: {
@@ -545,11 +577,15 @@ void Reader::parse_block_text(CaptureFormat f, std::string_view block, size_t fi
     }
     case CaptureFormat::kLspci: {
       // One device listed twice (a bug report's `lspci -v -xxx` and `lspci -nn`) is one device.
+      // No machine holds more than kMaxPciDevices NVIDIA functions: past them, counted.
       for (auto& d : parse_lspci(block)) {
-        const auto& have = host_.nvidia_pci_devices;
-        if (std::none_of(have.begin(), have.end(),
-                         [&d](const PciDeviceFacts& h) { return h.pci_bus_id == d.pci_bus_id; }))
-          host_.nvidia_pci_devices.push_back(std::move(d));
+        if (pci_seen_.count(d.pci_bus_id) > 0) continue;
+        if (host_.nvidia_pci_devices.size() == kMaxPciDevices) {
+          ++pci_left_out_;
+          continue;
+        }
+        pci_seen_.insert(d.pci_bus_id);
+        host_.nvidia_pci_devices.push_back(std::move(d));
       }
       add_source(std::string(origin_) + ": lspci");
       break;
@@ -818,7 +854,7 @@ bool Reader::try_block(const Line& l) {
     line_no_ = l.no + text::count_newlines(text_.data() + l.next, end - l.next) +
                (end > l.next && text_[end - 1] != '\n' ? 1 : 0);
   } else {
-    end = block_end(l, capture_text::block_fits(f), f == CaptureFormat::kSmiTable);
+    end = block_end(l, capture_text::block_fits(f), f);
   }
   std::vector<Line> interleaved;
   if (f == CaptureFormat::kSmiQueryText) end = past_interleaved(end, interleaved);
@@ -932,8 +968,16 @@ void Reader::bound_errors() {
 }
 
 void Reader::add_sample(Snapshot&& s) {
+  hand_over_dmon();
   if (newest_) samples_.add(std::move(*newest_));
   newest_ = std::move(s);
+}
+
+void Reader::hand_over_dmon() {
+  if (!dmon_) return;
+  SampleReducer r = std::move(*dmon_);
+  dmon_.reset();
+  hand_over(r);
 }
 
 void Reader::hand_over(SampleReducer& block) {
@@ -951,6 +995,7 @@ void Reader::note_left_out() {
                                       std::to_string(cap) + " different ones kept were not read");
   };
   say(dcgm_fold_.dropped(), "DCGM result(s)", kMaxDcgmResultsPerInput);
+  say(pci_left_out_, "NVIDIA PCI device(s) of lspci", kMaxPciDevices);
   say(nccl_tests_.dropped(), "nccl-tests run(s)", kMaxCollectiveRunsPerInput);
   say(matrices_.dropped(), "bandwidth matri(ces)", kMaxMatricesPerInput);
   if (const size_t n = app_merge_.unlisted(); n > 0) {
@@ -1133,6 +1178,7 @@ void Reader::finish() {
     incomplete(std::to_string(events_.untracked()) +
                " kernel-log event(s) about GPUs and codes beyond the first " +
                std::to_string(kMaxEventKeys) + " different ones were not read");
+  hand_over_dmon();
   if (newest_) samples_.add(std::move(*newest_), true);
   newest_.reset();
   merge_samples(samples_, origin_, obs_);

@@ -13,6 +13,7 @@
 #include "fixture_util.h"
 #include "sources/capture_merge.h"
 #include "sources/captures.h"
+#include "sources/smi/smi_parsers.h"
 
 namespace gw {
 namespace {
@@ -273,6 +274,53 @@ TEST(NeverRepeated, TablesBackToBackWithoutADateAreOneSnapshotEach) {
   for (const auto& s : five.samples) EXPECT_EQ(s.gpus.size(), gpus);
   ASSERT_FALSE(five.events.empty());
   EXPECT_EQ(five.events[0].origin, "log:" + std::to_string(lines_before + 1));
+}
+
+// `nvidia-smi topo -m` in a loop: each matrix is read on its own (the second replaces the first,
+// said in a note), never one matrix of every print's rows.
+TEST(NeverRepeated, TopologyMatricesBackToBackAreEachOneMatrix) {
+  std::string topo = test::read_fixture("117-topo-4x-a10-all-pairs-sys-single-numa", "topo.txt");
+  const std::string matrix = topo.substr(0, topo.find("\nLegend"));
+  const Observation one = read(matrix);
+  ASSERT_TRUE(one.topology);
+  const size_t gpus = one.topology->gpu_names.size();
+  ASSERT_GE(gpus, 2u);
+  std::string text;
+  for (int i = 0; i < 50; ++i) text += matrix + "\n\n";
+  const Observation many = read(text);
+  ASSERT_TRUE(many.topology);
+  EXPECT_EQ(many.topology->gpu_names.size(), gpus);
+  EXPECT_EQ(many.topology->links.size(), gpus);
+}
+
+// A dmon log of days is one block: read in pieces of about 1 MiB (each handed back once read),
+// it keeps the snapshots one pass keeps.
+TEST(NeverRepeated, ALongDmonLogReadInPiecesKeepsWhatOnePassKeeps) {
+  std::string log;
+  for (size_t i = 0; log.size() < (size_t{5} << 20); ++i) {
+    if (i % 20 == 0)
+      log +=
+          "# gpu   pwr  gtemp  mtemp     sm    mem    enc    dec   mclk   pclk\n"
+          "# Idx     W      C      C      %      %      %      %    MHz    MHz\n";
+    for (size_t g = 0; g < 8; ++g)
+      log +=
+          fmt::format("    {}   {:3}    {:2}    {:2}    {:3}    {:3}      0      0   2619   {:4}\n",
+                      g, 100 + (i * 7 + g) % 500, 30 + (i + g) % 50, 30 + (i + g) % 40,
+                      (i * 3 + g) % 101, (i + g) % 101, 1000 + (i * 13) % 980);
+  }
+  SampleReducer one_pass;
+  ASSERT_TRUE(parse_smi_dmon(
+      log, "log", [&](const Snapshot& s, bool last) { one_pass.add(s, last); }, nullptr));
+  const std::vector<Snapshot> want = one_pass.take();
+  const Observation obs = read(log);
+  ASSERT_EQ(obs.samples.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(obs.samples[i].gpus.size(), want[i].gpus.size()) << i;
+    for (size_t g = 0; g < want[i].gpus.size(); ++g)
+      EXPECT_EQ(obs.samples[i].gpus[g].sample.power_mw, want[i].gpus[g].sample.power_mw) << i;
+  }
+  ASSERT_EQ(obs.coverage.size(), 1u);
+  EXPECT_EQ(obs.coverage[0].formats, std::vector<std::string>{"nvidia-smi dmon"});
 }
 
 }  // namespace
