@@ -155,7 +155,8 @@ class Reader {
   bool take_dcgm(const Line& l);
   size_t json_end(size_t begin) const;
   size_t block_end(const Line& first, bool (*fits)(const Line&),
-                   CaptureFormat f = CaptureFormat::kUnknown);
+                   CaptureFormat f = CaptureFormat::kUnknown, bool pieces = false);
+  bool piece_cut_ = false;  // block_end stopped at a piece's size (the block goes on)
   size_t past_interleaved(size_t end, std::vector<Line>& lines);
   void parse_block(CaptureFormat f, size_t begin, size_t end, size_t first_line);
   void parse_block_text(CaptureFormat f, std::string_view block, size_t first_line);
@@ -181,6 +182,10 @@ class Reader {
   void add_sample(Snapshot&& s);
   void hand_over(SampleReducer& block);  // a block's own reducer: its note, then its snapshots
   std::optional<SampleReducer> dmon_;    // the dmon pieces read so far, not yet handed over
+  // dcgmi dmon's pieces: their readings so far, and where the last piece stopped.
+  std::optional<dcgm::DmonReadings> dcgm_dmon_;
+  size_t dcgm_dmon_end_ = std::string_view::npos;
+  void finish_dcgm_dmon(std::vector<DcgmResult>* into = nullptr);
   void hand_over_dmon();
   void add_source(std::string what);
   void incomplete(std::string why);
@@ -457,7 +462,9 @@ bool restarts_table(CaptureFormat f, std::string_view t) {
 // with no date line between), a second header ends the block (before its border, for
 // nvidia-smi): each print is one snapshot or matrix, never one table of every print's rows,
 // and each is handed back once read.
-size_t Reader::block_end(const Line& first, bool (*fits)(const Line&), CaptureFormat f) {
+size_t Reader::block_end(const Line& first, bool (*fits)(const Line&), CaptureFormat f,
+                         bool pieces) {
+  piece_cut_ = false;
   size_t end = first.next, pos = first.next, last_no = first.no;
   size_t no = first.no;
   bool header = restarts_table(f, first.trimmed);
@@ -468,11 +475,12 @@ size_t Reader::block_end(const Line& first, bool (*fits)(const Line&), CaptureFo
     l.no = ++no;
     if (!l.trimmed.empty()) {
       if (!fits(l)) break;
-      // A dmon log of days is one block: read in pieces of about 1 MiB, each cut before a
-      // header line, so that each is handed back once read.
-      if (f == CaptureFormat::kSmiDmon && l.trimmed.front() == '#' &&
-          l.begin - first.begin >= kBlockPiece)
+      // A dmon log of days (nvidia-smi's or dcgmi's) is one block: read in pieces of about
+      // 1 MiB, each cut before a header line, so that each is handed back once read.
+      if (pieces && l.trimmed.front() == '#' && l.begin - first.begin >= kBlockPiece) {
+        piece_cut_ = true;
         break;
+      }
       if (restarts_table(f, l.trimmed)) {
         if (header) {
           if (before_border) std::tie(end, last_no) = *before_border;
@@ -807,20 +815,32 @@ bool Reader::take_dcgm(const Line& l) {
     else  // never closes (a paste cut mid-way): its JSON-looking lines
       end = block_end(l, dcgm_fits::json);
   } else {
-    end = block_end(l, b == dcgm::Block::kDiagTable     ? dcgm_fits::diag
-                       : b == dcgm::Block::kHealthTable ? dcgm_fits::health
-                       : b == dcgm::Block::kNvlinkGrid  ? dcgm_fits::grid
-                       : b == dcgm::Block::kDmon        ? dcgm_fits::dmon
-                       : b == dcgm::Block::kDiscovery   ? dcgm_fits::discovery
-                       : b == dcgm::Block::kStats       ? dcgm_fits::stats
-                                                        : dcgm_fits::nvlink_errors);
+    end = block_end(l,
+                    b == dcgm::Block::kDiagTable     ? dcgm_fits::diag
+                    : b == dcgm::Block::kHealthTable ? dcgm_fits::health
+                    : b == dcgm::Block::kNvlinkGrid  ? dcgm_fits::grid
+                    : b == dcgm::Block::kDmon        ? dcgm_fits::dmon
+                    : b == dcgm::Block::kDiscovery   ? dcgm_fits::discovery
+                    : b == dcgm::Block::kStats       ? dcgm_fits::stats
+                                                     : dcgm_fits::nvlink_errors,
+                    CaptureFormat::kDcgm, b == dcgm::Block::kDmon);
   }
+  const bool more = piece_cut_;
   std::vector<DcgmResult> found;
-  const auto info = dcgm::read_block(b, text_.substr(l.begin, end - l.begin), origin_, l.no, found);
-  if (!info.recognised) {
+  const std::string_view block = text_.substr(l.begin, end - l.begin);
+  // A dmon piece goes on where the last one stopped: one reader for all of them.
+  if (b != dcgm::Block::kDmon || l.begin != dcgm_dmon_end_) finish_dcgm_dmon();
+  const auto info =
+      b == dcgm::Block::kDmon
+          ? (dcgm_dmon_ ? *dcgm_dmon_ : dcgm_dmon_.emplace()).read(block, origin_, l.no, found)
+          : dcgm::read_block(b, block, origin_, l.no, found);
+  if (!info.recognised && l.begin != dcgm_dmon_end_) {
+    dcgm_dmon_.reset();
     line_no_ = saved;
     return false;
   }
+  dcgm_dmon_end_ = b == dcgm::Block::kDmon && more ? end : std::string_view::npos;
+  if (b == dcgm::Block::kDmon && !more) finish_dcgm_dmon(&found);
   flush_kernel();
   if (b == dcgm::Block::kDiagTable) diag_announced_ = 0;
   fold_dcgm_lines(0);
@@ -854,7 +874,7 @@ bool Reader::try_block(const Line& l) {
     line_no_ = l.no + text::count_newlines(text_.data() + l.next, end - l.next) +
                (end > l.next && text_[end - 1] != '\n' ? 1 : 0);
   } else {
-    end = block_end(l, capture_text::block_fits(f), f);
+    end = block_end(l, capture_text::block_fits(f), f, f == CaptureFormat::kSmiDmon);
   }
   std::vector<Line> interleaved;
   if (f == CaptureFormat::kSmiQueryText) end = past_interleaved(end, interleaved);
@@ -971,6 +991,17 @@ void Reader::add_sample(Snapshot&& s) {
   hand_over_dmon();
   if (newest_) samples_.add(std::move(*newest_));
   newest_ = std::move(s);
+}
+
+// The readings of a dcgmi dmon read in pieces, once its last piece is read: with that piece's
+// results (`into`), or as a group of their own.
+void Reader::finish_dcgm_dmon(std::vector<DcgmResult>* into) {
+  if (!dcgm_dmon_) return;
+  std::vector<DcgmResult> readings;
+  dcgm_dmon_->finish(origin_, into ? *into : readings);
+  dcgm_dmon_.reset();
+  dcgm_dmon_end_ = std::string_view::npos;
+  if (!readings.empty()) dcgm_fold_.add(obs_.dcgm, std::move(readings));
 }
 
 void Reader::hand_over_dmon() {
@@ -1159,6 +1190,7 @@ void Reader::finish() {
   if (auto m = torch_profiler_.message()) obs_.app_messages.push_back(std::move(*m));
   fold_app_messages(0);
   fold_dcgm_lines(0);
+  finish_dcgm_dmon();
   std::vector<DcgmResult> links;
   nvlink_.finish(links);
   dcgm_fold_.add(obs_.dcgm, std::move(links));

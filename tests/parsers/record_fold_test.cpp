@@ -13,6 +13,7 @@
 #include "fixture_util.h"
 #include "sources/capture_merge.h"
 #include "sources/captures.h"
+#include "sources/dcgm/dcgm_text.h"
 #include "sources/smi/smi_parsers.h"
 
 namespace gw {
@@ -321,6 +322,34 @@ TEST(NeverRepeated, ALongDmonLogReadInPiecesKeepsWhatOnePassKeeps) {
   }
   ASSERT_EQ(obs.coverage.size(), 1u);
   EXPECT_EQ(obs.coverage[0].formats, std::vector<std::string>{"nvidia-smi dmon"});
+}
+
+// dcgmi dmon for days, the same: its readings (the largest value of each GPU's field, how many
+// rows) and its XID errors, read in pieces, are what one pass over the block gives.
+TEST(NeverRepeated, ALongDcgmiDmonReadInPiecesGivesWhatOnePassGives) {
+  std::string log = "dcgmi dmon -e 203,204,1002,230\n";
+  const size_t first = log.size();
+  for (size_t i = 0; log.size() < (size_t{5} << 20); ++i) {
+    if (i % 20 == 0) log += "#Entity   GPUTL  MCUTL  SMACT  XIDER\nID\n";
+    for (size_t g = 0; g < 8; ++g)
+      log += fmt::format("GPU {}     {:3}    {:3}    {:.3f}  {}\n", g, (i + g) % 101,
+                         (i * 3 + g) % 101, static_cast<double>((i + g) % 1000) / 1000,
+                         i == 7000 + g ? 79 : 0);
+  }
+  std::vector<DcgmResult> want;
+  ASSERT_TRUE(
+      dcgm::read_block(dcgm::Block::kDmon, std::string_view(log).substr(first), "log", 2, want)
+          .recognised);
+  const Observation obs = read(log);
+  ASSERT_EQ(obs.dcgm.size(), want.size());
+  size_t xids = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_TRUE(same_content(obs.dcgm[i], want[i])) << i << " " << want[i].test;
+    EXPECT_EQ(obs.dcgm[i].origin, want[i].origin) << i;
+    xids += want[i].kind == DcgmKind::kXid;
+  }
+  EXPECT_EQ(xids, 8u);
+  EXPECT_EQ(obs.coverage[0].formats, std::vector<std::string>{"DCGM"});
 }
 
 }  // namespace

@@ -388,13 +388,26 @@ void emit_readings(const std::map<std::pair<unsigned, std::string>, FieldSeen>& 
   }
 }
 
-BlockInfo read_dmon(std::string_view block, std::string_view origin, size_t first_line,
-                    std::vector<DcgmResult>& out) {
-  BlockInfo info;
-  text::LineReader rd(block);
-  std::string_view line;
+}  // namespace
+
+struct DmonReadings::State {
   std::vector<std::string> cols;
   std::map<std::pair<unsigned, std::string>, FieldSeen> seen;
+  size_t first_line = 0;
+};
+
+DmonReadings::DmonReadings() : s_(std::make_unique<State>()) {}
+DmonReadings::~DmonReadings() = default;
+DmonReadings::DmonReadings(DmonReadings&&) noexcept = default;
+DmonReadings& DmonReadings::operator=(DmonReadings&&) noexcept = default;
+
+BlockInfo DmonReadings::read(std::string_view piece, std::string_view origin, size_t first_line,
+                             std::vector<DcgmResult>& out) {
+  BlockInfo info;
+  if (s_->first_line == 0) s_->first_line = first_line;
+  text::LineReader rd(piece);
+  std::string_view line;
+  std::vector<std::string>& cols = s_->cols;
   size_t no = first_line - 1;
   while (rd.next(line)) {
     ++no;
@@ -414,7 +427,7 @@ BlockInfo read_dmon(std::string_view block, std::string_view origin, size_t firs
     // "GPU 1 120": the entity takes two words, the fields follow in header order after "Entity".
     for (size_t c = 1; c < cols.size() && c + 1 < f.size(); ++c) {
       info.recognised = true;
-      add_seen(seen[{gpu, cols[c]}], f[c + 1], no);
+      add_seen(s_->seen[{gpu, cols[c]}], f[c + 1], no);
       if (cols[c] != "XIDER" || f[c + 1] == "0" || !is_digit(f[c + 1][0]) || f[c + 1].size() > 6)
         continue;
       DcgmResult r;
@@ -428,7 +441,21 @@ BlockInfo read_dmon(std::string_view block, std::string_view origin, size_t firs
       out.push_back(std::move(r));
     }
   }
-  emit_readings(seen, origin, first_line, out);
+  return info;
+}
+
+void DmonReadings::finish(std::string_view origin, std::vector<DcgmResult>& out) {
+  emit_readings(s_->seen, origin, s_->first_line, out);
+  s_->seen.clear();
+}
+
+namespace {
+
+BlockInfo read_dmon(std::string_view block, std::string_view origin, size_t first_line,
+                    std::vector<DcgmResult>& out) {
+  DmonReadings r;
+  const BlockInfo info = r.read(block, origin, first_line, out);
+  r.finish(origin, out);
   return info;
 }
 

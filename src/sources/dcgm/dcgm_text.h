@@ -6,6 +6,7 @@
 // capture reader finds the blocks.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,25 @@ struct BlockInfo {
 // Reads one block (its lines, joined with '\n'; `first_line` is the file line of its first).
 BlockInfo read_block(Block b, std::string_view block, std::string_view origin, size_t first_line,
                      std::vector<DcgmResult>& out);
+
+// `dcgmi dmon`'s readings of each GPU and field, gathered over the pieces a long log is read
+// in (a dmon of days is one block): each piece's XID errors go to `out` as they come, the
+// readings once the last piece is read. read_block reads a whole block with one.
+class DmonReadings {
+ public:
+  DmonReadings();
+  ~DmonReadings();
+  DmonReadings(DmonReadings&&) noexcept;
+  DmonReadings& operator=(DmonReadings&&) noexcept;
+  BlockInfo read(std::string_view piece, std::string_view origin, size_t first_line,
+                 std::vector<DcgmResult>& out);
+  // The readings, named after the first piece's line.
+  void finish(std::string_view origin, std::vector<DcgmResult>& out);
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 // One line of DCGM's: a host-engine health incident, "Successfully ran diagnostic for group.",
 // "Health monitor systems set successfully.", a `dcgmi ...` command echo. True when read.
