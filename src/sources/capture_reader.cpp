@@ -280,10 +280,6 @@ class Reader {
   // the walk has just read while it is still in the CPU's L2 cache (4 MiB pieces were ~5 %
   // slower: docs/perf/parse.md).
   static constexpr size_t kKernelPiece = size_t{1} << 20;
-  // A run of GPU lines alone (an Xid storm) has no line of the kind above: it is cut between
-  // lines that join nothing once it is this long (kernel_log_may_cut), so that it is not resident
-  // whole (a 64 MB storm peaked at 80 MB).
-  static constexpr size_t kKernelStormPiece = size_t{4} << 20;
   static constexpr size_t kBlockPiece = size_t{1} << 20;  // block_end's dmon pieces
   // The Xids of the run's pieces parsed so far (KernelLogParseOptions::xids_seen).
   std::unordered_set<uint64_t> k_xids_;
@@ -378,15 +374,11 @@ void Reader::add_kernel_line(const Line& l) {
 }
 
 // A run past a piece's size is cut before a line that no parser state crosses
-// (kernel_log_may_cut); a run of GPU lines alone, past kKernelStormPiece, also before a line
-// that joins nothing. Where the test (a hundred lines each side) says no, it is asked again
-// some 64 KiB on.
+// (kernel_log_may_cut), a run of GPU lines alone (an Xid storm: a 64 MB one peaked at 80 MB)
+// too. Where the test (a hundred lines each side) says no, it is asked again some 64 KiB on.
 bool Reader::may_cut(const Line& l) {
-  const size_t run = l.begin - k_begin_;
-  if (run < kKernelPiece || l.begin < k_cut_retry_) return false;
-  const bool storm = run >= kKernelStormPiece;
-  if (!storm && !kernel_log_piece_may_start(l.trimmed)) return false;
-  if (kernel_log_may_cut(text_, l.begin, storm)) return true;
+  if (l.begin - k_begin_ < kKernelPiece || l.begin < k_cut_retry_) return false;
+  if (kernel_log_may_cut(text_, l.begin)) return true;
   // 32 to 96 KiB on, by a hash of where: a fixed step can fall on the same line of a record
   // that repeats every time (an Xid line and its dump: always the same dump line).
   k_cut_retry_ = l.begin + (size_t{32} << 10) + hash_mix(l.begin, k_begin_) % (size_t{64} << 10);

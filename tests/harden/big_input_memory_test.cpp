@@ -264,4 +264,126 @@ TEST_F(BigInput, EveryCaptureRepeatedTo64MibGivesWhatOneCopyGives) {
       << "peak RSS " << b.max_rss_kb / 1024 << " MiB";
 }
 
+// Logs in which nothing repeats, each of one kind a long capture holds: an Xid storm, an Xid
+// 119 flood with the driver's dumps, a PCIe AER flood, a firmware-error flood, a fabric manager
+// restarted over and over, nvidia-smi dmon and dcgmi dmon for days, nvidia-smi tables printed
+// back to back. Each was resident whole or kept every line (a 64 MB one peaked at 73-885 MB):
+// four times the input may cost a few MiB more, never the input's growth.
+using LineFn = std::string (*)(size_t i);
+
+std::string t_of(size_t i) {
+  return "[" + std::to_string(1000 + i / 8) + ".000" + std::to_string(100 + i % 900) + "] ";
+}
+
+const std::vector<std::pair<std::string, LineFn>>& families() {
+  static const std::vector<std::pair<std::string, LineFn>> f = {
+      {"xid-storm",
+       [](size_t i) {
+         return t_of(i) + "NVRM: Xid (PCI:0000:" + (i % 2 ? "3b" : "86") +
+                ":00): 13, pid=" + std::to_string(i) +
+                ", name=python, Graphics SM Warp Exception\n";
+       }},
+      {"xid119-dumps",
+       [](size_t i) {
+         if (i % 6 == 0)
+           return t_of(i) + "NVRM: Xid (PCI:0000:9b:00): 119, pid=" + std::to_string(i) +
+                  ", name=x, Timeout after 6s of waiting for RPC response from GPU4 GSP!\n";
+         return t_of(i) + "NVRM:     -" + std::to_string(i % 6) +
+                "    103  GSP_RM_ALLOC          0x0000000000002081 0x" + std::to_string(i) + "\n";
+       }},
+      {"aer-flood",
+       [](size_t i) {
+         if (i % 2 == 0)
+           return t_of(i) + "pcieport 0000:00:0" + std::to_string(1 + i % 3) +
+                  ".1: AER: Corrected error received: 0000:07:00.0\n";
+         return t_of(i) +
+                "nvidia 0000:07:00.0: PCIe Bus Error: severity=Corrected, type=Data "
+                "Link Layer, (Transmitter ID) id " +
+                std::to_string(i) + "\n";
+       }},
+      {"ghes-flood",
+       [](size_t i) {
+         const std::string t = t_of(i) + "{" + std::to_string(i / 3 % 9) + "}[Hardware Error]: ";
+         if (i % 3 == 0) return t + "Hardware error from APEI Generic Hardware Error Source: 1\n";
+         if (i % 3 == 1) return t + " section_type: PCIe error\n";
+         return t + " device_id: 0000:" + (i % 2 ? "3b" : "86") + ":00.0\n";
+       }},
+      {"fabric-manager-loop",
+       [](size_t i) {
+         const std::string t = "Dec 07 1" + std::to_string(i / 3600 % 10) + ":" +
+                               std::to_string(10 + i / 60 % 50) + ":" +
+                               std::to_string(10 + i % 50) + " node1 ";
+         if (i % 2) return t + "systemd[1]: Started NVIDIA fabric manager service.\n";
+         return t + "nv-fabricmanager[" + std::to_string(i) +
+                "]: fabric manager NVLink initialization failed\n";
+       }},
+      {"smi-dmon",
+       [](size_t i) {
+         std::string l = i % 160 == 0
+                             ? "# gpu   pwr  gtemp     sm    mem\n# Idx     W      C      %"
+                               "      %\n"
+                             : "";
+         return l + "    " + std::to_string(i % 8) + "   " + std::to_string(100 + i % 500) +
+                "    " + std::to_string(30 + i % 50) + "     " + std::to_string(i % 100) + "     " +
+                std::to_string(i * 7 % 100) + "\n";
+       }},
+      {"dcgmi-dmon",
+       [](size_t i) {
+         std::string l = i % 160 == 0 ? "#Entity   GPUTL  SMACT\nID\n" : "";
+         return l + "GPU " + std::to_string(i % 8) + "     " + std::to_string(i % 100) + "    0." +
+                std::to_string(100 + i % 900) + "\n";
+       }},
+      {"smi-tables",
+       [](size_t i) {
+         std::string l;
+         if (i % 8 == 0)
+           l = "\n+-------------------------------+----------------------+----------------------+\n"
+               "| NVIDIA-SMI 535.129.03   Driver Version: 535.129.03   CUDA Version: 12.2     |\n"
+               "|-------------------------------+----------------------+----------------------+\n"
+               "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+               "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n"
+               "|===============================+======================+======================|\n";
+         char row[512];
+         std::snprintf(row, sizeof row,
+                       "|  %2zu  NVIDIA H100 80G...  On   | 00000000:%02zX:00.0 Off |           "
+                       "         0 |\n| N/A   %2zuC    P0   %3zuW / 700W |  %5zuMiB / 81559MiB |"
+                       "    %2zu%%      Default |\n|-------------------------------+-------------"
+                       "---------+----------------------+\n",
+                       i % 8, 0x18 + i % 8, 30 + i % 60, 100 + i % 500, i % 80000, i % 100);
+         return l + row;
+       }},
+  };
+  return f;
+}
+
+void write_family(const fs::path& path, LineFn line, size_t bytes) {
+  std::string text;
+  for (size_t i = 0; text.size() < bytes; ++i) text += line(i);
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+TEST_F(BigInput, LogsThatNeverRepeatALineGrowNotWithTheirLength) {
+  constexpr size_t kSmall = size_t{4} << 20, kBig = size_t{16} << 20;
+  for (const auto& [name, line] : families()) {
+    SCOPED_TRACE(name);
+    const fs::path small = dir_ / (name + "-small.log"), big = dir_ / (name + "-big.log");
+    write_family(small, line, kSmall);
+    write_family(big, line, kBig);
+    const Child a = run({"doctor", "--json", "--from", small.string()}, dir_ / "small.json");
+    const Child b = run({"doctor", "--json", "--from", big.string()}, dir_ / "big.json");
+    ASSERT_GE(a.exit_code, 0) << "killed by a signal";
+    ASSERT_GE(b.exit_code, 0) << "killed by a signal";
+    const auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+    EXPECT_FALSE(ja["coverage"][0]["formats"].empty());
+    // 12 MiB more input: resident, it would be 12 MiB more (ASan's shadow of it: 1.5 MiB).
+    EXPECT_LE(b.max_rss_kb, a.max_rss_kb + 6 * 1024)
+        << "peak RSS " << a.max_rss_kb / 1024 << " MiB at 4 MiB, " << b.max_rss_kb / 1024
+        << " MiB at 16 MiB";
+    EXPECT_LE(jb["findings"].size(), ja["findings"].size() + 16);
+    EXPECT_LT(b.out.size(), 2 * a.out.size() + (size_t{64} << 10));
+    fs::remove(small);
+    fs::remove(big);
+  }
+}
+
 }  // namespace

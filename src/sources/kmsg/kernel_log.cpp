@@ -970,12 +970,13 @@ bool xid_just_before(std::string_view text, size_t at) {
 
 }  // namespace
 
-bool kernel_log_may_cut(std::string_view text, size_t at, bool storm) {
+bool kernel_log_may_cut(std::string_view text, size_t at) {
   if (at == 0 || at >= text.size() || text[at - 1] != '\n') return false;
   const size_t le = std::min(text.find('\n', at), text.size());
   const std::string_view line = text::trim(text.substr(at, le - at));
   if (kernel_log_piece_may_start(line)) return clean_seam(text, at, {});
-  if (!storm) return false;
+  // A run of GPU lines alone (an Xid storm, an Xid 119 flood with the driver's dumps, a PCIe
+  // AER or firmware-error flood, the driver repeating a line) has no such line.
   // A firmware error record's first line ends the record before (its lines join no message).
   if (ghes_record_start(line)) {
     LogPrefix p;

@@ -91,23 +91,22 @@ bool names_gpu_stack(std::string_view line);
 // identity line, the persistence daemon started): read, and nothing to report.
 bool is_routine_driver_line(std::string_view line);
 
-// True when a kernel log may be cut before `line` and the two parts parsed one after the other
-// with the same events as the whole: the line has a prefix with its own time (not a dmesg -H
-// delta or minute line, whose clock runs on from the lines before) and no GPU anchor, so no
-// multi-line driver message can go on through it. Lets a reader parse a huge log in pieces.
+// True when a line may start a piece of a kernel log as far as the line itself tells: it has a
+// prefix with its own time (not a dmesg -H delta or minute line, whose clock runs on from the
+// lines before) and no GPU anchor, so no multi-line driver message can go on through it (what
+// the lines around it hold: kernel_log_may_cut).
 bool kernel_log_piece_may_start(std::string_view line);
 
-// Whether a kernel log may be cut before the line at `at` of `text` with what the whole gives:
-// kernel_log_piece_may_start of the line, and nothing gathered over a span reaches across it
-// (no kernel fault report or firmware error record within 100 lines before, no driver dump line
-// within 40 lines either side). With `storm` (a run of GPU lines alone, where no such line
-// comes: an Xid storm, an Xid 119 flood with the driver's dumps, an NVSwitch's SXid flood, a
-// PCIe AER or firmware-error flood, the driver repeating a line) also a line with its own time
-// that joins nothing and that nothing waits for: an Xid line with another within 40 lines
-// before, a firmware error record's first line, an AER report's first line after another
-// report's line, or a line after driver text that joins nothing. Lets a reader parse a huge
-// log in pieces, each resident only while it is read.
-bool kernel_log_may_cut(std::string_view text, size_t at, bool storm);
+// Whether a kernel log may be cut before the line at `at` of `text` with what the whole gives,
+// so that a reader can parse a huge log in pieces, each resident only while it is read:
+// nothing gathered over a span reaches across the line (no kernel fault report or firmware
+// error record within 100 lines before, no driver dump line waiting within 40 lines either
+// side), and the line is kernel_log_piece_may_start's; or, for a run of GPU lines alone (an
+// Xid storm, an Xid 119 flood with the driver's dumps, a PCIe AER or firmware-error flood),
+// a line with its own time that joins nothing and that nothing waits for: an Xid line with
+// another within 40 lines before it, a firmware error record's first line, an AER report's
+// first line after another report's line, or a line after driver text that joins nothing.
+bool kernel_log_may_cut(std::string_view text, size_t at);
 
 // True when the line carries a kernel-log prefix or kernel GPU text (format detection and
 // coverage counting).
