@@ -859,12 +859,28 @@ bool Reader::try_block(const Line& l) {
   flush_kernel();
   size_t end = 0;
   if (f == CaptureFormat::kSmiQueryXml) {
-    // Through the closing tag (or to the end: a cut XML is the XML parser's to report).
-    const size_t close = text_.find("</nvidia_smi_log>", l.begin);
+    // Through the closing tag (or to the end: a cut XML is the XML parser's to report), looked
+    // for and its lines counted 4 MiB at a time, the bytes behind handed back (a document of
+    // any size: one too big for the parser is refused, never held).
+    constexpr std::string_view kClose = "</nvidia_smi_log>";
+    constexpr size_t kStep = size_t{4} << 20;
+    size_t close = std::string_view::npos, from = l.begin, lines = 0;
+    while (from < text_.size() && close == std::string_view::npos) {
+      const size_t to = std::min(text_.size(), from + kStep);
+      close = text_.substr(0, std::min(text_.size(), to + kClose.size())).find(kClose, from);
+      const size_t upto = close == std::string_view::npos ? to : close;
+      const size_t count_from = std::max(from, l.next);
+      if (upto > count_from)
+        lines += text::count_newlines(text_.data() + count_from, upto - count_from);
+      from = upto;
+      report(from);
+    }
     const size_t nl = close == std::string_view::npos ? close : text_.find('\n', close);
     end = nl == std::string_view::npos ? text_.size() : nl + 1;
-    line_no_ = l.no + text::count_newlines(text_.data() + l.next, end - l.next) +
-               (end > l.next && text_[end - 1] != '\n' ? 1 : 0);
+    // The closing tag's line, counted from where the search stopped.
+    const size_t tail = std::max(from, l.next);
+    if (end > tail) lines += text::count_newlines(text_.data() + tail, end - tail);
+    line_no_ = l.no + lines + (end > l.next && text_[end - 1] != '\n' ? 1 : 0);
   } else {
     end = block_end(l, capture_text::block_fits(f), f, f == CaptureFormat::kSmiDmon);
   }

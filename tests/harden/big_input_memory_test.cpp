@@ -265,7 +265,8 @@ TEST_F(BigInput, EveryCaptureRepeatedTo64MibGivesWhatOneCopyGives) {
 }
 
 // Logs in which nothing repeats, each of one kind a long capture holds: an Xid storm, an Xid
-// 119 flood with the driver's dumps, a PCIe AER flood, a firmware-error flood, a fabric manager
+// 119 flood with the driver's dumps, a PCIe AER flood, a firmware-error flood, kernel faults in
+// the driver one after another, a fabric manager
 // restarted over and over, nvidia-smi dmon and dcgmi dmon for days, nvidia-smi tables printed
 // back to back. Each was resident whole or kept every line (a 64 MB one peaked at 73-885 MB):
 // four times the input may cost a few MiB more, never the input's growth.
@@ -307,6 +308,17 @@ const std::vector<std::pair<std::string, LineFn>>& families() {
          if (i % 3 == 0) return t + "Hardware error from APEI Generic Hardware Error Source: 1\n";
          if (i % 3 == 1) return t + " section_type: PCIe error\n";
          return t + " device_id: 0000:" + (i % 2 ? "3b" : "86") + ":00.0\n";
+       }},
+      {"kernel-faults",
+       [](size_t i) {
+         static constexpr const char* kReport[] = {
+             "BUG: kernel NULL pointer dereference, address: 0000000000000008\n",
+             "CPU: 3 PID: 4564 Comm: python Tainted: P           OE\n",
+             "RIP: 0010:_nv031695rm+0x79/0x940 [nvidia]\n",
+             "Call Trace:\n",
+             " ? uvm_pmm_gpu_alloc+0x2f5/0x6d0 [nvidia_uvm]\n",
+             "---[ end trace 0 ]---\n"};
+         return t_of(i) + kReport[i % 6];
        }},
       {"fabric-manager-loop",
        [](size_t i) {

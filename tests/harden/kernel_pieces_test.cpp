@@ -60,16 +60,19 @@ size_t unread_in_one_pass(const std::string& text) {
 // fault report's trace with its IP line) where one copy of the text (`one`) is read the same
 // both ways (not when other readers take some of its lines).
 void expect_pieces_equal_one_pass(const std::string& text, const std::string& one = {}) {
-  // One pass over the whole text, kept the way the reader keeps (first 1000 per key).
+  // One pass over the whole text, kept the way the reader keeps (first 1000 per key), looking
+  // at the lines that name the GPU stack as the reader has it do (a fault report's lines).
   std::map<Key, uint64_t> whole_counts;
   std::vector<Event> whole_kept;
+  KernelLogParseOptions opt;
+  opt.on_unread_gpu_line = [](size_t, std::string_view) {};
   parse_kernel_log_stream(
       text, "x",
       [&](Event&& e) {
         if (++whole_counts[key_of(e.kind, e.pci_bus_id, e.code)] <= 1000)
           whole_kept.push_back(std::move(e));
       },
-      nullptr);
+      nullptr, opt);
   Observation obs;
   add_capture(text, "x", obs);
   std::map<Key, uint64_t> piece_counts;
@@ -191,6 +194,21 @@ TEST(KernelLogPieces, ARunOfGpuLinesAloneIsCutAndGivesWhatOnePassGives) {
     ghes += t + "  vendor_id: 0x10de, device_id: 0x2330\n";
   }
   expect_pieces_equal_one_pass(ghes, ghes.substr(0, ghes.find("[4040.")));
+  // Kernel faults in the driver one after another: cut where a report starts after the end of
+  // the one before.
+  std::string faults;
+  for (size_t i = 0; faults.size() < (size_t{3} << 20); ++i) {
+    const std::string t = "[" + std::to_string(5000 + i) + ".000001] ";
+    faults += t + "BUG: kernel NULL pointer dereference, address: 0000000000000" +
+              std::to_string(i % 10) + "\n";
+    faults += t + "CPU: " + std::to_string(i % 64) + " PID: " + std::to_string(i) +
+              " Comm: python Tainted: P           OE\n";
+    faults += t + "RIP: 0010:_nv0" + std::to_string(10000 + i % 999) + "rm+0x79/0x940 [nvidia]\n";
+    faults += t + "Call Trace:\n";
+    faults += t + " ? uvm_pmm_gpu_alloc+0x2f5/0x6d0 [nvidia_uvm]\n";
+    faults += t + "---[ end trace 000000000000000" + std::to_string(i % 10) + " ]---\n";
+  }
+  expect_pieces_equal_one_pass(faults, faults.substr(0, faults.find("[5040.")));
 }
 
 // Journal lines are taken by the reader's fast walk too (capture_reader.cpp,

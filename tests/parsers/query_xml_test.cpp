@@ -172,3 +172,24 @@ TEST(QueryXml, WrongRootIsAnError) {
 
 }  // namespace
 }  // namespace gw
+
+namespace gw {
+namespace {
+
+// A DOM costs several times its text: a document larger than nvidia-smi writes for any machine
+// is refused with its size, never held (bounded memory, issue 20).
+TEST(SmiQueryXml, ADocumentBeyondAnyMachinesIsRefusedWithItsSize) {
+  std::string xml = "<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n";
+  for (size_t i = 0; xml.size() <= kMaxSmiXmlBytes; ++i)
+    xml += "<gpu id=\"00000000:" + std::to_string(10 + i % 80) +
+           ":00.0\"><product_name>NVIDIA H100</product_name></gpu>\n";
+  xml += "</nvidia_smi_log>\n";
+  const auto r = parse_smi_query_xml(xml, "big.xml");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, "capture.smi_xml");
+  EXPECT_NE(r.error().message.find("at most 8 MiB"), std::string::npos) << r.error().message;
+  EXPECT_EQ(r.error().where, "big.xml:1");
+}
+
+}  // namespace
+}  // namespace gw

@@ -936,25 +936,45 @@ constexpr size_t kCutLookBack = 100;  // Stream::kReportLines
 constexpr size_t kDumpReach = 40;     // Stream::kDumpLines
 
 // What may stand near a cut: a kernel fault report's lines are gathered over kCutLookBack lines
-// (never); a firmware error record's over any span (only where the cut line starts one);
+// (only where the cut line starts the next report); a firmware error record's over any span
+// (only where the cut line starts one);
 // a driver dump line waits for an event within kDumpReach lines on either side (only where
 // the cut line is an Xid line with another within reach before it: each dump line near is
 // read already, or is the cut line's).
 struct Seam {
   bool ghes_ends = false;
   bool dumps_read = false;
+  bool report_ended = false;
 };
 
 bool clean_seam(std::string_view text, size_t at, Seam seam) {
   return lines_before(
              text, at, kCutLookBack,
              [&](size_t k, std::string_view line) {
-               return !fault_report_line(line) && (seam.ghes_ends || !ghes_line_text(line)) &&
+               return (seam.report_ended || !fault_report_line(line)) &&
+                      (seam.ghes_ends || !ghes_line_text(line)) &&
                       (seam.dumps_read || k >= kDumpReach || !kmsg::is_driver_dump_line(line));
              }) &&
          (seam.dumps_read || lines_from(text, at, kDumpReach, [](size_t, std::string_view line) {
             return !kmsg::is_driver_dump_line(line);
           }));
+}
+
+// A kernel fault report's first line right after the end of the one before ("---[ end trace"):
+// the reports of a fault storm, each whole on its side of the cut (the header a report's IP
+// line looks back for is the one just after the cut).
+bool next_report_starts(std::string_view text, size_t at, std::string_view line) {
+  bool header = false;
+  for (std::string_view m : {"BUG: ", "general protection fault", "kernel BUG at",
+                             "Unable to handle kernel", "Oops: ", "WARNING: ", "[ cut here ]"})
+    header = header || line.find(m) != std::string_view::npos;
+  if (!header) return false;
+  bool ended = false;
+  lines_before(text, at, 1, [&](size_t, std::string_view before) {
+    ended = before.find("---[ end trace") != std::string_view::npos;
+    return true;
+  });
+  return ended;
 }
 
 // An Xid line within kDumpReach lines before `at`: the cut line (an Xid line too) finds no
@@ -974,7 +994,8 @@ bool kernel_log_may_cut(std::string_view text, size_t at) {
   if (at == 0 || at >= text.size() || text[at - 1] != '\n') return false;
   const size_t le = std::min(text.find('\n', at), text.size());
   const std::string_view line = text::trim(text.substr(at, le - at));
-  if (kernel_log_piece_may_start(line)) return clean_seam(text, at, {});
+  if (kernel_log_piece_may_start(line))
+    return clean_seam(text, at, {.report_ended = next_report_starts(text, at, line)});
   // A run of GPU lines alone (an Xid storm, an Xid 119 flood with the driver's dumps, a PCIe
   // AER or firmware-error flood, the driver repeating a line) has no such line.
   // A firmware error record's first line ends the record before (its lines join no message).

@@ -34,6 +34,8 @@ Result<Snapshot> parse_smi_query_text_ex(std::string_view text, std::string_view
 
 // nvidia-smi -q -x (XML), driver 418 through 590 schemas.
 Result<Snapshot> parse_smi_query_xml(std::string_view text, std::string_view origin);
+// The largest -q -x document read (capture.smi_xml beyond it).
+inline constexpr size_t kMaxSmiXmlBytes = size_t{8} << 20;
 
 // nvidia-smi --query-gpu=... --format=csv[,nounits] (one-shot or -l series). Rows with the
 // wrong number of fields add to `errors` and are skipped. Returns an Error only when the

@@ -247,6 +247,14 @@ size_t line_of_offset(std::string_view text, ptrdiff_t offset) {
 }  // namespace
 
 Result<Snapshot> parse_smi_query_xml(std::string_view text, std::string_view origin) {
+  // A DOM costs several times its text: a document beyond what nvidia-smi writes for any
+  // machine (about 40 KB a GPU) is refused rather than held (bounded memory, issue 20).
+  if (text.size() > kMaxSmiXmlBytes)
+    return make_error("capture.smi_xml",
+                      "expected an nvidia-smi -q -x document of at most " +
+                          std::to_string(kMaxSmiXmlBytes >> 20) + " MiB (about 40 KB a GPU), got " +
+                          std::to_string(text.size() >> 20) + " MiB; not read",
+                      std::string(origin) + ":1");
   pugi::xml_document doc;
   const auto res =
       doc.load_buffer(text.data(), text.size(), pugi::parse_default, pugi::encoding_auto);
