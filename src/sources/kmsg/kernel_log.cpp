@@ -131,7 +131,9 @@ class Stream {
     if (xids_seen_.size() < kMaxXidsSeen) xids_seen_.insert(xid_key(bus, code));
   }
   bool dump_line(std::string_view line, size_t line_no);
-  void expire(std::vector<std::pair<size_t, std::string>>& waiting, size_t line_no, size_t reach);
+  using Waiting = std::vector<std::pair<size_t, std::string>>;  // (line, text)
+  void expire(Waiting& waiting, size_t line_no, size_t reach);
+  void wait(Waiting& waiting, size_t cap, size_t reach, std::string_view line, size_t line_no);
   void event_seen(size_t line_no);
   // The firmware-first error record being gathered (its lines share a "{N}" tag and may be
   // interleaved with other lines), the times of its first line, where it starts, its lines.
@@ -232,11 +234,7 @@ bool Stream::fault_line(std::string_view line, size_t line_no) {
       ++st_.gpu_lines;
       return true;
     }
-    if (fault_context_.size() == kMaxFaultContext) expire(fault_context_, line_no, kReportLines);
-    if (fault_context_.size() < kMaxFaultContext)
-      fault_context_.emplace_back(line_no, std::string(line));
-    else
-      unread_gpu(line, line_no);
+    wait(fault_context_, kMaxFaultContext, kReportLines, line, line_no);
     return true;
   }
   ++st_.gpu_lines;
@@ -277,19 +275,25 @@ bool Stream::dump_line(std::string_view line, size_t line_no) {
     ++st_.gpu_lines;
     return true;
   }
-  if (dump_context_.size() == kMaxDumpContext) expire(dump_context_, line_no, kDumpLines);
-  if (dump_context_.size() < kMaxDumpContext)
-    dump_context_.emplace_back(line_no, std::string(line));
+  wait(dump_context_, kMaxDumpContext, kDumpLines, line, line_no);
+  return true;
+}
+
+// A line read only with an event within `reach` of it waits for one; a full list first drops
+// those past their reach, and a line it still has no room for is listed unread.
+void Stream::wait(Waiting& waiting, size_t cap, size_t reach, std::string_view line,
+                  size_t line_no) {
+  if (waiting.size() == cap) expire(waiting, line_no, reach);
+  if (waiting.size() < cap)
+    waiting.emplace_back(line_no, std::string(line));
   else
     unread_gpu(line, line_no);
-  return true;
 }
 
 // Lines waiting for an event that can no longer come within `reach` of them: unread now, so
 // that a full list takes new lines again (the reading never depends on what lies further back
 // than the reach, and a log cut into pieces reads as one).
-void Stream::expire(std::vector<std::pair<size_t, std::string>>& waiting, size_t line_no,
-                    size_t reach) {
+void Stream::expire(Waiting& waiting, size_t line_no, size_t reach) {
   auto keep = waiting.begin();
   for (auto& w : waiting) {
     if (w.first + reach < line_no)
