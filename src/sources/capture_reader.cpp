@@ -467,9 +467,12 @@ size_t Reader::block_end(const Line& first, bool (*fits)(const Line&), CaptureFo
     l.no = ++no;
     if (!l.trimmed.empty()) {
       if (!fits(l)) break;
-      // A dmon log of days (nvidia-smi's or dcgmi's) is one block: read in pieces of about
-      // 1 MiB, each cut before a header line, so that each is handed back once read.
-      if (pieces && l.trimmed.front() == '#' && l.begin - first.begin >= kBlockPiece) {
+      // A dmon log of days (nvidia-smi's or dcgmi's) is one block, `lspci -vv` of a big
+      // machine a long one: read in pieces of about 1 MiB, each cut before a header line or a
+      // device's first line, so that each is handed back once read.
+      if (pieces && l.begin - first.begin >= kBlockPiece &&
+          (l.trimmed.front() == '#' ||
+           (f == CaptureFormat::kLspci && l.raw.front() != ' ' && l.raw.front() != '\t'))) {
         piece_cut_ = true;
         break;
       }
@@ -882,7 +885,8 @@ bool Reader::try_block(const Line& l) {
     if (end > tail) lines += text::count_newlines(text_.data() + tail, end - tail);
     line_no_ = l.no + lines + (end > l.next && text_[end - 1] != '\n' ? 1 : 0);
   } else {
-    end = block_end(l, capture_text::block_fits(f), f, f == CaptureFormat::kSmiDmon);
+    end = block_end(l, capture_text::block_fits(f), f,
+                    f == CaptureFormat::kSmiDmon || f == CaptureFormat::kLspci);
   }
   std::vector<Line> interleaved;
   if (f == CaptureFormat::kSmiQueryText) end = past_interleaved(end, interleaved);
