@@ -434,8 +434,6 @@ void Reader::flush_kernel(bool more) {
   report(k_end_);
 }
 
-// Extends a block from `first` while lines fit it (blank lines may sit inside); ends after the
-// last line that fits.
 namespace {
 
 // The line that starts a table of the block's own kind again (a second print): nvidia-smi's
@@ -450,10 +448,11 @@ bool restarts_table(CaptureFormat f, std::string_view t) {
 
 }  // namespace
 
-// For the tables a tool prints again and again (`nvidia-smi`, `nvidia-smi topo -m` in a loop
-// with no date line between), a second header ends the block (before its border, for
-// nvidia-smi): each print is one snapshot or matrix, never one table of every print's rows,
-// and each is handed back once read.
+// Extends a block from `first` while lines fit it (blank lines may sit inside); ends after the
+// last line that fits. For the tables a tool prints again and again (`nvidia-smi`, `topo -m` in
+// a loop with no date line between), a second header ends the block (before its border, for
+// nvidia-smi): each print is one snapshot or matrix, never one table of every print's rows.
+// With `pieces`, a long block ends at a piece's size (`piece_cut_`; see below).
 size_t Reader::block_end(const Line& first, bool (*fits)(const Line&), CaptureFormat f,
                          bool pieces) {
   piece_cut_ = false;
