@@ -461,20 +461,24 @@ size_t Reader::block_end(const Line& first, bool (*fits)(const Line&), CaptureFo
   bool header = restarts_table(f, first.trimmed);
   // Where the block ended before the last line, when that line is a border.
   std::optional<std::pair<size_t, size_t>> before_border;
+  bool after_hash = !first.trimmed.empty() && first.trimmed.front() == '#';  // a header line
   while (pos < text_.size()) {
     Line l = line_at(pos);
     l.no = ++no;
     if (!l.trimmed.empty()) {
       if (!fits(l)) break;
       // A dmon log of days (nvidia-smi's or dcgmi's) is one block, `lspci -vv` of a big
-      // machine a long one: read in pieces of about 1 MiB, each cut before a header line or a
-      // device's first line, so that each is handed back once read.
+      // machine a long one: read in pieces of about 1 MiB, each cut before a header's first
+      // line (dmon's are two: names, then units) or a device's first line, so that each is
+      // handed back once read.
+      const bool hash = l.trimmed.front() == '#';
       if (pieces && l.begin - first.begin >= kBlockPiece &&
-          (l.trimmed.front() == '#' ||
+          ((hash && !after_hash) ||
            (f == CaptureFormat::kLspci && l.raw.front() != ' ' && l.raw.front() != '\t'))) {
         piece_cut_ = true;
         break;
       }
+      after_hash = hash;
       if (restarts_table(f, l.trimmed)) {
         if (header) {
           if (before_border) std::tie(end, last_no) = *before_border;

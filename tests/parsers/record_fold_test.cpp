@@ -297,12 +297,20 @@ TEST(NeverRepeated, TopologyMatricesBackToBackAreEachOneMatrix) {
 // A dmon log of days is one block: read in pieces of about 1 MiB (each handed back once read),
 // it keeps the snapshots one pass keeps.
 TEST(NeverRepeated, ALongDmonLogReadInPiecesKeepsWhatOnePassKeeps) {
+  constexpr std::string_view kHeader =
+      "# gpu   pwr  gtemp  mtemp     sm    mem    enc    dec   mclk   pclk\n"
+      "# Idx     W      C      C      %      %      %      %    MHz    MHz\n";
   std::string log;
+  bool straddled = false;
   for (size_t i = 0; log.size() < (size_t{5} << 20); ++i) {
-    if (i % 20 == 0)
-      log +=
-          "# gpu   pwr  gtemp  mtemp     sm    mem    enc    dec   mclk   pclk\n"
-          "# Idx     W      C      C      %      %      %      %    MHz    MHz\n";
+    // Once, a header whose names line starts just before the first piece's 1 MiB and whose
+    // units line starts after it: a piece never starts at its second line.
+    if (!straddled && log.size() + 1024 > (size_t{1} << 20)) {
+      log += std::string((size_t{1} << 20) - 10 - log.size() - 1, ' ') + "\n";
+      log += kHeader;
+      straddled = true;
+    }
+    if (i % 20 == 0) log += kHeader;
     for (size_t g = 0; g < 8; ++g)
       log +=
           fmt::format("    {}   {:3}    {:2}    {:2}    {:3}    {:3}      0      0   2619   {:4}\n",
