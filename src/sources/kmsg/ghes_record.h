@@ -23,6 +23,10 @@ struct GhesLine {
 // nullopt when `body` is not a record line ("mce: [Hardware Error]: ..." is the machine-check
 // driver's own line, not a record's).
 std::optional<GhesLine> parse_ghes_line(std::string_view body);
+// A record's first line ("Hardware error from APEI Generic Hardware Error Source: N").
+inline bool starts_record(const GhesLine& l) {
+  return l.key.substr(0, 24) == "Hardware error from APEI";
+}
 
 // The fields of one record, gathered line by line. A record may hold several sections
 // ("Error 0, type: ...", "Error 1, ..."); each PCIe section naming a device is one event.

@@ -1,6 +1,7 @@
 // Fault reports in the NVIDIA modules (kernel_fault.h): one small reader per marker.
 #include "sources/kmsg/kernel_fault.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstring>
@@ -210,6 +211,11 @@ void read_task(std::string_view line, FaultHeader& h) {
 }
 
 }  // namespace
+
+bool is_fault_header(std::string_view line) {
+  return std::any_of(kMarkers.begin(), kMarkers.end(),
+                     [&](const Marker& m) { return line.find(m.text) != std::string_view::npos; });
+}
 
 FaultHeader fault_header_before(std::string_view before) {
   FaultHeader h;

@@ -52,5 +52,8 @@ struct FaultHeader {
 // The header of the report an IP line belongs to, from the text before it: the walk goes back
 // at most 60 lines and stops at the end of an earlier report ("---[ end trace").
 FaultHeader fault_header_before(std::string_view before);
+// Whether the line carries one of the headers fault_header_before looks for ("BUG: ",
+// "general protection fault", "WARNING: ", ...).
+bool is_fault_header(std::string_view line);
 
 }  // namespace gw::kmsg

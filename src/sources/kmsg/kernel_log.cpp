@@ -430,7 +430,7 @@ bool Stream::ghes_line(std::string_view line, size_t line_no) {
     rebuild_h_clock(static_cast<size_t>(line.data() - text_.data()));
     walk_ = true;
   }
-  const bool header = text::starts_with(g->key, "Hardware error from APEI");
+  const bool header = kmsg::starts_record(*g);
   if (!ghes_ || header || ghes_->record() != g->record || ghes_->starts_another(*g)) {
     end_ghes();
     ghes_.emplace(g->record);
@@ -923,7 +923,7 @@ bool ghes_record_start(std::string_view line) {
   if (!ghes_line_text(line)) return false;
   LogPrefix p;
   const auto g = kmsg::parse_ghes_line(kmsg::strip_log_prefix(line, p));
-  return g && text::starts_with(g->key, "Hardware error from APEI");
+  return g && kmsg::starts_record(*g);
 }
 
 // A PCIe AER report's lines (aer_follow joins a report's details and its siblings' lines to it;
@@ -968,11 +968,8 @@ bool clean_seam(std::string_view text, size_t at, Seam seam) {
 // the reports of a fault storm, each whole on its side of the cut (the header a report's IP
 // line looks back for is the one just after the cut).
 bool next_report_starts(std::string_view text, size_t at, std::string_view line) {
-  bool header = false;
-  for (std::string_view m : {"BUG: ", "general protection fault", "kernel BUG at",
-                             "Unable to handle kernel", "Oops: ", "WARNING: ", "[ cut here ]"})
-    header = header || line.find(m) != std::string_view::npos;
-  if (!header) return false;
+  if (!kmsg::is_fault_header(line) && line.find("[ cut here ]") == std::string_view::npos)
+    return false;
   bool ended = false;
   lines_before(text, at, 1, [&](size_t, std::string_view before) {
     ended = before.find("---[ end trace") != std::string_view::npos;
