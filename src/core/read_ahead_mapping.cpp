@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 
 namespace gw {
 namespace {
@@ -19,6 +20,12 @@ constexpr uint64_t kLookBehind = uint64_t{64} << 10;
 
 uint64_t round_up(uint64_t n, uint64_t to) {
   return (n + to - 1) / to * to;
+}
+
+// One byte of each page of a chunk read, the way the reader's first pass will.
+void read_each_page(const char* chunk) {
+  for (uint64_t at = 0; at < ReadAheadMapping::kChunk; at += kPage)
+    (void)*static_cast<const volatile char*>(chunk + at);
 }
 
 }  // namespace
@@ -63,14 +70,20 @@ bool ReadAheadMapping::set_up(int fd, uint64_t size, Choice choice) {
   return true;
 }
 
-// Chunks 0 and 2 faulted in through the file mapping against chunks 1 and 3 copied in (pread
-// and the move into the view), each timed in this thread's CPU time; the cheaper of each pair
-// counts: with one sample a way, 2 runs of 20 in a row chose the copies on a machine where the
-// mapping costs two thirds of them (one sample can take an interrupt). A buffer is touched
-// before its clock starts: its first fill is paid once per run, the copies' work every chunk.
-// The chunks are left as the reader will find them (mapped, copied). False where a step is
-// refused (no MADV_POPULATE_READ before Linux 5.14) or the file has fewer than five whole
-// chunks.
+// Chunks 0 and 3 faulted in through the file mapping against chunks 1 and 2 copied in (pread
+// and the move into the view), each timed in this thread's CPU time until every page of the
+// chunk in the view has been read once, and the two of a way added up.
+// - The first reads count: a hypervisor that shadows the guest's page tables charges a mapped
+//   page there, not at MADV_POPULATE_READ (1 ms a chunk against 0.15 ms to populate it, where a
+//   copy cost 0.4 ms).
+// - Each way gets an even and an odd chunk, and the sum rather than the cheaper: where the page
+//   cache holds a file in 2 MiB folios, such a chunk is mapped by one entry, 20-40 us, and
+//   the chunks in small folios around it cost 0.6-1.2 ms. One kernel log had them every other
+//   chunk; the even chunks alone chose the mapping there, at 3x the copies' cost.
+// A buffer is touched before its clock starts: its first fill is paid once per run, the copies'
+// work every chunk. The chunks are left as the reader will find them (mapped, copied). False
+// where a step is refused (no MADV_POPULATE_READ before Linux 5.14) or the file has fewer than
+// five whole chunks.
 bool ReadAheadMapping::mapping_costs_less() {
   static_assert(kSlots >= 2, "two chunks are copied in to time the copies");
   if (whole_chunks_ < 5) return false;
@@ -79,21 +92,27 @@ bool ReadAheadMapping::mapping_costs_less() {
     ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
   };
-  int64_t mapped_ns = INT64_MAX, copied_ns = INT64_MAX;
-  for (uint64_t chunk = 0; chunk < 4; chunk += 2) {
+  const auto map_in = [&](uint64_t chunk) -> int64_t {
     const int64_t t0 = cpu_ns();
-    if (::madvise(chunk_at(chunk), kChunk, MADV_POPULATE_READ) != 0) return false;
-    mapped_ns = std::min(mapped_ns, cpu_ns() - t0);
+    if (::madvise(chunk_at(chunk), kChunk, MADV_POPULATE_READ) != 0) return -1;
+    read_each_page(chunk_at(chunk));
+    return cpu_ns() - t0;
+  };
+  const auto copy_into_view = [&](uint64_t chunk) -> int64_t {
     const size_t slot = free_slots_.back();
-    if (::madvise(slot_at(slot), kChunk, MADV_POPULATE_WRITE) != 0) return false;
-    const int64_t t1 = cpu_ns();
-    if (!copy_in(chunk + 1, slot)) return false;
-    copied_ns = std::min(copied_ns, cpu_ns() - t1);
+    if (::madvise(slot_at(slot), kChunk, MADV_POPULATE_WRITE) != 0) return -1;
+    const int64_t t0 = cpu_ns();
+    if (!copy_in(chunk, slot)) return -1;
+    read_each_page(chunk_at(chunk));
+    const int64_t took = cpu_ns() - t0;
     free_slots_.pop_back();
-    in_view_.push_back({chunk + 1, slot});
-    next_ = chunk + 2;
-  }
-  return mapped_ns < copied_ns;
+    in_view_.push_back({chunk, slot});
+    return took;
+  };
+  const int64_t ns[4] = {map_in(0), copy_into_view(1), copy_into_view(2), map_in(3)};
+  next_ = 4;
+  if (std::any_of(std::begin(ns), std::end(ns), [](int64_t n) { return n < 0; })) return false;
+  return ns[0] + ns[3] < ns[1] + ns[2];
 }
 
 void ReadAheadMapping::advance(uint64_t done) {

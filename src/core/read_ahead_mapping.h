@@ -27,10 +27,11 @@ class ReadAheadMapping {
   static constexpr size_t kSlots = 2;                    // copied-in chunks at most: 4 MiB
 
   // kCopy: copy every whole chunk in, as above. kCheaper: first time two chunks each way on
-  // this machine (chunks 0 and 2 faulted in through the mapping, 1 and 3 copied into buffers
-  // already touched) and go on with the copies only where they cost less CPU. The same machine type
-  // has measured either way round: a mapping ~3x a copy under one hypervisor, ~0.65x under
-  // another (docs/perf/parse.md). The view holds the file's bytes whichever is chosen.
+  // this machine (chunks 0 and 3 faulted in through the mapping, 1 and 2 copied into buffers
+  // already touched, each up to its first read of every page) and go on with the copies only
+  // where they cost less CPU. The same machine type has measured either way round: a mapping
+  // ~3x a copy under one hypervisor, ~0.65x under another (docs/perf/parse.md). The view holds
+  // the file's bytes whichever is chosen.
   enum class Choice { kCopy, kCheaper };
 
   // Maps `fd` (its first `size` bytes, size > 0) and copies the first chunks in (kCheaper: times
