@@ -157,6 +157,12 @@ class Reader {
   size_t block_end(const Line& first, bool (*fits)(const Line&),
                    CaptureFormat f = CaptureFormat::kUnknown, bool pieces = false);
   bool piece_cut_ = false;  // block_end stopped at a piece's size (the block goes on)
+  // No tool prints a block this long (`nvidia-smi -q` of 256 GPUs is ~3 MB): one that goes on
+  // is read to here, and what follows as if nothing came before it (another block of its kind
+  // where its next line starts one), so that no block is resident whole.
+  static constexpr size_t kMaxBlock = size_t{16} << 20;
+  size_t block_cut_ = 0;  // block_end stopped at kMaxBlock: the first line left out, else 0
+  void report_cut_block(const Line& first);
   size_t past_interleaved(size_t end, std::vector<Line>& lines);
   void parse_block(CaptureFormat f, size_t begin, size_t end, size_t first_line);
   void parse_block_text(CaptureFormat f, std::string_view block, size_t first_line);
@@ -456,6 +462,7 @@ bool restarts_table(CaptureFormat f, std::string_view t) {
 size_t Reader::block_end(const Line& first, bool (*fits)(const Line&), CaptureFormat f,
                          bool pieces) {
   piece_cut_ = false;
+  block_cut_ = 0;
   size_t end = first.next, pos = first.next, last_no = first.no;
   size_t no = first.no;
   bool header = restarts_table(f, first.trimmed);
@@ -476,6 +483,10 @@ size_t Reader::block_end(const Line& first, bool (*fits)(const Line&), CaptureFo
           ((hash && !after_hash) ||
            (f == CaptureFormat::kLspci && l.raw.front() != ' ' && l.raw.front() != '\t'))) {
         piece_cut_ = true;
+        break;
+      }
+      if (l.begin - first.begin >= kMaxBlock) {
+        block_cut_ = l.no;
         break;
       }
       after_hash = hash;
@@ -804,6 +815,7 @@ bool Reader::take_dcgm(const Line& l) {
   const dcgm::Block b = dcgm::block_start(l.trimmed, next.trimmed);
   if (b == dcgm::Block::kNone) return false;
   const size_t saved = line_no_;
+  block_cut_ = 0;  // a JSON block is not looked at by block_end
   size_t end = 0;
   if (b == dcgm::Block::kJson) {
     end = json_end(l.begin);
@@ -844,6 +856,7 @@ bool Reader::take_dcgm(const Line& l) {
   fold_dcgm_lines(0);
   dcgm_fold_.add(obs_.dcgm, std::move(found));
   if (!info.cut.empty()) incomplete(info.cut + " (line " + std::to_string(l.no) + ")");
+  report_cut_block(l);
   segment(CaptureFormat::kDcgm, l.no, line_no_);
   pos_ = end;
   return true;
@@ -892,7 +905,8 @@ bool Reader::try_block(const Line& l) {
                     f == CaptureFormat::kSmiDmon || f == CaptureFormat::kLspci);
   }
   std::vector<Line> interleaved;
-  if (f == CaptureFormat::kSmiQueryText) end = past_interleaved(end, interleaved);
+  if (f == CaptureFormat::kSmiQueryText && block_cut_ == 0)
+    end = past_interleaved(end, interleaved);
   if (interleaved.empty()) {
     parse_block(f, l.begin, end, l.no);
   } else {
@@ -903,9 +917,19 @@ bool Reader::try_block(const Line& l) {
         block[i] = ' ';
     parse_block_text(f, block, l.no);
   }
+  report_cut_block(l);
   pos_ = end;
   for (const Line& x : interleaved) take_by_evidence(x);
   return true;
+}
+
+void Reader::report_cut_block(const Line& first) {
+  if (block_cut_ == 0) return;
+  incomplete("a block of over " + std::to_string(kMaxBlock >> 20) + " MiB from line " +
+             std::to_string(first.no) + " read to line " + std::to_string(block_cut_ - 1) +
+             " only; the lines from " + std::to_string(block_cut_) +
+             " on read as if nothing came before them");
+  block_cut_ = 0;
 }
 
 // nvidia-bug-report.log structure (bug_report.h): separators and section headers are read

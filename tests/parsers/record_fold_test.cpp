@@ -4,6 +4,7 @@
 #include "sources/record_fold.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -230,6 +231,39 @@ TEST(NeverRepeated, ADcgmTableOfEverNewTestsKeepsItsFirstThousandAndSaysHowManyM
   for (const auto& why : obs.coverage[0].incomplete_reasons)
     said = said || why.find("1976 row(s) after them not read") != std::string::npos;
   EXPECT_TRUE(said);
+}
+
+// No block is resident whole, whatever its length: one that goes on past 16 MiB (no tool
+// prints one) is read that far, and its other lines one by one, with the lines after it
+// keeping their numbers.
+TEST(NeverRepeated, ABlockLongerThanAnyToolPrintsIsReadToACapAndSaysSo) {
+  std::string table =
+      "+---------------------------+------------------------------------------------+\n"
+      "| Diagnostic                | Result                                         |\n"
+      "+===========================+================================================+\n"
+      "|-----  Integration  -------+------------------------------------------------|\n";
+  const size_t rows = (size_t{17} << 20) / 79;  // each row 79 bytes
+  for (size_t i = 0; i < rows; ++i)
+    table +=
+        fmt::format("| Test number {:<13} | Fail                                           |\n", i);
+  table += "[ 99.0] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n";
+  const size_t xid_line = 4 + rows + 1;
+  size_t first_left = 1;  // the first line that begins 16 MiB or more into the table
+  for (size_t at = 0; at < (size_t{16} << 20); at = table.find('\n', at) + 1) ++first_left;
+  const Observation obs = read(table);
+  ASSERT_EQ(obs.coverage.size(), 1u);
+  bool said = false;
+  for (const auto& why : obs.coverage[0].incomplete_reasons)
+    said = said || why == fmt::format(
+                              "a block of over 16 MiB from line 1 read to line {} only; the "
+                              "lines from {} on read as if nothing came before them",
+                              first_left - 1, first_left);
+  EXPECT_TRUE(said) << fmt::format("{}", fmt::join(obs.coverage[0].incomplete_reasons, "\n"));
+  bool xid = false;
+  for (const auto& e : obs.events)
+    xid = xid || (e.kind == EventKind::kXid && e.code == 79u &&
+                  e.origin == fmt::format("log:{}", xid_line));
+  EXPECT_TRUE(xid);
 }
 
 TEST(NeverRepeated, XidsOnEverNewAddressesKeepBoundedKeysAndSayWhatWasOnlyCounted) {
