@@ -100,6 +100,26 @@ TEST(DcgmReadings, DmonKeepsTheLargestValueOfAFieldOverItsRows) {
   }
 }
 
+// The largest by value, not by text, however a cell writes its number: decimals of any length,
+// an exponent, hexadecimal, a sign, a unit after it; and a field no row gives a number for
+// shows its last text.
+TEST(DcgmReadings, DmonComparesCellsAsTheNumbersTheyWrite) {
+  const std::string t =
+      "#Entity    POWER    CLOCK    FRAC                   STATE\n"
+      "ID\n"
+      "GPU 3      9.5      0x1f     0.1000000000000000055  Enabled\n"
+      "GPU 3      10.25    25       0.1                    N/A\n"
+      "GPU 3      1e2      -40      0.10000000000000001    Disabled\n"
+      "GPU 3      99.99W   30.9     0.09999999999999999    N/A\n";
+  std::map<std::string, std::string> text;
+  for (const DcgmResult& r : read_dcgm(t))
+    if (r.kind == DcgmKind::kReading && r.gpu == 3u) text[r.test] = r.text;
+  EXPECT_EQ(text["POWER"], "1e2");
+  EXPECT_EQ(text["CLOCK"], "0x1f");
+  EXPECT_EQ(text["FRAC"], "0.1000000000000000055");  // the first of the equal largest
+  EXPECT_EQ(text["STATE"], "N/A");
+}
+
 TEST(DcgmReadings, StatsReportRowsAreReadings) {
   const auto rs = read_dcgm(read_fixture(k386, "app.log"));
   const auto v = values(rs);

@@ -266,6 +266,23 @@ TEST(NeverRepeated, ABlockLongerThanAnyToolPrintsIsReadToACapAndSaysSo) {
   EXPECT_TRUE(xid);
 }
 
+// A dcgmi dmon naming ever new GPU indices keeps 4096 (GPU, field) readings, and says so.
+TEST(NeverRepeated, ADcgmiDmonOfEverNewGpusKeepsBoundedReadingsAndSaysSo) {
+  std::string log = "#Entity    GRACT   SMACT   POWER   TMPTR\nID\n";
+  for (unsigned i = 0; i < 1200; ++i)  // 4 fields each: 4800 readings
+    log +=
+        fmt::format("GPU {:<6} 0.{:03}   0.5     {}.5   {}\n", i, i % 1000, 100 + i, 30 + i % 50);
+  const Observation obs = read(log);
+  size_t readings = 0;
+  for (const auto& r : obs.dcgm) readings += r.kind == DcgmKind::kReading;
+  EXPECT_EQ(readings, 4096u);
+  ASSERT_EQ(obs.coverage.size(), 1u);
+  bool said = false;
+  for (const auto& why : obs.coverage[0].incomplete_reasons)
+    said = said || why.find("dcgmi dmon of more than 4096 (GPU, field) readings") == 0;
+  EXPECT_TRUE(said);
+}
+
 TEST(NeverRepeated, XidsOnEverNewAddressesKeepBoundedKeysAndSayWhatWasOnlyCounted) {
   std::string log;
   for (unsigned i = 0; i < 6000; ++i)

@@ -6,9 +6,12 @@
 #include "sources/dcgm/dcgm_text.h"
 
 #include <cctype>
+#include <charconv>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <unordered_map>
+#include <utility>
 
 #include "core/dcgm_fields.h"
 #include "sources/dcgm/diag_json.h"
@@ -23,17 +26,17 @@ using text::is_digit;
 constexpr size_t kNameCol = 28;  // column of the '|' after the name field
 constexpr size_t kChunk = 45;    // characters of wrapped text per row
 
-std::vector<std::string> split_ws(std::string_view s) {
-  std::vector<std::string> out;
+// The words of `s` into `out` (cleared first; reused for every row of a dmon of days).
+void split_ws(std::string_view s, std::vector<std::string_view>& out) {
+  out.clear();
   size_t i = 0;
   while (i < s.size()) {
     while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
     size_t e = i;
     while (e < s.size() && s[e] != ' ' && s[e] != '\t') ++e;
-    if (e > i) out.emplace_back(s.substr(i, e - i));
+    if (e > i) out.push_back(s.substr(i, e - i));
     i = e;
   }
-  return out;
 }
 
 std::string at(std::string_view origin, size_t line) {
@@ -340,15 +343,39 @@ bool na(std::string_view v) {
   return v == "N/A" || v == "N/S" || text::starts_with(v, "Not ");
 }
 
-// A numeric cell ("120", "36758094563894", "71.5"); false for N/A and words.
+// A numeric cell ("120", "36758094563894", "71.5", "1e3"; its leading number, as strtod reads
+// it); false for N/A and words. from_chars: strtod through std::stod was a third of a long
+// dmon's time. Hexadecimal ("0x1f"), which from_chars does not read, keeps strtod.
 std::optional<double> number(std::string_view v) {
   if (v.empty() || !(is_digit(v[0]) || (v[0] == '-' && v.size() > 1 && is_digit(v[1]))))
     return std::nullopt;
-  try {
-    return std::stod(std::string(v));
-  } catch (...) {
-    return std::nullopt;
+  const size_t digit = v[0] == '-' ? 1 : 0;
+  if (v.size() > digit + 1 && v[digit] == '0' && (v[digit + 1] == 'x' || v[digit + 1] == 'X')) {
+    try {
+      return std::stod(std::string(v));
+    } catch (...) {
+      return std::nullopt;
+    }
   }
+  // "12", "0.888", "71.5": the digits as an integer below 2^53 and one division by an exact
+  // power of ten, which rounds as strtod does (the common case of a dmon's cells).
+  static constexpr double kTen[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  uint64_t m = 0;
+  size_t i = digit, digits = 0, decimals = 0;
+  for (; i < v.size() && is_digit(v[i]); ++i, ++digits)
+    m = m * 10 + static_cast<unsigned>(v[i] - '0');
+  if (i < v.size() && v[i] == '.')
+    for (++i; i < v.size() && is_digit(v[i]); ++i, ++digits, ++decimals)
+      m = m * 10 + static_cast<unsigned>(v[i] - '0');
+  if (digits <= 15 && (i == v.size() || (v[i] != 'e' && v[i] != 'E'))) {
+    const double x = static_cast<double>(m) / kTen[decimals];
+    return digit == 1 ? -x : x;
+  }
+  double x = 0;
+  const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (r.ec != std::errc()) return std::nullopt;
+  return x;
 }
 
 // One field of one GPU over the block's rows: kept as one reading (dmon may run for hours).
@@ -361,13 +388,17 @@ struct FieldSeen {
 
 void add_seen(FieldSeen& s, std::string_view v, size_t no) {
   if (s.rows++ == 0) s.first_line = no;
-  s.last = std::string(v);
-  if (na(v)) return;
+  // The last text is shown only where no value was a number: kept for those alone.
+  if (na(v)) {
+    s.last.assign(v);
+    return;
+  }
   ++s.valued;
   const auto x = number(v);
+  if (!x) s.last.assign(v);
   if (x && (!s.max || *x > *s.max)) {
     s.max = x;
-    s.max_text = std::string(v);
+    s.max_text.assign(v);
   }
 }
 
@@ -392,9 +423,23 @@ void emit_readings(const std::map<std::pair<unsigned, std::string>, FieldSeen>& 
 
 struct DmonReadings::State {
   std::vector<std::string> cols;
+  std::vector<bool> xider;  // cols[c] is "XIDER"
   std::map<std::pair<unsigned, std::string>, FieldSeen> seen;
+  // Each GPU's reading of each of the current header's columns, looked up once per header
+  // (a map node stays where it is): a lookup per value was a fifth of a long dmon's time.
+  std::unordered_map<unsigned, std::vector<FieldSeen*>> row_of;
+  std::vector<std::string_view> words;  // the row being read
   size_t first_line = 0;
+  bool said_full = false;
 };
+
+namespace {
+
+// No machine has this many (GPU, field) readings: past them a new pair's values are not kept
+// (a log naming ever new GPU indices would otherwise grow with its length).
+constexpr size_t kMaxDmonReadings = 4096;
+
+}  // namespace
 
 DmonReadings::DmonReadings() : s_(std::make_unique<State>()) {}
 DmonReadings::~DmonReadings() = default;
@@ -408,34 +453,53 @@ BlockInfo DmonReadings::read(std::string_view piece, std::string_view origin, si
   text::LineReader rd(piece);
   std::string_view line;
   std::vector<std::string>& cols = s_->cols;
+  std::vector<std::string_view>& f = s_->words;
   size_t no = first_line - 1;
   while (rd.next(line)) {
     ++no;
     const auto t = text::trim(line);
     if (t.empty()) continue;
     if (t.front() == '#') {
-      cols = split_ws(t.substr(1));
+      split_ws(t.substr(1), f);
+      cols.assign(f.begin(), f.end());
+      s_->xider.assign(cols.size(), false);
+      for (size_t c = 0; c < cols.size(); ++c) s_->xider[c] = cols[c] == "XIDER";
+      s_->row_of.clear();
       continue;
     }
-    const auto f = split_ws(t);
+    split_ws(t, f);
     if (f.size() < 2 || !is_digit(f[1][0]) || f[1].size() > 6) continue;
     if (f[0] != "GPU") {  // a MIG instance ("GPU-I 21"), a switch, a link, a CPU: read, no GPU
       info.recognised = info.recognised || f.size() > 2;
       continue;
     }
-    const auto gpu = static_cast<unsigned>(std::stoul(f[1]));
+    unsigned gpu = 0;  // at most 6 digits, the first a digit (above)
+    std::from_chars(f[1].data(), f[1].data() + f[1].size(), gpu);
+    std::vector<FieldSeen*>& row = s_->row_of[gpu];
+    row.resize(cols.size(), nullptr);
     // "GPU 1 120": the entity takes two words, the fields follow in header order after "Entity".
     for (size_t c = 1; c < cols.size() && c + 1 < f.size(); ++c) {
       info.recognised = true;
-      add_seen(s_->seen[{gpu, cols[c]}], f[c + 1], no);
-      if (cols[c] != "XIDER" || f[c + 1] == "0" || !is_digit(f[c + 1][0]) || f[c + 1].size() > 6)
+      if (row[c] == nullptr) {
+        const auto key = std::make_pair(gpu, cols[c]);
+        auto it = s_->seen.find(key);
+        if (it == s_->seen.end() && s_->seen.size() >= kMaxDmonReadings) {
+          if (!std::exchange(s_->said_full, true))
+            info.cut = "dcgmi dmon of more than " + std::to_string(kMaxDmonReadings) +
+                       " (GPU, field) readings: the values of further ones not read";
+        } else {
+          row[c] = it != s_->seen.end() ? &it->second : &s_->seen[key];
+        }
+      }
+      if (row[c] != nullptr) add_seen(*row[c], f[c + 1], no);
+      if (!s_->xider[c] || f[c + 1] == "0" || !is_digit(f[c + 1][0]) || f[c + 1].size() > 6)
         continue;
       DcgmResult r;
       r.kind = DcgmKind::kXid;
       r.gpu = gpu;
       r.part = "dcgmi dmon";
       r.test = "XIDER";
-      r.count = static_cast<unsigned>(std::stoul(f[c + 1]));
+      r.count = static_cast<unsigned>(std::stoul(std::string(f[c + 1])));
       r.text = std::string(t);
       r.origin = at(origin, no);
       out.push_back(std::move(r));
@@ -446,6 +510,7 @@ BlockInfo DmonReadings::read(std::string_view piece, std::string_view origin, si
 
 void DmonReadings::finish(std::string_view origin, std::vector<DcgmResult>& out) {
   emit_readings(s_->seen, origin, s_->first_line, out);
+  s_->row_of.clear();
   s_->seen.clear();
 }
 
@@ -1003,7 +1068,8 @@ bool take_exporter_line(std::string_view t, std::string_view origin, size_t line
     }
     rest = rest.substr(close + 1);
   }
-  const auto words = split_ws(rest);
+  std::vector<std::string_view> words;
+  split_ws(rest, words);
   if (words.empty() || !number(words[0])) return false;
   const DcgmFieldInfo* f = dcgm_field_by_exporter_name(name);
   DcgmResult r = named_reading("dcgm-exporter", name, gpu, words[0], origin, line_no);
