@@ -63,12 +63,15 @@ void split_ws(std::string_view s, std::vector<std::string_view>& out) {
   }
 }
 
+std::optional<unsigned> as_unsigned(std::string_view v) {
+  return text::to_unsigned(text::parse_u64(v));
+}
+
 void apply(DCol c, std::string_view v, GpuState& g) {
   GpuSample& s = g.sample;
-  const auto u = text::to_unsigned(text::parse_u64(v));
   switch (c) {
     case DCol::kGpu:
-      g.info.index = u.value_or(0);
+      g.info.index = as_unsigned(v).value_or(0);
       break;
     case DCol::kPwr:
       s.power_mw = text::parse_watts_mw(v);
@@ -80,32 +83,32 @@ void apply(DCol c, std::string_view v, GpuState& g) {
       s.mem_temp_c = text::to_int(text::parse_i64(v));
       break;
     case DCol::kSm:
-      s.util_gpu_pct = u;
+      s.util_gpu_pct = as_unsigned(v);
       break;
     case DCol::kMem:
-      s.util_mem_pct = u;
+      s.util_mem_pct = as_unsigned(v);
       break;
     case DCol::kEnc:
-      s.util_enc_pct = u;
+      s.util_enc_pct = as_unsigned(v);
       break;
     case DCol::kDec:
-      s.util_dec_pct = u;
+      s.util_dec_pct = as_unsigned(v);
       break;
     case DCol::kMclk:
-      s.mem_clock_mhz = u;
+      s.mem_clock_mhz = as_unsigned(v);
       break;
     case DCol::kPclk:  // dmon's processor clock: the graphics/SM clock
-      s.graphics_clock_mhz = u;
-      s.sm_clock_mhz = u;
+      s.graphics_clock_mhz = as_unsigned(v);
+      s.sm_clock_mhz = s.graphics_clock_mhz;
       break;
     case DCol::kFb:
       s.mem_used_bytes = text::parse_mem_bytes(v);
       break;
     case DCol::kRxPci:
-      if (u) s.pcie_rx_kb_s = uint64_t{*u} * 1024;
+      if (const auto u = as_unsigned(v)) s.pcie_rx_kb_s = uint64_t{*u} * 1024;
       break;
     case DCol::kTxPci:
-      if (u) s.pcie_tx_kb_s = uint64_t{*u} * 1024;
+      if (const auto u = as_unsigned(v)) s.pcie_tx_kb_s = uint64_t{*u} * 1024;
       break;
     // -s e: aggregate (lifetime) single/double-bit ECC counts, as nvidia-smi(1) describes
     // dmon's ECC metrics, and the PCIe replay counter ("-": not supported).
@@ -185,7 +188,8 @@ Result<size_t> parse_smi_dmon(std::string_view text, std::string_view origin,
   while (rd.next(line)) {
     const std::string_view t = text::trim(line);
     if (t.empty()) continue;
-    const std::string where = std::string(origin) + ":" + std::to_string(rd.line_no());
+    // Only an error names its line: a string per row was a tenth of a long log's time.
+    const auto where = [&] { return std::string(origin) + ":" + std::to_string(rd.line_no()); };
     if (t.front() == '#') {
       split_ws(t.substr(1), st.f);
       if (!st.f.empty() && dmon_col(st.f.front()) != DCol::kIgnore && st.f.front() != "Idx") {
@@ -196,7 +200,7 @@ Result<size_t> parse_smi_dmon(std::string_view text, std::string_view origin,
     }
     if (st.cols.empty())
       return make_error("capture.smi_dmon", "expected a '# gpu pwr ...' header line before data",
-                        where);
+                        where());
     split_ws(t, st.f);
     if (st.f.size() != st.cols.size()) {
       if (errors)
@@ -204,7 +208,7 @@ Result<size_t> parse_smi_dmon(std::string_view text, std::string_view origin,
                                      "expected " + std::to_string(st.cols.size()) +
                                          " columns as in the header, got " +
                                          std::to_string(st.f.size()) + "; row skipped",
-                                     where));
+                                     where()));
       continue;
     }
     dmon_row(st, sink);

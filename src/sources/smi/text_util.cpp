@@ -177,16 +177,6 @@ std::optional<bool> parse_bool(std::string_view v) {
   return std::nullopt;
 }
 
-std::optional<unsigned> to_unsigned(std::optional<uint64_t> v) {
-  if (!v || *v > 0xffffffffULL) return std::nullopt;
-  return static_cast<unsigned>(*v);
-}
-
-std::optional<int> to_int(std::optional<int64_t> v) {
-  if (!v || *v > 0x7fffffffLL || *v < -0x7fffffffLL) return std::nullopt;
-  return static_cast<int>(*v);
-}
-
 namespace {
 // Fast path for "612.34 W" / "70123 MiB": digits and an optional fraction of up to 6 digits.
 std::optional<std::pair<double, std::string_view>> simple_number(std::string_view v) {
