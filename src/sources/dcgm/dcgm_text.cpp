@@ -421,6 +421,28 @@ void emit_readings(const std::map<std::pair<unsigned, std::string>, FieldSeen>& 
 
 }  // namespace
 
+namespace {
+
+// No machine has this many (GPU, field) readings: past them a new pair's values are not kept
+// (a log naming ever new GPU indices would otherwise grow with its length).
+constexpr size_t kMaxDmonReadings = 4096;
+
+// "GPU 1 ... 120 ..." with XIDER's cell `v`: the Xid that row reports.
+DcgmResult dmon_xid(unsigned gpu, std::string_view v, std::string_view row, std::string_view origin,
+                    size_t no) {
+  DcgmResult r;
+  r.kind = DcgmKind::kXid;
+  r.gpu = gpu;
+  r.part = "dcgmi dmon";
+  r.test = "XIDER";
+  r.count = static_cast<unsigned>(std::stoul(std::string(v)));
+  r.text = std::string(row);
+  r.origin = at(origin, no);
+  return r;
+}
+
+}  // namespace
+
 struct DmonReadings::State {
   std::vector<std::string> cols;
   std::vector<bool> xider;  // cols[c] is "XIDER"
@@ -431,15 +453,46 @@ struct DmonReadings::State {
   std::vector<std::string_view> words;  // the row being read
   size_t first_line = 0;
   bool said_full = false;
+
+  void take_header(std::string_view names) {
+    split_ws(names, words);
+    cols.assign(words.begin(), words.end());
+    xider.assign(cols.size(), false);
+    for (size_t c = 0; c < cols.size(); ++c) xider[c] = cols[c] == "XIDER";
+    row_of.clear();
+  }
+
+  // `gpu`'s readings of the current header's columns, found once per row; nullptr once the
+  // readings are full (said once, in `info`).
+  std::vector<FieldSeen*>* row_for(unsigned gpu, BlockInfo& info) {
+    auto r = row_of.find(gpu);
+    if (r == row_of.end()) {
+      if (row_of.size() >= kMaxDmonReadings) {
+        full(info);
+        return nullptr;
+      }
+      r = row_of.emplace(gpu, std::vector<FieldSeen*>(cols.size(), nullptr)).first;
+    }
+    return &r->second;
+  }
+
+  // Where the values of `gpu`'s column `c` are gathered (nullptr: full).
+  FieldSeen* slot(std::vector<FieldSeen*>& row, unsigned gpu, size_t c, BlockInfo& info) {
+    if (row[c] != nullptr) return row[c];
+    auto key = std::make_pair(gpu, cols[c]);
+    auto it = seen.find(key);
+    if (it == seen.end() && seen.size() >= kMaxDmonReadings) return full(info);
+    row[c] = it != seen.end() ? &it->second : &seen[std::move(key)];
+    return row[c];
+  }
+
+  FieldSeen* full(BlockInfo& info) {
+    if (!std::exchange(said_full, true))
+      info.cut = "dcgmi dmon of more than " + std::to_string(kMaxDmonReadings) +
+                 " (GPU, field) readings: the values of further ones not read";
+    return nullptr;
+  }
 };
-
-namespace {
-
-// No machine has this many (GPU, field) readings: past them a new pair's values are not kept
-// (a log naming ever new GPU indices would otherwise grow with its length).
-constexpr size_t kMaxDmonReadings = 4096;
-
-}  // namespace
 
 DmonReadings::DmonReadings() : s_(std::make_unique<State>()) {}
 DmonReadings::~DmonReadings() = default;
@@ -452,22 +505,17 @@ BlockInfo DmonReadings::read(std::string_view piece, std::string_view origin, si
   if (s_->first_line == 0) s_->first_line = first_line;
   text::LineReader rd(piece);
   std::string_view line;
-  std::vector<std::string>& cols = s_->cols;
-  std::vector<std::string_view>& f = s_->words;
+  const std::vector<std::string_view>& f = s_->words;
   size_t no = first_line - 1;
   while (rd.next(line)) {
     ++no;
     const auto t = text::trim(line);
     if (t.empty()) continue;
     if (t.front() == '#') {
-      split_ws(t.substr(1), f);
-      cols.assign(f.begin(), f.end());
-      s_->xider.assign(cols.size(), false);
-      for (size_t c = 0; c < cols.size(); ++c) s_->xider[c] = cols[c] == "XIDER";
-      s_->row_of.clear();
+      s_->take_header(t.substr(1));
       continue;
     }
-    split_ws(t, f);
+    split_ws(t, s_->words);
     if (f.size() < 2 || !is_digit(f[1][0]) || f[1].size() > 6) continue;
     if (f[0] != "GPU") {  // a MIG instance ("GPU-I 21"), a switch, a link, a CPU: read, no GPU
       info.recognised = info.recognised || f.size() > 2;
@@ -475,34 +523,14 @@ BlockInfo DmonReadings::read(std::string_view piece, std::string_view origin, si
     }
     unsigned gpu = 0;  // at most 6 digits, the first a digit (above)
     std::from_chars(f[1].data(), f[1].data() + f[1].size(), gpu);
-    std::vector<FieldSeen*>& row = s_->row_of[gpu];
-    row.resize(cols.size(), nullptr);
+    std::vector<FieldSeen*>* row = f.size() > 2 ? s_->row_for(gpu, info) : nullptr;
     // "GPU 1 120": the entity takes two words, the fields follow in header order after "Entity".
-    for (size_t c = 1; c < cols.size() && c + 1 < f.size(); ++c) {
+    for (size_t c = 1; c < s_->cols.size() && c + 1 < f.size(); ++c) {
       info.recognised = true;
-      if (row[c] == nullptr) {
-        const auto key = std::make_pair(gpu, cols[c]);
-        auto it = s_->seen.find(key);
-        if (it == s_->seen.end() && s_->seen.size() >= kMaxDmonReadings) {
-          if (!std::exchange(s_->said_full, true))
-            info.cut = "dcgmi dmon of more than " + std::to_string(kMaxDmonReadings) +
-                       " (GPU, field) readings: the values of further ones not read";
-        } else {
-          row[c] = it != s_->seen.end() ? &it->second : &s_->seen[key];
-        }
-      }
-      if (row[c] != nullptr) add_seen(*row[c], f[c + 1], no);
-      if (!s_->xider[c] || f[c + 1] == "0" || !is_digit(f[c + 1][0]) || f[c + 1].size() > 6)
-        continue;
-      DcgmResult r;
-      r.kind = DcgmKind::kXid;
-      r.gpu = gpu;
-      r.part = "dcgmi dmon";
-      r.test = "XIDER";
-      r.count = static_cast<unsigned>(std::stoul(std::string(f[c + 1])));
-      r.text = std::string(t);
-      r.origin = at(origin, no);
-      out.push_back(std::move(r));
+      const std::string_view v = f[c + 1];
+      if (FieldSeen* seen = row ? s_->slot(*row, gpu, c, info) : nullptr) add_seen(*seen, v, no);
+      if (s_->xider[c] && v != "0" && is_digit(v[0]) && v.size() <= 6)
+        out.push_back(dmon_xid(gpu, v, t, origin, no));
     }
   }
   return info;
