@@ -419,10 +419,6 @@ void emit_readings(const std::map<std::pair<unsigned, std::string>, FieldSeen>& 
   }
 }
 
-}  // namespace
-
-namespace {
-
 // No machine has this many (GPU, field) readings: past them a new pair's values are not kept
 // (a log naming ever new GPU indices would otherwise grow with its length).
 constexpr size_t kMaxDmonReadings = 4096;
