@@ -105,19 +105,23 @@ TEST(DcgmReadings, DmonKeepsTheLargestValueOfAFieldOverItsRows) {
 // shows its last text.
 TEST(DcgmReadings, DmonComparesCellsAsTheNumbersTheyWrite) {
   const std::string t =
-      "#Entity    POWER    CLOCK    FRAC                   STATE\n"
+      "#Entity  POWER   CLOCK  FRAC                   STATE     BIG              NEG     MIX\n"
       "ID\n"
-      "GPU 3      9.5      0x1f     0.1000000000000000055  Enabled\n"
-      "GPU 3      10.25    25       0.1                    N/A\n"
-      "GPU 3      1e2      -40      0.10000000000000001    Disabled\n"
-      "GPU 3      99.99W   30.9     0.09999999999999999    N/A\n";
+      "GPU 3    9.5     0x1f   0.1000000000000000055  Enabled   0.00001          -5      7\n"
+      "GPU 3    10.25   25     0.1                    N/A       123456789012345  -0.5    1e1\n"
+      "GPU 3    1e2     -40    0.10000000000000001    Disabled  99999999999999.9 -12.25  10.0\n"
+      "GPU 3    99.99W  30.9   0.09999999999999999    N/A       0.000000000001   -0.50   9.99\n"
+      "GPU 3    100.00  31     0.10                   N/A       -1               -0.7    10.5\n";
   std::map<std::string, std::string> text;
   for (const DcgmResult& r : read_dcgm(t))
     if (r.kind == DcgmKind::kReading && r.gpu == 3u) text[r.test] = r.text;
-  EXPECT_EQ(text["POWER"], "1e2");
+  EXPECT_EQ(text["POWER"], "1e2");  // "100.00" equals it: the first of equal largest stays
   EXPECT_EQ(text["CLOCK"], "0x1f");
-  EXPECT_EQ(text["FRAC"], "0.1000000000000000055");  // the first of the equal largest
+  EXPECT_EQ(text["FRAC"], "0.1000000000000000055");
   EXPECT_EQ(text["STATE"], "N/A");
+  EXPECT_EQ(text["BIG"], "123456789012345");
+  EXPECT_EQ(text["NEG"], "-0.5");
+  EXPECT_EQ(text["MIX"], "10.5");
 }
 
 TEST(DcgmReadings, StatsReportRowsAreReadings) {

@@ -48,6 +48,38 @@ TEST(TextUtil, CountNewlinesOfTextThatIsAllNewlinesDoesNotWrap) {
   }
 }
 
+// split_words' 16-byte steps: words of random strings of every length around the step's size
+// (words across steps, at the ends, runs of blanks) are those a byte-by-byte split finds.
+TEST(TextUtil, SplitWordsAgreesWithAByteByByteSplit) {
+  const auto naive = [](std::string_view s, bool any_space) {
+    std::vector<std::string_view> out;
+    size_t i = 0;
+    const auto blank = [&](char c) {
+      return c == ' ' || c == '\t' || (any_space && (c == '\r' || c == '\n'));
+    };
+    while (i < s.size()) {
+      while (i < s.size() && blank(s[i])) ++i;
+      const size_t b = i;
+      while (i < s.size() && !blank(s[i])) ++i;
+      if (i > b) out.push_back(s.substr(b, i - b));
+    }
+    return out;
+  };
+  std::mt19937 rng(20261207);
+  const std::string alphabet = "a1 \t\r\n.";
+  std::vector<std::string_view> got;
+  for (size_t n = 0; n <= 70; ++n) {
+    for (int round = 0; round < 40; ++round) {
+      std::string s(n, 'a');
+      for (char& c : s) c = alphabet[rng() % alphabet.size()];
+      text::split_words(s, got);
+      ASSERT_EQ(got, naive(s, false)) << "'" << s << "'";
+      text::split_words_any_space(s, got);
+      ASSERT_EQ(got, naive(s, true)) << "'" << s << "'";
+    }
+  }
+}
+
 // text::find's 16-byte steps: a needle at every offset of haystacks around the step's size,
 // near matches that share only the first or the last byte, and starting points past a match.
 TEST(TextUtil, FindAgreesWithStringViewFindAtEveryOffsetAndStart) {

@@ -26,19 +26,6 @@ using text::is_digit;
 constexpr size_t kNameCol = 28;  // column of the '|' after the name field
 constexpr size_t kChunk = 45;    // characters of wrapped text per row
 
-// The words of `s` into `out` (cleared first; reused for every row of a dmon of days).
-void split_ws(std::string_view s, std::vector<std::string_view>& out) {
-  out.clear();
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-    size_t e = i;
-    while (e < s.size() && s[e] != ' ' && s[e] != '\t') ++e;
-    if (e > i) out.push_back(s.substr(i, e - i));
-    i = e;
-  }
-}
-
 std::string at(std::string_view origin, size_t line) {
   return std::string(origin) + ":" + std::to_string(line);
 }
@@ -343,12 +330,72 @@ bool na(std::string_view v) {
   return v == "N/A" || v == "N/S" || text::starts_with(v, "Not ");
 }
 
+// "12", "0.888", "-71.5": a decimal of at most 15 digits, no exponent, and not hexadecimal
+// ("0x1f"). Such decimals compare exactly as integers scaled to the same decimals, and in the
+// same order as the doubles strtod makes of them (15 digits survive the round trip), so a dmon
+// of days compares most of its cells without a double.
+struct Decimal {
+  int64_t m = 0;          // the digits, signed
+  unsigned decimals = 0;  // digits after the point
+};
+
+constexpr int64_t kPow10[] = {1,
+                              10,
+                              100,
+                              1000,
+                              10000,
+                              100000,
+                              1000000,
+                              10000000,
+                              100000000,
+                              1000000000,
+                              10000000000,
+                              100000000000,
+                              1000000000000,
+                              10000000000000,
+                              100000000000000,
+                              1000000000000000};
+
+bool plain_decimal(std::string_view v, Decimal& out) {
+  const size_t sign = !v.empty() && v[0] == '-' ? 1 : 0;
+  uint64_t m = 0;
+  size_t i = sign, digits = 0, decimals = 0;
+  for (; i < v.size() && is_digit(v[i]); ++i, ++digits)
+    m = m * 10 + static_cast<unsigned>(v[i] - '0');
+  if (digits == 0) return false;
+  if (i < v.size() && v[i] == '.')
+    for (++i; i < v.size() && is_digit(v[i]); ++i, ++digits, ++decimals)
+      m = m * 10 + static_cast<unsigned>(v[i] - '0');
+  if (digits > 15) return false;
+  if (i < v.size() && (v[i] == 'e' || v[i] == 'E' || v[i] == 'x' || v[i] == 'X')) return false;
+  out.m = sign ? -static_cast<int64_t>(m) : static_cast<int64_t>(m);
+  out.decimals = static_cast<unsigned>(decimals);
+  return true;
+}
+
+// The double strtod reads: one division of an integer below 2^53 by an exact power of ten.
+double to_double(const Decimal& d) {
+  return static_cast<double>(d.m) / static_cast<double>(kPow10[d.decimals]);
+}
+
+// a > b. The one with fewer decimals is scaled up to the other's; where that overflows, its
+// magnitude is beyond anything of 15 digits, and its sign decides.
+bool greater(const Decimal& a, const Decimal& b) {
+  const unsigned d = std::max(a.decimals, b.decimals);
+  int64_t x = 0, y = 0;
+  if (__builtin_mul_overflow(a.m, kPow10[d - a.decimals], &x)) return a.m > 0;
+  if (__builtin_mul_overflow(b.m, kPow10[d - b.decimals], &y)) return b.m < 0;
+  return x > y;
+}
+
 // A numeric cell ("120", "36758094563894", "71.5", "1e3"; its leading number, as strtod reads
 // it); false for N/A and words. from_chars: strtod through std::stod was a third of a long
 // dmon's time. Hexadecimal ("0x1f"), which from_chars does not read, keeps strtod.
 std::optional<double> number(std::string_view v) {
   if (v.empty() || !(is_digit(v[0]) || (v[0] == '-' && v.size() > 1 && is_digit(v[1]))))
     return std::nullopt;
+  Decimal d;
+  if (plain_decimal(v, d)) return to_double(d);
   const size_t digit = v[0] == '-' ? 1 : 0;
   if (v.size() > digit + 1 && v[digit] == '0' && (v[digit + 1] == 'x' || v[digit + 1] == 'X')) {
     try {
@@ -356,21 +403,6 @@ std::optional<double> number(std::string_view v) {
     } catch (...) {
       return std::nullopt;
     }
-  }
-  // "12", "0.888", "71.5": the digits as an integer below 2^53 and one division by an exact
-  // power of ten, which rounds as strtod does (the common case of a dmon's cells).
-  static constexpr double kTen[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-  uint64_t m = 0;
-  size_t i = digit, digits = 0, decimals = 0;
-  for (; i < v.size() && is_digit(v[i]); ++i, ++digits)
-    m = m * 10 + static_cast<unsigned>(v[i] - '0');
-  if (i < v.size() && v[i] == '.')
-    for (++i; i < v.size() && is_digit(v[i]); ++i, ++digits, ++decimals)
-      m = m * 10 + static_cast<unsigned>(v[i] - '0');
-  if (digits <= 15 && (i == v.size() || (v[i] != 'e' && v[i] != 'E'))) {
-    const double x = static_cast<double>(m) / kTen[decimals];
-    return digit == 1 ? -x : x;
   }
   double x = 0;
   const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
@@ -383,11 +415,21 @@ struct FieldSeen {
   size_t first_line = 0;
   unsigned rows = 0, valued = 0;
   std::optional<double> max;
+  std::optional<Decimal> max_decimal;  // the largest as a plain decimal, where it was one
   std::string max_text, last;
 };
 
 void add_seen(FieldSeen& s, std::string_view v, size_t no) {
   if (s.rows++ == 0) s.first_line = no;
+  Decimal d;
+  if (!v.empty() && (is_digit(v[0]) || v[0] == '-') && plain_decimal(v, d)) {
+    ++s.valued;
+    if (s.max && (s.max_decimal ? !greater(d, *s.max_decimal) : !(to_double(d) > *s.max))) return;
+    s.max = to_double(d);
+    s.max_decimal = d;
+    s.max_text.assign(v);
+    return;
+  }
   // The last text is shown only where no value was a number: kept for those alone.
   if (na(v)) {
     s.last.assign(v);
@@ -398,6 +440,7 @@ void add_seen(FieldSeen& s, std::string_view v, size_t no) {
   if (!x) s.last.assign(v);
   if (x && (!s.max || *x > *s.max)) {
     s.max = x;
+    s.max_decimal.reset();
     s.max_text.assign(v);
   }
 }
@@ -451,7 +494,7 @@ struct DmonReadings::State {
   bool said_full = false;
 
   void take_header(std::string_view names) {
-    split_ws(names, words);
+    text::split_words(names, words);
     cols.assign(words.begin(), words.end());
     xider.assign(cols.size(), false);
     for (size_t c = 0; c < cols.size(); ++c) xider[c] = cols[c] == "XIDER";
@@ -511,7 +554,7 @@ BlockInfo DmonReadings::read(std::string_view piece, std::string_view origin, si
       s_->take_header(t.substr(1));
       continue;
     }
-    split_ws(t, s_->words);
+    text::split_words(t, s_->words);
     if (f.size() < 2 || !is_digit(f[1][0]) || f[1].size() > 6) continue;
     if (f[0] != "GPU") {  // a MIG instance ("GPU-I 21"), a switch, a link, a CPU: read, no GPU
       info.recognised = info.recognised || f.size() > 2;
@@ -1093,7 +1136,7 @@ bool take_exporter_line(std::string_view t, std::string_view origin, size_t line
     rest = rest.substr(close + 1);
   }
   std::vector<std::string_view> words;
-  split_ws(rest, words);
+  text::split_words(rest, words);
   if (words.empty() || !number(words[0])) return false;
   const DcgmFieldInfo* f = dcgm_field_by_exporter_name(name);
   DcgmResult r = named_reading("dcgm-exporter", name, gpu, words[0], origin, line_no);

@@ -52,17 +52,6 @@ DCol dmon_col(std::string_view n) {
   return DCol::kIgnore;
 }
 
-void split_ws(std::string_view s, std::vector<std::string_view>& out) {
-  out.clear();
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && text::is_space(s[i])) ++i;
-    const size_t b = i;
-    while (i < s.size() && !text::is_space(s[i])) ++i;
-    if (i > b) out.push_back(s.substr(b, i - b));
-  }
-}
-
 std::optional<unsigned> as_unsigned(std::string_view v) {
   return text::to_unsigned(text::parse_u64(v));
 }
@@ -191,7 +180,7 @@ Result<size_t> parse_smi_dmon(std::string_view text, std::string_view origin,
     // Only an error names its line: a string per row was a tenth of a long log's time.
     const auto where = [&] { return std::string(origin) + ":" + std::to_string(rd.line_no()); };
     if (t.front() == '#') {
-      split_ws(t.substr(1), st.f);
+      text::split_words_any_space(t.substr(1), st.f);
       if (!st.f.empty() && dmon_col(st.f.front()) != DCol::kIgnore && st.f.front() != "Idx") {
         st.cols.clear();
         for (auto n : st.f) st.cols.push_back(dmon_col(n));
@@ -201,7 +190,7 @@ Result<size_t> parse_smi_dmon(std::string_view text, std::string_view origin,
     if (st.cols.empty())
       return make_error("capture.smi_dmon", "expected a '# gpu pwr ...' header line before data",
                         where());
-    split_ws(t, st.f);
+    text::split_words_any_space(t, st.f);
     if (st.f.size() != st.cols.size()) {
       if (errors)
         errors->push_back(make_error("capture.smi_dmon",

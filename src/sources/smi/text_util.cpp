@@ -22,6 +22,61 @@ char lower(char c) {
 }
 }  // namespace
 
+namespace {
+
+template <bool kAnySpace>
+bool blank(char c) {
+  return kAnySpace ? is_space(c) : c == ' ' || c == '\t';
+}
+
+template <bool kAnySpace>
+void split_words_impl(std::string_view s, std::vector<std::string_view>& out) {
+  out.clear();
+  size_t i = 0, start = 0;
+  bool in_word = false;
+#if defined(__SSE2__)
+  // Each 16 bytes: a mask of the word characters; a word starts where one follows a blank (or
+  // the row's start) and ends where a blank follows one. A word may run across steps.
+  const __m128i space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t');
+  const __m128i cr = _mm_set1_epi8('\r'), lf = _mm_set1_epi8('\n');
+  for (; i + 16 <= s.size(); i += 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+    __m128i b = _mm_or_si128(_mm_cmpeq_epi8(x, space), _mm_cmpeq_epi8(x, tab));
+    if (kAnySpace) b = _mm_or_si128(b, _mm_or_si128(_mm_cmpeq_epi8(x, cr), _mm_cmpeq_epi8(x, lf)));
+    const unsigned word = ~static_cast<unsigned>(_mm_movemask_epi8(b)) & 0xffffu;
+    const unsigned before = (word << 1) | (in_word ? 1u : 0u);  // bit k: byte k-1 is in a word
+    const unsigned starts = word & ~before;
+    unsigned events = starts | (~word & before & 0xffffu);
+    while (events != 0) {
+      const unsigned k = static_cast<unsigned>(__builtin_ctz(events));
+      events &= events - 1;
+      if ((starts >> k) & 1u)
+        start = i + k;
+      else
+        out.push_back(s.substr(start, i + k - start));
+    }
+    in_word = (word >> 15) & 1u;
+  }
+#endif
+  for (; i < s.size(); ++i) {
+    const bool w = !blank<kAnySpace>(s[i]);
+    if (w && !in_word) start = i;
+    if (!w && in_word) out.push_back(s.substr(start, i - start));
+    in_word = w;
+  }
+  if (in_word) out.push_back(s.substr(start));
+}
+
+}  // namespace
+
+void split_words(std::string_view s, std::vector<std::string_view>& out) {
+  split_words_impl<false>(s, out);
+}
+
+void split_words_any_space(std::string_view s, std::vector<std::string_view>& out) {
+  split_words_impl<true>(s, out);
+}
+
 size_t find(std::string_view s, std::string_view what, size_t from) {
   const size_t m = what.size();
 #if defined(__SSE2__)
