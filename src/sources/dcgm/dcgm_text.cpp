@@ -7,6 +7,8 @@
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -406,7 +408,9 @@ std::optional<double> number(std::string_view v) {
   }
   double x = 0;
   const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
-  if (r.ec != std::errc()) return std::nullopt;
+  // strtod says a subnormal result is out of range ("1e-320"), which std::stod threw on.
+  if (r.ec != std::errc() || (x != 0 && std::fabs(x) < std::numeric_limits<double>::min()))
+    return std::nullopt;
   return x;
 }
 
