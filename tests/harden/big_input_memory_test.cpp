@@ -396,7 +396,14 @@ TEST_P(LogsThatNeverRepeatALine, GrowNotWithTheirLength) {
   ASSERT_GE(b.exit_code, 0) << "killed by a signal";
   const auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
   EXPECT_FALSE(ja["coverage"][0]["formats"].empty());
-  EXPECT_LE(b.max_rss_kb, a.max_rss_kb + 5 * 1024)
+  // Under ASan the two peaks of the tables' kind moved by 3.5 MiB run alone and by up to
+  // 6 MiB here (one run in three above 5): 8 MiB still tells a resident input (10 MiB) apart.
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr long kGrowthKb = 8 * 1024;
+#else
+  constexpr long kGrowthKb = 5 * 1024;
+#endif
+  EXPECT_LE(b.max_rss_kb, a.max_rss_kb + kGrowthKb)
       << "peak RSS " << a.max_rss_kb / 1024 << " MiB at 3 MiB, " << b.max_rss_kb / 1024
       << " MiB at 12 MiB";
   EXPECT_LE(jb["findings"].size(), ja["findings"].size() + 16);
