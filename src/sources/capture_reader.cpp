@@ -815,7 +815,6 @@ bool Reader::take_dcgm(const Line& l) {
   const dcgm::Block b = dcgm::block_start(l.trimmed, next.trimmed);
   if (b == dcgm::Block::kNone) return false;
   const size_t saved = line_no_;
-  block_cut_ = 0;  // a JSON block is not looked at by block_end
   size_t end = 0;
   if (b == dcgm::Block::kJson) {
     end = json_end(l.begin);
@@ -847,6 +846,7 @@ bool Reader::take_dcgm(const Line& l) {
   if (!info.recognised && l.begin != dcgm_dmon_end_) {
     dcgm_dmon_.reset();
     line_no_ = saved;
+    block_cut_ = 0;  // not this block's to report
     return false;
   }
   dcgm_dmon_end_ = b == dcgm::Block::kDmon && more ? end : std::string_view::npos;
@@ -871,6 +871,7 @@ bool Reader::markdown_row(const Line& l) {
 }
 
 bool Reader::try_block(const Line& l) {
+  block_cut_ = 0;  // each try starts clean: a block declined, JSON and XML leave it unset
   if (take_dcgm(l)) return true;
   if (take_csv(l)) return true;
   const CaptureFormat f = capture_text::block_start(l, text_);
