@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "sources/smi/text_util.h"
+
 namespace gw::host {
 namespace {
 
@@ -19,15 +21,7 @@ std::string_view trim(std::string_view s) {
 
 std::vector<std::string_view> split_ws(std::string_view s) {
   std::vector<std::string_view> out;
-  size_t i = 0;
-  while (true) {
-    i = s.find_first_not_of(kSpace, i);
-    if (i == std::string_view::npos) break;
-    const auto e = s.find_first_of(kSpace, i);
-    out.push_back(s.substr(i, e == std::string_view::npos ? std::string_view::npos : e - i));
-    if (e == std::string_view::npos) break;
-    i = e;
-  }
+  text::split_words_any_space(s, out);  // kSpace's characters: text::is_space's
   return out;
 }
 
