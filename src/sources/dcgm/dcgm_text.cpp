@@ -390,14 +390,12 @@ bool greater(const Decimal& a, const Decimal& b) {
   return x > y;
 }
 
-// A numeric cell ("120", "36758094563894", "71.5", "1e3"; its leading number, as strtod reads
-// it); false for N/A and words. from_chars: strtod through std::stod was a third of a long
-// dmon's time. Hexadecimal ("0x1f"), which from_chars does not read, keeps strtod.
-std::optional<double> number(std::string_view v) {
+// A numeric cell that is not a plain decimal ("1e3", "0x1f", "36758094563894123"; its leading
+// number, as strtod reads it); false for N/A and words. from_chars: strtod through std::stod
+// was a third of a long dmon's time. Hexadecimal, which from_chars does not read, keeps strtod.
+std::optional<double> other_number(std::string_view v) {
   if (v.empty() || !(is_digit(v[0]) || (v[0] == '-' && v.size() > 1 && is_digit(v[1]))))
     return std::nullopt;
-  Decimal d;
-  if (plain_decimal(v, d)) return to_double(d);
   const size_t digit = v[0] == '-' ? 1 : 0;
   if (v.size() > digit + 1 && v[digit] == '0' && (v[digit + 1] == 'x' || v[digit + 1] == 'X')) {
     try {
@@ -414,6 +412,13 @@ std::optional<double> number(std::string_view v) {
   return x;
 }
 
+// A numeric cell ("120", "71.5", "1e3", "0x1f"); false for N/A and words.
+std::optional<double> number(std::string_view v) {
+  Decimal d;
+  if (plain_decimal(v, d)) return to_double(d);
+  return other_number(v);
+}
+
 // One field of one GPU over the block's rows: kept as one reading (dmon may run for hours).
 struct FieldSeen {
   size_t first_line = 0;
@@ -426,7 +431,7 @@ struct FieldSeen {
 void add_seen(FieldSeen& s, std::string_view v, size_t no) {
   if (s.rows++ == 0) s.first_line = no;
   Decimal d;
-  if (!v.empty() && (is_digit(v[0]) || v[0] == '-') && plain_decimal(v, d)) {
+  if (plain_decimal(v, d)) {
     ++s.valued;
     if (s.max && (s.max_decimal ? !greater(d, *s.max_decimal) : !(to_double(d) > *s.max))) return;
     s.max = to_double(d);
@@ -440,7 +445,7 @@ void add_seen(FieldSeen& s, std::string_view v, size_t no) {
     return;
   }
   ++s.valued;
-  const auto x = number(v);
+  const auto x = other_number(v);
   if (!x) s.last.assign(v);
   if (x && (!s.max || *x > *s.max)) {
     s.max = x;
