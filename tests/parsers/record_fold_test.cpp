@@ -234,8 +234,8 @@ TEST(NeverRepeated, ADcgmTableOfEverNewTestsKeepsItsFirstThousandAndSaysHowManyM
 }
 
 // No block is resident whole, whatever its length: one that goes on past 16 MiB (no tool
-// prints one) is read that far, and its other lines one by one, with the lines after it
-// keeping their numbers.
+// prints one) is read that far, and its other lines as if nothing came before them, with the
+// lines after it keeping their numbers.
 TEST(NeverRepeated, ABlockLongerThanAnyToolPrintsIsReadToACapAndSaysSo) {
   std::string table =
       "+---------------------------+------------------------------------------------+\n"
