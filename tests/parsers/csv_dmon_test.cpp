@@ -274,5 +274,44 @@ TEST(Dmon, GtempAndMtempStayApart) {
   EXPECT_EQ(snaps[0].gpus[0].sample.mem_temp_c, 41);
 }
 
+// A row's GPU holds only what that row says: a cell that no longer reads ("-") leaves its value
+// unknown, and after a header with other columns none of the old columns' values stays. (The
+// reader fills the same GpuState from one interval to the next.) The capabilities follow.
+TEST(Dmon, EachRowHoldsOnlyItsOwnValues) {
+  const char* text =
+      "# gpu    pwr  gtemp  rxpci   pclk\n# Idx      W      C   MB/s    MHz\n"
+      "    0    300     60     12   1980\n    1    310     61     13   1975\n"
+      "    0      -     62      -      -\n    1    320     63     14   1970\n"
+      "# gpu     sm    mem\n# Idx      %      %\n"
+      "    0     90     40\n    1     91     41\n";
+  std::vector<Error> errors;
+  auto snaps = collect_smi_dmon(text, "h", &errors);
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(snaps.size(), 3u);
+  const auto& first = snaps[0].gpus[0];
+  EXPECT_EQ(first.sample.power_mw, 300000u);
+  EXPECT_EQ(first.sample.pcie_rx_kb_s, 12u * 1024);
+  EXPECT_EQ(first.sample.sm_clock_mhz, 1980u);
+  EXPECT_TRUE(first.info.caps.has(Capability::kPower));
+  const auto& dashed = snaps[1].gpus[0];
+  EXPECT_FALSE(dashed.sample.power_mw.has_value());
+  EXPECT_FALSE(dashed.sample.pcie_rx_kb_s.has_value());
+  EXPECT_FALSE(dashed.sample.graphics_clock_mhz.has_value());
+  EXPECT_FALSE(dashed.sample.sm_clock_mhz.has_value());
+  EXPECT_EQ(dashed.sample.temp_c, 62);
+  EXPECT_FALSE(dashed.info.caps.has(Capability::kPower));
+  EXPECT_FALSE(dashed.info.caps.has(Capability::kClocks));
+  EXPECT_TRUE(snaps[1].gpus[1].info.caps.has(Capability::kPower));
+  for (const auto& g : snaps[2].gpus) {
+    EXPECT_FALSE(g.sample.power_mw.has_value()) << g.info.index;
+    EXPECT_FALSE(g.sample.temp_c.has_value()) << g.info.index;
+    EXPECT_FALSE(g.sample.pcie_rx_kb_s.has_value()) << g.info.index;
+    EXPECT_FALSE(g.info.caps.has(Capability::kTemperature)) << g.info.index;
+    EXPECT_TRUE(g.info.caps.has(Capability::kUtilization)) << g.info.index;
+  }
+  EXPECT_EQ(snaps[2].gpus[1].sample.util_mem_pct, 41u);
+  EXPECT_EQ(snaps[2].gpus[1].info.index, 1u);
+}
+
 }  // namespace
 }  // namespace gw

@@ -66,10 +66,12 @@ TEST(TextUtil, SplitWordsAgreesWithAByteByByteSplit) {
     return out;
   };
   std::mt19937 rng(20261207);
-  const std::string alphabet = "a1 \t\r\n.";
+  // Blanks as often as not, and words of tens of bytes that run across 16-byte steps.
+  const std::string alphabets[] = {"a1 \t\r\n.", "aaaaaaaaaaaaaaaaaaaa1. \t"};
   std::vector<std::string_view> got;
-  for (size_t n = 0; n <= 70; ++n) {
-    for (int round = 0; round < 40; ++round) {
+  for (size_t n = 0; n <= 100; ++n) {
+    for (int round = 0; round < 80; ++round) {
+      const std::string& alphabet = alphabets[round % 2];
       std::string s(n, 'a');
       for (char& c : s) c = alphabet[rng() % alphabet.size()];
       text::split_words(s, got);

@@ -1,9 +1,11 @@
 // nvidia-smi dmon: '#'-prefixed header (names) and units lines, then whitespace-separated
 // rows, one per GPU per interval; "-" means not supported. The header may repeat.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sources/smi/model_util.h"
+#include "sources/smi/smi_csv_fast.h"
 #include "sources/smi/smi_parsers.h"
 #include "sources/smi/text_util.h"
 
@@ -52,66 +54,58 @@ DCol dmon_col(std::string_view n) {
   return DCol::kIgnore;
 }
 
-std::optional<unsigned> as_unsigned(std::string_view v) {
-  return text::to_unsigned(text::parse_u64(v));
-}
-
-void apply(DCol c, std::string_view v, GpuState& g) {
+// Each cell through smi_csv_fast.h's parsers: drop-ins for text_util's (a cell is a trimmed
+// word), as fast on every row of a week-long log as the CSV's. Every column writes its slot
+// whatever the cell holds: a GpuState is reused from row to row (DmonState). Returns whether a
+// value went from unknown to known or back, which is all the GPU's capabilities are made of.
+[[gnu::always_inline]] inline bool apply(DCol c, std::string_view v, GpuState& g) {
+  namespace fast = smi::fast;
+  using fast::detail::set;
   GpuSample& s = g.sample;
   switch (c) {
-    case DCol::kGpu:
-      g.info.index = as_unsigned(v).value_or(0);
-      break;
+    case DCol::kGpu:  // read before (dmon_row)
+      return false;
     case DCol::kPwr:
-      s.power_mw = text::parse_watts_mw(v);
-      break;
+      return fast::put_watts_mw(s.power_mw, v);
     case DCol::kGtemp:
-      s.temp_c = text::to_int(text::parse_i64(v));
-      break;
+      return fast::put_int(s.temp_c, v);
     case DCol::kMtemp:
-      s.mem_temp_c = text::to_int(text::parse_i64(v));
-      break;
+      return fast::put_int(s.mem_temp_c, v);
     case DCol::kSm:
-      s.util_gpu_pct = as_unsigned(v);
-      break;
+      return fast::put_unsigned(s.util_gpu_pct, v);
     case DCol::kMem:
-      s.util_mem_pct = as_unsigned(v);
-      break;
+      return fast::put_unsigned(s.util_mem_pct, v);
     case DCol::kEnc:
-      s.util_enc_pct = as_unsigned(v);
-      break;
+      return fast::put_unsigned(s.util_enc_pct, v);
     case DCol::kDec:
-      s.util_dec_pct = as_unsigned(v);
-      break;
+      return fast::put_unsigned(s.util_dec_pct, v);
     case DCol::kMclk:
-      s.mem_clock_mhz = as_unsigned(v);
-      break;
+      return fast::put_unsigned(s.mem_clock_mhz, v);
     case DCol::kPclk:  // dmon's processor clock: the graphics/SM clock
-      s.graphics_clock_mhz = as_unsigned(v);
-      s.sm_clock_mhz = s.graphics_clock_mhz;
-      break;
+    {
+      const bool changed = fast::put_unsigned(s.graphics_clock_mhz, v);
+      s.sm_clock_mhz = s.graphics_clock_mhz;  // known exactly when the graphics clock is
+      return changed;
+    }
     case DCol::kFb:
-      s.mem_used_bytes = text::parse_mem_bytes(v);
-      break;
+      return fast::put_mem_bytes(s.mem_used_bytes, v);
     case DCol::kRxPci:
-      if (const auto u = as_unsigned(v)) s.pcie_rx_kb_s = uint64_t{*u} * 1024;
-      break;
-    case DCol::kTxPci:
-      if (const auto u = as_unsigned(v)) s.pcie_tx_kb_s = uint64_t{*u} * 1024;
-      break;
+    case DCol::kTxPci: {
+      std::optional<unsigned> u;
+      fast::put_unsigned(u, v);
+      auto& slot = c == DCol::kRxPci ? s.pcie_rx_kb_s : s.pcie_tx_kb_s;
+      return u ? set(slot, uint64_t{*u} * 1024) : set(slot, std::nullopt);
+    }
     // -s e: aggregate (lifetime) single/double-bit ECC counts, as nvidia-smi(1) describes
     // dmon's ECC metrics, and the PCIe replay counter ("-": not supported).
     case DCol::kSbEcc:
-      s.ecc_sbe_aggregate = text::parse_u64(v);
-      break;
+      return set(s.ecc_sbe_aggregate, text::parse_u64(v));
     case DCol::kDbEcc:
-      s.ecc_dbe_aggregate = text::parse_u64(v);
-      break;
+      return set(s.ecc_dbe_aggregate, text::parse_u64(v));
     case DCol::kPciReplay:
-      s.pcie_replays = text::parse_u64(v);
-      break;
+      return set(s.pcie_replays, text::parse_u64(v));
     default:
-      break;
+      return false;
   }
 }
 
@@ -128,42 +122,79 @@ std::optional<int64_t> dmon_time(std::string_view date, std::string_view time) {
          static_cast<int64_t>(ss) * 1000;
 }
 
+// An interval's rows fill cur.gpus[0, n); past n are GpuStates kept from earlier intervals to be
+// filled again (building and destroying one per row was a tenth of a long log's time). A slot
+// filled under another header is reset first: its old columns' values would stay otherwise.
 struct DmonState {
   std::vector<DCol> cols;
+  int gpu_col = -1, date_col = -1, time_col = -1;  // the last such column, as applied in order
   std::vector<std::string_view> f;
   Snapshot cur;
-  std::vector<unsigned> seen;
+  size_t n = 0;
+  std::vector<unsigned> slot_header;  // the header (count) each slot was last filled under
+  // Whether a slot's capabilities need deriving again: a value of it went from unknown to known
+  // or back (deriving them for every row was a twentieth of the time).
+  std::vector<char> caps_stale;
+  unsigned header = 0;
   size_t emitted = 0;
+
+  void take_header(std::vector<DCol> c) {
+    if (c == cols) return;  // dmon repeats its header every few intervals
+    cols = std::move(c);
+    ++header;
+    gpu_col = date_col = time_col = -1;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      const int at = static_cast<int>(i);
+      if (cols[i] == DCol::kGpu) gpu_col = at;
+      if (cols[i] == DCol::kDate) date_col = at;
+      if (cols[i] == DCol::kTime) time_col = at;
+    }
+  }
+  std::string_view cell(int at) const {
+    return at >= 0 ? f[static_cast<size_t>(at)] : std::string_view();
+  }
+  GpuState& next_slot() {
+    if (n == cur.gpus.size()) {
+      cur.gpus.emplace_back();
+      slot_header.push_back(header);
+      caps_stale.push_back(1);
+    } else if (slot_header[n] != header) {
+      cur.gpus[n] = GpuState{};
+      slot_header[n] = header;
+      caps_stale[n] = 1;
+    }
+    return cur.gpus[n++];
+  }
 };
 
 void emit(DmonState& st, const SnapshotSink& sink, bool last = false) {
-  if (st.cur.gpus.empty()) return;
-  for (auto& g : st.cur.gpus) smi::derive_capabilities(g);
+  if (st.n == 0) return;
+  st.cur.gpus.resize(st.n);
+  st.slot_header.resize(st.n);
+  st.caps_stale.resize(st.n);
+  for (size_t i = 0; i < st.n; ++i)
+    if (std::exchange(st.caps_stale[i], 0)) smi::derive_capabilities(st.cur.gpus[i]);
   sink(st.cur, last);
   ++st.emitted;
-  st.cur.gpus.clear();
-  st.seen.clear();
+  st.n = 0;
 }
 
 void dmon_row(DmonState& st, const SnapshotSink& sink) {
-  GpuState g;
-  std::string_view date, time;
-  for (size_t i = 0; i < st.cols.size(); ++i) {
-    if (st.cols[i] == DCol::kDate)
-      date = st.f[i];
-    else if (st.cols[i] == DCol::kTime)
-      time = st.f[i];
-    else
-      apply(st.cols[i], st.f[i], g);
-  }
-  for (unsigned idx : st.seen)
-    if (idx == g.info.index) {
+  // The row's GPU first: a GPU the interval has already starts the next interval.
+  std::optional<unsigned> index_read;
+  if (st.gpu_col >= 0) smi::fast::put_unsigned(index_read, st.cell(st.gpu_col));
+  const unsigned index = index_read.value_or(0);
+  for (size_t i = 0; i < st.n; ++i)
+    if (st.cur.gpus[i].info.index == index) {
       emit(st, sink);
       break;
     }
-  if (st.cur.gpus.empty()) st.cur.time_ms = dmon_time(date, time).value_or(0);
-  st.seen.push_back(g.info.index);
-  st.cur.gpus.push_back(std::move(g));
+  if (st.n == 0) st.cur.time_ms = dmon_time(st.cell(st.date_col), st.cell(st.time_col)).value_or(0);
+  GpuState& g = st.next_slot();
+  g.info.index = index;
+  bool caps = false;
+  for (size_t i = 0; i < st.cols.size(); ++i) caps |= apply(st.cols[i], st.f[i], g);
+  if (caps) st.caps_stale[st.n - 1] = 1;
 }
 
 }  // namespace
@@ -182,8 +213,9 @@ Result<size_t> parse_smi_dmon(std::string_view text, std::string_view origin,
     if (t.front() == '#') {
       text::split_words_any_space(t.substr(1), st.f);
       if (!st.f.empty() && dmon_col(st.f.front()) != DCol::kIgnore && st.f.front() != "Idx") {
-        st.cols.clear();
-        for (auto n : st.f) st.cols.push_back(dmon_col(n));
+        std::vector<DCol> cols;
+        for (auto n : st.f) cols.push_back(dmon_col(n));
+        st.take_header(std::move(cols));
       }
       continue;
     }
