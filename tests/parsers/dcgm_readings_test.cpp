@@ -100,6 +100,33 @@ TEST(DcgmReadings, DmonKeepsTheLargestValueOfAFieldOverItsRows) {
   }
 }
 
+// DCGM 4 prints the fields' units on the line after the header ("ID  W  C"); the header and
+// that line come again every few intervals. The table is one dmon block whatever its form.
+TEST(DcgmReadings, DmonReadsTheUnitsLineAfterItsHeader) {
+  const std::string t =
+      "#Entity   POWER     TMPTR     SMACT\n"
+      "ID        W         C\n"
+      "GPU 0     120.500   40        0.250\n"
+      "GPU 1     99.000    38        0.125\n"
+      "GPU 0     130.250   42        0.500\n"
+      "#Entity   POWER     TMPTR     SMACT\n"
+      "ID        W         C\n"
+      "GPU 0     101.000   41        0.375\n";
+  using K = std::tuple<std::string, int, std::string>;
+  const auto v = values(read_dcgm(t));
+  ASSERT_EQ(v.size(), 6u);
+  EXPECT_EQ(v.at(K{"dcgmi dmon", 0, "POWER"}), "130.250");
+  EXPECT_EQ(v.at(K{"dcgmi dmon", 0, "TMPTR"}), "42");
+  EXPECT_EQ(v.at(K{"dcgmi dmon", 1, "SMACT"}), "0.125");
+  for (const DcgmResult& r : read_dcgm(t))
+    if (r.gpu == 0u) {
+      EXPECT_EQ(r.of, 3u) << r.test;
+    }
+  const std::string dmesg = read_fixture("009-dmesg-xid119-gsp-rpc-timeout", "dmesg.log");
+  for (const auto& [form, text] : test::class_variants(t, dmesg))
+    EXPECT_EQ(values(read_dcgm(text)), v) << form;
+}
+
 // The largest by value, not by text, however a cell writes its number: decimals of any length,
 // an exponent, hexadecimal, a sign, a unit after it; and a field no row gives a number for
 // shows its last text.

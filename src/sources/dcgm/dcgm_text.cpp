@@ -1029,7 +1029,9 @@ bool block_fits(Block b, std::string_view t) {
              text::starts_with(t, "No NvSwitches") || text::starts_with(t, "physicalId ") ||
              text::starts_with(t, "Key:") || t.find_first_not_of("UDX_ ") == std::string_view::npos;
     case Block::kDmon:
-      return t.front() == '#' || text::starts_with(t, "GPU") || t == "ID" ||
+      // "ID" alone, or with the fields' units as DCGM 4 prints them ("ID   W   mJ   C").
+      return t.front() == '#' || text::starts_with(t, "GPU") ||
+             (text::starts_with(t, "ID") && (t.size() == 2 || text::is_space(t[2]))) ||
              text::starts_with(t, "Switch ") || text::starts_with(t, "CPU") ||
              text::starts_with(t, "Link ");
     case Block::kJson:
