@@ -42,35 +42,19 @@ inline unsigned word_bits(const char* p) {
   return ~static_cast<unsigned>(_mm_movemask_epi8(b)) & 0xffffu;
 }
 
-// Words and blanks alternate, so after a word left open by the step before is closed, each
-// start in a step pairs with the step's next end; the step's last start may stay open. (One
-// loop over starts and ends together branched on which came next, a guess missed on most
-// words: a quarter of a long nvidia-smi dmon's time.)
-struct WordSteps {
-  std::string_view s;
-  std::vector<std::string_view>& out;
-  size_t open = 0;  // where the word still open began
-  bool in_word = false;
-
-  [[gnu::always_inline]] void step(size_t i, unsigned word) {
-    const unsigned before = (word << 1) | (in_word ? 1u : 0u);  // bit k: byte k-1 is in a word
-    unsigned starts = word & ~before, ends = ~word & before & 0xffffu;
-    if (in_word && ends != 0) {
-      out.push_back(s.substr(open, i + static_cast<size_t>(__builtin_ctz(ends)) - open));
-      ends &= ends - 1;
-    }
-    for (; starts != 0; starts &= starts - 1) {
-      const size_t k = i + static_cast<size_t>(__builtin_ctz(starts));
-      if (ends == 0) {
-        open = k;
-        break;
-      }
-      out.push_back(s.substr(k, i + static_cast<size_t>(__builtin_ctz(ends)) - k));
-      ends &= ends - 1;
-    }
-    in_word = (word >> 15) & 1u;
-  }
-};
+// The word bits of bytes [at, at + 16) of s, those past its end blank: the last bytes are read
+// as the 16 that end s (the ones before `at` shifted out), or from a blank-padded copy when s is
+// shorter than 16.
+template <bool kAnySpace>
+inline unsigned word_bits_at(std::string_view s, size_t at) {
+  const size_t n = s.size();
+  if (at + 16 <= n) return word_bits<kAnySpace>(s.data() + at);
+  if (n >= 16) return word_bits<kAnySpace>(s.data() + n - 16) >> (16 - (n - at));
+  char pad[16];
+  std::memset(pad, ' ', sizeof pad);
+  std::memcpy(pad, s.data(), n);
+  return word_bits<kAnySpace>(pad);
+}
 #endif
 
 template <bool kAnySpace>
@@ -81,26 +65,34 @@ void split_words_impl(std::string_view s, std::vector<std::string_view>& out) {
   // A word and the blank after it: no growth inside the loop for a row of up to 1 KiB (a line
   // of megabytes grows as it goes rather than reserving for its worst case).
   out.reserve(std::min<size_t>(n, 1024) / 2 + 1);
-  WordSteps w{s, out};
-  size_t i = 0;
-  for (; i + 16 <= n; i += 16) w.step(i, word_bits<kAnySpace>(s.data() + i));
-  if (i < n) {
-    // The last bytes: the 16 that end the row, those of the step before shifted out; the bits
-    // past the row are blank, which closes its last word.
-    const size_t rem = n - i;
-    unsigned word = 0;
-    if (n >= 16) {
-      word = word_bits<kAnySpace>(s.data() + n - 16) >> (16 - rem);
-    } else {
-      char pad[16];
-      std::memset(pad, ' ', sizeof pad);
-      std::memcpy(pad, s.data(), n);
-      word = word_bits<kAnySpace>(pad);
+  // 64 bytes a window, one bit each. Words and blanks alternate, so once a word left open by
+  // the window before is closed, each start pairs with the window's next end; the window's last
+  // start may stay open. (One loop over starts and ends together, branching on which came
+  // next, missed its guess on most words: a quarter of a long nvidia-smi dmon's time.)
+  size_t open = 0;  // where the word still open began
+  bool in_word = false;
+  for (size_t base = 0; base < n; base += 64) {
+    uint64_t word = 0;
+    for (size_t k = 0; k < 64 && base + k < n; k += 16)
+      word |= uint64_t{word_bits_at<kAnySpace>(s, base + k)} << k;
+    const uint64_t before = (word << 1) | (in_word ? 1u : 0u);  // bit k: byte k-1 in a word
+    uint64_t starts = word & ~before, ends = ~word & before;
+    if (in_word && ends != 0) {
+      out.push_back(s.substr(open, base + static_cast<size_t>(__builtin_ctzll(ends)) - open));
+      ends &= ends - 1;
     }
-    w.step(i, word);
-  } else if (w.in_word) {
-    out.push_back(s.substr(w.open));
+    for (; starts != 0; starts &= starts - 1) {
+      const size_t k = base + static_cast<size_t>(__builtin_ctzll(starts));
+      if (ends == 0) {
+        open = k;
+        break;
+      }
+      out.push_back(s.substr(k, base + static_cast<size_t>(__builtin_ctzll(ends)) - k));
+      ends &= ends - 1;
+    }
+    in_word = (word >> 63) != 0;
   }
+  if (in_word) out.push_back(s.substr(open));
 #else
   size_t start = 0;
   bool in_word = false;
