@@ -5,6 +5,7 @@
 // mid-word included, so chunks are joined as they are.
 #include "sources/dcgm/dcgm_text.h"
 
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -358,20 +359,31 @@ constexpr int64_t kPow10[] = {1,
                               100000000000000,
                               1000000000000000};
 
+// One pass over the digits and the point (this runs on every cell of a dmon log); a number
+// ends at anything else, as strtod's does ("71.5W" is 71.5).
 bool plain_decimal(std::string_view v, Decimal& out) {
-  const size_t sign = !v.empty() && v[0] == '-' ? 1 : 0;
+  const char* p = v.data();
+  const char* const e = p + v.size();
+  const bool neg = p < e && *p == '-';
+  p += neg ? 1 : 0;
+  const char* const first = p;
   uint64_t m = 0;
-  size_t i = sign, digits = 0, decimals = 0;
-  for (; i < v.size() && is_digit(v[i]); ++i, ++digits)
-    m = m * 10 + static_cast<unsigned>(v[i] - '0');
-  if (digits == 0) return false;
-  if (i < v.size() && v[i] == '.')
-    for (++i; i < v.size() && is_digit(v[i]); ++i, ++digits, ++decimals)
-      m = m * 10 + static_cast<unsigned>(v[i] - '0');
-  if (digits > 15) return false;
-  if (i < v.size() && (v[i] == 'e' || v[i] == 'E' || v[i] == 'x' || v[i] == 'X')) return false;
-  out.m = sign ? -static_cast<int64_t>(m) : static_cast<int64_t>(m);
-  out.decimals = static_cast<unsigned>(decimals);
+  const char* point = nullptr;
+  for (; p < e; ++p) {
+    const auto d = static_cast<unsigned>(*p) - static_cast<unsigned>('0');
+    if (d <= 9) {
+      m = m * 10 + d;
+    } else if (*p == '.' && point == nullptr && p != first) {
+      point = p;
+    } else {
+      break;
+    }
+  }
+  const auto digits = static_cast<size_t>(p - first) - (point ? 1 : 0);
+  if (p == first || digits > 15) return false;
+  if (p < e && (*p == 'e' || *p == 'E' || *p == 'x' || *p == 'X')) return false;
+  out.m = neg ? -static_cast<int64_t>(m) : static_cast<int64_t>(m);
+  out.decimals = point ? static_cast<unsigned>(p - point - 1) : 0;
   return true;
 }
 
@@ -383,6 +395,7 @@ double to_double(const Decimal& d) {
 // a > b. The one with fewer decimals is scaled up to the other's; where that overflows, its
 // magnitude is beyond anything of 15 digits, and its sign decides.
 bool greater(const Decimal& a, const Decimal& b) {
+  if (a.decimals == b.decimals) return a.m > b.m;  // a column's cells mostly write alike
   const unsigned d = std::max(a.decimals, b.decimals);
   int64_t x = 0, y = 0;
   if (__builtin_mul_overflow(a.m, kPow10[d - a.decimals], &x)) return a.m > 0;
@@ -498,7 +511,8 @@ struct DmonReadings::State {
   // Each GPU's reading of each of the current header's columns, looked up once per header
   // (a map node stays where it is): a lookup per value was a fifth of a long dmon's time.
   std::unordered_map<unsigned, std::vector<FieldSeen*>> row_of;
-  std::vector<std::string_view> words;  // the row being read
+  std::array<std::vector<FieldSeen*>*, 64> direct{};  // row_of's of GPUs 0..63, without a hash
+  std::vector<std::string_view> words;                // the row being read
   size_t first_line = 0;
   bool said_full = false;
 
@@ -507,12 +521,18 @@ struct DmonReadings::State {
     cols.assign(words.begin(), words.end());
     xider.assign(cols.size(), false);
     for (size_t c = 0; c < cols.size(); ++c) xider[c] = cols[c] == "XIDER";
+    forget_rows();
+  }
+
+  void forget_rows() {
     row_of.clear();
+    direct.fill(nullptr);
   }
 
   // `gpu`'s readings of the current header's columns, found once per row; nullptr once the
   // readings are full (said once, in `info`).
   std::vector<FieldSeen*>* row_for(unsigned gpu, BlockInfo& info) {
+    if (gpu < direct.size() && direct[gpu] != nullptr) return direct[gpu];
     auto r = row_of.find(gpu);
     if (r == row_of.end()) {
       if (row_of.size() >= kMaxDmonReadings) {
@@ -521,6 +541,7 @@ struct DmonReadings::State {
       }
       r = row_of.emplace(gpu, std::vector<FieldSeen*>(cols.size(), nullptr)).first;
     }
+    if (gpu < direct.size()) direct[gpu] = &r->second;
     return &r->second;
   }
 
@@ -586,7 +607,7 @@ BlockInfo DmonReadings::read(std::string_view piece, std::string_view origin, si
 
 void DmonReadings::finish(std::string_view origin, std::vector<DcgmResult>& out) {
   emit_readings(s_->seen, origin, s_->first_line, out);
-  s_->row_of.clear();
+  s_->forget_rows();
   s_->seen.clear();
 }
 
