@@ -11,17 +11,11 @@
 namespace gw::host {
 namespace {
 
-constexpr std::string_view kSpace = " \t\r\n";
-
-std::string_view trim(std::string_view s) {
-  const auto b = s.find_first_not_of(kSpace);
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(kSpace) - b + 1);
-}
+using text::trim;  // blanks are text::is_space's: space, tab, CR, LF
 
 std::vector<std::string_view> split_ws(std::string_view s) {
   std::vector<std::string_view> out;
-  text::split_words_any_space(s, out);  // kSpace's characters: text::is_space's
+  text::split_words_any_space(s, out);
   return out;
 }
 
