@@ -131,10 +131,14 @@ struct DmonState {
   std::vector<std::string_view> f;
   Snapshot cur;
   size_t n = 0;
-  std::vector<unsigned> slot_header;  // the header (count) each slot was last filled under
-  // Whether a slot's capabilities need deriving again: a value of it went from unknown to known
-  // or back (deriving them for every row was a twentieth of the time).
-  std::vector<char> caps_stale;
+  // Beside each of cur.gpus: the header (count) it was last filled under, and whether its
+  // capabilities need deriving again, a value of it having gone from unknown to known or back
+  // (deriving them for every row was a twentieth of the time).
+  struct Slot {
+    unsigned header = 0;
+    bool caps_stale = true;
+  };
+  std::vector<Slot> slots;
   unsigned header = 0;
   size_t emitted = 0;
 
@@ -156,12 +160,10 @@ struct DmonState {
   GpuState& next_slot() {
     if (n == cur.gpus.size()) {
       cur.gpus.emplace_back();
-      slot_header.push_back(header);
-      caps_stale.push_back(1);
-    } else if (slot_header[n] != header) {
+      slots.push_back({header, true});
+    } else if (slots[n].header != header) {
       cur.gpus[n] = GpuState{};
-      slot_header[n] = header;
-      caps_stale[n] = 1;
+      slots[n] = {header, true};
     }
     return cur.gpus[n++];
   }
@@ -170,10 +172,9 @@ struct DmonState {
 void emit(DmonState& st, const SnapshotSink& sink, bool last = false) {
   if (st.n == 0) return;
   st.cur.gpus.resize(st.n);
-  st.slot_header.resize(st.n);
-  st.caps_stale.resize(st.n);
+  st.slots.resize(st.n);
   for (size_t i = 0; i < st.n; ++i)
-    if (std::exchange(st.caps_stale[i], 0)) smi::derive_capabilities(st.cur.gpus[i]);
+    if (std::exchange(st.slots[i].caps_stale, false)) smi::derive_capabilities(st.cur.gpus[i]);
   sink(st.cur, last);
   ++st.emitted;
   st.n = 0;
@@ -194,7 +195,7 @@ void dmon_row(DmonState& st, const SnapshotSink& sink) {
   g.info.index = index;
   bool caps = false;
   for (size_t i = 0; i < st.cols.size(); ++i) caps |= apply(st.cols[i], st.f[i], g);
-  if (caps) st.caps_stale[st.n - 1] = 1;
+  if (caps) st.slots[st.n - 1].caps_stale = true;
 }
 
 }  // namespace
