@@ -762,9 +762,6 @@ bool health(const Line& l) {
 bool grid(const Line& l) {
   return dcgm::block_fits(dcgm::Block::kNvlinkGrid, l.trimmed);
 }
-bool dmon(const Line& l) {
-  return dcgm::block_fits(dcgm::Block::kDmon, l.trimmed);
-}
 // Discovery tables, stats reports and NVLink error counts end where the box does, like the
 // diag table, or at the next box's title.
 bool discovery(const Line& l) {
@@ -823,26 +820,34 @@ bool Reader::take_dcgm(const Line& l) {
           l.no + text::count_newlines(text_.data() + l.next, end > l.next ? end - l.next : 0);
     else  // never closes (a paste cut mid-way): its JSON-looking lines
       end = block_end(l, dcgm_fits::json);
+  } else if (b == dcgm::Block::kDmon) {
+    // Read as it is found, in one pass (below): a dmon of days is millions of rows.
   } else {
     end = block_end(l,
                     b == dcgm::Block::kDiagTable     ? dcgm_fits::diag
                     : b == dcgm::Block::kHealthTable ? dcgm_fits::health
                     : b == dcgm::Block::kNvlinkGrid  ? dcgm_fits::grid
-                    : b == dcgm::Block::kDmon        ? dcgm_fits::dmon
                     : b == dcgm::Block::kDiscovery   ? dcgm_fits::discovery
                     : b == dcgm::Block::kStats       ? dcgm_fits::stats
                                                      : dcgm_fits::nvlink_errors,
-                    CaptureFormat::kDcgm, b == dcgm::Block::kDmon);
+                    CaptureFormat::kDcgm);
   }
-  const bool more = piece_cut_;
   std::vector<DcgmResult> found;
-  const std::string_view block = text_.substr(l.begin, end - l.begin);
   // A dmon piece goes on where the last one stopped: one reader for all of them.
   if (b != dcgm::Block::kDmon || l.begin != dcgm_dmon_end_) finish_dcgm_dmon();
-  const auto info =
-      b == dcgm::Block::kDmon
-          ? (dcgm_dmon_ ? *dcgm_dmon_ : dcgm_dmon_.emplace()).read(block, origin_, l.no, found)
-          : dcgm::read_block(b, block, origin_, l.no, found);
+  dcgm::BlockInfo info;
+  if (b == dcgm::Block::kDmon) {
+    dcgm::DmonStop stop;
+    info = (dcgm_dmon_ ? *dcgm_dmon_ : dcgm_dmon_.emplace())
+               .read_from(text_, l.begin, l.no, {kBlockPiece, kMaxBlock}, origin_, found, stop);
+    end = stop.end;
+    line_no_ = stop.last_line;
+    piece_cut_ = stop.more;
+    block_cut_ = stop.cut_line;
+  } else {
+    info = dcgm::read_block(b, text_.substr(l.begin, end - l.begin), origin_, l.no, found);
+  }
+  const bool more = b == dcgm::Block::kDmon && piece_cut_;
   if (!info.recognised && l.begin != dcgm_dmon_end_) {
     dcgm_dmon_.reset();
     line_no_ = saved;

@@ -5,7 +5,9 @@
 // kernel log, in a bug report, cut at every line).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -220,6 +222,71 @@ TEST(DcgmReadings, CutAtAnyLineReadsWhatIsLeftAndNeverMore) {
             EXPECT_EQ(value, it->second) << c << " " << cut;
           }
         }
+    }
+  }
+}
+
+// A long dmon is read in one pass over the capture (DmonReadings::read_from), its common rows
+// ("GPU 0 ...", nothing before them) without splitting them into words; indented, every row is
+// split into words. Both read the same: rows of every kind of cell, blank and tab runs, CRLF, a
+// '\r' inside a word, rows over 128 bytes, other entities and a header of other columns among them.
+TEST(DcgmReadings, DmonReadInOnePassAsRowByRow) {
+  const char* const cells[] = {"0",     "7",         "100",       "639.609", "0.151",    "5.",
+                               ".5",    "-3",        "-0.5",      "N/A",     "1e3",      "0x1f",
+                               "007",   "00.50",     "1.2.3",     "12W",     "99999999", "9.999999",
+                               "12\r3", "123456789", "1234.5678", "Not Sup", "13",       "79"};
+  const char* const gaps[] = {" ", "  ", "     ", "\t", " \t  "};
+  const char* const ends[] = {"\n", "\n", "\n", "\r\n", "  \n", "\r \r\n", "\t\n"};
+  std::mt19937 rng(20261207);
+  const auto pick = [&rng](const auto& a) {
+    return a[std::uniform_int_distribution<size_t>(0, std::size(a) - 1)(rng)];
+  };
+  for (int trial = 0; trial < 20; ++trial) {
+    std::string t = "#Entity   POWER     TMPTR     XIDER     SMACT\nID        W         C\n";
+    for (int row = 0; row < 400; ++row) {
+      const unsigned kind = std::uniform_int_distribution<unsigned>(0, 39)(rng);
+      if (kind == 0) {
+        t += "#Entity   XIDER     POWER\nID\n";
+        continue;
+      }
+      if (kind == 1) {
+        t += "#Entity   POWER     TMPTR     XIDER     SMACT\nID        W         C\n";
+        continue;
+      }
+      t += kind == 2 ? "GPU-I 3" : kind == 3 ? "Switch 0" : kind == 4 ? "GPU 12a" : "GPU ";
+      if (kind > 4) t += std::to_string(std::uniform_int_distribution<unsigned>(0, 9)(rng));
+      const unsigned n = kind == 5 ? 0 : std::uniform_int_distribution<unsigned>(1, 6)(rng);
+      for (unsigned c = 0; c < n; ++c) t += std::string(pick(gaps)) + pick(cells);
+      if (kind == 6) t += std::string(120, ' ') + "1";  // past 128 bytes
+      t += pick(ends);
+    }
+    // Indented, no row starts with "GPU": each is split into words.
+    std::string indented;
+    for (const std::string& l : lines_of(t)) indented += " " + l + "\n";
+    const std::vector<DcgmResult> whole = read_dcgm(indented), captured = read_dcgm(t);
+    const auto key = [](const std::vector<DcgmResult>& rs) {
+      std::vector<std::tuple<int, int, std::string, std::string, unsigned, unsigned, std::string,
+                             std::string>>
+          out;
+      for (const DcgmResult& r : rs)
+        out.emplace_back(static_cast<int>(r.kind), r.gpu ? static_cast<int>(*r.gpu) : -1, r.test,
+                         r.text, r.count, r.of, r.origin, r.block);
+      std::sort(out.begin(), out.end());
+      return out;
+    };
+    ASSERT_GT(whole.size(), 20u);
+    const auto a = key(captured), b = key(whole);
+    const auto diff = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
+    if (diff.first != a.end() || diff.second != b.end()) {
+      const auto show = [](const auto& it, const auto& end) {
+        if (it == end) return std::string("(none)");
+        return std::get<2>(*it) + " gpu " + std::to_string(std::get<1>(*it)) + " = " +
+               std::get<3>(*it) + " count " + std::to_string(std::get<4>(*it)) + " of " +
+               std::to_string(std::get<5>(*it)) + " at " + std::get<6>(*it);
+      };
+      ADD_FAILURE() << "trial " << trial << ": one pass " << show(diff.first, a.end())
+                    << ", row by row " << show(diff.second, b.end()) << "\n"
+                    << t;
     }
   }
 }

@@ -82,6 +82,53 @@ TEST(TextUtil, SplitWordsAgreesWithAByteByByteSplit) {
   }
 }
 
+// line_words: the line up to its '\n', trimmed as LineReader and trim leave it, gives the words
+// split_words gives; or it declines (no '\n' in 128 bytes, a '\r' ending the last word).
+TEST(TextUtil, LineWordsAgreesWithSplitWordsOfTheTrimmedLine) {
+  std::mt19937 rng(20261207);
+  const std::string alphabets[] = {"G1 \t\r.", "GGGGGGGGGGGGGGGGGG1. \t", "G1 "};
+  std::vector<std::string_view> want;
+  size_t read = 0;
+  for (size_t n = 0; n <= 140; ++n) {
+    for (int round = 0; round < 60; ++round) {
+      const std::string& alphabet = alphabets[round % 3];
+      std::string s(n, 'a');
+      for (char& c : s) c = alphabet[rng() % alphabet.size()];
+      std::string buf = s + "\n" + std::string(128, 'x');  // readable past the line
+      text::RowWords w;
+      size_t nl = 0, len = 0;
+      const bool ok = text::line_words(buf.data(), w, nl, len);
+      if (n >= 128) {
+        EXPECT_FALSE(ok) << "'" << s << "'";
+        continue;
+      }
+      const std::string_view line = text::trim(std::string_view(s));
+      if (!ok) {  // only where trim dropped a '\r' next to a word
+        const std::string_view inner = std::string_view(s).substr(
+            0, s.find_last_not_of(" \t") == std::string::npos ? 0 : s.find_last_not_of(" \t") + 1);
+        const size_t first = inner.find_first_not_of(" \t");
+        EXPECT_TRUE(!inner.empty() && (inner.back() == '\r' || inner[first] == '\r'))
+            << "'" << s << "'";
+        continue;
+      }
+      ++read;
+      EXPECT_EQ(nl, n);
+      EXPECT_EQ(
+          std::string_view(buf.data() + (line.empty() ? 0 : line.data() - s.data()),
+                           line.empty() ? 0 : len - static_cast<size_t>(line.data() - s.data())),
+          line)
+          << "'" << s << "'";
+      text::split_words(line, want);
+      std::vector<std::string_view> got;
+      size_t b = 0, e = 0;
+      while (w.next(b, e)) got.emplace_back(buf.data() + b, e - b);
+      std::vector<std::string> g(got.begin(), got.end()), x(want.begin(), want.end());
+      ASSERT_EQ(g, x) << "'" << s << "'";
+    }
+  }
+  EXPECT_GT(read, 5000u);
+}
+
 // text::find's 16-byte steps: a needle at every offset of haystacks around the step's size,
 // near matches that share only the first or the last byte, and starting points past a match.
 TEST(TextUtil, FindAgreesWithStringViewFindAtEveryOffsetAndStart) {

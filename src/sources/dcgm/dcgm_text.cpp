@@ -5,10 +5,12 @@
 // mid-word included, so chunks are joined as they are.
 #include "sources/dcgm/dcgm_text.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -387,6 +389,38 @@ bool plain_decimal(std::string_view v, Decimal& out) {
   return true;
 }
 
+// plain_decimal for a cell of at most 8 bytes that is digits with at most one point, not
+// first ("639.609", "73", "5."), read 8 bytes at a time; false for any other cell, which is
+// plain_decimal's to read. `p` must have 8 readable bytes.
+bool short_decimal(const char* p, size_t n, Decimal& out) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  if (n == 0 || n > 8) return false;
+  uint64_t x = 0;
+  std::memcpy(&x, p, 8);  // the first byte lowest
+  x &= ~uint64_t{0} >> (64 - 8 * n);
+  // The point's byte, exactly (no borrow from a byte below it).
+  const uint64_t t = x ^ (kOnes * '.');
+  const uint64_t point = ~(((t & (kOnes * 0x7f)) + kOnes * 0x7f) | t) & (kOnes * 0x80);
+  unsigned decimals = 0;
+  if (point != 0) {
+    const auto k = static_cast<unsigned>(__builtin_ctzll(point)) / 8;
+    if (k == 0 || (point & (point - 1)) != 0) return false;
+    const uint64_t below = (uint64_t{1} << (8 * k)) - 1;
+    x = (x & below) | ((x >> 8) & ~below);  // the point taken out
+    --n;
+    decimals = static_cast<unsigned>(n - k);
+  }
+  uint64_t d = (x ^ (kOnes * '0')) & (~uint64_t{0} >> (64 - 8 * n));
+  if (((((d & (kOnes * 0x7f)) + kOnes * 0x76) | d) & (kOnes * 0x80)) != 0) return false;
+  d <<= 8 * (8 - n);  // leading zeros: eight digits, the first lowest
+  d = (d * 2561) >> 8;
+  d = ((d & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
+  d = ((d & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32;
+  out.m = static_cast<int64_t>(d);
+  out.decimals = decimals;
+  return true;
+}
+
 // The double strtod reads: one division of an integer below 2^53 by an exact power of ten.
 double to_double(const Decimal& d) {
   return static_cast<double>(d.m) / static_cast<double>(kPow10[d.decimals]);
@@ -441,17 +475,26 @@ struct FieldSeen {
   std::string max_text, last;
 };
 
-void add_seen(FieldSeen& s, std::string_view v, size_t no) {
+void take_if_max(FieldSeen& s, const Decimal& d, std::string_view v) {
+  if (s.max && (s.max_decimal ? !greater(d, *s.max_decimal) : !(to_double(d) > *s.max))) return;
+  s.max = to_double(d);
+  s.max_decimal = d;
+  s.max_text.assign(v);
+}
+
+// A cell `v` that reads as the plain decimal `d`. Inline up to the common case, a value written
+// as the largest so far is and not above it.
+inline void add_decimal(FieldSeen& s, const Decimal& d, std::string_view v, size_t no) {
   if (s.rows++ == 0) s.first_line = no;
+  ++s.valued;
+  if (s.max_decimal && s.max_decimal->decimals == d.decimals && s.max_decimal->m >= d.m) return;
+  take_if_max(s, d, v);
+}
+
+void add_seen(FieldSeen& s, std::string_view v, size_t no) {
   Decimal d;
-  if (plain_decimal(v, d)) {
-    ++s.valued;
-    if (s.max && (s.max_decimal ? !greater(d, *s.max_decimal) : !(to_double(d) > *s.max))) return;
-    s.max = to_double(d);
-    s.max_decimal = d;
-    s.max_text.assign(v);
-    return;
-  }
+  if (plain_decimal(v, d)) return add_decimal(s, d, v, no);
+  if (s.rows++ == 0) s.first_line = no;
   // The last text is shown only where no value was a number: kept for those alone.
   if (na(v)) {
     s.last.assign(v);
@@ -506,7 +549,7 @@ DcgmResult dmon_xid(unsigned gpu, std::string_view v, std::string_view row, std:
 
 struct DmonReadings::State {
   std::vector<std::string> cols;
-  std::vector<bool> xider;  // cols[c] is "XIDER"
+  std::vector<uint8_t> xider;  // cols[c] is "XIDER"
   std::map<std::pair<unsigned, std::string>, FieldSeen> seen;
   // Each GPU's reading of each of the current header's columns, looked up once per header
   // (a map node stays where it is): a lookup per value was a fifth of a long dmon's time.
@@ -518,9 +561,11 @@ struct DmonReadings::State {
 
   void take_header(std::string_view names) {
     text::split_words(names, words);
+    // dcgmi prints its header again every few intervals: the same columns keep their rows.
+    if (std::equal(words.begin(), words.end(), cols.begin(), cols.end())) return;
     cols.assign(words.begin(), words.end());
-    xider.assign(cols.size(), false);
-    for (size_t c = 0; c < cols.size(); ++c) xider[c] = cols[c] == "XIDER";
+    xider.assign(cols.size(), 0);
+    for (size_t c = 0; c < cols.size(); ++c) xider[c] = cols[c] == "XIDER" ? 1 : 0;
     forget_rows();
   }
 
@@ -547,12 +592,70 @@ struct DmonReadings::State {
 
   // Where the values of `gpu`'s column `c` are gathered (nullptr: full).
   FieldSeen* slot(std::vector<FieldSeen*>& row, unsigned gpu, size_t c, BlockInfo& info) {
-    if (row[c] != nullptr) return row[c];
+    return row[c] != nullptr ? row[c] : new_slot(row, gpu, c, info);
+  }
+  FieldSeen* new_slot(std::vector<FieldSeen*>& row, unsigned gpu, size_t c, BlockInfo& info) {
     auto key = std::make_pair(gpu, cols[c]);
     auto it = seen.find(key);
     if (it == seen.end() && seen.size() >= kMaxDmonReadings) return full(info);
     row[c] = it != seen.end() ? &it->second : &seen[std::move(key)];
     return row[c];
+  }
+
+  // One line of the block (trimmed, not empty).
+  void line(std::string_view t, size_t no, std::string_view origin, std::vector<DcgmResult>& out,
+            BlockInfo& info) {
+    if (t.front() == '#') return take_header(t.substr(1));
+    text::split_words(t, words);
+    const std::vector<std::string_view>& f = words;
+    if (f.size() < 2 || !is_digit(f[1][0]) || f[1].size() > 6) return;
+    if (f[0] != "GPU") {  // a MIG instance ("GPU-I 21"), a switch, a link, a CPU: read, no GPU
+      info.recognised = info.recognised || f.size() > 2;
+      return;
+    }
+    unsigned gpu = 0;  // at most 6 digits, the first a digit (above)
+    std::from_chars(f[1].data(), f[1].data() + f[1].size(), gpu);
+    std::vector<FieldSeen*>* row = f.size() > 2 ? row_for(gpu, info) : nullptr;
+    // "GPU 1 120": the entity takes two words, the fields follow in header order after "Entity".
+    for (size_t c = 1; c < cols.size() && c + 1 < f.size(); ++c) {
+      info.recognised = true;
+      const std::string_view v = f[c + 1];
+      if (FieldSeen* at_c = row ? slot(*row, gpu, c, info) : nullptr) add_seen(*at_c, v, no);
+      if (xider[c] && v != "0" && is_digit(v[0]) && v.size() <= 6)
+        out.push_back(dmon_xid(gpu, v, t, origin, no));
+    }
+  }
+
+  // line() for a row "GPU <id> <cells>" that starts at `p` (trimmed: `len` bytes, its words
+  // `w`, 8 bytes readable from each one's start), without gathering its words in a vector and
+  // reading the short decimal cells 8 bytes at a time: a dmon of days is millions of such rows.
+  // False for any other row, which is line()'s.
+  bool gpu_row(const char* p, size_t len, text::RowWords w, size_t no, std::string_view origin,
+               std::vector<DcgmResult>& out, BlockInfo& info) {
+    if (len < 5 || p[0] != 'G' || p[1] != 'P' || p[2] != 'U' || (p[3] != ' ' && p[3] != '\t'))
+      return false;
+    size_t b = 0, e = 0, id_b = 0, id_e = 0;
+    w.next(b, e);  // "GPU"
+    if (!w.next(id_b, id_e) || !is_digit(p[id_b]) || id_e - id_b > 6 || w.starts == 0)
+      return false;    // line() reads what little such a row says
+    unsigned gpu = 0;  // its leading digits, as from_chars reads them
+    for (size_t k = id_b; k < id_e && is_digit(p[k]); ++k)
+      gpu = gpu * 10 + static_cast<unsigned>(p[k] - '0');
+    std::vector<FieldSeen*>* row = row_for(gpu, info);
+    info.recognised = info.recognised || cols.size() > 1;
+    for (size_t c = 1; c < cols.size() && w.next(b, e); ++c) {
+      const std::string_view v(p + b, e - b);
+      if (FieldSeen* at_c = row ? slot(*row, gpu, c, info) : nullptr) {
+        Decimal d;
+        if (short_decimal(p + b, e - b, d))
+          add_decimal(*at_c, d, v, no);
+        else
+          add_seen(*at_c, v, no);
+      }
+      if (xider[c] && (v.size() != 1 || v[0] != '0') && is_digit(v[0]) && v.size() <= 6)
+        out.push_back(dmon_xid(gpu, v, std::string_view(p, len), origin, no));
+    }
+    return true;
   }
 
   FieldSeen* full(BlockInfo& info) {
@@ -574,33 +677,66 @@ BlockInfo DmonReadings::read(std::string_view piece, std::string_view origin, si
   if (s_->first_line == 0) s_->first_line = first_line;
   text::LineReader rd(piece);
   std::string_view line;
-  const std::vector<std::string_view>& f = s_->words;
   size_t no = first_line - 1;
   while (rd.next(line)) {
     ++no;
     const auto t = text::trim(line);
+    if (!t.empty()) s_->line(t, no, origin, out, info);
+  }
+  return info;
+}
+
+BlockInfo DmonReadings::read_from(std::string_view text, size_t begin, size_t first_line,
+                                  const DmonLimits& limits, std::string_view origin,
+                                  std::vector<DcgmResult>& out, DmonStop& stop) {
+  BlockInfo info;
+  if (s_->first_line == 0) s_->first_line = first_line;
+  stop = DmonStop{};
+  const char* const data = text.data();
+  size_t pos = begin, no = first_line - 1;
+  bool after_hash = false;
+  while (pos < text.size()) {
+    const char* const p = data + pos;
+    const size_t left = text.size() - pos;
+    const size_t into = pos - begin;
+    ++no;
+    // The common row, "GPU 3  412.5  71 ...", nothing before it: its words and its end found in
+    // one pass over 128 bytes, as many as it may have, and a cell's 8 bytes read from the
+    // last's start (so 136 left in the text).
+    text::RowWords w;
+    size_t nl = 0, len = 0;
+    if (*p == 'G' && into < limits.max_block && left >= 136 && text::line_words(p, w, nl, len) &&
+        s_->gpu_row(p, len, w, no, origin, out, info)) {
+      after_hash = false;
+      pos += nl + 1;
+      stop.end = pos;
+      stop.last_line = no;
+      continue;
+    }
+    const void* found = std::memchr(p, '\n', left);
+    len = found ? static_cast<size_t>(static_cast<const char*>(found) - p) : left;
+    const size_t next = found ? pos + len + 1 : text.size();
+    const std::string_view t = text::trim(std::string_view(p, len));
+    pos = next;
     if (t.empty()) continue;
-    if (t.front() == '#') {
-      s_->take_header(t.substr(1));
-      continue;
+    const bool hash = t.front() == '#';
+    if (no > first_line) {  // the first line is the block's (block_start found it)
+      if (!block_fits(Block::kDmon, t)) break;
+      // A header's first line past a piece's size: the piece ends before it (a header is two
+      // lines, names then units).
+      if (into >= limits.piece && hash && !after_hash) {
+        stop.more = true;
+        break;
+      }
+      if (into >= limits.max_block) {
+        stop.cut_line = no;
+        break;
+      }
     }
-    text::split_words(t, s_->words);
-    if (f.size() < 2 || !is_digit(f[1][0]) || f[1].size() > 6) continue;
-    if (f[0] != "GPU") {  // a MIG instance ("GPU-I 21"), a switch, a link, a CPU: read, no GPU
-      info.recognised = info.recognised || f.size() > 2;
-      continue;
-    }
-    unsigned gpu = 0;  // at most 6 digits, the first a digit (above)
-    std::from_chars(f[1].data(), f[1].data() + f[1].size(), gpu);
-    std::vector<FieldSeen*>* row = f.size() > 2 ? s_->row_for(gpu, info) : nullptr;
-    // "GPU 1 120": the entity takes two words, the fields follow in header order after "Entity".
-    for (size_t c = 1; c < s_->cols.size() && c + 1 < f.size(); ++c) {
-      info.recognised = true;
-      const std::string_view v = f[c + 1];
-      if (FieldSeen* seen = row ? s_->slot(*row, gpu, c, info) : nullptr) add_seen(*seen, v, no);
-      if (s_->xider[c] && v != "0" && is_digit(v[0]) && v.size() <= 6)
-        out.push_back(dmon_xid(gpu, v, t, origin, no));
-    }
+    after_hash = hash;
+    stop.end = next;
+    stop.last_line = no;
+    s_->line(t, no, origin, out, info);
   }
   return info;
 }

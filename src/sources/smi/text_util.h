@@ -77,6 +77,36 @@ inline bool has_escape(std::string_view s) {
 void split_words(std::string_view s, std::vector<std::string_view>& out);
 void split_words_any_space(std::string_view s, std::vector<std::string_view>& out);
 
+// The words of a row of at most kRowWordsMax bytes as split_words finds them, as bits: bit k of
+// `starts` where a word begins, of `ends` where the blank after it is (or the row's end). For
+// the readers of long tables (dmon logs), which take each word where it stands instead of
+// gathering them in a vector. `p` must have 128 readable bytes, those past `len` are ignored.
+constexpr size_t kRowWordsMax = 127;
+__extension__ typedef unsigned __int128 Bits128;  // GCC's and Clang's; -Wpedantic allows it so
+struct RowWords {
+  Bits128 starts = 0, ends = 0;
+  // The next word, [b, e) of the row; false when none is left.
+  bool next(size_t& b, size_t& e) {
+    if (starts == 0) return false;
+    b = low_bit(starts);
+    e = low_bit(ends);
+    starts &= starts - 1;
+    ends &= ends - 1;
+    return true;
+  }
+  static size_t low_bit(Bits128 x) {
+    const auto lo = static_cast<uint64_t>(x);
+    return lo != 0 ? static_cast<size_t>(__builtin_ctzll(lo))
+                   : 64 + static_cast<size_t>(__builtin_ctzll(static_cast<uint64_t>(x >> 64)));
+  }
+};
+RowWords row_words(const char* p, size_t len);
+// The words of the line at p, trimmed (text::trim), as row_words gives them, and its '\n' found
+// in the same pass: false when there is no '\n' in the first 128 bytes, or a '\r' that trim
+// would drop begins the first word or ends the last. `nl`: where the '\n' is; `len`: where the
+// last word ends (0: a blank line).
+bool line_words(const char* p, RowWords& w, size_t& nl, size_t& len);
+
 // Iterates lines without copying; strips a trailing '\r'. line_no() is 1-based.
 class LineReader {
  public:
