@@ -164,6 +164,7 @@ class Reader {
   size_t block_cut_ = 0;  // block_end stopped at kMaxBlock: the first line left out, else 0
   void report_cut_block(const Line& first);
   size_t past_interleaved(size_t end, std::vector<Line>& lines);
+  size_t take_smi_dmon(const Line& l);
   void parse_block(CaptureFormat f, size_t begin, size_t end, size_t first_line);
   void parse_block_text(CaptureFormat f, std::string_view block, size_t first_line);
   void add_query_text(std::string_view block, size_t first_line);
@@ -561,24 +562,6 @@ void Reader::parse_block_text(CaptureFormat f, std::string_view block, size_t fi
     case CaptureFormat::kSmiTable:
       add_table(block, first_line);
       break;
-    case CaptureFormat::kSmiDmon: {
-      // A long dmon log comes in pieces (block_end): one reducer takes them all, handed over
-      // when another snapshot comes or the input ends; a piece's last snapshot is the
-      // input's last only if nothing follows it.
-      if (dmon_)
-        dmon_->demote_last();
-      else
-        dmon_.emplace();
-      auto r = parse_smi_dmon(
-          block, origin_, [&](const Snapshot& s, bool last) { dmon_->add(s, last); },
-          &obs_.input_errors);
-      if (!r)
-        obs_.input_errors.push_back(r.error());
-      else if (r.value() == 0)
-        incomplete("nvidia-smi dmon header with no sample rows (line " +
-                   std::to_string(first_line) + ")");
-      break;
-    }
     case CaptureFormat::kSmiTopo: {
       auto t = parse_smi_topo(block, origin_);
       if (!t) {
@@ -837,7 +820,7 @@ bool Reader::take_dcgm(const Line& l) {
   if (b != dcgm::Block::kDmon || l.begin != dcgm_dmon_end_) finish_dcgm_dmon();
   dcgm::BlockInfo info;
   if (b == dcgm::Block::kDmon) {
-    dcgm::DmonStop stop;
+    text::BlockStop stop;
     info = (dcgm_dmon_ ? *dcgm_dmon_ : dcgm_dmon_.emplace())
                .read_from(text_, l.begin, l.no, {kBlockPiece, kMaxBlock}, origin_, found, stop);
     end = stop.end;
@@ -906,14 +889,17 @@ bool Reader::try_block(const Line& l) {
     const size_t tail = std::max(from, l.next);
     if (end > tail) lines += text::count_newlines(text_.data() + tail, end - tail);
     line_no_ = l.no + lines + (end > l.next && text_[end - 1] != '\n' ? 1 : 0);
+  } else if (f == CaptureFormat::kSmiDmon) {
+    end = take_smi_dmon(l);
   } else {
-    end = block_end(l, capture_text::block_fits(f), f,
-                    f == CaptureFormat::kSmiDmon || f == CaptureFormat::kLspci);
+    end = block_end(l, capture_text::block_fits(f), f, f == CaptureFormat::kLspci);
   }
   std::vector<Line> interleaved;
   if (f == CaptureFormat::kSmiQueryText && block_cut_ == 0)
     end = past_interleaved(end, interleaved);
-  if (interleaved.empty()) {
+  if (f == CaptureFormat::kSmiDmon) {
+    segment(f, l.no, line_no_);  // read as it was found (take_smi_dmon)
+  } else if (interleaved.empty()) {
     parse_block(f, l.begin, end, l.no);
   } else {
     // The block as it would read without those lines: each blanked, so line numbers stay.
@@ -927,6 +913,29 @@ bool Reader::try_block(const Line& l) {
   pos_ = end;
   for (const Line& x : interleaved) take_by_evidence(x);
   return true;
+}
+
+// An nvidia-smi dmon block, found and read in one pass (a log of days is one block of millions
+// of rows), in pieces: one reducer takes them all, handed over when another snapshot comes or
+// the input ends; a piece's last snapshot is the input's last only if nothing follows it.
+// Returns where the piece ends.
+size_t Reader::take_smi_dmon(const Line& l) {
+  if (dmon_)
+    dmon_->demote_last();
+  else
+    dmon_.emplace();
+  text::BlockStop stop;
+  auto r = parse_smi_dmon_at(
+      text_, l.begin, l.no, {kBlockPiece, kMaxBlock}, origin_,
+      [&](const Snapshot& s, bool last) { dmon_->add(s, last); }, &obs_.input_errors, stop);
+  if (!r)
+    obs_.input_errors.push_back(r.error());
+  else if (r.value() == 0)
+    incomplete("nvidia-smi dmon header with no sample rows (line " + std::to_string(l.no) + ")");
+  piece_cut_ = stop.more;
+  block_cut_ = stop.cut_line;
+  line_no_ = stop.last_line;
+  return stop.end;
 }
 
 void Reader::report_cut_block(const Line& first) {

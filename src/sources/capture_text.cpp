@@ -185,15 +185,8 @@ bool table_fits(const Line& l) {
   return table_line(l.trimmed) && !dcgm_row(l.trimmed);
 }
 
-bool dmon_row(std::string_view t) {
-  if (t.front() == '#') return true;
-  size_t i = 0;
-  while (i < t.size() && is_digit(t[i])) ++i;
-  return i > 0 && (i == t.size() || t[i] == ' ' || t[i] == '\t');
-}
-
 bool dmon_fits(const Line& l) {
-  return dmon_row(l.trimmed);
+  return smi_dmon_line(l.trimmed);
 }
 
 bool topo_fits(const Line& l) {

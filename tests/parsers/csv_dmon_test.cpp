@@ -1,6 +1,9 @@
 // --query-gpu CSV and dmon parsers: real captures, -l series grouping, bad rows.
 #include <gtest/gtest.h>
 
+#include <random>
+
+#include "core/snapshot_json.h"
 #include "fixture_util.h"
 #include "sources/smi/smi_parsers.h"
 
@@ -311,6 +314,68 @@ TEST(Dmon, EachRowHoldsOnlyItsOwnValues) {
   }
   EXPECT_EQ(snaps[2].gpus[1].sample.util_mem_pct, 41u);
   EXPECT_EQ(snaps[2].gpus[1].info.index, 1u);
+}
+
+// A dmon block as the capture reader reads it (parse_smi_dmon_at: its end found as it is read,
+// most rows taken from one pass over their bytes) and as a text of its own (parse_smi_dmon, row
+// by row): the same snapshots and the same errors, over random rows of every kind of cell,
+// blank runs of spaces and tabs, CRLF, a '\r' inside a cell, rows of too few or too many cells,
+// and headers of other columns.
+TEST(Dmon, ReadInOnePassAsRowByRow) {
+  const char* const cells[] = {"0",   "7",  "214", "2619", "-",    "4294967296", "12\r3",
+                               "1.5", "-3", "N/A", "x",    "0x1f", "99999999999"};
+  const char* const gaps[] = {" ", "    ", "\t", " \t "};
+  const char* const ends[] = {"\n", "\n", "\r\n", "  \n", "\r \r\n"};
+  const char* const headers[] = {
+      "# gpu    pwr  gtemp  mtemp     sm    mem   mclk   pclk\n# Idx      W      C      C      %"
+      "      %    MHz    MHz\n",
+      "# gpu     sm    mem  rxpci  txpci\n# Idx      %      %   MB/s   MB/s\n",
+      "#Date       Time        gpu    pwr  gtemp\n#YYYYMMDD   HH:MM:SS    Idx      W      C\n"};
+  std::mt19937 rng(20261207);
+  const auto pick = [&rng](const auto& a) {
+    return a[std::uniform_int_distribution<size_t>(0, std::size(a) - 1)(rng)];
+  };
+  const auto json_of = [](const std::vector<Snapshot>& snaps) {
+    std::vector<std::string> out;
+    for (const Snapshot& s : snaps) out.push_back(snapshot_to_json(s).dump());
+    return out;
+  };
+  for (int trial = 0; trial < 20; ++trial) {
+    size_t h = 0;
+    std::string t = headers[h];
+    for (int row = 0; row < 300; ++row) {
+      if (std::uniform_int_distribution<int>(0, 40)(rng) == 0) {
+        h = std::uniform_int_distribution<size_t>(0, std::size(headers) - 1)(rng);
+        t += headers[h];
+        continue;
+      }
+      const size_t want = h == 0 ? 8 : 5;  // the header's columns
+      const int off = std::uniform_int_distribution<int>(0, 12)(rng);
+      const size_t count = off == 0 ? want - 1 : off == 1 ? want + 1 : want;
+      t += std::string(std::uniform_int_distribution<size_t>(0, 4)(rng), ' ');
+      if (h == 2) t += "20261207 10:00:0" + std::to_string(row % 10) + " ";
+      t += std::to_string(std::uniform_int_distribution<unsigned>(0, 3)(rng));
+      for (size_t c = h == 2 ? 3 : 1; c < count; ++c) t += std::string(pick(gaps)) + pick(cells);
+      t += pick(ends);
+    }
+    std::vector<Error> e1, e2;
+    std::vector<Snapshot> one_pass, row_by_row;
+    text::BlockStop stop;
+    auto r1 = parse_smi_dmon_at(
+        t, 0, 1, {size_t{1} << 40, size_t{1} << 40}, "h",
+        [&](const Snapshot& s, bool) { one_pass.push_back(s); }, &e1, stop);
+    auto r2 = parse_smi_dmon(
+        t, "h", [&](const Snapshot& s, bool) { row_by_row.push_back(s); }, &e2);
+    ASSERT_TRUE(r1 && r2) << trial;
+    EXPECT_EQ(stop.end, t.size()) << trial;
+    EXPECT_GT(row_by_row.size(), 20u);
+    EXPECT_EQ(json_of(one_pass), json_of(row_by_row)) << trial << "\n" << t;
+    std::vector<std::string> s1, s2;
+    for (const Error& e : e1) s1.push_back(e.to_string());
+    for (const Error& e : e2) s2.push_back(e.to_string());
+    EXPECT_FALSE(s2.empty());
+    EXPECT_EQ(s1, s2) << trial;
+  }
 }
 
 }  // namespace

@@ -636,7 +636,7 @@ struct DmonReadings::State {
       return false;
     size_t b = 0, e = 0, id_b = 0, id_e = 0;
     w.next(b, e);  // "GPU"
-    if (!w.next(id_b, id_e) || !is_digit(p[id_b]) || id_e - id_b > 6 || w.starts == 0)
+    if (!w.next(id_b, id_e) || !is_digit(p[id_b]) || id_e - id_b > 6 || w.empty())
       return false;    // line() reads what little such a row says
     unsigned gpu = 0;  // its leading digits, as from_chars reads them
     for (size_t k = id_b; k < id_e && is_digit(p[k]); ++k)
@@ -687,57 +687,25 @@ BlockInfo DmonReadings::read(std::string_view piece, std::string_view origin, si
 }
 
 BlockInfo DmonReadings::read_from(std::string_view text, size_t begin, size_t first_line,
-                                  const DmonLimits& limits, std::string_view origin,
-                                  std::vector<DcgmResult>& out, DmonStop& stop) {
+                                  const text::BlockLimits& limits, std::string_view origin,
+                                  std::vector<DcgmResult>& out, text::BlockStop& stop) {
   BlockInfo info;
   if (s_->first_line == 0) s_->first_line = first_line;
-  stop = DmonStop{};
-  const char* const data = text.data();
-  size_t pos = begin, no = first_line - 1;
-  bool after_hash = false;
-  while (pos < text.size()) {
-    const char* const p = data + pos;
-    const size_t left = text.size() - pos;
-    const size_t into = pos - begin;
-    ++no;
-    // The common row, "GPU 3  412.5  71 ...", nothing before it: its words and its end found in
-    // one pass over 128 bytes, as many as it may have, and a cell's 8 bytes read from the
-    // last's start (so 136 left in the text).
+  // The common row, "GPU 3  412.5  71 ...", nothing before it: its words and its end found in
+  // one pass over 128 bytes, as many as it may have, and a cell's 8 bytes read from the last
+  // one's start (so 136 left in the text).
+  const auto fast = [&](const char* p, size_t left, size_t no) -> size_t {
     text::RowWords w;
     size_t nl = 0, len = 0;
-    if (*p == 'G' && into < limits.max_block && left >= 136 && text::line_words(p, w, nl, len) &&
-        s_->gpu_row(p, len, w, no, origin, out, info)) {
-      after_hash = false;
-      pos += nl + 1;
-      stop.end = pos;
-      stop.last_line = no;
-      continue;
-    }
-    const void* found = std::memchr(p, '\n', left);
-    len = found ? static_cast<size_t>(static_cast<const char*>(found) - p) : left;
-    const size_t next = found ? pos + len + 1 : text.size();
-    const std::string_view t = text::trim(std::string_view(p, len));
-    pos = next;
-    if (t.empty()) continue;
-    const bool hash = t.front() == '#';
-    if (no > first_line) {  // the first line is the block's (block_start found it)
-      if (!block_fits(Block::kDmon, t)) break;
-      // A header's first line past a piece's size: the piece ends before it (a header is two
-      // lines, names then units).
-      if (into >= limits.piece && hash && !after_hash) {
-        stop.more = true;
-        break;
-      }
-      if (into >= limits.max_block) {
-        stop.cut_line = no;
-        break;
-      }
-    }
-    after_hash = hash;
-    stop.end = next;
-    stop.last_line = no;
-    s_->line(t, no, origin, out, info);
-  }
+    if (*p != 'G' || left < 136 || !text::line_words(p, w, nl, len) ||
+        !s_->gpu_row(p, len, w, no, origin, out, info))
+      return 0;
+    return nl + 1;
+  };
+  text::walk_block(
+      text, begin, first_line, limits, fast,
+      [](std::string_view t) { return block_fits(Block::kDmon, t); },
+      [&](std::string_view t, size_t no) { s_->line(t, no, origin, out, info); }, stop);
   return info;
 }
 

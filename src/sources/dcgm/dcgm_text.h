@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/dcgm.h"
+#include "sources/smi/text_util.h"
 
 namespace gw::dcgm {
 
@@ -42,20 +43,6 @@ struct BlockInfo {
 BlockInfo read_block(Block b, std::string_view block, std::string_view origin, size_t first_line,
                      std::vector<DcgmResult>& out);
 
-// Where DmonReadings::read_from stops a dmon block: before a header's first line once `piece`
-// bytes are read (the block goes on in the next piece, so that the bytes behind can be handed
-// back), and at `max_block` bytes (no tool prints a block that long: what follows is read as
-// if nothing came before it).
-struct DmonLimits {
-  size_t piece = 0, max_block = 0;
-};
-struct DmonStop {
-  size_t end = 0;        // past the block's last line that fits
-  size_t last_line = 0;  // that line's number
-  bool more = false;     // stopped at a piece's end: the block goes on
-  size_t cut_line = 0;   // stopped at max_block: the first line of the block left out, else 0
-};
-
 // `dcgmi dmon`'s readings of each GPU and field, gathered over the pieces a long log is read
 // in (a dmon of days is one block): each piece's XID errors go to `out` as they come, the
 // readings once the last piece is read. read_block reads a whole block with one.
@@ -67,12 +54,11 @@ class DmonReadings {
   DmonReadings& operator=(DmonReadings&&) noexcept;
   BlockInfo read(std::string_view piece, std::string_view origin, size_t first_line,
                  std::vector<DcgmResult>& out);
-  // A dmon block that starts at text[begin] (its first line, `first_line`, is a header), read
-  // while its lines fit it, blank lines inside, as the capture reader finds other blocks: in
-  // one pass, for a dmon of days is millions of rows. Where it stopped goes to `stop`.
+  // The dmon block that starts at text[begin] (its header, line `first_line`), read while its
+  // lines fit it (block_fits), in pieces (text::walk_block): found and read in one pass.
   BlockInfo read_from(std::string_view text, size_t begin, size_t first_line,
-                      const DmonLimits& limits, std::string_view origin,
-                      std::vector<DcgmResult>& out, DmonStop& stop);
+                      const text::BlockLimits& limits, std::string_view origin,
+                      std::vector<DcgmResult>& out, text::BlockStop& stop);
   // The readings, named after the first piece's line.
   void finish(std::string_view origin, std::vector<DcgmResult>& out);
 

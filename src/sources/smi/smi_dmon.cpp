@@ -1,5 +1,8 @@
 // nvidia-smi dmon: '#'-prefixed header (names) and units lines, then whitespace-separated
 // rows, one per GPU per interval; "-" means not supported. The header may repeat.
+#include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -198,7 +201,68 @@ void dmon_row(DmonState& st, const SnapshotSink& sink) {
   if (caps) st.slots[st.n - 1].caps_stale = true;
 }
 
+// One line of a dmon block, trimmed and not empty; `where` names it. False after an error that
+// ends the reading (a row before any header).
+bool dmon_line(DmonState& st, std::string_view t, const std::function<std::string()>& where,
+               const SnapshotSink& sink, std::vector<Error>* errors, std::optional<Error>& fatal) {
+  if (t.front() == '#') {
+    text::split_words_any_space(t.substr(1), st.f);
+    if (!st.f.empty() && dmon_col(st.f.front()) != DCol::kIgnore && st.f.front() != "Idx") {
+      std::vector<DCol> cols;
+      for (auto n : st.f) cols.push_back(dmon_col(n));
+      st.take_header(std::move(cols));
+    }
+    return true;
+  }
+  if (st.cols.empty()) {
+    fatal = make_error("capture.smi_dmon", "expected a '# gpu pwr ...' header line before data",
+                       where());
+    return false;
+  }
+  text::split_words_any_space(t, st.f);
+  if (st.f.size() != st.cols.size()) {
+    if (errors)
+      errors->push_back(make_error("capture.smi_dmon",
+                                   "expected " + std::to_string(st.cols.size()) +
+                                       " columns as in the header, got " +
+                                       std::to_string(st.f.size()) + "; row skipped",
+                                   where()));
+    return true;
+  }
+  dmon_row(st, sink);
+  return true;
+}
+
+// dmon_line for the row at p ("    0    214     46 ..."), its words and its end found in one
+// pass (text::line_words_any_space): the bytes it took with its '\n', or 0 for a row it leaves
+// to dmon_line (no header yet, other than the header's count of columns, 128 bytes not left).
+size_t dmon_row_at(DmonState& st, const char* p, size_t left, const SnapshotSink& sink) {
+  text::RowWords w;
+  size_t nl = 0, len = 0;
+  if (st.cols.empty() || left < 128 || !text::line_words_any_space(p, w, nl, len)) return 0;
+  const size_t n = st.cols.size();
+  st.f.resize(n);
+  size_t got = 0, b = 0, e = 0;
+  while (got < n && w.next(b, e)) st.f[got++] = std::string_view(p + b, e - b);
+  if (got != n || !w.empty()) return 0;
+  // The block's row test (smi_dmon_line): the index's digits, then a blank or the row's end.
+  const std::string_view index = st.f.front();
+  const char after = p[index.data() - p + static_cast<std::ptrdiff_t>(index.size())];
+  if (index.data() + index.size() != p + len && after != ' ' && after != '\t') return 0;
+  for (char c : index)
+    if (!text::is_digit(c)) return 0;
+  dmon_row(st, sink);
+  return nl + 1;
+}
+
 }  // namespace
+
+bool smi_dmon_line(std::string_view t) {
+  if (t.front() == '#') return true;
+  size_t i = 0;
+  while (i < t.size() && text::is_digit(t[i])) ++i;
+  return i > 0 && (i == t.size() || t[i] == ' ' || t[i] == '\t');
+}
 
 Result<size_t> parse_smi_dmon(std::string_view text, std::string_view origin,
                               const SnapshotSink& sink, std::vector<Error>* errors) {
@@ -206,39 +270,49 @@ Result<size_t> parse_smi_dmon(std::string_view text, std::string_view origin,
   st.cur.source = "smi-dmon:" + std::string(origin);
   text::LineReader rd(text::strip_bom(text));
   std::string_view line;
+  std::optional<Error> fatal;
+  // Only an error names its line: a string per row was a tenth of a long log's time.
+  const std::function<std::string()> where = [&] {
+    return std::string(origin) + ":" + std::to_string(rd.line_no());
+  };
   while (rd.next(line)) {
     const std::string_view t = text::trim(line);
-    if (t.empty()) continue;
-    // Only an error names its line: a string per row was a tenth of a long log's time.
-    const auto where = [&] { return std::string(origin) + ":" + std::to_string(rd.line_no()); };
-    if (t.front() == '#') {
-      text::split_words_any_space(t.substr(1), st.f);
-      if (!st.f.empty() && dmon_col(st.f.front()) != DCol::kIgnore && st.f.front() != "Idx") {
-        std::vector<DCol> cols;
-        for (auto n : st.f) cols.push_back(dmon_col(n));
-        st.take_header(std::move(cols));
-      }
-      continue;
-    }
-    if (st.cols.empty())
-      return make_error("capture.smi_dmon", "expected a '# gpu pwr ...' header line before data",
-                        where());
-    text::split_words_any_space(t, st.f);
-    if (st.f.size() != st.cols.size()) {
-      if (errors)
-        errors->push_back(make_error("capture.smi_dmon",
-                                     "expected " + std::to_string(st.cols.size()) +
-                                         " columns as in the header, got " +
-                                         std::to_string(st.f.size()) + "; row skipped",
-                                     where()));
-      continue;
-    }
-    dmon_row(st, sink);
+    if (!t.empty() && !dmon_line(st, t, where, sink, errors, fatal)) return *fatal;
   }
   emit(st, sink, true);
   if (st.cols.empty())
     return make_error("capture.smi_dmon", "expected a '# gpu pwr ...' header line",
                       std::string(origin) + ":1");
+  return st.emitted;
+}
+
+Result<size_t> parse_smi_dmon_at(std::string_view text, size_t begin, size_t first_line,
+                                 const text::BlockLimits& limits, std::string_view origin,
+                                 const SnapshotSink& sink, std::vector<Error>* errors,
+                                 text::BlockStop& stop) {
+  DmonState st;
+  st.cur.source = "smi-dmon:" + std::string(origin);
+  std::optional<Error> fatal;
+  size_t at = first_line;
+  const std::function<std::string()> where = [&] {
+    return std::string(origin) + ":" + std::to_string(at);
+  };
+  text::walk_block(
+      text, begin, first_line, limits,
+      [&](const char* p, size_t left, size_t) {
+        return fatal ? 0 : dmon_row_at(st, p, left, sink);
+      },
+      smi_dmon_line,
+      [&](std::string_view t, size_t no) {
+        at = no;
+        if (!fatal) dmon_line(st, t, where, sink, errors, fatal);
+      },
+      stop);
+  if (fatal) return *fatal;
+  emit(st, sink, true);
+  if (st.cols.empty())
+    return make_error("capture.smi_dmon", "expected a '# gpu pwr ...' header line",
+                      std::string(origin) + ":" + std::to_string(first_line));
   return st.emitted;
 }
 

@@ -11,6 +11,7 @@
 #include "core/host.h"
 #include "core/result.h"
 #include "core/snapshot.h"
+#include "sources/smi/text_util.h"
 
 namespace gw {
 
@@ -46,6 +47,17 @@ Result<size_t> parse_smi_csv(std::string_view text, std::string_view origin,
 // nvidia-smi dmon (any column subset, "-" = N/A). One Snapshot per cycle of GPU indices.
 Result<size_t> parse_smi_dmon(std::string_view text, std::string_view origin,
                               const SnapshotSink& sink, std::vector<Error>* errors);
+
+// Whether a trimmed line belongs to an nvidia-smi dmon block: a '#' line (the header's names
+// or units) or a row that starts with a GPU index ("0", "  3  214 ...").
+bool smi_dmon_line(std::string_view trimmed);
+// parse_smi_dmon over the dmon block that starts at text[begin] (its header, line `first_line`),
+// read while its lines fit (smi_dmon_line), in pieces (text::walk_block): found and read in one
+// pass. Errors name the input's lines.
+Result<size_t> parse_smi_dmon_at(std::string_view text, size_t begin, size_t first_line,
+                                 const text::BlockLimits& limits, std::string_view origin,
+                                 const SnapshotSink& sink, std::vector<Error>* errors,
+                                 text::BlockStop& stop);
 
 // nvidia-smi topo -m (ANSI escapes tolerated; tabs or spaces; NIC rows and columns).
 Result<Topology> parse_smi_topo(std::string_view text, std::string_view origin);

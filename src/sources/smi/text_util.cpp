@@ -116,15 +116,22 @@ void split_words_any_space(std::string_view s, std::vector<std::string_view>& ou
   split_words_impl<true>(s, out);
 }
 
-bool line_words(const char* p, RowWords& w, size_t& nl, size_t& len) {
+namespace {
+
+__extension__ typedef unsigned __int128 Bits128;  // GCC's and Clang's; -Wpedantic allows it so
+
+// line_words and line_words_any_space: the blanks are ' ' and '\t', or every is_space byte.
+template <bool kAnySpace>
+bool line_words_impl(const char* p, RowWords& w, size_t& nl, size_t& len) {
   Bits128 word = 0;
   nl = 128;
 #if defined(__SSE2__)
   for (size_t k = 0; k < 128; k += 16) {
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k));
     const __m128i n = _mm_cmpeq_epi8(x, _mm_set1_epi8('\n'));
-    const __m128i blank = _mm_or_si128(n, _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')),
-                                                       _mm_cmpeq_epi8(x, _mm_set1_epi8('\t'))));
+    __m128i blank = _mm_or_si128(n, _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')),
+                                                 _mm_cmpeq_epi8(x, _mm_set1_epi8('\t'))));
+    if (kAnySpace) blank = _mm_or_si128(blank, _mm_cmpeq_epi8(x, _mm_set1_epi8('\r')));
     word |= static_cast<Bits128>(~static_cast<unsigned>(_mm_movemask_epi8(blank)) & 0xffffu) << k;
     if (const auto at = static_cast<unsigned>(_mm_movemask_epi8(n)); at != 0) {
       nl = k + static_cast<size_t>(__builtin_ctz(at));
@@ -134,37 +141,37 @@ bool line_words(const char* p, RowWords& w, size_t& nl, size_t& len) {
 #else
   for (size_t k = 0; k < 128 && nl == 128; ++k) {
     if (p[k] == '\n') nl = k;
-    if (!blank<false>(p[k]) && p[k] != '\n') word |= static_cast<Bits128>(1) << k;
+    if (!blank<kAnySpace>(p[k]) && p[k] != '\n') word |= static_cast<Bits128>(1) << k;
   }
 #endif
   if (nl == 128) return false;
   word &= (static_cast<Bits128>(1) << nl) - 1;
-  if (nl > 0 && p[nl - 1] == '\r') word &= ~(static_cast<Bits128>(1) << (nl - 1));
+  if (!kAnySpace && nl > 0 && p[nl - 1] == '\r') word &= ~(static_cast<Bits128>(1) << (nl - 1));
   const auto hi = static_cast<uint64_t>(word >> 64), lo = static_cast<uint64_t>(word);
   len = hi != 0   ? 128 - static_cast<size_t>(__builtin_clzll(hi))
         : lo != 0 ? 64 - static_cast<size_t>(__builtin_clzll(lo))
                   : 0;
-  w.starts = word & ~(word << 1);
+  const Bits128 starts = word & ~(word << 1), ends = ~word & (word << 1);
+  w.starts0 = static_cast<uint64_t>(starts);
+  w.starts1 = static_cast<uint64_t>(starts >> 64);
+  w.ends0 = static_cast<uint64_t>(ends);
+  w.ends1 = static_cast<uint64_t>(ends >> 64);
+  if (kAnySpace || len == 0) return true;
   // A '\r' that begins the first word or ends the last is trim's to drop, not a word byte: such
   // a line is not read here.
-  if (len > 0 && (p[len - 1] == '\r' || p[RowWords::low_bit(w.starts)] == '\r')) return false;
-  w.ends = ~word & (word << 1);
-  return true;
+  const size_t first = w.starts0 != 0 ? static_cast<size_t>(__builtin_ctzll(w.starts0))
+                                      : 64 + static_cast<size_t>(__builtin_ctzll(w.starts1));
+  return p[len - 1] != '\r' && p[first] != '\r';
 }
 
-RowWords row_words(const char* p, size_t len) {
-  Bits128 word = 0;
-#if defined(__SSE2__)
-  for (size_t k = 0; k < len; k += 16) word |= static_cast<Bits128>(word_bits<false>(p + k)) << k;
-#else
-  for (size_t k = 0; k < len; ++k)
-    if (!blank<false>(p[k])) word |= static_cast<Bits128>(1) << k;
-#endif
-  word &= (static_cast<Bits128>(1) << len) - 1;  // len <= 127: its end is a blank
-  RowWords w;
-  w.starts = word & ~(word << 1);
-  w.ends = ~word & (word << 1);
-  return w;
+}  // namespace
+
+bool line_words(const char* p, RowWords& w, size_t& nl, size_t& len) {
+  return line_words_impl<false>(p, w, nl, len);
+}
+
+bool line_words_any_space(const char* p, RowWords& w, size_t& nl, size_t& len) {
+  return line_words_impl<true>(p, w, nl, len);
 }
 
 size_t find(std::string_view s, std::string_view what, size_t from) {

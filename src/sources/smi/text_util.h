@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -77,35 +78,66 @@ inline bool has_escape(std::string_view s) {
 void split_words(std::string_view s, std::vector<std::string_view>& out);
 void split_words_any_space(std::string_view s, std::vector<std::string_view>& out);
 
-// The words of a row of at most kRowWordsMax bytes as split_words finds them, as bits: bit k of
-// `starts` where a word begins, of `ends` where the blank after it is (or the row's end). For
-// the readers of long tables (dmon logs), which take each word where it stands instead of
-// gathering them in a vector. `p` must have 128 readable bytes, those past `len` are ignored.
-constexpr size_t kRowWordsMax = 127;
-__extension__ typedef unsigned __int128 Bits128;  // GCC's and Clang's; -Wpedantic allows it so
+// The words of a row of at most 127 bytes as bits: where each begins, and where the blank after
+// it is (or the row's end), bytes 0-63 and 64-127. For the readers of long tables (dmon logs),
+// which take each word where it stands instead of gathering them in a vector. Four words, not
+// two 128-bit ones: GCC kept those in memory, and reading them back stalled.
 struct RowWords {
-  Bits128 starts = 0, ends = 0;
+  uint64_t starts0 = 0, starts1 = 0, ends0 = 0, ends1 = 0;
+  bool empty() const { return (starts0 | starts1) == 0; }
   // The next word, [b, e) of the row; false when none is left.
   bool next(size_t& b, size_t& e) {
-    if (starts == 0) return false;
-    b = low_bit(starts);
-    e = low_bit(ends);
-    starts &= starts - 1;
-    ends &= ends - 1;
+    if (starts0 != 0) {
+      b = static_cast<size_t>(__builtin_ctzll(starts0));
+      starts0 &= starts0 - 1;
+    } else if (starts1 != 0) {
+      b = 64 + static_cast<size_t>(__builtin_ctzll(starts1));
+      starts1 &= starts1 - 1;
+    } else {
+      return false;
+    }
+    if (ends0 != 0) {  // a word's end follows its start: one is left while a start is
+      e = static_cast<size_t>(__builtin_ctzll(ends0));
+      ends0 &= ends0 - 1;
+    } else {
+      e = 64 + static_cast<size_t>(__builtin_ctzll(ends1));
+      ends1 &= ends1 - 1;
+    }
     return true;
   }
-  static size_t low_bit(Bits128 x) {
-    const auto lo = static_cast<uint64_t>(x);
-    return lo != 0 ? static_cast<size_t>(__builtin_ctzll(lo))
-                   : 64 + static_cast<size_t>(__builtin_ctzll(static_cast<uint64_t>(x >> 64)));
-  }
 };
-RowWords row_words(const char* p, size_t len);
-// The words of the line at p, trimmed (text::trim), as row_words gives them, and its '\n' found
+// The words of the line at p, trimmed (text::trim), as RowWords, and its '\n' found
 // in the same pass: false when there is no '\n' in the first 128 bytes, or a '\r' that trim
 // would drop begins the first word or ends the last. `nl`: where the '\n' is; `len`: where the
 // last word ends (0: a blank line).
 bool line_words(const char* p, RowWords& w, size_t& nl, size_t& len);
+// line_words with split_words_any_space's words (any is_space byte a blank; it never declines
+// for a '\r').
+bool line_words_any_space(const char* p, RowWords& w, size_t& nl, size_t& len);
+
+// A reader that finds its own block's end as it reads (a dmon log of days is one block of
+// millions of rows: read once, not once to find its end and again to read it) stops before a
+// header's first line ('#') once `piece` bytes are read, the block going on in the next piece
+// (so that the bytes behind can be handed back), and at `max_block` bytes (no tool prints a
+// block that long: what follows is read as if nothing came before it).
+struct BlockLimits {
+  size_t piece = 0, max_block = 0;
+};
+struct BlockStop {
+  size_t end = 0;        // past the block's last line that fits
+  size_t last_line = 0;  // that line's number
+  bool more = false;     // stopped at a piece's end: the block goes on
+  size_t cut_line = 0;   // stopped at max_block: the first line of the block left out, else 0
+};
+
+// The lines of the block that starts at text[begin] (line `first_line`, the block's whatever it
+// holds), while they fit it, blank lines inside, as BlockLimits says. Each line goes first to
+// `fast(p, left, no)`, which may take a line that fits and is no header line whole, untrimmed
+// (`left` bytes readable from p), and returns how many bytes it took with its '\n' (0: not
+// taken); the others are trimmed, tested with `fits(t)` and given to `line(t, no)`.
+template <class Fast, class Fits, class Line>
+void walk_block(std::string_view text, size_t begin, size_t first_line, const BlockLimits& limits,
+                Fast&& fast, Fits&& fits, Line&& line, BlockStop& stop);
 
 // Iterates lines without copying; strips a trailing '\r'. line_no() is 1-based.
 class LineReader {
@@ -212,5 +244,48 @@ size_t count_newlines(const char* p, size_t n);
 // CUDA's integer version as the runtime and driver APIs give it (1000 x major + 10 x minor):
 // "12040" -> "12.4"; nullopt outside 1000..99990.
 std::optional<std::string> cuda_int_version(std::string_view v);
+
+template <class Fast, class Fits, class Line>
+void walk_block(std::string_view text, size_t begin, size_t first_line, const BlockLimits& limits,
+                Fast&& fast, Fits&& fits, Line&& line, BlockStop& stop) {
+  stop = BlockStop{};
+  size_t pos = begin, no = first_line - 1;
+  bool after_hash = false;
+  while (pos < text.size()) {
+    const char* const p = text.data() + pos;
+    const size_t left = text.size() - pos, into = pos - begin;
+    ++no;
+    if (no > first_line && into < limits.max_block) {
+      if (const size_t took = fast(p, left, no); took != 0) {
+        after_hash = false;
+        pos += took;
+        stop.end = pos;
+        stop.last_line = no;
+        continue;
+      }
+    }
+    const void* nl = std::memchr(p, '\n', left);
+    const size_t len = nl ? static_cast<size_t>(static_cast<const char*>(nl) - p) : left;
+    const std::string_view t = trim(std::string_view(p, len));
+    pos = nl ? pos + len + 1 : text.size();
+    if (t.empty()) continue;
+    const bool hash = t.front() == '#';
+    if (no > first_line) {  // the first line is the block's: its start was found
+      if (!fits(t)) break;
+      if (into >= limits.piece && hash && !after_hash) {  // a header is two lines: names, units
+        stop.more = true;
+        break;
+      }
+      if (into >= limits.max_block) {
+        stop.cut_line = no;
+        break;
+      }
+    }
+    after_hash = hash;
+    stop.end = pos;
+    stop.last_line = no;
+    line(t, no);
+  }
+}
 
 }  // namespace gw::text
