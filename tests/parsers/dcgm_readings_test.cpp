@@ -256,7 +256,15 @@ TEST(DcgmReadings, DmonReadInOnePassAsRowByRow) {
       t += kind == 2 ? "GPU-I 3" : kind == 3 ? "Switch 0" : kind == 4 ? "GPU 12a" : "GPU ";
       if (kind > 4) t += std::to_string(std::uniform_int_distribution<unsigned>(0, 9)(rng));
       const unsigned n = kind == 5 ? 0 : std::uniform_int_distribution<unsigned>(1, 6)(rng);
-      for (unsigned c = 0; c < n; ++c) t += std::string(pick(gaps)) + pick(cells);
+      for (unsigned c = 0; c < n; ++c) {
+        t += pick(gaps);
+        if (rng() % 2 == 0) {  // a value near the others: the largest is decided by a digit
+          t += std::to_string(std::uniform_int_distribution<unsigned>(95, 104)(rng));
+          if (rng() % 2 == 0) t += "." + std::to_string(rng() % 10);
+        } else {
+          t += pick(cells);
+        }
+      }
       if (kind == 6) t += std::string(120, ' ') + "1";  // past 128 bytes
       t += pick(ends);
     }

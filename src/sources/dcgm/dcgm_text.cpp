@@ -389,10 +389,18 @@ bool plain_decimal(std::string_view v, Decimal& out) {
   return true;
 }
 
-// plain_decimal for a cell of at most 8 bytes that is digits with at most one point, not
-// first ("639.609", "73", "5."), read 8 bytes at a time; false for any other cell, which is
-// plain_decimal's to read. `p` must have 8 readable bytes.
-bool short_decimal(const char* p, size_t n, Decimal& out) {
+// A cell of at most 8 bytes that is digits with at most one point, not first ("639.609", "73",
+// "5."), as plain_decimal reads it, kept as its digits: zeros before them up to eight, one per
+// byte, the first most significant. Two cells of equal decimals compare as their keys do, with
+// no conversion: most cells of a long dmon only need to be found not above the largest so far.
+struct ShortDecimal {
+  uint64_t key = 0;
+  unsigned decimals = 0;
+};
+
+// The cell of n bytes at p as a ShortDecimal (8 bytes readable at p), read 8 bytes at a time;
+// false for any other cell, which is plain_decimal's to read.
+bool short_decimal(const char* p, size_t n, ShortDecimal& out) {
   constexpr uint64_t kOnes = 0x0101010101010101ull;
   if (n == 0 || n > 8) return false;
   uint64_t x = 0;
@@ -410,15 +418,21 @@ bool short_decimal(const char* p, size_t n, Decimal& out) {
     --n;
     decimals = static_cast<unsigned>(n - k);
   }
-  uint64_t d = (x ^ (kOnes * '0')) & (~uint64_t{0} >> (64 - 8 * n));
+  const uint64_t d = (x ^ (kOnes * '0')) & (~uint64_t{0} >> (64 - 8 * n));
   if (((((d & (kOnes * 0x7f)) + kOnes * 0x76) | d) & (kOnes * 0x80)) != 0) return false;
-  d <<= 8 * (8 - n);  // leading zeros: eight digits, the first lowest
+  out.key =
+      __builtin_bswap64(d << (8 * (8 - n)));  // zeros first: the first digit lowest after them
+  out.decimals = decimals;
+  return true;
+}
+
+// The plain decimal a ShortDecimal is.
+Decimal decimal_of(const ShortDecimal& s) {
+  uint64_t d = __builtin_bswap64(s.key);  // eight digits, the first lowest
   d = (d * 2561) >> 8;
   d = ((d & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
   d = ((d & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32;
-  out.m = static_cast<int64_t>(d);
-  out.decimals = decimals;
-  return true;
+  return Decimal{static_cast<int64_t>(d), s.decimals};
 }
 
 // The double strtod reads: one division of an integer below 2^53 by an exact power of ten.
@@ -473,13 +487,32 @@ struct FieldSeen {
   std::optional<double> max;
   std::optional<Decimal> max_decimal;  // the largest as a plain decimal, where it was one
   std::string max_text, last;
+  // The largest as a ShortDecimal where it was one (its decimals; -1: it was not).
+  uint64_t max_key = 0;
+  int max_key_decimals = -1;
 };
 
-void take_if_max(FieldSeen& s, const Decimal& d, std::string_view v) {
-  if (s.max && (s.max_decimal ? !greater(d, *s.max_decimal) : !(to_double(d) > *s.max))) return;
+// Whether `d` is the largest so far: then it is kept as such.
+bool take_if_max(FieldSeen& s, const Decimal& d, std::string_view v) {
+  if (s.max && (s.max_decimal ? !greater(d, *s.max_decimal) : !(to_double(d) > *s.max)))
+    return false;
   s.max = to_double(d);
   s.max_decimal = d;
   s.max_text.assign(v);
+  s.max_key_decimals = -1;
+  return true;
+}
+
+// A cell `v` that reads as the short decimal `k`. Inline up to the common case, a cell written
+// with as many decimals as the largest so far and not above it.
+inline void add_short(FieldSeen& s, const ShortDecimal& k, std::string_view v, size_t no) {
+  if (s.rows++ == 0) s.first_line = no;
+  ++s.valued;
+  if (s.max_key_decimals == static_cast<int>(k.decimals) && k.key <= s.max_key) return;
+  if (take_if_max(s, decimal_of(k), v)) {
+    s.max_key = k.key;
+    s.max_key_decimals = static_cast<int>(k.decimals);
+  }
 }
 
 // A cell `v` that reads as the plain decimal `d`. Inline up to the common case, a value written
@@ -507,6 +540,7 @@ void add_seen(FieldSeen& s, std::string_view v, size_t no) {
     s.max = x;
     s.max_decimal.reset();
     s.max_text.assign(v);
+    s.max_key_decimals = -1;
   }
 }
 
@@ -642,17 +676,22 @@ struct DmonReadings::State {
     for (size_t k = id_b; k < id_e && is_digit(p[k]); ++k)
       gpu = gpu * 10 + static_cast<unsigned>(p[k] - '0');
     std::vector<FieldSeen*>* row = row_for(gpu, info);
-    info.recognised = info.recognised || cols.size() > 1;
-    for (size_t c = 1; c < cols.size() && w.next(b, e); ++c) {
+    FieldSeen* const* slots = row ? row->data() : nullptr;  // never resized
+    const uint8_t* xid = xider.data();
+    const size_t n = cols.size();
+    info.recognised = info.recognised || n > 1;
+    for (size_t c = 1; c < n && w.next(b, e); ++c) {
       const std::string_view v(p + b, e - b);
-      if (FieldSeen* at_c = row ? slot(*row, gpu, c, info) : nullptr) {
-        Decimal d;
+      FieldSeen* at_c = slots ? slots[c] : nullptr;
+      if (at_c == nullptr && row) at_c = new_slot(*row, gpu, c, info);
+      if (at_c) {
+        ShortDecimal d;
         if (short_decimal(p + b, e - b, d))
-          add_decimal(*at_c, d, v, no);
+          add_short(*at_c, d, v, no);
         else
           add_seen(*at_c, v, no);
       }
-      if (xider[c] && (v.size() != 1 || v[0] != '0') && is_digit(v[0]) && v.size() <= 6)
+      if (xid[c] && (v.size() != 1 || v[0] != '0') && is_digit(v[0]) && v.size() <= 6)
         out.push_back(dmon_xid(gpu, v, std::string_view(p, len), origin, no));
     }
     return true;

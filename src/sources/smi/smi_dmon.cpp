@@ -87,7 +87,12 @@ DCol dmon_col(std::string_view n) {
     case DCol::kPclk:  // dmon's processor clock: the graphics/SM clock
     {
       const bool changed = fast::put_unsigned(s.graphics_clock_mhz, v);
-      s.sm_clock_mhz = s.graphics_clock_mhz;  // known exactly when the graphics clock is
+      // Known exactly when the graphics clock is. Flag and value apart: the optional copied
+      // whole was one 8-byte load of the two stores just made, which cannot be forwarded.
+      if (s.graphics_clock_mhz.has_value())
+        s.sm_clock_mhz = *s.graphics_clock_mhz;
+      else
+        s.sm_clock_mhz.reset();
       return changed;
     }
     case DCol::kFb:
@@ -237,13 +242,15 @@ bool dmon_line(DmonState& st, std::string_view t, const std::function<std::strin
 // pass (text::line_words_any_space): the bytes it took with its '\n', or 0 for a row it leaves
 // to dmon_line (no header yet, other than the header's count of columns, 128 bytes not left).
 size_t dmon_row_at(DmonState& st, const char* p, size_t left, const SnapshotSink& sink) {
-  text::RowWords w;
+  text::RowWords found;
   size_t nl = 0, len = 0;
-  if (st.cols.empty() || left < 128 || !text::line_words_any_space(p, w, nl, len)) return 0;
+  if (st.cols.empty() || left < 128 || !text::line_words_any_space(p, found, nl, len)) return 0;
+  text::RowWords w = found;  // a copy whose address is not taken: kept in registers
   const size_t n = st.cols.size();
   st.f.resize(n);
+  std::string_view* f = st.f.data();
   size_t got = 0, b = 0, e = 0;
-  while (got < n && w.next(b, e)) st.f[got++] = std::string_view(p + b, e - b);
+  while (got < n && w.next(b, e)) f[got++] = std::string_view(p + b, e - b);
   if (got != n || !w.empty()) return 0;
   // The block's row test (smi_dmon_line): the index's digits, then a blank or the row's end.
   const std::string_view index = st.f.front();
