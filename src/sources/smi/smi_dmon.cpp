@@ -188,10 +188,10 @@ void emit(DmonState& st, const SnapshotSink& sink, bool last = false) {
   st.n = 0;
 }
 
-void dmon_row(DmonState& st, const SnapshotSink& sink) {
-  // The row's GPU first: a GPU the interval has already starts the next interval.
+// The GpuState a row of GPU `index` fills: a GPU the interval has already starts the next one.
+GpuState& start_row(DmonState& st, const SnapshotSink& sink, std::string_view index_cell) {
   std::optional<unsigned> index_read;
-  if (st.gpu_col >= 0) smi::fast::put_unsigned(index_read, st.cell(st.gpu_col));
+  smi::fast::put_unsigned(index_read, index_cell);
   const unsigned index = index_read.value_or(0);
   for (size_t i = 0; i < st.n; ++i)
     if (st.cur.gpus[i].info.index == index) {
@@ -201,6 +201,11 @@ void dmon_row(DmonState& st, const SnapshotSink& sink) {
   if (st.n == 0) st.cur.time_ms = dmon_time(st.cell(st.date_col), st.cell(st.time_col)).value_or(0);
   GpuState& g = st.next_slot();
   g.info.index = index;
+  return g;
+}
+
+void dmon_row(DmonState& st, const SnapshotSink& sink) {
+  GpuState& g = start_row(st, sink, st.cell(st.gpu_col));
   bool caps = false;
   for (size_t i = 0; i < st.cols.size(); ++i) caps |= apply(st.cols[i], st.f[i], g);
   if (caps) st.slots[st.n - 1].caps_stale = true;
@@ -247,18 +252,29 @@ size_t dmon_row_at(DmonState& st, const char* p, size_t left, const SnapshotSink
   if (st.cols.empty() || left < 128 || !text::line_words_any_space(p, found, nl, len)) return 0;
   text::RowWords w = found;  // a copy whose address is not taken: kept in registers
   const size_t n = st.cols.size();
-  st.f.resize(n);
-  std::string_view* f = st.f.data();
-  size_t got = 0, b = 0, e = 0;
-  while (got < n && w.next(b, e)) f[got++] = std::string_view(p + b, e - b);
-  if (got != n || !w.empty()) return 0;
-  // The block's row test (smi_dmon_line): the index's digits, then a blank or the row's end.
-  const std::string_view index = st.f.front();
-  const char after = p[index.data() - p + static_cast<std::ptrdiff_t>(index.size())];
-  if (index.data() + index.size() != p + len && after != ' ' && after != '\t') return 0;
-  for (char c : index)
-    if (!text::is_digit(c)) return 0;
-  dmon_row(st, sink);
+  if (static_cast<size_t>(__builtin_popcountll(w.starts0) + __builtin_popcountll(w.starts1)) != n)
+    return 0;
+  size_t b = 0, e = 0;
+  w.next(b, e);
+  // The block's row test (smi_dmon_line): the first word's digits, then a blank or the row's end.
+  if (e != len && p[e] != ' ' && p[e] != '\t') return 0;
+  for (size_t k = b; k < e; ++k)
+    if (!text::is_digit(p[k])) return 0;
+  const std::string_view first(p + b, e - b);
+  if (st.gpu_col != 0 || st.date_col >= 0 || st.time_col >= 0) {  // other cells read first
+    st.f.resize(n);
+    st.f[0] = first;
+    for (size_t i = 1; i < n && w.next(b, e); ++i) st.f[i] = std::string_view(p + b, e - b);
+    dmon_row(st, sink);
+    return nl + 1;
+  }
+  // The GPU's index first, as dmon prints it: each cell applied as its word is found.
+  GpuState& g = start_row(st, sink, first);
+  bool caps = false;
+  const DCol* cols = st.cols.data();
+  for (size_t i = 1; i < n && w.next(b, e); ++i)
+    caps |= apply(cols[i], std::string_view(p + b, e - b), g);
+  if (caps) st.slots[st.n - 1].caps_stale = true;
   return nl + 1;
 }
 
