@@ -156,7 +156,6 @@ class Reader {
   size_t json_end(size_t begin) const;
   size_t block_end(const Line& first, bool (*fits)(const Line&),
                    CaptureFormat f = CaptureFormat::kUnknown, bool pieces = false);
-  bool piece_cut_ = false;  // block_end stopped at a piece's size (the block goes on)
   // No tool prints a block this long (`nvidia-smi -q` of 256 GPUs is ~3 MB): one that goes on
   // is read to here, and what follows as if nothing came before it (another block of its kind
   // where its next line starts one), so that no block is resident whole.
@@ -287,7 +286,8 @@ class Reader {
   // the walk has just read while it is still in the CPU's L2 cache (4 MiB pieces were ~5 %
   // slower: docs/perf/parse.md).
   static constexpr size_t kKernelPiece = size_t{1} << 20;
-  static constexpr size_t kBlockPiece = size_t{1} << 20;  // block_end's dmon pieces
+  // The pieces of a long block: lspci's (block_end), the dmon logs' (text::walk_block).
+  static constexpr size_t kBlockPiece = size_t{1} << 20;
   // The Xids of the run's pieces parsed so far (KernelLogParseOptions::xids_seen).
   std::unordered_set<uint64_t> k_xids_;
   // lspci's NVIDIA devices by address, and those past kMaxPciDevices.
@@ -459,38 +459,30 @@ bool restarts_table(CaptureFormat f, std::string_view t) {
 // last line that fits. For the tables a tool prints again and again (`nvidia-smi`, `topo -m` in
 // a loop with no date line between), a second header ends the block (before its border, for
 // nvidia-smi): each print is one snapshot or matrix, never one table of every print's rows.
-// With `pieces`, a long block ends at a piece's size (`piece_cut_`; see below).
+// With `pieces` (lspci), a long block ends at a piece's size (see below).
 size_t Reader::block_end(const Line& first, bool (*fits)(const Line&), CaptureFormat f,
                          bool pieces) {
-  piece_cut_ = false;
   block_cut_ = 0;
   size_t end = first.next, pos = first.next, last_no = first.no;
   size_t no = first.no;
   bool header = restarts_table(f, first.trimmed);
   // Where the block ended before the last line, when that line is a border.
   std::optional<std::pair<size_t, size_t>> before_border;
-  bool after_hash = !first.trimmed.empty() && first.trimmed.front() == '#';  // a header line
   while (pos < text_.size()) {
     Line l = line_at(pos);
     l.no = ++no;
     if (!l.trimmed.empty()) {
       if (!fits(l)) break;
-      // A dmon log of days (nvidia-smi's or dcgmi's) is one block, `lspci -vv` of a big
-      // machine a long one: read in pieces of about 1 MiB, each cut before a header's first
-      // line (dmon's are two: names, then units) or a device's first line, so that each is
-      // handed back once read.
-      const bool hash = l.trimmed.front() == '#';
-      if (pieces && l.begin - first.begin >= kBlockPiece &&
-          ((hash && !after_hash) ||
-           (f == CaptureFormat::kLspci && l.raw.front() != ' ' && l.raw.front() != '\t'))) {
-        piece_cut_ = true;
+      // `lspci -vv` of a big machine is a long block: read in pieces of about 1 MiB, each cut
+      // before a device's first line, so that each is handed back once read. (The dmon logs,
+      // blocks of days, find their own ends and pieces: text::walk_block.)
+      if (pieces && l.begin - first.begin >= kBlockPiece && l.raw.front() != ' ' &&
+          l.raw.front() != '\t')
         break;
-      }
       if (l.begin - first.begin >= kMaxBlock) {
         block_cut_ = l.no;
         break;
       }
-      after_hash = hash;
       if (restarts_table(f, l.trimmed)) {
         if (header) {
           if (before_border) std::tie(end, last_no) = *before_border;
@@ -819,25 +811,25 @@ bool Reader::take_dcgm(const Line& l) {
   // A dmon piece goes on where the last one stopped: one reader for all of them.
   if (b != dcgm::Block::kDmon || l.begin != dcgm_dmon_end_) finish_dcgm_dmon();
   dcgm::BlockInfo info;
+  bool more = false;  // a dmon piece, the block going on
   if (b == dcgm::Block::kDmon) {
     text::BlockStop stop;
     info = (dcgm_dmon_ ? *dcgm_dmon_ : dcgm_dmon_.emplace())
                .read_from(text_, l.begin, l.no, {kBlockPiece, kMaxBlock}, origin_, found, stop);
     end = stop.end;
     line_no_ = stop.last_line;
-    piece_cut_ = stop.more;
+    more = stop.more;
     block_cut_ = stop.cut_line;
   } else {
     info = dcgm::read_block(b, text_.substr(l.begin, end - l.begin), origin_, l.no, found);
   }
-  const bool more = b == dcgm::Block::kDmon && piece_cut_;
   if (!info.recognised && l.begin != dcgm_dmon_end_) {
     dcgm_dmon_.reset();
     line_no_ = saved;
     block_cut_ = 0;  // not this block's to report
     return false;
   }
-  dcgm_dmon_end_ = b == dcgm::Block::kDmon && more ? end : std::string_view::npos;
+  dcgm_dmon_end_ = more ? end : std::string_view::npos;
   if (b == dcgm::Block::kDmon && !more) finish_dcgm_dmon(&found);
   flush_kernel();
   if (b == dcgm::Block::kDiagTable) diag_announced_ = 0;
@@ -892,7 +884,7 @@ bool Reader::try_block(const Line& l) {
   } else if (f == CaptureFormat::kSmiDmon) {
     end = take_smi_dmon(l);
   } else {
-    end = block_end(l, capture_text::block_fits(f), f, f == CaptureFormat::kLspci);
+    end = block_end(l, capture_text::block_fits(f), f, /*pieces=*/f == CaptureFormat::kLspci);
   }
   std::vector<Line> interleaved;
   if (f == CaptureFormat::kSmiQueryText && block_cut_ == 0)
@@ -932,7 +924,6 @@ size_t Reader::take_smi_dmon(const Line& l) {
     obs_.input_errors.push_back(r.error());
   else if (r.value() == 0)
     incomplete("nvidia-smi dmon header with no sample rows (line " + std::to_string(l.no) + ")");
-  piece_cut_ = stop.more;
   block_cut_ = stop.cut_line;
   line_no_ = stop.last_line;
   return stop.end;
