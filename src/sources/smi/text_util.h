@@ -130,9 +130,10 @@ struct BlockStop {
   size_t cut_line = 0;   // stopped at max_block: the first line of the block left out, else 0
 };
 
-// The lines of the block that starts at text[begin] (line `first_line`, the block's whatever it
-// holds), while they fit it, blank lines inside, as BlockLimits says. Each line goes first to
-// `fast(p, left, no)`, which may take a line that fits and is no header line whole, untrimmed
+// The lines of the block that starts at text[begin] (line `first_line`, the block's first
+// whatever it holds), while they fit it, blank lines inside, as BlockLimits says. Each line goes
+// first to `fast(p, left, no)`, which may take a line that fits and is no header line whole,
+// untrimmed
 // (`left` bytes readable from p), and returns how many bytes it took with its '\n' (0: not
 // taken); the others are trimmed, tested with `fits(t)` and given to `line(t, no)`.
 template <class Fast, class Fits, class Line>
