@@ -131,11 +131,11 @@ struct BlockStop {
 };
 
 // The lines of the block that starts at text[begin] (line `first_line`, the block's first
-// whatever it holds), while they fit it, blank lines inside, as BlockLimits says. Each line goes
-// first to `fast(p, left, no)`, which may take a line that fits and is no header line whole,
-// untrimmed
-// (`left` bytes readable from p), and returns how many bytes it took with its '\n' (0: not
-// taken); the others are trimmed, tested with `fits(t)` and given to `line(t, no)`.
+// whatever it holds), while they fit it, blank lines inside, as BlockLimits says. Each line
+// goes first to `fast(p, left, no)`, which may take a line that fits and is no header line,
+// whole and untrimmed (`left` bytes readable from p), and returns how many bytes it took with
+// its '\n' (0: not taken); the others are trimmed, tested with `fits(t)` and given to
+// `line(t, no)`.
 template <class Fast, class Fits, class Line>
 void walk_block(std::string_view text, size_t begin, size_t first_line, const BlockLimits& limits,
                 Fast&& fast, Fits&& fits, Line&& line, BlockStop& stop);
