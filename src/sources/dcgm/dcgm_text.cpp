@@ -426,13 +426,12 @@ bool short_decimal(const char* p, size_t n, ShortDecimal& out) {
   return true;
 }
 
-// The plain decimal a ShortDecimal is.
+// The plain decimal a ShortDecimal is (only for a new largest: a digit at a time).
 Decimal decimal_of(const ShortDecimal& s) {
-  uint64_t d = __builtin_bswap64(s.key);  // eight digits, the first lowest
-  d = (d * 2561) >> 8;
-  d = ((d & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
-  d = ((d & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32;
-  return Decimal{static_cast<int64_t>(d), s.decimals};
+  int64_t m = 0;
+  for (int shift = 56; shift >= 0; shift -= 8)
+    m = m * 10 + static_cast<int64_t>((s.key >> shift) & 0xff);
+  return Decimal{m, s.decimals};
 }
 
 // The double strtod reads: one division of an integer below 2^53 by an exact power of ten.
@@ -515,19 +514,14 @@ inline void add_short(FieldSeen& s, const ShortDecimal& k, std::string_view v, s
   }
 }
 
-// A cell `v` that reads as the plain decimal `d`. Inline up to the common case, a value written
-// as the largest so far is and not above it.
-inline void add_decimal(FieldSeen& s, const Decimal& d, std::string_view v, size_t no) {
-  if (s.rows++ == 0) s.first_line = no;
-  ++s.valued;
-  if (s.max_decimal && s.max_decimal->decimals == d.decimals && s.max_decimal->m >= d.m) return;
-  take_if_max(s, d, v);
-}
-
 void add_seen(FieldSeen& s, std::string_view v, size_t no) {
-  Decimal d;
-  if (plain_decimal(v, d)) return add_decimal(s, d, v, no);
   if (s.rows++ == 0) s.first_line = no;
+  Decimal d;
+  if (plain_decimal(v, d)) {
+    ++s.valued;
+    take_if_max(s, d, v);
+    return;
+  }
   // The last text is shown only where no value was a number: kept for those alone.
   if (na(v)) {
     s.last.assign(v);
@@ -564,6 +558,11 @@ void emit_readings(const std::map<std::pair<unsigned, std::string>, FieldSeen>& 
 // No machine has this many (GPU, field) readings: past them a new pair's values are not kept
 // (a log naming ever new GPU indices would otherwise grow with its length).
 constexpr size_t kMaxDmonReadings = 4096;
+
+// Whether XIDER's cell `v` reports an Xid: a code of up to 6 digits, not 0.
+bool xid_cell(std::string_view v) {
+  return (v.size() != 1 || v[0] != '0') && is_digit(v[0]) && v.size() <= 6;
+}
 
 // "GPU 1 ... 120 ..." with XIDER's cell `v`: the Xid that row reports.
 DcgmResult dmon_xid(unsigned gpu, std::string_view v, std::string_view row, std::string_view origin,
@@ -655,8 +654,7 @@ struct DmonReadings::State {
       info.recognised = true;
       const std::string_view v = f[c + 1];
       if (FieldSeen* at_c = row ? slot(*row, gpu, c, info) : nullptr) add_seen(*at_c, v, no);
-      if (xider[c] && v != "0" && is_digit(v[0]) && v.size() <= 6)
-        out.push_back(dmon_xid(gpu, v, t, origin, no));
+      if (xider[c] && xid_cell(v)) out.push_back(dmon_xid(gpu, v, t, origin, no));
     }
   }
 
@@ -691,7 +689,7 @@ struct DmonReadings::State {
         else
           add_seen(*at_c, v, no);
       }
-      if (xid[c] && (v.size() != 1 || v[0] != '0') && is_digit(v[0]) && v.size() <= 6)
+      if (xid[c] && xid_cell(v))
         out.push_back(dmon_xid(gpu, v, std::string_view(p, len), origin, no));
     }
     return true;
