@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <set>
@@ -226,6 +227,38 @@ TEST(DcgmReadings, CutAtAnyLineReadsWhatIsLeftAndNeverMore) {
   }
 }
 
+// `t` read in one pass (DmonReadings::read_from, its rows "GPU ..." each read where it
+// stands) gives what it gives indented, where every row is split into words.
+void expect_read_as_row_by_row(const std::string& t, int trial) {
+  std::string indented;
+  for (const std::string& l : lines_of(t)) indented += " " + l + "\n";
+  const std::vector<DcgmResult> whole = read_dcgm(indented), captured = read_dcgm(t);
+  const auto key = [](const std::vector<DcgmResult>& rs) {
+    std::vector<std::tuple<int, int, std::string, std::string, unsigned, unsigned, std::string,
+                           std::string>>
+        out;
+    for (const DcgmResult& r : rs)
+      out.emplace_back(static_cast<int>(r.kind), r.gpu ? static_cast<int>(*r.gpu) : -1, r.test,
+                       r.text, r.count, r.of, r.origin, r.block);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  ASSERT_GT(whole.size(), 20u);
+  const auto a = key(captured), b = key(whole);
+  const auto diff = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
+  if (diff.first != a.end() || diff.second != b.end()) {
+    const auto show = [](const auto& it, const auto& end) {
+      if (it == end) return std::string("(none)");
+      return std::get<2>(*it) + " gpu " + std::to_string(std::get<1>(*it)) + " = " +
+             std::get<3>(*it) + " count " + std::to_string(std::get<4>(*it)) + " of " +
+             std::to_string(std::get<5>(*it)) + " at " + std::get<6>(*it);
+    };
+    ADD_FAILURE() << "trial " << trial << ": one pass " << show(diff.first, a.end())
+                  << ", row by row " << show(diff.second, b.end()) << "\n"
+                  << t;
+  }
+}
+
 // A long dmon is read in one pass over the capture (DmonReadings::read_from), its common rows
 // ("GPU 0 ...", nothing before them) without splitting them into words; indented, every row is
 // split into words. Both read the same: rows of every kind of cell, blank and tab runs, CRLF, a
@@ -268,34 +301,60 @@ TEST(DcgmReadings, DmonReadInOnePassAsRowByRow) {
       if (kind == 6) t += std::string(120, ' ') + "1";  // past 128 bytes
       t += pick(ends);
     }
-    // Indented, no row starts with "GPU": each is split into words.
-    std::string indented;
-    for (const std::string& l : lines_of(t)) indented += " " + l + "\n";
-    const std::vector<DcgmResult> whole = read_dcgm(indented), captured = read_dcgm(t);
-    const auto key = [](const std::vector<DcgmResult>& rs) {
-      std::vector<std::tuple<int, int, std::string, std::string, unsigned, unsigned, std::string,
-                             std::string>>
-          out;
-      for (const DcgmResult& r : rs)
-        out.emplace_back(static_cast<int>(r.kind), r.gpu ? static_cast<int>(*r.gpu) : -1, r.test,
-                         r.text, r.count, r.of, r.origin, r.block);
-      std::sort(out.begin(), out.end());
-      return out;
-    };
-    ASSERT_GT(whole.size(), 20u);
-    const auto a = key(captured), b = key(whole);
-    const auto diff = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
-    if (diff.first != a.end() || diff.second != b.end()) {
-      const auto show = [](const auto& it, const auto& end) {
-        if (it == end) return std::string("(none)");
-        return std::get<2>(*it) + " gpu " + std::to_string(std::get<1>(*it)) + " = " +
-               std::get<3>(*it) + " count " + std::to_string(std::get<4>(*it)) + " of " +
-               std::to_string(std::get<5>(*it)) + " at " + std::get<6>(*it);
-      };
-      ADD_FAILURE() << "trial " << trial << ": one pass " << show(diff.first, a.end())
-                    << ", row by row " << show(diff.second, b.end()) << "\n"
-                    << t;
+    expect_read_as_row_by_row(t, trial);
+  }
+}
+
+// Rows as dcgmi writes them, each field left in a column of its own width: most rows of a GPU
+// take one of a few shapes, and most of those rows are held to the bounds of their shape
+// (DmonShape) instead of being read cell by cell. Values near the largest, ties, XIDER cells
+// that report an Xid, cells that are no number, GPUs past 63, headers again and changed.
+TEST(DcgmReadings, DmonRowsOfFewShapesReadAsRowByRow) {
+  const char* const odd[] = {"N/A", "-1", "1e3",   "0x1f", "7.5.1",           "12:3", "0/5", "1-2",
+                             ".5",  "5.", "00123", "12a",  "9999999999999999"};
+  std::mt19937 rng(20261208);
+  const auto uniform = [&rng](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  const auto column = [](std::string cell) {
+    cell.resize(std::max<size_t>(cell.size() + 1, 10), ' ');
+    return cell;
+  };
+  const std::string header =
+      "#Entity   POWER     TMPTR     GPUTL     XIDER     SMACT\nID        W         C\n";
+  for (int trial = 0; trial < 12; ++trial) {
+    std::string t = header;
+    for (int row = 0; row < 1500; ++row) {
+      const int kind = uniform(0, 299);
+      if (kind == 0) {
+        t += header;
+        continue;
+      }
+      if (kind == 1) {
+        t += "#Entity   GPUTL     POWER\nID\n";
+        continue;
+      }
+      const int gpu = kind < 10 ? 70 : uniform(0, 2);
+      std::string r = column("GPU " + std::to_string(gpu));
+      char power[32];
+      std::snprintf(
+          power, sizeof power, "%.3f",
+          uniform(0, 3) == 0 ? uniform(60000, 700000) / 1000.0 : 699.9 + uniform(0, 99) / 1000.0);
+      r += column(power);
+      r += column(std::to_string(uniform(60, 75)));
+      r += column(std::to_string(uniform(0, 20) == 0 ? 100 : uniform(0, 99)));
+      r += column(uniform(0, 99) == 0 ? std::to_string(uniform(0, 120)) : "0");
+      char active[16];
+      std::snprintf(active, sizeof active, "%.3f", uniform(0, 1000) / 1000.0);
+      r += active;
+      if (uniform(0, 49) == 0) {  // one cell that is no plain number
+        const size_t at = 10 * static_cast<size_t>(uniform(1, 4));
+        const std::string c = odd[uniform(0, static_cast<int>(std::size(odd)) - 1)];
+        r = r.substr(0, at) + column(c) + r.substr(std::min(r.size(), at + 10));
+      }
+      t += r + (uniform(0, 9) == 0 ? "\r\n" : "\n");
     }
+    expect_read_as_row_by_row(t, trial);
   }
 }
 
