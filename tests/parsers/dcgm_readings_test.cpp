@@ -321,7 +321,8 @@ TEST(DcgmReadings, DmonRowsOfFewShapesReadAsRowByRow) {
     return cell;
   };
   const std::string header =
-      "#Entity   POWER     TMPTR     GPUTL     XIDER     SMACT\nID        W         C\n";
+      "#Entity   POWER     TMPTR     GPUTL     XIDER     SMACT     DRAMA     MCUTL\n"
+      "ID        W         C\n";
   for (int trial = 0; trial < 12; ++trial) {
     std::string t = header;
     for (int row = 0; row < 1500; ++row) {
@@ -346,9 +347,12 @@ TEST(DcgmReadings, DmonRowsOfFewShapesReadAsRowByRow) {
       r += column(uniform(0, 99) == 0 ? std::to_string(uniform(0, 120)) : "0");
       char active[16];
       std::snprintf(active, sizeof active, "%.3f", uniform(0, 1000) / 1000.0);
-      r += active;
-      if (uniform(0, 49) == 0) {  // one cell that is no plain number
-        const size_t at = 10 * static_cast<size_t>(uniform(1, 4));
+      r += column(active);
+      std::snprintf(active, sizeof active, "%.3f", uniform(0, 1000) / 1000.0);
+      r += column(active);
+      r += std::to_string(uniform(0, 100));  // rows past 64 bytes
+      if (uniform(0, 49) == 0) {             // one cell that is no plain number
+        const size_t at = 10 * static_cast<size_t>(uniform(1, 7));
         const std::string c = odd[uniform(0, static_cast<int>(std::size(odd)) - 1)];
         r = r.substr(0, at) + column(c) + r.substr(std::min(r.size(), at + 10));
       }
@@ -356,6 +360,20 @@ TEST(DcgmReadings, DmonRowsOfFewShapesReadAsRowByRow) {
     }
     expect_read_as_row_by_row(t, trial);
   }
+}
+
+// A row held within its shape's bounds moves no largest value: where XIDER's largest is below
+// zero, a shape made from a row whose cell says no number ("x") holds no row that says "0".
+TEST(DcgmReadings, DmonZeroAboveANegativeLargestIsTheLargest) {
+  std::string t = "#Entity   XIDER     POWER\nID\n";
+  for (int i = 0; i < 3; ++i) t += "GPU 0     -1        100\n";
+  t += "GPU 0     x         100\n";
+  for (int i = 0; i < 40; ++i) t += "GPU 0     0         100\n";
+  for (int i = 0; i < 10; ++i) t += "GPU 1     0         100\n";  // GPU 0's last rows not last
+  std::string xider;
+  for (const DcgmResult& r : read_dcgm(t))
+    if (r.kind == DcgmKind::kReading && r.gpu == 0u && r.test == "XIDER") xider = r.text;
+  EXPECT_EQ(xider, "0");
 }
 
 }  // namespace

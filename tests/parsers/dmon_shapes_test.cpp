@@ -76,7 +76,7 @@ TEST(DmonShapes, WithinBoundsExactlyWhereNoCellIsAboveItsLargest) {
   std::mt19937 rng(20261208);
   std::map<Fit, size_t> seen;
   for (int trial = 0; trial < 400; ++trial) {
-    std::vector<Field> fields(1 + draw(rng) % 5);
+    std::vector<Field> fields(1 + draw(rng) % 7);  // rows of up to 110 bytes
     for (Field& f : fields) {
       if (draw(rng) % 5 == 0) {
         f.bound.kind = CellBound::kZero;
@@ -96,7 +96,8 @@ TEST(DmonShapes, WithinBoundsExactlyWhereNoCellIsAboveItsLargest) {
                       ? static_cast<int64_t>(draw(rng) % 1000000)
                       : (static_cast<int64_t>(rng()) % top) * std::max<int64_t>(scale, 1);
     }
-    const std::string gap = draw(rng) % 2 == 0 ? "   " : " \t ";
+    const std::string gaps[] = {"   ", " \t ", "      "};
+    const std::string gap = gaps[draw(rng) % std::size(gaps)];
     const auto row_text = [&gap](const std::vector<std::string>& cells) {
       std::string r = "GPU 7";
       for (const std::string& c : cells) r += gap + c;
