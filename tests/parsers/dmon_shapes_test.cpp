@@ -30,6 +30,7 @@ struct Field {
   CellBound bound;
   size_t width = 1;
   size_t point = 0;  // where the point is, 0: none (a point never comes first)
+  bool na = false;   // the maker's cell is "N/A"
 };
 
 // What reading the cell by cell says: a plain decimal with the point where the maker's was,
@@ -51,6 +52,10 @@ bool cell_within(const std::string& cell, const Field& f) {
 }
 
 std::string random_cell(const Field& f, std::mt19937& rng) {
+  if (f.na) {
+    const char* const other[] = {"N/S", "N/a", "1.5", "123", "N/A"};
+    return draw(rng) % 4 == 0 ? other[draw(rng) % std::size(other)] : "N/A";
+  }
   if (f.bound.kind == CellBound::kZero)
     return draw(rng) % 4 == 0 ? std::to_string(draw(rng) % 10) : "0";
   std::string c;
@@ -63,11 +68,15 @@ std::string random_cell(const Field& f, std::mt19937& rng) {
 // byte anywhere else is another shape): kWithin where no cell moves a largest value.
 Fit reference(const std::vector<std::string>& cells, const std::vector<Field>& fields) {
   for (size_t k = 0; k < fields.size(); ++k) {
+    if (fields[k].na) {
+      if (cells[k] != "N/A") return Fit::kOther;
+      continue;
+    }
     if (fields[k].bound.kind == CellBound::kZero && cells[k] != "0") return Fit::kOther;
     if (fields[k].point != 0 && cells[k][fields[k].point] != '.') return Fit::kOther;
   }
   for (size_t k = 0; k < fields.size(); ++k)
-    if (!cell_within(cells[k], fields[k])) return Fit::kAbove;
+    if (!fields[k].na && !cell_within(cells[k], fields[k])) return Fit::kAbove;
   return Fit::kWithin;
 }
 
@@ -78,6 +87,12 @@ TEST(DmonShapes, WithinBoundsExactlyWhereNoCellIsAboveItsLargest) {
   for (int trial = 0; trial < 400; ++trial) {
     std::vector<Field> fields(1 + draw(rng) % 7);  // rows of up to 110 bytes
     for (Field& f : fields) {
+      if (draw(rng) % 8 == 0) {  // whatever its bound says, or none
+        f.na = true;
+        f.width = 3;
+        f.bound.kind = draw(rng) % 2 == 0 ? CellBound::kNone : CellBound::kZero;
+        continue;
+      }
       if (draw(rng) % 5 == 0) {
         f.bound.kind = CellBound::kZero;
         continue;
@@ -105,7 +120,8 @@ TEST(DmonShapes, WithinBoundsExactlyWhereNoCellIsAboveItsLargest) {
     };
     const auto padded = [](const std::string& r) { return r + "\n" + std::string(140, ' '); };
     std::vector<std::string> made;
-    for (const Field& f : fields) made.push_back(random_cell(f, rng));
+    for (const Field& f : fields)
+      made.push_back(f.na ? "N/A" : f.bound.kind == CellBound::kZero ? "0" : random_cell(f, rng));
     const std::string maker = padded(row_text(made));
     text::RowWords w;
     size_t nl = 0, len = 0;
@@ -146,6 +162,8 @@ TEST(DmonShapes, WithinBoundsExactlyWhereNoCellIsAboveItsLargest) {
   EXPECT_GT(seen[Fit::kOther], rows / 20);
 }
 
+// A shape that cannot be held to bounds holds no row, not even its maker's, which is read cell
+// by cell (kAbove); a usable one holds its maker's row.
 TEST(DmonShapes, ShapesThatCannotBeHeldToBoundsAreNotUsable) {
   const auto usable = [](const std::string& row, const std::vector<CellBound>& bounds) {
     const std::string buf = row + "\n" + std::string(140, ' ');
@@ -154,6 +172,9 @@ TEST(DmonShapes, ShapesThatCannotBeHeldToBoundsAreNotUsable) {
     EXPECT_TRUE(text::line_words(buf.data(), w, nl, len));
     DmonShape s;
     make_shape(buf.data(), nl, w, bounds, s);
+    EXPECT_EQ(static_cast<int>(fit(s, buf.data())),
+              static_cast<int>(s.usable ? Fit::kWithin : Fit::kAbove))
+        << row;
     return s.usable;
   };
   const CellBound max{CellBound::kMax, 650, 1}, zero{CellBound::kZero, 0, 0};
@@ -161,12 +182,16 @@ TEST(DmonShapes, ShapesThatCannotBeHeldToBoundsAreNotUsable) {
   EXPECT_FALSE(usable("GPU 0  12.5  10", {max, zero})) << "an XIDER cell of two bytes";
   EXPECT_FALSE(usable("GPU 0  12.5", {max, zero})) << "a field with no cell";
   EXPECT_FALSE(usable("GPU 0  12.5  0  7", {max, zero})) << "a word past the fields";
-  EXPECT_FALSE(usable("GPU 0  N/A  0", {max, zero}));
+  EXPECT_TRUE(usable("GPU 0  N/A  0", {max, zero})) << "held to say N/A again";
+  EXPECT_TRUE(usable("GPU 0  N/A  N/A", {CellBound{}, CellBound{}})) << "N/A needs no bound";
+  EXPECT_FALSE(usable("GPU 0  N/S  0", {max, zero})) << "no other text";
   EXPECT_FALSE(usable("GPU 0  .5  0", {max, zero})) << "a point first is no number";
   EXPECT_FALSE(usable("GPU 0  1.2.3  0", {max, zero}));
   EXPECT_FALSE(usable("GPU 0  -1.5  0", {max, zero}));
   EXPECT_FALSE(usable("GPU 0  1234567890123456  0", {max, zero})) << "16 digits: a double";
-  EXPECT_TRUE(usable("GPU 0  123456789012345  0", {max, zero}));
+  EXPECT_TRUE(
+      usable("GPU 0  123456789012345  0", {CellBound{CellBound::kMax, 999999999999999, 0}, zero}));
+  EXPECT_FALSE(usable("GPU 0  12.5  7", {max, zero})) << "an Xid: read cell by cell";
   EXPECT_FALSE(usable("GPU 0  12.5  0", {CellBound{CellBound::kMax, -3, 0}, zero}));
   EXPECT_FALSE(usable("GPU 0  12.5  0", {CellBound{}, zero})) << "no largest yet";
 }

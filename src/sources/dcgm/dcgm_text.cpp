@@ -626,23 +626,29 @@ struct DmonReadings::State {
   void forget_rows() {
     for (size_t gpu = 0; gpu < shapes.size(); ++gpu) {
       if (!shapes[gpu]) continue;
-      count_uncounted(gpu);
+      settle(gpu);
       ++shapes[gpu]->moves;
     }
     row_of.clear();
     direct.fill(nullptr);
   }
 
-  // A row within its shape's bounds counts one row and one value in each of its fields.
-  void count_uncounted(size_t gpu) {
+  // A row within its shape's bounds counts one row in each of its fields, and one value where
+  // its cell is no "N/A" (which is then the field's last text). Settled before any other row of
+  // the GPU is read, so that such a row's text comes after.
+  void settle(size_t gpu) {
     DmonShapes& g = *shapes[gpu];
     if (g.uncounted == 0) return;
     for (size_t c = 1; c < cols.size(); ++c) {
       FieldSeen& f = *(*direct[gpu])[c];  // a shape is made only where every field has one
+      const size_t k = c - 1;
+      const uint64_t na = k < 64 ? std::exchange(g.na_uncounted[k], 0) : 0;
       f.rows += static_cast<unsigned>(g.uncounted);
-      f.valued += static_cast<unsigned>(g.uncounted);
+      f.valued += static_cast<unsigned>(g.uncounted - na);
+      if (k < 64 && (g.na_last >> k & 1) != 0) f.last.assign("N/A");
     }
     g.uncounted = 0;
+    g.na_last = 0;
   }
 
   // `gpu`'s readings of the current header's columns, found once per row; nullptr once the
@@ -686,6 +692,8 @@ struct DmonReadings::State {
     }
     unsigned gpu = 0;  // at most 6 digits, the first a digit (above)
     std::from_chars(f[1].data(), f[1].data() + f[1].size(), gpu);
+    const bool shaped = gpu < shapes.size() && shapes[gpu];
+    if (shaped) settle(gpu);
     std::vector<FieldSeen*>* row = f.size() > 2 ? row_for(gpu, info) : nullptr;
     // "GPU 1 120": the entity takes two words, the fields follow in header order after "Entity".
     for (size_t c = 1; c < cols.size() && c + 1 < f.size(); ++c) {
@@ -695,7 +703,7 @@ struct DmonReadings::State {
         moved = add_seen(*at_c, v, no) || moved;
       if (xider[c] && xid_cell(v)) out.push_back(dmon_xid(gpu, v, t, origin, no));
     }
-    if (std::exchange(moved, false) && gpu < shapes.size() && shapes[gpu]) ++shapes[gpu]->moves;
+    if (std::exchange(moved, false) && shaped) ++shapes[gpu]->moves;
   }
 
   // The common row, "GPU 3  412.5  71 ...", nothing before it, at p (136 bytes readable): held
@@ -724,6 +732,11 @@ struct DmonReadings::State {
 
   size_t within(DmonShapes& g, const DmonShape& s, BlockInfo& info) {
     ++g.uncounted;
+    if (s.na_fields != 0) {
+      g.na_last |= s.na_fields;
+      for (uint64_t m = s.na_fields; m != 0; m &= m - 1)
+        ++g.na_uncounted[static_cast<size_t>(__builtin_ctzll(m))];
+    }
     info.recognised = true;
     return s.nl + 1;
   }
@@ -743,9 +756,9 @@ struct DmonReadings::State {
     DmonShape& s = g.slot(w, nl);
     g.hint(key, s);
     Fit f = Fit::kOther;
-    if (s.made_at == g.moves && s.nl == nl && same_words(s.words, w))
-      f = s.usable ? fit(s, p) : Fit::kAbove;
+    if (s.made_at == g.moves && s.nl == nl && same_words(s.words, w)) f = fit(s, p);
     if (f == Fit::kWithin) return within(g, s, info);
+    settle(gpu);
     moved = false;
     gpu_row(p, len, w, no, origin, out, info);
     if (std::exchange(moved, false)) ++g.moves;
@@ -756,14 +769,11 @@ struct DmonReadings::State {
   // `s`, the shape of the row at p, bounded by `gpu`'s largest values so far.
   void make(DmonShape& s, uint32_t moves, const char* p, size_t nl, const text::RowWords& w,
             unsigned gpu) {
-    const std::vector<FieldSeen*>* row = direct[gpu];
+    const std::vector<FieldSeen*>* row = direct[gpu];  // none when the readings are full
     bounds.clear();
     for (size_t c = 1; row != nullptr && c < cols.size(); ++c)
       bounds.push_back(bound_of((*row)[c], xider[c] != 0));
-    if (row != nullptr) make_shape(p, nl, w, bounds, s);
-    s.words = w;
-    s.nl = static_cast<uint32_t>(nl);
-    s.usable = s.usable && row != nullptr;
+    make_shape(p, nl, w, bounds, s);  // with no fields' bounds, not usable
     s.made_at = moves;
   }
 
@@ -847,9 +857,9 @@ BlockInfo DmonReadings::read_from(std::string_view text, size_t begin, size_t fi
                                   std::vector<DcgmResult>& out, text::BlockStop& stop) {
   BlockInfo info;
   if (s_->first_line == 0) s_->first_line = first_line;
-  // The common row, "GPU 3  412.5  71 ...", nothing before it: its words and its end found in
-  // one pass over 128 bytes, as many as it may have, and a cell's 8 bytes read from the last
-  // one's start (so 136 left in the text).
+  // The common row, "GPU 3  412.5  71 ...", nothing before it (fast_row): held to its shape's
+  // bounds, or its words and its end found in one pass over 128 bytes, as many as it may have,
+  // and a cell's 8 bytes read from the last one's start (so 136 left in the text).
   const auto fast = [&](const char* p, size_t left, size_t no) -> size_t {
     return *p == 'G' && left >= 136 ? s_->fast_row(p, no, origin, out, info) : 0;
   };

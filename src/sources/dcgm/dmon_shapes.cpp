@@ -71,20 +71,17 @@ void make_shape(const char* p, size_t nl, const text::RowWords& w,
   s.nl = static_cast<uint32_t>(nl);
   text::RowWords it = w;
   size_t b = 0, e = 0;
-  uint64_t zeros[2] = {0, 0};  // XIDER's cells: "0", whatever the maker's says
-  // "GPU" and its id, the blanks, the points and the '\n' are as written; a field's digits are
-  // its bound's.
-  for (int entity = 0; entity < 2; ++entity)
-    if (!it.next(b, e) || e > nl) return;
-  for (const CellBound& f : fields) {
-    if (!it.next(b, e) || f.kind == CellBound::kNone || e > nl) return;
-    if (f.kind == CellBound::kZero) {
-      if (e - b != 1) return;
-      mark(zeros, b);
-      continue;
+  // The k-th field's cell [b, e): "N/A" or XIDER's "0" as written, or digits held to the bound.
+  const auto field = [&](size_t k) {
+    const CellBound& f = fields[k];
+    if (e - b == 3 && p[b] == 'N' && p[b + 1] == '/' && p[b + 2] == 'A') {
+      s.na_fields |= k < 64 ? uint64_t{1} << k : 0;
+      return k < 64;
     }
+    if (f.kind == CellBound::kZero) return e - b == 1 && p[b] == '0';
     size_t point = kNone;
-    if (f.m < 0 || f.decimals > 15 || !plain_cell(p, b, e, point)) return;
+    if (f.kind != CellBound::kMax || f.m < 0 || f.decimals > 15 || !plain_cell(p, b, e, point))
+      return false;
     const size_t digits = e - b - (point != kNone ? 1 : 0);
     const size_t decimals = point != kNone ? e - 1 - point : 0;
     int64_t t = highest_within(f.m, f.decimals, digits, decimals);
@@ -96,14 +93,19 @@ void make_shape(const char* p, size_t nl, const text::RowWords& w,
       mark(s.digits, i);
     }
     mark(s.firsts, b);
-  }
-  if (it.next(b, e)) return;  // a word past the fields
+    return true;
+  };
+  bool usable = it.next(b, e) && it.next(b, e);  // "GPU" and its id
+  for (size_t k = 0; usable && k < fields.size(); ++k) usable = it.next(b, e) && field(k);
+  usable = usable && !it.next(b, e);  // no word past the fields
+  // The rest as written: "GPU" and its id, the blanks, the points, the '\n', and the cells of a
+  // shape that is not usable (a row written otherwise is another shape: its own is made).
   for (size_t i = 0; i <= nl; ++i) {
     if ((s.digits[i / 64] >> (i % 64) & 1) != 0) continue;
-    s.bound[i] = (zeros[i / 64] >> (i % 64) & 1) != 0 ? '0' : p[i];
+    s.bound[i] = p[i];
     mark(s.exact, i);
   }
-  s.usable = true;
+  s.usable = usable;
 }
 
 namespace {
@@ -116,7 +118,7 @@ struct Masks {
 
 inline Fit verdict(const DmonShape& s, const Masks& m) {
   if (((m.ne[0] & s.exact[0]) | (m.ne[1] & s.exact[1])) != 0) return Fit::kOther;
-  if (((m.bad[0] & s.digits[0]) | (m.bad[1] & s.digits[1])) != 0) return Fit::kAbove;
+  if (!s.usable || ((m.bad[0] & s.digits[0]) | (m.bad[1] & s.digits[1])) != 0) return Fit::kAbove;
   // A cell is above its bound where its first digit that differs is greater. Adding each
   // cell's first bit to the bytes that are equal carries through them to that digit.
   const auto wide = [](const uint64_t(&w)[2]) { return static_cast<U128>(w[1]) << 64 | w[0]; };
@@ -131,7 +133,6 @@ inline Fit verdict(const DmonShape& s, const Masks& m) {
 // '\n' was a branch missed wherever rows of two lengths alternate, and masks indexed by the
 // half were kept in memory. x - '0' + 0x80 above 9 + 0x80 as a signed byte: x is no digit.
 Fit fit(const DmonShape& s, const char* p) {
-  if (!s.usable) return Fit::kOther;  // its masks may be half made
   Masks m;
 #if defined(__SSE2__)
   const __m128i shift = _mm_set1_epi8(static_cast<char>(0x80 - '0'));
@@ -187,7 +188,6 @@ __attribute__((target("avx2"))) inline void avx2_half(const char* p, const char*
 
 // fit, 32 bytes a step: half the steps, where most of a long dmon's time is.
 __attribute__((target("avx2"))) Fit fit_avx2(const DmonShape& s, const char* p) {
-  if (!s.usable) return Fit::kOther;
   Masks m;
   avx2_half(p, s.bound, m.ne[0], m.gt[0], m.bad[0]);
   if (s.nl >= 64) avx2_half(p + 64, s.bound + 64, m.ne[1], m.gt[1], m.bad[1]);

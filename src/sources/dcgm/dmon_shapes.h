@@ -34,6 +34,7 @@ struct DmonShape {
   uint64_t exact[2] = {0, 0};   // every other byte up to the '\n': as in `bound`
   uint64_t cells[2] = {0, 0};   // a field's bytes (its digits and its point)
   uint64_t firsts[2] = {0, 0};  // a field's first byte
+  uint64_t na_fields = 0;       // bit k: the k-th field's cell is "N/A" (one of the first 64)
   alignas(32) char bound[128] = {};
 };
 
@@ -43,16 +44,18 @@ inline bool same_words(const text::RowWords& a, const text::RowWords& b) {
 }
 
 // Makes `s` the shape of the row at p (its '\n' at `nl`, at most 127; its words `w`: "GPU",
-// the id, then one per field, `fields[i]` bounding the i-th field's cell). Unusable where a
-// bound is kNone, a cell is not digits with at most one point (not first) or holds more than
-// 15 digits, an XIDER cell is wider than one byte, or a largest value is below zero.
+// the id, then one per field, `fields[i]` bounding the i-th field's cell). A cell "N/A" is held
+// to be "N/A" (a field a GPU does not report says so in every row). Unusable where another
+// cell's bound is kNone, it is not digits with at most one point (not first) or holds more than
+// 15 digits, an XIDER cell is no "0", or a largest value is below zero; such a shape still
+// knows its maker's bytes, so that fit tells a row written as them from another.
 void make_shape(const char* p, size_t nl, const text::RowWords& w,
                 const std::vector<CellBound>& fields, DmonShape& s);
 
 // How the row at p (128 bytes readable) is held by s: its bytes as s's maker wrote them (its
 // entity, blanks, points and '\n'), digits in its fields and none above its bound (kWithin:
 // reading it cell by cell would move no largest value and report no Xid); as them but a cell
-// above its bound or not digits (kAbove); written otherwise, or s unusable (kOther).
+// above its bound or not digits, or s not usable (kAbove); written otherwise (kOther).
 enum class Fit : uint8_t { kWithin, kAbove, kOther };
 Fit fit(const DmonShape& s, const char* p);
 
@@ -76,8 +79,12 @@ struct DmonShapes {
   static constexpr size_t kSlots = 128, kHints = 64;
   std::array<DmonShape, kSlots> at;
   std::array<DmonShape*, kHints> hints{};
-  uint32_t moves = 1;      // shapes made before one of the GPU's largest values moved are stale
-  uint64_t uncounted = 0;  // rows held within bounds, not yet counted in the GPU's readings
+  uint32_t moves = 1;  // shapes made before one of the GPU's largest values moved are stale
+  // Rows held within bounds, not yet counted in the GPU's readings; of them, those whose k-th
+  // field said "N/A" (a row, not a value); the fields whose last text is such a row's "N/A".
+  uint64_t uncounted = 0;
+  std::array<uint64_t, 64> na_uncounted{};
+  uint64_t na_last = 0;
 
   // The shape a row of `key` last went to, if still current (nullptr: none).
   const DmonShape* hinted(uint64_t key) const {
