@@ -66,6 +66,16 @@ std::string random_cell(const Field& f, std::mt19937& rng) {
 
 // What reading the row cell by cell says, for a row of the maker's layout (`cells`; a wrong
 // byte anywhere else is another shape): kWithin where no cell moves a largest value.
+// Each way this CPU can run fit: 16 bytes a step, and 32 where it has AVX2.
+std::vector<FitFn> fits() {
+  std::vector<FitFn> out = {fit};
+#if GW_DMON_FIT_AVX2
+  if (__builtin_cpu_supports("avx2")) out.push_back(fit_avx2);
+#endif
+  EXPECT_EQ(fit_for_this_cpu(), out.back());
+  return out;
+}
+
 Fit reference(const std::vector<std::string>& cells, const std::vector<Field>& fields) {
   for (size_t k = 0; k < fields.size(); ++k) {
     if (fields[k].na) {
@@ -150,8 +160,9 @@ TEST(DmonShapes, WithinBoundsExactlyWhereNoCellIsAboveItsLargest) {
         want = Fit::kOther;
       }
       const std::string buf = padded(row);
-      EXPECT_EQ(static_cast<int>(fit(s, buf.data())), static_cast<int>(want))
-          << row << " shape of " << row_text(made);
+      for (const FitFn f : fits())
+        EXPECT_EQ(static_cast<int>(f(s, buf.data())), static_cast<int>(want))
+            << row << " shape of " << row_text(made);
       ++seen[want];
     }
   }
@@ -172,9 +183,10 @@ TEST(DmonShapes, ShapesThatCannotBeHeldToBoundsAreNotUsable) {
     EXPECT_TRUE(text::line_words(buf.data(), w, nl, len));
     DmonShape s;
     make_shape(buf.data(), nl, w, bounds, s);
-    EXPECT_EQ(static_cast<int>(fit(s, buf.data())),
-              static_cast<int>(s.usable ? Fit::kWithin : Fit::kAbove))
-        << row;
+    for (const FitFn f : fits())
+      EXPECT_EQ(static_cast<int>(f(s, buf.data())),
+                static_cast<int>(s.usable ? Fit::kWithin : Fit::kAbove))
+          << row;
     return s.usable;
   };
   const CellBound max{CellBound::kMax, 650, 1}, zero{CellBound::kZero, 0, 0};
