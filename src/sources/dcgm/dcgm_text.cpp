@@ -345,23 +345,6 @@ struct Decimal {
   unsigned decimals = 0;  // digits after the point
 };
 
-constexpr int64_t kPow10[] = {1,
-                              10,
-                              100,
-                              1000,
-                              10000,
-                              100000,
-                              1000000,
-                              10000000,
-                              100000000,
-                              1000000000,
-                              10000000000,
-                              100000000000,
-                              1000000000000,
-                              10000000000000,
-                              100000000000000,
-                              1000000000000000};
-
 // One pass over the digits and the point (this runs on every cell of a dmon log); a number
 // ends at anything else, as strtod's does ("71.5W" is 71.5).
 bool plain_decimal(std::string_view v, Decimal& out) {

@@ -33,23 +33,6 @@ bool plain_cell(const char* p, size_t b, size_t e, size_t& point) {
   return e > b && e - b - (point != kNone ? 1 : 0) <= 15;
 }
 
-constexpr int64_t kPow10[] = {1,
-                              10,
-                              100,
-                              1000,
-                              10000,
-                              100000,
-                              1000000,
-                              10000000,
-                              100000000,
-                              1000000000,
-                              10000000000,
-                              100000000000,
-                              1000000000000,
-                              10000000000000,
-                              100000000000000,
-                              1000000000000000};
-
 // The largest cell of `digits` digits, `decimals` of them after the point (as an integer of
 // those digits), that is not above the value m / 10^d: such a cell is above it exactly when
 // it is above this one. m >= 0.

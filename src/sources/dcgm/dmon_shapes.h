@@ -13,6 +13,24 @@
 
 namespace gw::dcgm {
 
+// 10^0 .. 10^15: a decimal of at most 15 digits is scaled by these (dmon cells).
+inline constexpr int64_t kPow10[] = {1,
+                                     10,
+                                     100,
+                                     1000,
+                                     10000,
+                                     100000,
+                                     1000000,
+                                     10000000,
+                                     100000000,
+                                     1000000000,
+                                     10000000000,
+                                     100000000000,
+                                     1000000000000,
+                                     10000000000000,
+                                     100000000000000,
+                                     1000000000000000};
+
 // What one field's cell of a row is held to: not above the largest so far (its digits `m`,
 // `decimals` of them after the point), or exactly "0" (XIDER: a row reporting an Xid is read
 // cell by cell), or nothing known (kNone: such a shape is not made).
