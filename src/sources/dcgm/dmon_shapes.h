@@ -33,7 +33,8 @@ inline constexpr int64_t kPow10[] = {1,
 
 // What one field's cell of a row is held to: not above the largest so far (its digits `m`,
 // `decimals` of them after the point), or exactly "0" (XIDER: a row reporting an Xid is read
-// cell by cell), or nothing known (kNone: such a shape is not made).
+// cell by cell), or nothing known (kNone: a shape with such a cell is not usable, unless the
+// cell says "N/A").
 struct CellBound {
   enum Kind : uint8_t { kNone, kMax, kZero } kind = kNone;
   int64_t m = 0;
