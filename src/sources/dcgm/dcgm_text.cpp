@@ -587,7 +587,6 @@ struct DmonReadings::State {
   std::vector<std::string_view> words;                // the row being read
   size_t first_line = 0;
   bool said_full = false;
-  bool moved = false;  // a largest value moved since it was last cleared
 
   // The shapes of the rows of GPUs 0..63 (DmonShapes), made as their rows come.
   std::array<std::unique_ptr<DmonShapes>, 64> shapes;
@@ -678,6 +677,7 @@ struct DmonReadings::State {
     const bool shaped = gpu < shapes.size() && shapes[gpu];
     if (shaped) settle(gpu);
     std::vector<FieldSeen*>* row = f.size() > 2 ? row_for(gpu, info) : nullptr;
+    bool moved = false;  // a largest value moved: the GPU's shapes are stale
     // "GPU 1 120": the entity takes two words, the fields follow in header order after "Entity".
     for (size_t c = 1; c < cols.size() && c + 1 < f.size(); ++c) {
       info.recognised = true;
@@ -686,7 +686,7 @@ struct DmonReadings::State {
         moved = add_seen(*at_c, v, no) || moved;
       if (xider[c] && xid_cell(v)) out.push_back(dmon_xid(gpu, v, t, origin, no));
     }
-    if (std::exchange(moved, false) && shaped) ++shapes[gpu]->moves;
+    if (moved && shaped) ++shapes[gpu]->moves;
   }
 
   // The common row, "GPU 3  412.5  71 ...", nothing before it, at p (136 bytes readable): held
@@ -732,8 +732,10 @@ struct DmonReadings::State {
     size_t nl = 0, len = 0;
     unsigned gpu = 0;
     if (!text::line_words(p, w, nl, len) || !gpu_of(p, len, w, gpu)) return 0;
-    if (gpu >= shapes.size() || cols.size() < 2)
-      return gpu_row(p, len, w, no, origin, out, info) ? nl + 1 : 0;
+    if (gpu >= shapes.size() || cols.size() < 2) {
+      gpu_row(gpu, p, len, w, no, origin, out, info);
+      return nl + 1;
+    }
     if (!shapes[gpu]) shapes[gpu] = std::make_unique<DmonShapes>();
     DmonShapes& g = *shapes[gpu];
     DmonShape& s = g.slot(w, nl);
@@ -742,9 +744,7 @@ struct DmonReadings::State {
     if (s.made_at == g.moves && s.nl == nl && same_words(s.words, w)) f = fit(s, p);
     if (f == Fit::kWithin) return within(g, s, info);
     settle(gpu);
-    moved = false;
-    gpu_row(p, len, w, no, origin, out, info);
-    if (std::exchange(moved, false)) ++g.moves;
+    if (gpu_row(gpu, p, len, w, no, origin, out, info)) ++g.moves;
     if (f == Fit::kOther || s.made_at != g.moves) make(s, g.moves, p, nl, w, gpu);
     return nl + 1;
   }
@@ -760,14 +760,13 @@ struct DmonReadings::State {
     s.made_at = moves;
   }
 
-  // line() for a row "GPU <id> <cells>" that starts at `p` (trimmed: `len` bytes, its words
-  // `w`, 8 bytes readable from each one's start), without gathering its words in a vector and
-  // reading the short decimal cells 8 bytes at a time: a dmon of days is millions of such rows.
-  // False for any other row, which is line()'s.
-  bool gpu_row(const char* p, size_t len, text::RowWords w, size_t no, std::string_view origin,
-               std::vector<DcgmResult>& out, BlockInfo& info) {
-    unsigned gpu = 0;
-    if (!gpu_of(p, len, w, gpu)) return false;
+  // line() for a row "GPU <id> <cells>" of `gpu` (gpu_of) that starts at `p` (trimmed: `len`
+  // bytes, its words `w`, 8 bytes readable from each one's start), without gathering its words
+  // in a vector and reading the short decimal cells 8 bytes at a time. True when a largest
+  // value moved.
+  bool gpu_row(unsigned gpu, const char* p, size_t len, text::RowWords w, size_t no,
+               std::string_view origin, std::vector<DcgmResult>& out, BlockInfo& info) {
+    bool moved = false;
     size_t b = 0, e = 0;
     w.next(b, e);  // "GPU"
     w.next(b, e);  // its id
@@ -790,7 +789,7 @@ struct DmonReadings::State {
       if (xid[c] && xid_cell(v))
         out.push_back(dmon_xid(gpu, v, std::string_view(p, len), origin, no));
     }
-    return true;
+    return moved;
   }
 
   // The GPU of a row "GPU <id> <cells>" (words w): false for any other row, and for one with
