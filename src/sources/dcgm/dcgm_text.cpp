@@ -741,7 +741,7 @@ struct DmonReadings::State {
     DmonShape& s = g.slot(w, nl);
     g.hint(key, s);
     Fit f = Fit::kOther;
-    if (s.made_at == g.moves && s.nl == nl && same_words(s.words, w)) f = fit(s, p);
+    if (g.holds(s, w, nl)) f = fit(s, p);
     if (f == Fit::kWithin) return within(g, s, info);
     settle(gpu);
     if (gpu_row(gpu, p, len, w, no, origin, out, info)) ++g.moves;

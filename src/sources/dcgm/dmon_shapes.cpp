@@ -207,11 +207,8 @@ DmonShape& DmonShapes::slot(const text::RowWords& w, size_t nl) {
       (w.starts0 ^ w.ends0 * 3 ^ w.starts1 * 5 ^ w.ends1 * 7 ^ nl * 11) * 0x9e3779b97f4a7c15ull;
   DmonShape& a = at[h >> 57];
   DmonShape& b = at[(h >> 50) & (kSlots - 1)];
-  const auto holds = [&](const DmonShape& s) {
-    return s.made_at == moves && s.nl == nl && same_words(s.words, w);
-  };
-  if (holds(a) || &a == &b || a.made_at != moves) return a;
-  if (holds(b) || b.made_at != moves) return b;
+  if (holds(a, w, nl) || &a == &b || a.made_at != moves) return a;
+  if (holds(b, w, nl) || b.made_at != moves) return b;
   b = a;
   return a;
 }

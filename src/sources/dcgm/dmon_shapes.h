@@ -57,11 +57,6 @@ struct DmonShape {
   alignas(32) char bound[128] = {};
 };
 
-inline bool same_words(const text::RowWords& a, const text::RowWords& b) {
-  return ((a.starts0 ^ b.starts0) | (a.starts1 ^ b.starts1) | (a.ends0 ^ b.ends0) |
-          (a.ends1 ^ b.ends1)) == 0;
-}
-
 // Makes `s` the shape of the row at p (its '\n' at `nl`, at most 127; its words `w`: "GPU",
 // the id, then one per field, `fields[i]` bounding the i-th field's cell). A cell "N/A" is held
 // to be "N/A" (a field a GPU does not report says so in every row). Unusable where another
@@ -111,7 +106,11 @@ struct DmonShapes {
     return s != nullptr && s->made_at == moves ? s : nullptr;
   }
   void hint(uint64_t key, DmonShape& s) { hints[hint_of(key)] = &s; }
-  // Where the shape of words `w` ('\n' at nl) is, or is to be made.
+  // Whether `s` is the current shape of words `w` ('\n' at nl).
+  bool holds(const DmonShape& s, const text::RowWords& w, size_t nl) const {
+    return s.made_at == moves && s.nl == nl && s.words == w;
+  }
+  // Where the shape of words `w` ('\n' at nl) is (holds), or is to be made.
   DmonShape& slot(const text::RowWords& w, size_t nl);
 
  private:

@@ -85,6 +85,7 @@ void split_words_any_space(std::string_view s, std::vector<std::string_view>& ou
 struct RowWords {
   uint64_t starts0 = 0, starts1 = 0, ends0 = 0, ends1 = 0;
   bool empty() const { return (starts0 | starts1) == 0; }
+  bool operator==(const RowWords&) const = default;
   // The next word, [b, e) of the row; false when none is left.
   bool next(size_t& b, size_t& e) {
     if (starts0 != 0) {
