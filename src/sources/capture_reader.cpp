@@ -155,7 +155,7 @@ class Reader {
   bool take_dcgm(const Line& l);
   size_t json_end(size_t begin) const;
   size_t block_end(const Line& first, bool (*fits)(const Line&),
-                   CaptureFormat f = CaptureFormat::kUnknown, bool pieces = false);
+                   CaptureFormat f = CaptureFormat::kUnknown);
   // No tool prints a block this long (`nvidia-smi -q` of 256 GPUs is ~3 MB): one that goes on
   // is read to here, and what follows as if nothing came before it (another block of its kind
   // where its next line starts one), so that no block is resident whole.
@@ -459,9 +459,8 @@ bool restarts_table(CaptureFormat f, std::string_view t) {
 // last line that fits. For the tables a tool prints again and again (`nvidia-smi`, `topo -m` in
 // a loop with no date line between), a second header ends the block (before its border, for
 // nvidia-smi): each print is one snapshot or matrix, never one table of every print's rows.
-// With `pieces` (lspci), a long block ends at a piece's size (see below).
-size_t Reader::block_end(const Line& first, bool (*fits)(const Line&), CaptureFormat f,
-                         bool pieces) {
+// lspci's long block ends at a piece's size (see below).
+size_t Reader::block_end(const Line& first, bool (*fits)(const Line&), CaptureFormat f) {
   block_cut_ = 0;
   size_t end = first.next, pos = first.next, last_no = first.no;
   size_t no = first.no;
@@ -476,8 +475,8 @@ size_t Reader::block_end(const Line& first, bool (*fits)(const Line&), CaptureFo
       // `lspci -vv` of a big machine is a long block: read in pieces of about 1 MiB, each cut
       // before a device's first line, so that each is handed back once read. (The dmon logs,
       // blocks of days, find their own ends and pieces: text::walk_block.)
-      if (pieces && l.begin - first.begin >= kBlockPiece && l.raw.front() != ' ' &&
-          l.raw.front() != '\t')
+      if (f == CaptureFormat::kLspci && l.begin - first.begin >= kBlockPiece &&
+          l.raw.front() != ' ' && l.raw.front() != '\t')
         break;
       if (l.begin - first.begin >= kMaxBlock) {
         block_cut_ = l.no;
@@ -884,7 +883,7 @@ bool Reader::try_block(const Line& l) {
   } else if (f == CaptureFormat::kSmiDmon) {
     end = take_smi_dmon(l);
   } else {
-    end = block_end(l, capture_text::block_fits(f), f, /*pieces=*/f == CaptureFormat::kLspci);
+    end = block_end(l, capture_text::block_fits(f), f);
   }
   std::vector<Line> interleaved;
   if (f == CaptureFormat::kSmiQueryText && block_cut_ == 0)
